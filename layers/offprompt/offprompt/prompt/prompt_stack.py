@@ -1,0 +1,106 @@
+"""PromptStack: the ordered messages sent to a model, with Griptape's artifact → content conversion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from offprompt.artifacts import (
+    ActionArtifact,
+    AudioArtifact,
+    BaseArtifact,
+    GenericArtifact,
+    ImageArtifact,
+    ImageUrlArtifact,
+    ListArtifact,
+    TextArtifact,
+    VideoUrlArtifact,
+)
+from offprompt.errors import ArtifactError
+
+from .contents import (
+    ActionCallMessageContent,
+    ActionResultMessageContent,
+    AudioMessageContent,
+    BaseMessageContent,
+    GenericMessageContent,
+    ImageMessageContent,
+    TextMessageContent,
+    VideoMessageContent,
+)
+from .message import Message
+
+
+def to_message_content(artifact: str | BaseArtifact) -> list[BaseMessageContent]:
+    """Griptape's `PromptStack.__to_message_content`: which content kind each artifact becomes."""
+    if isinstance(artifact, str):
+        return [TextMessageContent(TextArtifact(artifact))]
+    if isinstance(artifact, TextArtifact):
+        return [TextMessageContent(artifact)]
+    if isinstance(artifact, ImageArtifact | ImageUrlArtifact):
+        return [ImageMessageContent(artifact)]
+    if isinstance(artifact, AudioArtifact):
+        return [AudioMessageContent(artifact)]
+    if isinstance(artifact, VideoUrlArtifact):
+        return [VideoMessageContent(artifact)]
+    if isinstance(artifact, GenericArtifact):
+        return [GenericMessageContent(artifact)]
+    if isinstance(artifact, ActionArtifact):
+        output = artifact.value.output
+        if output is None:
+            return [ActionCallMessageContent(artifact)]
+        return [ActionResultMessageContent(output, action=artifact.value)]
+    if isinstance(artifact, ListArtifact):
+        return [content for item in artifact.value for content in to_message_content(item)]
+    # Info, Error, Json, Boolean, Blob and the other URL kinds become a *new* TextArtifact of their text.
+    return [TextMessageContent(TextArtifact(artifact.to_text()))]
+
+
+class PromptStack(BaseModel):
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    messages: list[Message] = Field(default_factory=list)
+
+    @property
+    def system_messages(self) -> list[Message]:
+        return [m for m in self.messages if m.is_system()]
+
+    @property
+    def user_messages(self) -> list[Message]:
+        return [m for m in self.messages if m.is_user()]
+
+    @property
+    def assistant_messages(self) -> list[Message]:
+        return [m for m in self.messages if m.is_assistant()]
+
+    def add_message(self, artifact: str | BaseArtifact, role: str) -> Message:
+        self.messages.append(Message(list(to_message_content(artifact)), role=role))
+        return self.messages[-1]
+
+    def add_system_message(self, artifact: str | BaseArtifact) -> Message:
+        return self.add_message(artifact, Message.SYSTEM_ROLE)
+
+    def add_user_message(self, artifact: str | BaseArtifact) -> Message:
+        return self.add_message(artifact, Message.USER_ROLE)
+
+    def add_assistant_message(self, artifact: str | BaseArtifact) -> Message:
+        return self.add_message(artifact, Message.ASSISTANT_ROLE)
+
+    @classmethod
+    def from_artifact(cls, artifact: BaseArtifact) -> PromptStack:
+        stack = cls()
+        stack.add_user_message(artifact)
+        return stack
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "PromptStack", "messages": [m.to_dict() for m in self.messages]}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> PromptStack:
+        if not isinstance(data, dict) or data.get("type", "PromptStack") != "PromptStack":
+            raise ArtifactError("a prompt stack must be an object of type PromptStack")
+        messages = data.get("messages", [])
+        if not isinstance(messages, list):
+            raise ArtifactError("PromptStack.messages must be a list")
+        return cls(messages=[Message.from_dict(m) for m in messages])
