@@ -12,16 +12,14 @@ downloads the file when the cache is cold.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import threading
 from dataclasses import dataclass, field
-from importlib import resources
-from importlib.resources.abc import Traversable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+    from pathlib import Path
+
     import tiktoken
 
 
@@ -46,6 +44,8 @@ class EncodingSpec:
     @property
     def bpe_file(self) -> Traversable:
         """The bundled BPE file (resolving it imports nothing but the `tiktoken_ext` namespace)."""
+        from importlib import resources  # deferred, like every import only the first load needs
+
         node = resources.files(self.bpe_package)
         for part in self.bpe_resource.split("/"):
             node = node.joinpath(part)
@@ -79,6 +79,9 @@ _LOCK = threading.Lock()
 
 def load_bpe_ranks(source: Traversable | Path, expected_sha256: str) -> dict[bytes, int]:
     """Parse a `.tiktoken` BPE file (`base64(token) rank` per line); refuse it unless its sha256 matches."""
+    import base64
+    import hashlib
+
     try:
         data = source.read_bytes()
     except OSError as exc:

@@ -22,7 +22,13 @@ class ToolAction(BaseModel):
     output: BaseArtifact | None = Field(default=None, exclude=True)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": "ToolAction", "tag": self.tag, "name": self.name, "path": self.path, "input": self.input}
+        return {
+            "type": "ToolAction",
+            "tag": self.tag,
+            "name": self.name,
+            "path": self.path,
+            "input": self.input,
+        }
 
     def __str__(self) -> str:
         return json.dumps(self.to_dict())

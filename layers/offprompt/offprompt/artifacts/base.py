@@ -9,7 +9,9 @@ See docs/adr/0001-artifact-compatibility.md for every place we deliberately diff
 
 from __future__ import annotations
 
+import builtins
 import json
+import math
 import uuid
 from typing import Any, ClassVar, Self
 
@@ -22,6 +24,9 @@ from .reference import Reference
 
 # Deeper nesting than this in a wire payload is refused (it would otherwise end in a RecursionError).
 MAX_NESTING = 32
+# JSON containers (objects/arrays, e.g. in `meta` or a JsonArtifact value) nested deeper are refused:
+# writing them back (`to_dict`/`json.dumps`) recurses once per level.
+MAX_JSON_DEPTH = 256
 
 _REGISTRY: dict[str, type[BaseArtifact]] = {}
 
@@ -35,8 +40,27 @@ def dumps(obj: Any) -> str:
     """`json.dumps` with Griptape's settings (default separators, ensure_ascii) that also encodes artifacts."""
     try:
         return json.dumps(obj, default=_encode_default)
-    except (TypeError, ValueError) as exc:
-        raise ArtifactError(f"value is not JSON-serializable: {exc}") from exc
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ArtifactError(f"value is not JSON-serializable: {str(exc)[:200]}") from None
+
+
+def check_json(value: Any, where: str) -> None:
+    """Refuse decoded data that cannot be written back as JSON: nesting deeper than MAX_JSON_DEPTH,
+    NaN/Infinity (not JSON; `json.dumps` would write `NaN`) and integers too long to print. Iterative."""
+    stack: list[tuple[Any, str, int]] = [(value, where, 0)]
+    while stack:
+        item, path, depth = stack.pop()
+        if isinstance(item, dict | list | tuple):
+            if depth >= MAX_JSON_DEPTH:
+                raise ArtifactError(f"{path[:200]}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
+            if isinstance(item, dict):
+                stack.extend((v, f"{path}.{str(k)[:50]}", depth + 1) for k, v in item.items())
+            else:
+                stack.extend((v, f"{path}[{i}]", depth + 1) for i, v in enumerate(item))
+        elif isinstance(item, float) and not math.isfinite(item):
+            raise ArtifactError(f"{path[:200]}: {item} is not a valid JSON number")
+        elif isinstance(item, int) and item.bit_length() > 14_000:
+            raise ArtifactError(f"{path[:200]}: integer too large")
 
 
 def _encode_default(obj: Any) -> Any:
@@ -170,13 +194,15 @@ class BaseArtifact(BaseModel, metaclass=_ArtifactMeta):
         payload.pop("module_name", None)
         type_name = payload.pop("type", None)
         target = cls._resolve(type_name)
+        if _depth == 0:
+            check_json(payload, target.__name__)
         try:
             return target.model_validate(payload, context={"wire": True, "depth": _depth})
         except ValidationError as exc:
             raise _artifact_error(target.__name__, exc) from None
 
     @classmethod
-    def _resolve(cls, type_name: Any) -> type[Self]:
+    def _resolve(cls, type_name: Any) -> builtins.type[Self]:
         if type_name is None:
             if cls is BaseArtifact or cls._is_abstract():
                 raise ArtifactError(f'"type" is required to decode a {cls.__name__}')

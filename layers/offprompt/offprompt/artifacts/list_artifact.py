@@ -13,13 +13,13 @@ from .base import BaseArtifact, is_wire, wire_depth
 
 
 class ListArtifact(BaseArtifact):
-    value: list[BaseArtifact] = []  # noqa: RUF012 (pydantic copies defaults)
+    value: list[BaseArtifact] = []
     item_separator: str = "\n\n"
     validate_uniform_types: bool = False
     _extra_keys: ClassVar[tuple[str, ...]] = ("item_separator", "validate_uniform_types")
 
     # `ListArtifact[TextArtifact]` works as a runtime annotation, as Griptape's generic class does.
-    def __class_getitem__(cls, item: Any) -> Any:  # type: ignore[override]
+    def __class_getitem__(cls, item: Any) -> Any:
         return cls
 
     @field_validator("value", mode="before")
@@ -74,7 +74,7 @@ class ListArtifact(BaseArtifact):
         return len(self.value) > 0
 
     def __add__(self, other: BaseArtifact) -> ListArtifact:
-        return ListArtifact(self.value + list(other.value))
+        return ListArtifact(value=self.value + list(other.value))
 
     def to_text(self) -> str:
         return self.item_separator.join(v.to_text() for v in self.value)

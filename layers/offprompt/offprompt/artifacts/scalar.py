@@ -50,7 +50,7 @@ class BooleanArtifact(BaseArtifact):
 
     @classmethod
     def parse_bool(cls, value: Any) -> BooleanArtifact:
-        return cls(parse_bool(value))
+        return cls(value=parse_bool(value))
 
     def __add__(self, other: BaseArtifact) -> BooleanArtifact:
         raise ValueError("Cannot add BooleanArtifact with other artifacts")

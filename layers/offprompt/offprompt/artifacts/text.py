@@ -29,7 +29,7 @@ class TextArtifact(_StrArtifact):
         return bool(self.value.strip())
 
     def __add__(self, other: BaseArtifact) -> TextArtifact:
-        return TextArtifact(self.value + other.value)
+        return TextArtifact(value=self.value + other.value)
 
 
 class InfoArtifact(_StrArtifact):

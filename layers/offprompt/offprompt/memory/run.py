@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from offprompt.artifacts import BaseArtifact, dumps
-from offprompt.artifacts.base import new_id
+from offprompt.artifacts.base import check_json, new_id
 from offprompt.errors import ArtifactError
 
 
@@ -45,18 +45,20 @@ class Run(BaseModel):
         for key in ("input", "output"):
             if key not in payload:
                 raise ArtifactError(f"Run.{key} is required")
-        run_id = payload.get("id", None)
+        run_id = payload.get("id")
         if run_id is not None and not isinstance(run_id, str):
             raise ArtifactError("Run.id must be a string")
         meta = payload.get("meta")
         if meta is not None and not isinstance(meta, dict):
             raise ArtifactError("Run.meta must be an object or null")
-        try:
-            inp = BaseArtifact.from_dict(payload["input"])
-            out = BaseArtifact.from_dict(payload["output"])
-        except ArtifactError as exc:
-            raise ArtifactError(f"Run.{exc.message}") from None
-        return cls(id=run_id or new_id(), meta=meta, input=inp, output=out)
+        check_json(meta, "Run.meta")
+        artifacts = {}
+        for key in ("input", "output"):
+            try:
+                artifacts[key] = BaseArtifact.from_dict(payload[key])
+            except ArtifactError as exc:
+                raise ArtifactError(f"Run.{key}: {exc.message}") from None
+        return cls(id=new_id() if run_id is None else run_id, meta=meta, **artifacts)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Run:

@@ -18,6 +18,7 @@ from offprompt.artifacts import (
     ToolAction,
     VideoUrlArtifact,
 )
+from offprompt.artifacts.base import check_json
 from offprompt.errors import ArtifactError
 
 
@@ -56,11 +57,17 @@ class BaseMessageContent(BaseModel):
     # The artifact kinds this content may wrap (checked on decode and construction).
     accepts: ClassVar[tuple[type[BaseArtifact], ...]] = (BaseArtifact,)
 
-    def __init__(self, artifact: BaseArtifact, /, **data: Any) -> None:
+    def __init__(self, *args: BaseArtifact, **data: Any) -> None:
+        # Griptape passes the artifact positionally: `TextMessageContent(artifact)`.
+        if len(args) > 1:
+            raise TypeError(f"{type(self).__name__}() takes the artifact as its only positional argument")
+        if args:
+            data["artifact"] = args[0]
+        artifact = data.get("artifact")
         if not isinstance(artifact, self.accepts):
             allowed = " or ".join(a.__name__ for a in self.accepts)
             raise ArtifactError(f"{type(self).__name__} holds a {allowed}, not a {type(artifact).__name__}")
-        super().__init__(artifact=artifact, **data)
+        super().__init__(**data)
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": type(self).__name__, "artifact": self.artifact.to_dict()}
@@ -117,7 +124,7 @@ class ActionCallMessageContent(BaseMessageContent):
             parsed = json.loads(json_input or "{}")
         except json.JSONDecodeError as exc:
             raise ValueError("Invalid JSON input for ToolAction") from exc
-        return cls(ActionArtifact(ToolAction(tag=tag, name=name, path=path, input=parsed)))
+        return cls(artifact=ActionArtifact(value=ToolAction(tag=tag, name=name, path=path, input=parsed)))
 
 
 class ActionResultMessageContent(BaseMessageContent):
@@ -153,12 +160,14 @@ def content_from_dict(data: Any) -> AnyContent:
     payload = dict(data)
     payload.pop("module_name", None)
     type_name = payload.pop("type", None)
+    if not isinstance(type_name, str):
+        raise ArtifactError(f'a message content needs a string "type", got {str(type_name)[:100]}')
     if type_name in _DELTAS:
         try:
             return _DELTAS[type_name].model_validate(payload)
         except ValueError as exc:
             raise ArtifactError(f"{type_name}: {exc}") from None
-    cls = _CONTENTS.get(type_name) if isinstance(type_name, str) else None
+    cls = _CONTENTS.get(type_name)
     if cls is None:
         known = ", ".join([*_CONTENTS, *_DELTAS])
         raise ArtifactError(f'unknown message content type "{str(type_name)[:100]}" (known: {known})')
@@ -171,9 +180,10 @@ def content_from_dict(data: Any) -> AnyContent:
     if cls is ActionResultMessageContent:
         if not isinstance(payload.get("action"), dict):
             raise ArtifactError("ActionResultMessageContent.action must be a ToolAction object")
+        check_json(payload["action"], "ActionResultMessageContent.action")
         try:
             action = ToolAction.model_validate(payload["action"])
         except ValueError as exc:
             raise ArtifactError(f"ActionResultMessageContent.action: {exc}") from None
-        return ActionResultMessageContent(artifact, action=action)
-    return cls(artifact)
+        return ActionResultMessageContent(artifact=artifact, action=action)
+    return cls(artifact=artifact)

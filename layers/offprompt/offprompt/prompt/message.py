@@ -13,7 +13,7 @@ from .contents import AnyContent, BaseMessageContent, TextMessageContent, conten
 
 
 class Usage(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     input_tokens: float | None = None
     output_tokens: float | None = None
@@ -44,7 +44,7 @@ class Message(BaseModel):
 
     def __init__(self, content: str | list[AnyContent], /, **data: Any) -> None:
         if isinstance(content, str):
-            content = [TextMessageContent(TextArtifact(content))]
+            content = [TextMessageContent(artifact=TextArtifact(value=content))]
         super().__init__(content=content, **data)
 
     def is_system(self) -> bool:
@@ -77,7 +77,7 @@ class Message(BaseModel):
 
     def to_artifact(self, meta: dict[str, Any] | None = None) -> BaseArtifact:
         artifacts = [c.artifact for c in self.content if isinstance(c, BaseMessageContent)]
-        artifact = artifacts[0] if len(artifacts) == 1 else ListArtifact(artifacts)
+        artifact = artifacts[0] if len(artifacts) == 1 else ListArtifact(value=artifacts)
         artifact.meta.update(meta or {})
         return artifact
 
@@ -105,17 +105,21 @@ class Message(BaseModel):
         content = payload.get("content")
         if not isinstance(content, list):
             raise ArtifactError("Message.content must be a list")
-        usage = payload.get("usage") or {}
+        usage = payload.get("usage")
+        usage = {} if usage is None else usage
         if not isinstance(usage, dict):
             raise ArtifactError("Message.usage must be an object")
         usage = {k: v for k, v in usage.items() if k != "type"}
+        contents = []
+        for i, c in enumerate(content):
+            try:
+                contents.append(content_from_dict(c))
+            except ArtifactError as exc:
+                raise ArtifactError(f"Message.content[{i}]: {exc.message}") from None
         try:
-            return cls(
-                [content_from_dict(c) for c in content],
-                role=payload.get("role"),
-                usage=Usage.model_validate(usage),
-            )
+            return cls(contents, role=payload.get("role"), usage=Usage.model_validate(usage))
         except ValidationError as exc:
             first = exc.errors(include_url=False)[0]
             loc = ".".join(str(p) for p in first["loc"])
-            raise ArtifactError(f"Message.{loc}: {first['msg']}") from None
+            where = "Message" if first["loc"] and first["loc"][0] in ("role", "content") else "Message.usage"
+            raise ArtifactError(f"{where}.{loc}: {first['msg']}") from None

@@ -35,26 +35,26 @@ from .message import Message
 def to_message_content(artifact: str | BaseArtifact) -> list[BaseMessageContent]:
     """Griptape's `PromptStack.__to_message_content`: which content kind each artifact becomes."""
     if isinstance(artifact, str):
-        return [TextMessageContent(TextArtifact(artifact))]
+        return [TextMessageContent(artifact=TextArtifact(value=artifact))]
     if isinstance(artifact, TextArtifact):
-        return [TextMessageContent(artifact)]
+        return [TextMessageContent(artifact=artifact)]
     if isinstance(artifact, ImageArtifact | ImageUrlArtifact):
-        return [ImageMessageContent(artifact)]
+        return [ImageMessageContent(artifact=artifact)]
     if isinstance(artifact, AudioArtifact):
-        return [AudioMessageContent(artifact)]
+        return [AudioMessageContent(artifact=artifact)]
     if isinstance(artifact, VideoUrlArtifact):
-        return [VideoMessageContent(artifact)]
+        return [VideoMessageContent(artifact=artifact)]
     if isinstance(artifact, GenericArtifact):
-        return [GenericMessageContent(artifact)]
+        return [GenericMessageContent(artifact=artifact)]
     if isinstance(artifact, ActionArtifact):
         output = artifact.value.output
         if output is None:
-            return [ActionCallMessageContent(artifact)]
-        return [ActionResultMessageContent(output, action=artifact.value)]
+            return [ActionCallMessageContent(artifact=artifact)]
+        return [ActionResultMessageContent(artifact=output, action=artifact.value)]
     if isinstance(artifact, ListArtifact):
         return [content for item in artifact.value for content in to_message_content(item)]
     # Info, Error, Json, Boolean, Blob and the other URL kinds become a *new* TextArtifact of their text.
-    return [TextMessageContent(TextArtifact(artifact.to_text()))]
+    return [TextMessageContent(artifact=TextArtifact(value=artifact.to_text()))]
 
 
 class PromptStack(BaseModel):
@@ -100,7 +100,15 @@ class PromptStack(BaseModel):
     def from_dict(cls, data: Any) -> PromptStack:
         if not isinstance(data, dict) or data.get("type", "PromptStack") != "PromptStack":
             raise ArtifactError("a prompt stack must be an object of type PromptStack")
+        if unexpected := sorted(set(data) - {"type", "module_name", "messages"}):
+            raise ArtifactError(f"PromptStack: unexpected key(s) {', '.join(map(str, unexpected))[:200]}")
         messages = data.get("messages", [])
         if not isinstance(messages, list):
             raise ArtifactError("PromptStack.messages must be a list")
-        return cls(messages=[Message.from_dict(m) for m in messages])
+        decoded = []
+        for i, m in enumerate(messages):
+            try:
+                decoded.append(Message.from_dict(m))
+            except ArtifactError as exc:
+                raise ArtifactError(f"PromptStack.messages[{i}]: {exc.message}") from None
+        return cls(messages=decoded)

@@ -1,0 +1,42 @@
+"""Who is calling: the tenant comes from the authorizer, never from the request body.
+
+- HTTP API + JWT authorizer: the claim named by OFFPROMPT_TENANT_CLAIM (default `sub`).
+- HTTP API + IAM authorizer: the caller's account id and IAM principal ARN.
+- Local stack only (OFFPROMPT_TRUST_TENANT_HEADER): the X-Offprompt-Tenant header, default `local`.
+- Direct invocation (Step Functions `lambda:invoke`): the payload's `tenant` field; the invoker is already
+  authorized by IAM to call the function.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from offprompt.config import Settings
+from offprompt.errors import InvalidInput, OffpromptError
+from offprompt.identifiers import check_identifier
+
+LOCAL_TENANT_HEADER = "x-offprompt-tenant"
+
+
+class Unauthenticated(OffpromptError):
+    code = "unauthenticated"
+
+
+def http_tenant(event: dict[str, Any], settings: Settings) -> str:
+    authorizer = (event.get("requestContext") or {}).get("authorizer") or {}
+    claims = (authorizer.get("jwt") or {}).get("claims") or {}
+    if settings.tenant_claim in claims:
+        return check_identifier("tenant", str(claims[settings.tenant_claim]))
+    iam = authorizer.get("iam") or {}
+    if iam.get("userArn"):
+        return check_identifier("tenant", f"{iam.get('accountId', '')}:{iam['userArn']}")
+    if settings.trust_tenant_header:
+        headers = {k.lower(): v for k, v in (event.get("headers") or {}).items()}
+        return check_identifier("tenant", headers.get(LOCAL_TENANT_HEADER) or "local")
+    raise Unauthenticated("no tenant: the request carries no authorizer identity")
+
+
+def direct_tenant(event: dict[str, Any]) -> str:
+    if "tenant" not in event:
+        raise InvalidInput('a direct invocation must name its "tenant"')
+    return check_identifier("tenant", event["tenant"])

@@ -1,0 +1,64 @@
+"""Settings read from the environment, validated on first use (never at import).
+
+Each variable appears in exactly two places: here and in template.yaml (checked by tests/infrastructure).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Mapping
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from offprompt.errors import OffpromptError
+
+
+class ConfigurationError(OffpromptError):
+    """The deployment is misconfigured (a server-side problem, never the client's)."""
+
+    code = "configuration_error"
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
+
+    table_name: str | None = Field(default=None, alias="OFFPROMPT_TABLE")
+    bucket_name: str | None = Field(default=None, alias="OFFPROMPT_BUCKET")
+    opensearch_url: str | None = Field(default=None, alias="OFFPROMPT_OPENSEARCH_URL")
+    opensearch_index: str = Field(default="offprompt-text", alias="OFFPROMPT_OPENSEARCH_INDEX")
+    # How requests to OpenSearch are signed: SigV4 for a managed domain ("es") or Serverless ("aoss").
+    opensearch_auth: Literal["none", "sigv4-es", "sigv4-aoss"] = Field(
+        default="none", alias="OFFPROMPT_OPENSEARCH_AUTH"
+    )
+    summary_model_id: str = Field(default="amazon.nova-micro-v1:0", alias="OFFPROMPT_SUMMARY_MODEL_ID")
+    # "inline" summarizes right after add-run (local stack); "async" leaves it to the summarizer function.
+    summarize_mode: Literal["inline", "async", "off"] = Field(default="async", alias="OFFPROMPT_SUMMARIZE_MODE")
+    summarizer_function: str | None = Field(default=None, alias="OFFPROMPT_SUMMARIZER_FUNCTION")
+    embedding_model_id: str | None = Field(default=None, alias="OFFPROMPT_EMBEDDING_MODEL_ID")
+    embedding_dimensions: int = Field(default=1024, alias="OFFPROMPT_EMBEDDING_DIMENSIONS")
+    # JWT claim that names the tenant (HTTP API JWT authorizer).
+    tenant_claim: str = Field(default="sub", alias="OFFPROMPT_TENANT_CLAIM")
+    # Local stack only: take the tenant from the X-Offprompt-Tenant header. Never set in template.yaml.
+    trust_tenant_header: bool = Field(default=False, alias="OFFPROMPT_TRUST_TENANT_HEADER")
+
+    def require(self, field: str) -> str:
+        value = getattr(self, field)
+        if not value:
+            alias = type(self).model_fields[field].alias
+            raise ConfigurationError(f"{alias} is not set for this function")
+        return str(value)
+
+
+def load_settings(environ: Mapping[str, str]) -> Settings:
+    try:
+        return Settings.model_validate({k: v for k, v in environ.items() if k.startswith("OFFPROMPT_")})
+    except ValidationError as exc:
+        raise ConfigurationError(f"invalid configuration: {exc.errors(include_url=False)}") from None
+
+
+@functools.cache
+def get_settings() -> Settings:
+    """The process's settings, read once on first use."""
+    return load_settings(os.environ)
