@@ -1,0 +1,53 @@
+"""Create the DynamoDB table and S3 bucket from template.yaml's own definitions (moto or any endpoint).
+
+The template is the single source of truth for the table's keys and stream settings; tests and the local
+stack build their resources from it rather than repeating it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from cfnlint.decode import decode
+
+ROOT = Path(__file__).resolve().parents[3]
+TEMPLATE = ROOT / "template.yaml"
+
+
+def template_resource(logical_id: str, template: Path = TEMPLATE) -> dict[str, Any]:
+    parsed, matches = decode(str(template))
+    if parsed is None:
+        raise RuntimeError(f"cannot parse {template}: {matches}")
+    # cfn-lint's node types carry line numbers; botocore wants plain dicts and lists.
+    properties: dict[str, Any] = json.loads(json.dumps(parsed["Resources"][logical_id]["Properties"]))
+    return properties
+
+
+def create_table(client: Any, table_name: str) -> None:
+    """Create the memory table as template.yaml declares it (keys, billing, stream, TTL)."""
+    props = template_resource("MemoryTable")
+    client.create_table(
+        TableName=table_name,
+        AttributeDefinitions=props["AttributeDefinitions"],
+        KeySchema=props["KeySchema"],
+        BillingMode=props["BillingMode"],
+        StreamSpecification={"StreamEnabled": True, **props["StreamSpecification"]},
+    )
+    client.get_waiter("table_exists").wait(TableName=table_name)
+    ttl = props["TimeToLiveSpecification"]
+    client.update_time_to_live(
+        TableName=table_name, TimeToLiveSpecification={"AttributeName": ttl["AttributeName"], "Enabled": True}
+    )
+
+
+def create_bucket(client: Any, bucket_name: str) -> None:
+    client.create_bucket(Bucket=bucket_name)
+    props = template_resource("BlobBucket")
+    # CloudFormation's property names differ from the API's (ServerSideEncryptionByDefault vs Apply...).
+    rules = [
+        {"ApplyServerSideEncryptionByDefault": dict(rule["ServerSideEncryptionByDefault"])}
+        for rule in props["BucketEncryption"]["ServerSideEncryptionConfiguration"]
+    ]
+    client.put_bucket_encryption(Bucket=bucket_name, ServerSideEncryptionConfiguration={"Rules": rules})
