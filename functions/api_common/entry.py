@@ -15,6 +15,7 @@ from typing import Any
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+
 from offprompt.config import Settings, get_settings
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge
 

@@ -19,6 +19,8 @@ import pytest
 import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiktoken_ext import openai_public
+
 from offprompt.adapters import tokenizer as tokenizer_module
 from offprompt.adapters.tokenizer import (
     CL100K_BASE,
@@ -27,7 +29,7 @@ from offprompt.adapters.tokenizer import (
     get_encoding,
     load_bpe_ranks,
 )
-from tiktoken_ext import openai_public
+from offprompt.ports import Tokenizer
 
 LAYER_ROOT = Path(__file__).resolve().parents[2] / "layers" / "offprompt"
 # tiktoken names its cache entries after the sha1 of the URL hard-coded in tiktoken_ext/openai_public.py.
@@ -125,9 +127,7 @@ def test_encoding_definition_matches_tiktoken(tok: TiktokenTokenizer, reference:
 
 
 @pytest.mark.parametrize("text", CORPUS.values(), ids=CORPUS.keys())
-def test_count_and_tokens_equal_reference(
-    tok: TiktokenTokenizer, reference: tiktoken.Encoding, text: str
-) -> None:
+def test_count_and_tokens_equal_reference(tok: TiktokenTokenizer, reference: tiktoken.Encoding, text: str) -> None:
     expected = reference.encode(text)
     assert tok.encode(text) == expected
     assert tok.count_tokens(text) == len(expected)
@@ -175,9 +175,7 @@ def test_import_and_construction_load_nothing() -> None:
     assert json.loads(result.stdout) == {"cached": [], "tiktoken": False}
 
 
-def test_first_use_loads_once_and_all_instances_share_it(
-    empty_cache: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_first_use_loads_once_and_all_instances_share_it(empty_cache: None, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
 
     def slow_load(source: object, expected_sha256: str) -> dict[bytes, int]:
@@ -207,6 +205,11 @@ def test_load_ignores_and_never_writes_tiktoken_cache_dir(
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     assert TiktokenTokenizer().count_tokens("hello") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_implements_the_tokenizer_port() -> None:
+    port: Tokenizer = TiktokenTokenizer()  # checked by mypy: the adapter conforms structurally
+    assert port.encoding_name == "cl100k_base"
 
 
 def test_unknown_encoding_is_a_clear_value_error() -> None:

@@ -98,7 +98,7 @@ def load_bpe_ranks(source: Traversable | Path, expected_sha256: str) -> dict[byt
 
 
 def get_encoding(encoding_name: str) -> tiktoken.Encoding:
-    """The process-wide Encoding for `encoding_name`, built on first use (about 0.3 s for cl100k_base)."""
+    """The process-wide Encoding for `encoding_name`, built on first use (0.1-0.3 s for cl100k_base)."""
     encoding = _ENCODINGS.get(encoding_name)
     if encoding is not None:
         return encoding
