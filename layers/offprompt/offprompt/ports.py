@@ -95,3 +95,184 @@ class TextStore(Protocol):
     def delete(self, scope: TextScope) -> int:
         """Delete every document of the namespace; return how many were deleted."""
         ...
+
+
+@dataclass(frozen=True)
+class ThreadState:
+    """A conversation thread's record: configuration, the run sequence counter and the summary state."""
+
+    tenant: str
+    thread_id: str
+    exists: bool = False
+    next_seq: int = 0  # the last sequence number handed out (0: none yet)
+    memory_type: Literal["buffer", "summary"] = "buffer"
+    max_runs: int | None = None
+    offset: int = 1
+    retention_days: int | None = None
+    summary: str | None = None
+    summary_through_seq: int = 0  # runs with seq <= this are folded into `summary`
+    summary_version: int = 0  # bumped by every committed summary (compare-and-swap)
+    burned_seqs: int = 0  # sequence numbers handed out that never became a run (retries, failures)
+    created_at: str | None = None
+    updated_at: str | None = None
+    summary_updated_at: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """One stored run: its Griptape JSON inline, or a pointer to the blob holding it (big runs)."""
+
+    seq: int
+    run_id: str
+    content_hash: str
+    input_tokens: int = 0  # tokens of the rendered user message ("User: ...")
+    output_tokens: int = 0  # tokens of the rendered assistant message ("Assistant: ...")
+    size: int = 0  # bytes of the run JSON (UTF-8)
+    created_at: str = ""
+    run_json: str | None = None
+    blob_key: str | None = None
+    expires_at: int | None = None
+
+
+class RunIdTaken(Exception):
+    """put_run found the run id already stored (an idempotent retry, or a conflicting reuse)."""
+
+    def __init__(self, seq: int, content_hash: str) -> None:
+        super().__init__(f"run id already stored at seq {seq}")
+        self.seq = seq
+        self.content_hash = content_hash
+
+
+class RunStore(Protocol):
+    """Runs of conversation threads, one item per run, ordered by a per-thread sequence number (DynamoDB)."""
+
+    def allocate_seq(self, tenant: str, thread_id: str, now: str) -> ThreadState:
+        """Atomically take the next sequence number (creating the thread); returns the state holding it."""
+        ...
+
+    def put_run(self, tenant: str, thread_id: str, run: StoredRun) -> None:
+        """Store a run and its run-id record together; raise RunIdTaken if the run id is already stored."""
+        ...
+
+    def record_burned(self, tenant: str, thread_id: str) -> None: ...
+
+    def get_run(self, tenant: str, thread_id: str, seq: int) -> StoredRun | None: ...
+
+    def get_thread(self, tenant: str, thread_id: str) -> ThreadState | None: ...
+
+    def configure(self, tenant: str, thread_id: str, changes: dict[str, object], now: str) -> ThreadState: ...
+
+    def page_runs(
+        self,
+        tenant: str,
+        thread_id: str,
+        *,
+        lo: int,
+        hi: int | None,
+        newest_first: bool,
+        limit: int,
+        now_epoch: int,
+        keys_only: bool = False,
+    ) -> tuple[list[StoredRun], int | None]:
+        """Unexpired runs with lo <= seq <= hi, one page; returns (runs, seq to continue after or None)."""
+        ...
+
+    def delete_runs(self, tenant: str, thread_id: str, runs: Sequence[StoredRun]) -> None: ...
+
+    def commit_summary(
+        self, tenant: str, thread_id: str, *, summary: str, through_seq: int, expected_version: int, now: str
+    ) -> bool:
+        """Compare-and-swap the summary; False when another summary was committed first (or covers more)."""
+        ...
+
+    def delete_thread(self, tenant: str, thread_id: str) -> int: ...
+
+
+# ---- task memory: namespace records, committed batches and meta entries (DynamoDB) -------------------------
+
+
+@dataclass(frozen=True)
+class NamespaceRecord:
+    """A committed namespace of a task memory: what it holds and who wrote it last."""
+
+    memory: str
+    namespace: str
+    kind: str  # "text" | "blob"
+    tool: str
+    activity: str
+    namespace_metadata: str  # Griptape's actions_to_json() of the last store
+    artifact_count: int
+    total_bytes: int
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class StoredBatch:
+    """One committed store: `count` artifacts at positions start..start+count-1, in order.
+
+    `entries` (one dict per artifact: text `{"chunks": n}`, blob `{"key", "envelope", "size"}`) is kept in the
+    item, or in a manifest object at `manifest_key` when too large for a DynamoDB item.
+    """
+
+    start: int
+    count: int
+    kind: str
+    entries: list[dict[str, object]] | None = None
+    manifest_key: str | None = None
+
+
+@dataclass(frozen=True)
+class NamespaceCommit:
+    """What a store adds to the namespace record when its batch commits."""
+
+    tool: str
+    activity: str
+    namespace_metadata: str
+    total_bytes: int
+
+
+class NamespaceStore(Protocol):
+    """Namespace records, batches and meta entries of task memories, scoped by tenant."""
+
+    def allocate(self, tenant: str, memory: str, namespace: str, count: int) -> tuple[int, str | None]:
+        """Reserve `count` positions atomically; return (first position, the namespace's committed kind or None)."""
+        ...
+
+    def commit(
+        self,
+        tenant: str,
+        memory: str,
+        namespace: str,
+        batch: StoredBatch,
+        update: NamespaceCommit,
+        meta_entry: dict[str, object] | None,
+    ) -> None:
+        """Atomically add the batch, update the record (kind must match) and append the meta entry."""
+        ...
+
+    def batches(self, tenant: str, memory: str, namespace: str) -> list[StoredBatch]:
+        """The namespace's committed batches in position order (empty when unknown)."""
+        ...
+
+    def get(self, tenant: str, memory: str, namespace: str) -> NamespaceRecord | None: ...
+
+    def list_records(
+        self, tenant: str, memory: str, limit: int, cursor: str | None
+    ) -> tuple[list[NamespaceRecord], str | None]: ...
+
+    def delete(self, tenant: str, memory: str, namespace: str) -> bool:
+        """Delete the record, its counter and every batch; return whether a committed record existed."""
+        ...
+
+    def meta_entries(
+        self, tenant: str, memory: str, limit: int, cursor: str | None
+    ) -> tuple[list[dict[str, object]], str | None]: ...
+
+
+class StorageKindTaken(Exception):
+    """Raised by `NamespaceStore.commit` when the namespace is committed with another storage kind."""
+
+    def __init__(self, kind: str | None) -> None:
+        super().__init__(f"namespace holds {kind} artifacts")
+        self.kind = kind

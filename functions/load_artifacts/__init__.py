@@ -1,0 +1,1 @@
+"""The load_artifacts Lambda function."""

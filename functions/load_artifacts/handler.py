@@ -1,0 +1,55 @@
+"""load-artifacts: `GET /memories/{memory_name}/namespaces/{namespace}/artifacts` → the namespace as ListArtifact JSON.
+
+Exactly what was stored, in order, byte-exact; an unknown namespace is an empty ListArtifact (as in Griptape).
+Past Lambda's response limit the JSON is written to S3 and the answer is `303 See Other` with `Location:` a
+presigned GET and a body `{"download_url", "expires_in"}` (direct invocations get that body).
+Direct events: `{tenant, memory_name, namespace}`.
+"""
+
+import functools
+import json
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import unquote
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+
+from api_common.entry import current_tenant, json_response, make_handler, settings
+from offprompt.errors import InvalidInput
+from offprompt.services.task_memory import LoadedArtifacts, TaskMemoryService
+
+
+@functools.cache
+def service() -> TaskMemoryService:
+    return TaskMemoryService.from_settings(settings())
+
+
+def path_param(app: APIGatewayHttpResolver, name: str, matched: str) -> str:
+    params = app.current_event.path_parameters or {}
+    return params.get(name) or unquote(matched)
+
+
+def download(loaded: LoadedArtifacts) -> dict[str, Any]:
+    return {"download_url": loaded.download_url, "expires_in": loaded.expires_in, "size": loaded.size}
+
+
+def register(app: APIGatewayHttpResolver) -> None:
+    @app.get("/memories/<memory_name>/namespaces/<namespace>/artifacts")
+    def get_artifacts(memory_name: str, namespace: str) -> Response[Any]:
+        memory = path_param(app, "memory_name", memory_name)
+        name = path_param(app, "namespace", namespace)
+        loaded = service().load_artifacts(current_tenant(app), memory, name)
+        if loaded.body is None:
+            return json_response(download(loaded), HTTPStatus.SEE_OTHER, headers={"Location": str(loaded.download_url)})
+        return Response(status_code=HTTPStatus.OK, content_type="application/json", body=loaded.body)
+
+
+def direct(tenant: str, event: dict[str, Any]) -> Any:
+    memory, namespace = event.get("memory_name"), event.get("namespace")
+    if not isinstance(memory, str) or not isinstance(namespace, str):
+        raise InvalidInput('a direct invocation must name its "memory_name" and "namespace"')
+    loaded = service().load_artifacts(tenant, memory, namespace)
+    return json.loads(loaded.body) if loaded.body is not None else download(loaded)
+
+
+lambda_handler = make_handler(register, direct)

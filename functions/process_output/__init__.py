@@ -1,0 +1,1 @@
+"""The process_output Lambda function."""

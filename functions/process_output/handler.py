@@ -1,0 +1,95 @@
+"""process-output: store a tool's output off-prompt (Griptape `TaskMemory.process_output`), and hand out uploads.
+
+Routes:
+- `POST /memories/{memory_name}/outputs` body `{tool, activity, artifact, actions?, thought?, value_from?}` →
+  the artifact to give the model (the InfoArtifact reference, "tool output is empty", or the output itself).
+- `POST /memories/{memory_name}/uploads` → `{upload_id, url, expires_in, headers, s3_uri}`: a presigned S3 PUT
+  for values too large for a request body, then referenced by `value_from`.
+Direct events: the same fields plus `tenant`, `memory_name` and `action` ("process_output" | "create_upload").
+"""
+
+import functools
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import unquote
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+
+from api_common.entry import current_tenant, json_body, json_response, make_handler, settings
+from offprompt.errors import Conflict, InvalidInput
+from offprompt.services.task_memory import (
+    OutputRequest,
+    ProcessResult,
+    SchemaInvalid,
+    StorageKindConflict,
+    TaskMemoryService,
+    parse_request,
+)
+
+
+@functools.cache
+def service() -> TaskMemoryService:
+    return TaskMemoryService.from_settings(settings())
+
+
+def process(tenant: str, memory: str, data: Any) -> ProcessResult:
+    request = parse_request(OutputRequest, data)
+    return service().process_output(
+        tenant,
+        memory,
+        tool=request.tool,
+        activity=request.activity,
+        artifact=request.artifact,
+        actions=[a.to_action() for a in request.actions],
+        thought=request.thought,
+        value_from=request.value_from,
+    )
+
+
+def path_param(app: APIGatewayHttpResolver, name: str, matched: str) -> str:
+    """API Gateway's decoded path parameter when present, else the matched (percent-encoded) path segment."""
+    params = app.current_event.path_parameters or {}
+    return params.get(name) or unquote(matched)
+
+
+def register(app: APIGatewayHttpResolver) -> None:
+    @app.post("/memories/<memory_name>/outputs")
+    def post_output(memory_name: str) -> Response[Any]:
+        memory = path_param(app, "memory_name", memory_name)
+        try:
+            result = process(current_tenant(app), memory, json_body(app))
+        except SchemaInvalid as exc:
+            raise RequestValidationError(exc.details.get("errors", [])) from None
+        return Response(
+            status_code=HTTPStatus.OK,
+            content_type="application/json",
+            body=result.artifact.to_json(),
+            headers={"X-Offprompt-Stored": "true" if result.stored else "false"},
+        )
+
+    @app.post("/memories/<memory_name>/uploads")
+    def post_upload(memory_name: str) -> Response[Any]:
+        memory = path_param(app, "memory_name", memory_name)
+        upload = service().create_upload(current_tenant(app), memory)
+        return json_response(upload.to_dict(), HTTPStatus.CREATED)
+
+
+def direct(tenant: str, event: dict[str, Any]) -> Any:
+    action = event.get("action", "process_output")
+    memory = event.get("memory_name")
+    if not isinstance(memory, str):
+        raise InvalidInput('a direct invocation must name its "memory_name"')
+    if action == "create_upload":
+        return service().create_upload(tenant, memory).to_dict()
+    if action != "process_output":
+        raise InvalidInput('action must be "process_output" or "create_upload"')
+    fields = {k: v for k, v in event.items() if k not in ("tenant", "memory_name", "action")}
+    try:
+        return process(tenant, memory, fields).artifact.to_dict()
+    except StorageKindConflict as exc:
+        # Step Functions matches on the error's class name: a plain Conflict, carrying Griptape's ErrorArtifact.
+        raise Conflict(exc.message, details={**exc.details, "artifact": exc.artifact.to_dict()}) from None
+
+
+lambda_handler = make_handler(register, direct)

@@ -1,0 +1,316 @@
+"""NamespaceStore on the single DynamoDB table (pk/sk strings).
+
+Items of one task memory share a partition, `pk = TASKMEM#{tenant}#{memory}`:
+- `NS#{namespace}`: the namespace record. `next_position` (the position counter, `ADD`-ed atomically) lives on
+  the same item; the record counts as committed only once `kind` is set, which happens in the commit
+  transaction, so a reservation alone is invisible to readers.
+- `BATCH#{namespace}#{start:012d}`: one committed store (count, kind, per-artifact entries or a manifest key).
+- `META#{time_ns:020d}#{uuid}`: one meta-memory entry (`ActionSubtaskMetaEntry.to_dict()`), in time order.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from offprompt.errors import DependencyUnavailable, InvalidInput
+from offprompt.identifiers import key
+from offprompt.ports import NamespaceCommit, NamespaceRecord, StorageKindTaken, StoredBatch
+
+from .clients import aws_client
+
+NS = "NS"
+BATCH = "BATCH"
+META = "META"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, ClientError):
+        return str(exc.response.get("Error", {}).get("Code", "ClientError"))
+    return type(exc).__name__
+
+
+class DynamoDbNamespaceStore:
+    def __init__(self, table: str, client: Any | None = None) -> None:
+        self.table = table
+        self._client = client
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = aws_client("dynamodb")
+        return self._client
+
+    # ---- keys ----------------------------------------------------------------------------------------
+    @staticmethod
+    def pk(tenant: str, memory: str) -> str:
+        return key("TASKMEM", tenant, memory)
+
+    @staticmethod
+    def record_sk(namespace: str) -> str:
+        return key(NS, namespace)
+
+    @staticmethod
+    def batch_prefix(namespace: str) -> str:
+        return key(BATCH, namespace) + "#"
+
+    # ---- writes --------------------------------------------------------------------------------------
+    def allocate(self, tenant: str, memory: str, namespace: str, count: int) -> tuple[int, str | None]:
+        try:
+            out = self.client.update_item(
+                TableName=self.table,
+                Key={"pk": {"S": self.pk(tenant, memory)}, "sk": {"S": self.record_sk(namespace)}},
+                UpdateExpression="ADD next_position :n",
+                ExpressionAttributeValues={":n": {"N": str(count)}},
+                ReturnValues="ALL_NEW",
+            )
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"DynamoDB update failed: {_reason(exc)}") from exc
+        attrs = out["Attributes"]
+        end = int(attrs["next_position"]["N"])
+        kind = attrs.get("kind", {}).get("S")
+        return end - count, kind
+
+    def commit(
+        self,
+        tenant: str,
+        memory: str,
+        namespace: str,
+        batch: StoredBatch,
+        update: NamespaceCommit,
+        meta_entry: dict[str, object] | None,
+    ) -> None:
+        pk = self.pk(tenant, memory)
+        now = _now()
+        batch_item: dict[str, Any] = {
+            "pk": {"S": pk},
+            "sk": {"S": key(BATCH, namespace, batch.start)},
+            "start": {"N": str(batch.start)},
+            "count": {"N": str(batch.count)},
+            "kind": {"S": batch.kind},
+            "created_at": {"S": now},
+        }
+        if batch.manifest_key is not None:
+            batch_item["manifest_key"] = {"S": batch.manifest_key}
+        else:
+            batch_item["entries"] = {"S": json.dumps(batch.entries, separators=(",", ":"))}
+        items: list[dict[str, Any]] = [
+            {
+                "Put": {
+                    "TableName": self.table,
+                    "Item": batch_item,
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+            {
+                "Update": {
+                    "TableName": self.table,
+                    "Key": {"pk": {"S": pk}, "sk": {"S": self.record_sk(namespace)}},
+                    "UpdateExpression": (
+                        "SET #kind = :kind, memory_name = :memory, #ns = :ns, tool = :tool, activity = :activity, "
+                        "namespace_metadata = :md, updated_at = :now, created_at = if_not_exists(created_at, :now) "
+                        "ADD artifact_count :count, total_bytes :bytes"
+                    ),
+                    "ConditionExpression": "attribute_not_exists(#kind) OR #kind = :kind",
+                    "ExpressionAttributeNames": {"#kind": "kind", "#ns": "namespace"},
+                    "ExpressionAttributeValues": {
+                        ":kind": {"S": batch.kind},
+                        ":memory": {"S": memory},
+                        ":ns": {"S": namespace},
+                        ":tool": {"S": update.tool},
+                        ":activity": {"S": update.activity},
+                        ":md": {"S": update.namespace_metadata},
+                        ":now": {"S": now},
+                        ":count": {"N": str(batch.count)},
+                        ":bytes": {"N": str(update.total_bytes)},
+                    },
+                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                }
+            },
+        ]
+        if meta_entry is not None:
+            items.append(
+                {
+                    "Put": {
+                        "TableName": self.table,
+                        "Item": {
+                            "pk": {"S": pk},
+                            "sk": {"S": key(META, f"{time.time_ns():020d}", uuid.uuid4().hex)},
+                            "entry": {"S": json.dumps(meta_entry)},
+                            "created_at": {"S": now},
+                        },
+                    }
+                }
+            )
+        try:
+            self.client.transact_write_items(TransactItems=items)
+        except ClientError as exc:
+            reasons = exc.response.get("CancellationReasons") or []
+            if len(reasons) > 1 and reasons[1].get("Code") == "ConditionalCheckFailed":
+                old = reasons[1].get("Item") or {}
+                raise StorageKindTaken(old.get("kind", {}).get("S")) from exc
+            raise DependencyUnavailable(f"DynamoDB commit failed: {_reason(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB commit failed: {_reason(exc)}") from exc
+
+    # ---- reads ---------------------------------------------------------------------------------------
+    def _query(self, **kwargs: Any) -> Any:
+        try:
+            return self.client.query(TableName=self.table, **kwargs)
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"DynamoDB query failed: {_reason(exc)}") from exc
+
+    def batches(self, tenant: str, memory: str, namespace: str) -> list[StoredBatch]:
+        out: list[StoredBatch] = []
+        start_key: dict[str, Any] | None = None
+        while True:
+            kwargs: dict[str, Any] = {
+                "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+                "ExpressionAttributeValues": {
+                    ":pk": {"S": self.pk(tenant, memory)},
+                    ":prefix": {"S": self.batch_prefix(namespace)},
+                },
+                "ConsistentRead": True,
+            }
+            if start_key:
+                kwargs["ExclusiveStartKey"] = start_key
+            page = self._query(**kwargs)
+            for item in page.get("Items", []):
+                out.append(
+                    StoredBatch(
+                        start=int(item["start"]["N"]),
+                        count=int(item["count"]["N"]),
+                        kind=item["kind"]["S"],
+                        entries=json.loads(item["entries"]["S"]) if "entries" in item else None,
+                        manifest_key=item.get("manifest_key", {}).get("S"),
+                    )
+                )
+            start_key = page.get("LastEvaluatedKey")
+            if not start_key:
+                return out
+
+    def get(self, tenant: str, memory: str, namespace: str) -> NamespaceRecord | None:
+        try:
+            item = self.client.get_item(
+                TableName=self.table,
+                Key={"pk": {"S": self.pk(tenant, memory)}, "sk": {"S": self.record_sk(namespace)}},
+                ConsistentRead=True,
+            ).get("Item")
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"DynamoDB get failed: {_reason(exc)}") from exc
+        return _record(item) if item and "kind" in item else None
+
+    def list_records(
+        self, tenant: str, memory: str, limit: int, cursor: str | None
+    ) -> tuple[list[NamespaceRecord], str | None]:
+        records: list[NamespaceRecord] = []
+        start_key = _decode_cursor(cursor, self.pk(tenant, memory), NS + "#")
+        while len(records) < limit:
+            kwargs: dict[str, Any] = {
+                "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+                "ExpressionAttributeValues": {":pk": {"S": self.pk(tenant, memory)}, ":prefix": {"S": NS + "#"}},
+                "Limit": limit - len(records),
+            }
+            if start_key:
+                kwargs["ExclusiveStartKey"] = start_key
+            page = self._query(**kwargs)
+            records.extend(_record(item) for item in page.get("Items", []) if "kind" in item)
+            start_key = page.get("LastEvaluatedKey")
+            if not start_key:
+                break
+        return records, _encode_cursor(start_key)
+
+    def delete(self, tenant: str, memory: str, namespace: str) -> bool:
+        pk = self.pk(tenant, memory)
+        record = self.get(tenant, memory, namespace)
+        keys = [self.record_sk(namespace)]
+        start_key: dict[str, Any] | None = None
+        while True:
+            kwargs: dict[str, Any] = {
+                "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+                "ExpressionAttributeValues": {":pk": {"S": pk}, ":prefix": {"S": self.batch_prefix(namespace)}},
+                "ProjectionExpression": "sk",
+            }
+            if start_key:
+                kwargs["ExclusiveStartKey"] = start_key
+            page = self._query(**kwargs)
+            keys.extend(item["sk"]["S"] for item in page.get("Items", []))
+            start_key = page.get("LastEvaluatedKey")
+            if not start_key:
+                break
+        # The record first: from then on readers see an unknown namespace, even if a later page fails.
+        try:
+            for i in range(0, len(keys), 25):
+                requests = [{"DeleteRequest": {"Key": {"pk": {"S": pk}, "sk": {"S": sk}}}} for sk in keys[i : i + 25]]
+                pending: dict[str, Any] = {self.table: requests}
+                for _ in range(8):
+                    pending = self.client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+                    if not pending:
+                        break
+                    time.sleep(0.05)
+                if pending:
+                    raise DependencyUnavailable("DynamoDB delete left unprocessed items; retry the delete")
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"DynamoDB delete failed: {_reason(exc)}") from exc
+        return record is not None
+
+    def meta_entries(
+        self, tenant: str, memory: str, limit: int, cursor: str | None
+    ) -> tuple[list[dict[str, object]], str | None]:
+        pk = self.pk(tenant, memory)
+        kwargs: dict[str, Any] = {
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": {":pk": {"S": pk}, ":prefix": {"S": META + "#"}},
+            "Limit": limit,
+        }
+        start_key = _decode_cursor(cursor, pk, META + "#")
+        if start_key:
+            kwargs["ExclusiveStartKey"] = start_key
+        page = self._query(**kwargs)
+        entries = [json.loads(item["entry"]["S"]) for item in page.get("Items", [])]
+        return entries, _encode_cursor(page.get("LastEvaluatedKey"))
+
+
+def _record(item: dict[str, Any]) -> NamespaceRecord:
+    return NamespaceRecord(
+        memory=item["memory_name"]["S"],
+        namespace=item["namespace"]["S"],
+        kind=item["kind"]["S"],
+        tool=item["tool"]["S"],
+        activity=item["activity"]["S"],
+        namespace_metadata=item["namespace_metadata"]["S"],
+        artifact_count=int(item["artifact_count"]["N"]),
+        total_bytes=int(item["total_bytes"]["N"]),
+        created_at=item["created_at"]["S"],
+        updated_at=item["updated_at"]["S"],
+    )
+
+
+def _encode_cursor(last_key: dict[str, Any] | None) -> str | None:
+    if not last_key:
+        return None
+    return base64.urlsafe_b64encode(last_key["sk"]["S"].encode("utf-8")).decode("ascii")
+
+
+def _decode_cursor(cursor: str | None, pk: str, prefix: str) -> dict[str, Any] | None:
+    """An opaque cursor is the last sort key seen; it only ever addresses the caller's own partition."""
+    if cursor is None:
+        return None
+    try:
+        sk = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8")
+    except (binascii.Error, UnicodeError, ValueError):
+        raise InvalidInput("cursor is not valid") from None
+    if not sk.startswith(prefix) or len(sk) > 2048:
+        raise InvalidInput("cursor is not valid")
+    return {"pk": {"S": pk}, "sk": {"S": sk}}

@@ -1,0 +1,298 @@
+"""Task memory end to end on moto (DynamoDB, S3) and the real local OpenSearch node, through the handlers."""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tm_it_helpers import BUCKET, all_items, all_objects, call, doc_count, http_event
+
+from offprompt.artifacts import BlobArtifact, ImageArtifact, ListArtifact, Reference, TextArtifact
+from offprompt.errors import DependencyUnavailable
+from offprompt.services.task_memory import TaskMemoryService
+
+NS = "e59302f3225041b697b0efa5d1d93369"
+
+
+def line(ns: str, tool: str = "WebTool", activity: str = "fetch", memory: str = "TaskMemory") -> str:
+    return (
+        f'Output of "{tool}.{activity}" was stored in memory with memory_name "{memory}" and artifact_namespace "{ns}"'
+    )
+
+
+def post(h: SimpleNamespace, artifact: Any, tenant: str = "tenant-a", **extra: Any) -> tuple[int, Any, dict[str, str]]:
+    body = {"tool": "WebTool", "activity": "fetch", "artifact": artifact, **extra}
+    return call(h.po, http_event("process_output_http.json", body=body, tenant=tenant))
+
+
+def load(h: SimpleNamespace, ns: str, tenant: str = "tenant-a") -> tuple[int, Any]:
+    event = http_event(
+        "load_artifacts_http.json",
+        path=f"/memories/TaskMemory/namespaces/{ns}/artifacts",
+        params={"memory_name": "TaskMemory", "namespace": ns},
+        tenant=tenant,
+    )
+    response = h.la.lambda_handler(event, None)
+    return response["statusCode"], response["body"]
+
+
+def ns_event(name: str, ns: str, tenant: str = "tenant-a", body: Any = ...) -> dict[str, Any]:
+    suffix = {"memories_search_http.json": "/search"}.get(name, "")
+    return http_event(
+        name,
+        path=f"/memories/TaskMemory/namespaces/{ns}{suffix}",
+        params={"memory_name": "TaskMemory", "namespace": ns},
+        tenant=tenant,
+        body=body,
+    )
+
+
+def test_reference_text_and_byte_exact_reload(handlers: SimpleNamespace) -> None:
+    art = TextArtifact(
+        "Ünïcødé — text 🎉\n\nwith paragraphs " * 50,
+        id=NS,
+        name=NS,
+        meta={"url": "https://example.com", "n": 1.5},
+        reference=Reference(title="Page", authors=["a"], url="https://example.com"),
+    )
+    status, body, _ = post(handlers, art.to_dict(), actions=[{"tag": "call_9", "name": "WebTool", "path": "fetch"}])
+    assert status == 200 and body["type"] == "InfoArtifact" and body["value"] == line(NS) and body["name"] == NS
+    status, raw = load(handlers, NS)
+    assert status == 200 and json.loads(raw)["value"] == [art.to_dict()]
+    assert f'"value": [{art.to_json()}]' in raw  # the stored artifact's JSON, byte for byte
+
+
+def test_empty_and_pass_through_touch_nothing(
+    handlers: SimpleNamespace, opensearch_client: Any, opensearch_index: str
+) -> None:
+    for empty in ({"type": "TextArtifact", "value": " \n\t "}, {"type": "ListArtifact", "value": []}):
+        status, body, _ = post(handlers, empty)
+        assert status == 200 and body["value"] == "tool output is empty" and body["type"] == "InfoArtifact"
+    for passing in (
+        {"type": "InfoArtifact", "id": "i", "reference": None, "meta": {}, "name": "i", "value": "info!"},
+        {"type": "JsonArtifact", "id": "j", "reference": None, "meta": {}, "name": "j", "value": {"a": [1, None]}},
+        {"type": "BooleanArtifact", "id": "b", "reference": None, "meta": {}, "name": "b", "value": False},
+    ):
+        status, body, _ = post(handlers, passing)
+        assert status == 200 and body == passing
+    assert all_items() == [] and all_objects() == [] and doc_count(opensearch_client, opensearch_index) == 0
+
+
+def test_storage_kind_conflict_both_ways(
+    handlers: SimpleNamespace, opensearch_client: Any, opensearch_index: str
+) -> None:
+    assert post(handlers, {"type": "TextArtifact", "value": "words", "name": "t"})[0] == 200
+    assert post(handlers, {"type": "BlobArtifact", "value": "AAE=", "name": "b"})[0] == 200
+    docs, objects = doc_count(opensearch_client, opensearch_index), all_objects()
+    for artifact in (
+        {"type": "BlobArtifact", "value": "AAE=", "name": "t"},
+        {"type": "TextArtifact", "value": "x", "name": "b"},
+    ):
+        status, body, _ = post(handlers, artifact)
+        assert status == 409 and body["code"] == "storage_kind_conflict"
+        assert (
+            body["artifact"]["type"] == "ErrorArtifact"
+            and body["artifact"]["value"] == "error storing tool output in memory"
+        )
+    assert doc_count(opensearch_client, opensearch_index) == docs and all_objects() == objects
+
+
+def test_mixed_list_rejected_nothing_stored(
+    handlers: SimpleNamespace, opensearch_client: Any, opensearch_index: str
+) -> None:
+    mixed = ListArtifact([TextArtifact("first text"), BlobArtifact(b"then a blob")], name="mixed").to_dict()
+    status, body, _ = post(handlers, mixed)
+    assert status == 400 and body["code"] == "mixed_list"
+    assert all_items() == [] and all_objects() == [] and doc_count(opensearch_client, opensearch_index) == 0
+    assert (
+        load(handlers, "mixed") == (200, load(handlers, "mixed")[1])
+        and json.loads(load(handlers, "mixed")[1])["value"] == []
+    )
+
+
+def test_lists_of_texts_and_blobs_keep_order_and_bytes(handlers: SimpleNamespace) -> None:
+    texts = [TextArtifact(f"paragraph {i}: " + "lorem ipsum dolor " * (i * 40), meta={"i": i}) for i in range(8)]
+    post(handlers, ListArtifact(texts[:5], name="texts").to_dict())
+    post(handlers, ListArtifact(texts[5:], name="texts").to_dict())  # appends
+    _, raw = load(handlers, "texts")
+    assert [json.dumps(i) for i in json.loads(raw)["value"]] == [t.to_json() for t in texts]
+    blobs = [BlobArtifact(bytes(range(256)) * (i + 1), name=f"b{i}") for i in range(3)]
+    blobs.append(ImageArtifact(b"\x89PNG\r\n\x1a\n", format="png", width=3, height=4, meta={"alt": "é"}))
+    post(handlers, ListArtifact(blobs, name="blobs").to_dict())
+    _, raw = load(handlers, "blobs")
+    assert [json.dumps(i) for i in json.loads(raw)["value"]] == [b.to_json() for b in blobs]
+    status, record, _ = call(handlers.mh, ns_event("memories_get_namespace_http.json", "texts"))
+    assert status == 200 and record["artifact_count"] == 8 and record["storage"] == "text"
+
+
+_PIECES = st.lists(st.text(min_size=1, max_size=40), min_size=1, max_size=20)
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
+@given(pieces=_PIECES, seed=st.integers(0, 2**32 - 1))
+def test_multi_megabyte_random_unicode_round_trips(svc: TaskMemoryService, pieces: list[str], seed: int) -> None:
+    rng = random.Random(seed)
+    alphabet = pieces + [chr(rng.randrange(0x20, 0x2FFFF)) for _ in range(200)] + [" ", "\n\n", "<|endoftext|>"]
+    parts: list[str] = []
+    size = 0
+    while size < 2_500_000:
+        part = rng.choice(alphabet)
+        if 0xD800 <= ord(part[0]) <= 0xDFFF:
+            continue
+        parts.append(part)
+        size += len(part)
+    text = "".join(parts)
+    name = f"big-{seed}"
+    art = TextArtifact(text, name=name)
+    result = svc.process_output("tenant-h", "TaskMemory", tool="T", activity="a", artifact=art)
+    assert result.stored
+    items = svc.load_items_json("tenant-h", "TaskMemory", name)
+    assert items == [art.to_json()]
+    batches = svc.namespaces.batches("tenant-h", "TaskMemory", name)
+    assert batches[0].entries and int(batches[0].entries[0]["chunks"]) > 1  # really chunked
+    svc.delete_namespace("tenant-h", "TaskMemory", name)
+
+
+def test_search_ranking_through_the_handler(
+    handlers: SimpleNamespace, opensearch_client: Any, opensearch_index: str
+) -> None:
+    docs = [
+        "The weather today is sunny with a light breeze.",
+        "A fox, a fox, a red fox ran across the field; the fox was quick.",
+        "Recipes: bake the bread at 200 degrees for forty minutes.",
+        "One fox was seen near the river.",
+    ]
+    post(handlers, ListArtifact([TextArtifact(d) for d in docs], name="docs").to_dict())
+    opensearch_client.indices.refresh(index=opensearch_index)
+    status, body, _ = call(
+        handlers.mh, ns_event("memories_search_http.json", "docs", body={"query": "fox", "top_k": 3})
+    )
+    assert status == 200
+    hits = body["hits"]
+    assert [h["position"] for h in hits][:2] == [1, 3] and hits[0]["score"] >= hits[1]["score"]
+    assert hits[0]["text"] == docs[1] and set(hits[0]) == {"artifact_id", "position", "chunk", "text", "score"}
+    for mode in ("knn", "hybrid"):
+        status, body, _ = call(
+            handlers.mh,
+            ns_event(
+                "memories_search_http.json", "docs", body={"query": "bake bread recipes", "top_k": 2, "mode": mode}
+            ),
+        )
+        assert status == 200 and body["hits"][0]["position"] == 2, (mode, body)
+
+
+def test_cross_tenant_isolation(handlers: SimpleNamespace, opensearch_client: Any, opensearch_index: str) -> None:
+    post(handlers, {"type": "TextArtifact", "value": "tenant a secret fox", "name": "shared"})
+    post(handlers, {"type": "BlobArtifact", "value": "AAE=", "name": "shared"}, tenant="tenant-b")  # no conflict
+    opensearch_client.indices.refresh(index=opensearch_index)
+    assert json.loads(load(handlers, "shared", tenant="tenant-c")[1])["value"] == []
+    for name, body in (
+        ("memories_get_namespace_http.json", ...),
+        ("memories_delete_namespace_http.json", ...),
+        ("memories_search_http.json", {"query": "fox"}),
+    ):
+        status, resp, _ = call(handlers.mh, ns_event(name, "shared", tenant="tenant-c", body=body))
+        assert (status, resp["code"]) == (404, "not_found"), name
+    assert json.loads(load(handlers, "shared")[1])["value"][0]["value"] == "tenant a secret fox"
+    assert json.loads(load(handlers, "shared", tenant="tenant-b")[1])["value"][0]["value"] == "AAE="
+    status, body, _ = call(handlers.mh, ns_event("memories_search_http.json", "shared", body={"query": "secret"}))
+    assert status == 200 and len(body["hits"]) == 1
+
+
+def test_delete_leaves_nothing_behind(handlers: SimpleNamespace, opensearch_client: Any, opensearch_index: str) -> None:
+    post(handlers, ListArtifact([TextArtifact("x " * 3000), TextArtifact("y")], name="t").to_dict())
+    post(handlers, ListArtifact([BlobArtifact(b"1"), BlobArtifact(b"2")], name="b").to_dict())
+    assert doc_count(opensearch_client, opensearch_index) > 0 and all_objects()
+    for ns in ("t", "b"):
+        assert call(handlers.mh, ns_event("memories_delete_namespace_http.json", ns))[0] == 204
+    assert doc_count(opensearch_client, opensearch_index) == 0 and all_objects() == []
+    assert [i["sk"]["S"] for i in all_items() if not i["sk"]["S"].startswith("META#")] == []
+    assert call(handlers.mh, http_event("memories_list_namespaces_http.json"))[1]["namespaces"] == []
+
+
+class FailAfter:
+    """Wraps a port: calls to `method` after the first `n` raise DependencyUnavailable."""
+
+    def __init__(self, inner: Any, method: str, n: int) -> None:
+        self.inner, self.method, self.n, self.calls = inner, method, n, 0
+
+    def __getattr__(self, name: str) -> Any:
+        target = getattr(self.inner, name)
+        if name != self.method:
+            return target
+
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            self.calls += 1
+            if self.calls > self.n:
+                raise DependencyUnavailable(f"{name} failed: injected")
+            return target(*args, **kwargs)
+
+        return wrapped
+
+
+class HalfWrittenTexts:
+    """Stores the first artifact of a batch for real, then fails (OpenSearch dying mid-bulk)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.fail = inner, True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def store(self, scope: Any, start: int, artifacts: Any) -> list[int]:
+        if self.fail:
+            self.inner.store(scope, start, artifacts[:1])
+            raise DependencyUnavailable("OpenSearch bulk failed: injected")
+        return self.inner.store(scope, start, artifacts)
+
+
+def test_opensearch_failing_mid_store_then_retry(
+    svc: TaskMemoryService, opensearch_client: Any, opensearch_index: str
+) -> None:
+    flaky = HalfWrittenTexts(svc.texts)
+    broken = TaskMemoryService(svc.namespaces, svc.blobs, flaky, bucket=BUCKET)  # type: ignore[arg-type]
+    arts = ListArtifact([TextArtifact("alpha one"), TextArtifact("alpha two")], name="f")
+    with pytest.raises(DependencyUnavailable):
+        broken.process_output("t", "TaskMemory", tool="T", activity="a", artifact=arts)
+    assert doc_count(opensearch_client, opensearch_index) == 1  # garbage, but nothing references it
+    assert svc.namespaces.get("t", "TaskMemory", "f") is None and svc.load_items_json("t", "TaskMemory", "f") == []
+    flaky.fail = False
+    broken.process_output("t", "TaskMemory", tool="T", activity="a", artifact=arts)
+    assert svc.load_items_json("t", "TaskMemory", "f") == [a.to_json() for a in arts.value]
+    opensearch_client.indices.refresh(index=opensearch_index)
+    hits = svc.search("t", "TaskMemory", "f", "alpha", top_k=10)
+    assert sorted(h.text for h in hits) == ["alpha one", "alpha two"]  # the uncommitted copy never shows
+
+
+def test_closed_index_is_503_and_retry_succeeds(
+    handlers: SimpleNamespace, opensearch_client: Any, opensearch_index: str
+) -> None:
+    opensearch_client.indices.close(index=opensearch_index)
+    try:
+        status, body, _ = post(handlers, {"type": "TextArtifact", "value": "while closed", "name": "c"})
+        assert (status, body["code"]) == (503, "dependency_unavailable")
+        assert [i for i in all_items() if i["sk"]["S"].startswith("NS#") and "kind" in i] == []
+    finally:
+        opensearch_client.indices.open(index=opensearch_index, wait_for_active_shards=1)
+    opensearch_client.cluster.health(index=opensearch_index, wait_for_status="yellow", timeout="30s")
+    status, body, _ = post(handlers, {"type": "TextArtifact", "value": "after reopen", "name": "c"})
+    assert status == 200
+    assert json.loads(load(handlers, "c")[1])["value"][0]["value"] == "after reopen"
+
+
+def test_s3_failing_mid_store_then_retry(svc: TaskMemoryService) -> None:
+    flaky = FailAfter(svc.blobs, "put", 2)
+    broken = TaskMemoryService(svc.namespaces, flaky, svc.texts, bucket=BUCKET)  # type: ignore[arg-type]
+    arts = ListArtifact([BlobArtifact(base64.b64encode(b"%d" % i)) for i in range(4)], name="s")
+    with pytest.raises(DependencyUnavailable):
+        broken.process_output("t", "TaskMemory", tool="T", activity="a", artifact=arts)
+    assert all_objects() == [] and svc.namespaces.get("t", "TaskMemory", "s") is None
+    flaky.n = 100
+    broken.process_output("t", "TaskMemory", tool="T", activity="a", artifact=arts)
+    assert svc.load_items_json("t", "TaskMemory", "s") == [a.to_json() for a in arts.value]

@@ -1,0 +1,408 @@
+"""TaskMemoryService on moto DynamoDB/S3 with the in-memory TextStore fake: storage rules, ordering, conflicts,
+atomic commits, uploads, paging and fault injection."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import boto3
+import pytest
+import requests
+from fakes.text_store import InMemoryTextStore
+from tm_unit_helpers import BUCKET, TABLE, all_items, all_objects
+
+from offprompt.adapters.dynamodb_namespaces import DynamoDbNamespaceStore
+from offprompt.adapters.s3 import S3BlobStore
+from offprompt.artifacts import (
+    AudioArtifact,
+    BaseArtifact,
+    BlobArtifact,
+    ImageArtifact,
+    InfoArtifact,
+    JsonArtifact,
+    ListArtifact,
+    Reference,
+    TextArtifact,
+    ToolAction,
+)
+from offprompt.errors import DependencyUnavailable, InvalidInput, NotFound, PayloadTooLarge
+from offprompt.memory.task import MixedListError
+from offprompt.ports import StorageKindTaken
+from offprompt.services.task_memory import (
+    StorageKindConflict,
+    TaskMemoryService,
+    UploadError,
+    list_artifact_json,
+)
+
+LINE = 'Output of "WebTool.fetch" was stored in memory with memory_name "TaskMemory" and artifact_namespace "{ns}"'
+
+
+def store(svc: TaskMemoryService, artifact: BaseArtifact | dict[str, Any], tenant: str = "t1", **kw: Any) -> Any:
+    return svc.process_output(tenant, "TaskMemory", tool="WebTool", activity="fetch", artifact=artifact, **kw)
+
+
+def loaded(svc: TaskMemoryService, ns: str, tenant: str = "t1") -> list[dict[str, Any]]:
+    result = svc.load_artifacts(tenant, "TaskMemory", ns)
+    assert result.body is not None
+    data = json.loads(result.body)
+    assert data["type"] == "ListArtifact"
+    return data["value"]
+
+
+def test_text_store_answer_and_byte_exact_load(svc: TaskMemoryService) -> None:
+    art = TextArtifact("hello " * 100, name="ns1", meta={"k": [1, 2.5]}, reference=Reference(title="T"))
+    result = store(svc, art, actions=[ToolAction(tag="c", name="WebTool", path="fetch", input={"u": 1})], thought="go")
+    assert result.stored and result.artifact.to_dict()["value"] == LINE.format(ns="ns1")
+    assert isinstance(result.artifact, InfoArtifact) and result.artifact.name == "ns1"
+    body = svc.load_artifacts("t1", "TaskMemory", "ns1").body
+    assert body is not None and json.loads(body)["value"] == [art.to_dict()]
+    assert art.to_json() in body  # the item's JSON, byte for byte
+    record = svc.get_namespace("t1", "TaskMemory", "ns1")
+    assert (record.kind, record.artifact_count, record.total_bytes) == ("text", 1, 600)
+    assert json.loads(record.namespace_metadata) == [
+        {"tag": "c", "name": "WebTool", "path": "fetch", "input": {"u": 1}}
+    ]
+    entries, cursor = svc.meta_entries("t1", "TaskMemory")
+    assert entries == [{"thought": "go", "actions": record.namespace_metadata, "answer": LINE.format(ns="ns1")}]
+    assert cursor is None
+
+
+def test_list_artifact_json_is_griptape_shape() -> None:
+    body = list_artifact_json(['{"a": 1}', '{"b": 2}'])
+    data = json.loads(body)
+    assert list(data) == [
+        "type",
+        "id",
+        "reference",
+        "meta",
+        "name",
+        "value",
+        "item_separator",
+        "validate_uniform_types",
+    ]
+    assert data["value"] == [{"a": 1}, {"b": 2}] and body.count('"value": [{"a": 1}, {"b": 2}]') == 1
+
+
+def test_lists_of_blobs_keep_order_envelopes_and_bytes_and_append(svc: TaskMemoryService) -> None:
+    first = [
+        BlobArtifact(bytes(range(256)), name="x1"),
+        ImageArtifact(b"\x89PNG\r\n", format="png", width=2, height=3, meta={"m": "é"}),
+        AudioArtifact(b"RIFF", format="wav", name="clip"),
+    ]
+    store(svc, ListArtifact(first, name="blobs"))
+    second = [BlobArtifact(b"\x00" * 10, name="x2")]
+    store(svc, ListArtifact(second, name="blobs"))
+    items = loaded(svc, "blobs")
+    assert [json.dumps(i) for i in items] == [a.to_json() for a in first + second]
+    assert svc.get_namespace("t1", "TaskMemory", "blobs").artifact_count == 4
+
+
+def test_lists_of_texts_keep_order(svc: TaskMemoryService, texts: InMemoryTextStore) -> None:
+    arts = [TextArtifact(f"item {i} " + "x" * (i * 37)) for i in range(12)]
+    store(svc, ListArtifact(arts, name="texts"))
+    assert [json.dumps(i) for i in loaded(svc, "texts")] == [a.to_json() for a in arts]
+    assert texts.count() > 12  # several chunks
+
+
+def test_unknown_namespace_loads_empty_list(svc: TaskMemoryService) -> None:
+    assert loaded(svc, "nope") == []
+    with pytest.raises(NotFound):
+        svc.get_namespace("t1", "TaskMemory", "nope")
+
+
+def test_pass_through_and_empty_store_nothing(svc: TaskMemoryService) -> None:
+    info = InfoArtifact("info!")
+    assert store(svc, info).artifact is info
+    as_json = JsonArtifact({"a": [1, 2.5]})
+    assert store(svc, as_json.to_dict()).artifact.to_json() == as_json.to_json()
+    assert store(svc, TextArtifact("  \n ")).artifact.value == "tool output is empty"
+    assert store(svc, ListArtifact()).artifact.value == "tool output is empty"
+    assert all_items() == [] and all_objects() == []
+
+
+def test_conflicting_kind_is_409_with_griptape_error_and_nothing_added(svc: TaskMemoryService) -> None:
+    store(svc, TextArtifact("text", name="ns"))
+    before_objects = all_objects()
+    with pytest.raises(StorageKindConflict) as err:
+        store(svc, BlobArtifact(b"blob", name="ns"))
+    assert err.value.to_dict()["artifact"]["type"] == "ErrorArtifact"
+    assert err.value.to_dict()["artifact"]["value"] == "error storing tool output in memory"
+    assert all_objects() == before_objects
+    assert svc.get_namespace("t1", "TaskMemory", "ns").artifact_count == 1
+
+
+def test_mixed_list_refused_and_nothing_stored(svc: TaskMemoryService, texts: InMemoryTextStore) -> None:
+    with pytest.raises(MixedListError):
+        store(svc, ListArtifact([TextArtifact("a"), BlobArtifact(b"b")], name="mixed"))
+    assert all_items() == [] and all_objects() == [] and texts.count() == 0
+
+
+def test_namespace_identifier_checked(svc: TaskMemoryService) -> None:
+    with pytest.raises(InvalidInput):
+        store(svc, TextArtifact("x", id="a" * 10_000))
+    result = store(svc, TextArtifact("x", name="../../etc/passwd ünï 🎉"))
+    assert result.stored
+    assert all(k.startswith("taskmem/") or k.startswith("uploads/") for k in all_objects())
+    assert loaded(svc, "../../etc/passwd ünï 🎉")[0]["value"] == "x"
+
+
+def test_tenants_are_isolated(svc: TaskMemoryService) -> None:
+    store(svc, TextArtifact("secret", name="ns"), tenant="a")
+    store(svc, BlobArtifact(b"other", name="ns"), tenant="b")  # no conflict across tenants
+    assert loaded(svc, "ns", tenant="c") == []
+    with pytest.raises(NotFound):
+        svc.get_namespace("c", "TaskMemory", "ns")
+    with pytest.raises(NotFound):
+        svc.delete_namespace("c", "TaskMemory", "ns")
+    assert loaded(svc, "ns", tenant="a")[0]["value"] == "secret"
+    assert svc.list_namespaces("c", "TaskMemory") == ([], None)
+
+
+def test_delete_removes_everything(svc: TaskMemoryService, texts: InMemoryTextStore) -> None:
+    store(svc, ListArtifact([BlobArtifact(b"1"), BlobArtifact(b"2")], name="b"))
+    store(svc, TextArtifact("t" * 500, name="t"))
+    svc.delete_namespace("t1", "TaskMemory", "b")
+    svc.delete_namespace("t1", "TaskMemory", "t")
+    assert texts.count() == 0 and all_objects() == []
+    assert [i for i in all_items() if not i["sk"]["S"].startswith("META#")] == []
+    assert loaded(svc, "b") == [] and loaded(svc, "t") == []
+    with pytest.raises(NotFound):
+        svc.delete_namespace("t1", "TaskMemory", "b")
+
+
+def test_paging_namespaces_and_meta(svc: TaskMemoryService) -> None:
+    for i in range(7):
+        store(svc, TextArtifact(f"v{i}", name=f"ns{i}"))
+    seen, cursor = [], None
+    while True:
+        page, cursor = svc.list_namespaces("t1", "TaskMemory", limit=3, cursor=cursor)
+        seen += [r.namespace for r in page]
+        if cursor is None:
+            break
+    assert sorted(seen) == [f"ns{i}" for i in range(7)]
+    entries, cursor = svc.meta_entries("t1", "TaskMemory", limit=4)
+    rest, end = svc.meta_entries("t1", "TaskMemory", limit=4, cursor=cursor)
+    answers = [e["answer"] for e in entries + rest]
+    assert answers == [LINE.format(ns=f"ns{i}") for i in range(7)] and end is None
+    with pytest.raises(InvalidInput):
+        svc.meta_entries("t1", "TaskMemory", cursor="TlMjeA==")  # "NS#x": another item kind
+    with pytest.raises(InvalidInput):
+        svc.list_namespaces("t1", "TaskMemory", limit=0)
+
+
+def test_large_batches_go_to_a_manifest(svc: TaskMemoryService) -> None:
+    arts = [BlobArtifact(b"%d" % i, meta={"pad": "p" * 2000}) for i in range(200)]
+    store(svc, ListArtifact(arts, name="many"))
+    assert any("/manifest/" in k for k in all_objects())
+    assert [json.dumps(i) for i in loaded(svc, "many")] == [a.to_json() for a in arts]
+
+
+def test_too_large_response_becomes_a_presigned_download(svc: TaskMemoryService) -> None:
+    svc.max_inline_response_bytes = 1000
+    art = BlobArtifact(b"z" * 5000, name="big")
+    store(svc, art)
+    result = svc.load_artifacts("t1", "TaskMemory", "big")
+    assert result.body is None and result.download_url and result.expires_in
+    fetched = requests.get(result.download_url, timeout=30).json()
+    assert fetched["value"] == [art.to_dict()]
+
+
+# ---- uploads -----------------------------------------------------------------------------------------------
+
+
+def test_upload_then_store_by_reference(svc: TaskMemoryService) -> None:
+    upload = svc.create_upload("t1", "TaskMemory")
+    text = "ünïcødé " * 1000
+    response = requests.put(upload.url, data=text.encode(), headers=upload.headers, timeout=30)
+    assert response.status_code == 200
+    envelope = {"type": "TextArtifact", "id": "u1", "name": "up", "meta": {"src": "s3"}, "reference": None}
+    result = store(svc, envelope, value_from={"upload_id": upload.upload_id})
+    assert result.stored
+    assert loaded(svc, "up") == [TextArtifact(text, id="u1", name="up", meta={"src": "s3"}).to_dict()]
+    assert not any(k.startswith("uploads/") for k in all_objects())  # consumed
+
+
+def test_upload_by_s3_uri_and_blob(svc: TaskMemoryService) -> None:
+    upload = svc.create_upload("t1", "TaskMemory")
+    data = bytes(range(256)) * 10
+    requests.put(upload.url, data=data, headers=upload.headers, timeout=30)
+    envelope = {"type": "ImageArtifact", "id": "i1", "name": "img", "format": "png", "width": 1, "height": 2}
+    store(svc, envelope, value_from={"s3_uri": upload.s3_uri})
+    assert loaded(svc, "img")[0]["value"] == ImageArtifact(data, format="png", width=1, height=2).to_dict()["value"]
+
+
+@pytest.mark.parametrize(
+    "value_from",
+    [
+        {"upload_id": "../x"},
+        {"upload_id": "0" * 32},
+        {"s3_uri": f"s3://other-bucket/uploads/x/{'0' * 32}"},
+        {"s3_uri": f"s3://{BUCKET}/taskmem/x/{'0' * 32}"},
+        {"s3_uri": "https://example.com/x"},
+        {"upload_id": "a", "s3_uri": "b"},
+    ],
+)
+def test_bad_value_from_refused(svc: TaskMemoryService, value_from: dict[str, str]) -> None:
+    with pytest.raises(UploadError):
+        store(svc, {"type": "TextArtifact", "name": "n"}, value_from=value_from)
+    assert all_items() == []
+
+
+def test_upload_of_another_tenant_or_memory_refused(svc: TaskMemoryService) -> None:
+    upload = svc.create_upload("t1", "TaskMemory")
+    requests.put(upload.url, data=b"x", headers=upload.headers, timeout=30)
+    with pytest.raises(UploadError):
+        store(svc, {"type": "TextArtifact", "name": "n"}, tenant="t2", value_from={"s3_uri": upload.s3_uri})
+    with pytest.raises(UploadError):  # same id, other tenant: not found under t2's prefix
+        store(svc, {"type": "TextArtifact", "name": "n"}, tenant="t2", value_from={"upload_id": upload.upload_id})
+
+
+def test_upload_not_utf8_and_too_large(svc: TaskMemoryService) -> None:
+    upload = svc.create_upload("t1", "TaskMemory")
+    requests.put(upload.url, data=b"\xff\xfe bad", headers=upload.headers, timeout=30)
+    with pytest.raises(UploadError, match="UTF-8"):
+        store(svc, {"type": "TextArtifact", "name": "n"}, value_from={"upload_id": upload.upload_id})
+    svc.max_upload_bytes = 3
+    with pytest.raises(PayloadTooLarge):
+        store(svc, {"type": "BlobArtifact", "name": "n"}, value_from={"upload_id": upload.upload_id})
+    with pytest.raises(UploadError, match="not both"):
+        store(svc, {"type": "BlobArtifact", "name": "n", "value": ""}, value_from={"upload_id": upload.upload_id})
+    with pytest.raises(UploadError, match="one by one"):
+        store(svc, {"type": "ListArtifact", "name": "n"}, value_from={"upload_id": upload.upload_id})
+    assert [i for i in all_items()] == []
+
+
+# ---- consistency and faults ------------------------------------------------------------------------------
+
+
+class FlakyBlobs(S3BlobStore):
+    def __init__(self, fail_after: int) -> None:
+        super().__init__(BUCKET)
+        self.fail_after = fail_after
+        self.puts = 0
+
+    def put(self, key: str, data: bytes, *, content_type: str = "application/octet-stream") -> None:
+        self.puts += 1
+        if self.puts > self.fail_after:
+            raise DependencyUnavailable("S3 put failed: injected")
+        super().put(key, data, content_type=content_type)
+
+
+class FlakyTexts(InMemoryTextStore):
+    def __init__(self) -> None:
+        super().__init__(chunk_chars=10)
+        self.fail = True
+
+    def store(self, scope: Any, start_position: int, artifacts: Any) -> list[int]:
+        if self.fail:
+            super().store(scope, start_position, artifacts[:1])  # half written
+            raise DependencyUnavailable("OpenSearch bulk failed: injected")
+        return super().store(scope, start_position, artifacts)
+
+
+def test_s3_failing_mid_store_leaves_no_record_and_retry_succeeds(svc: TaskMemoryService) -> None:
+    flaky = FlakyBlobs(fail_after=2)
+    broken = TaskMemoryService(svc.namespaces, flaky, svc.texts, bucket=BUCKET)
+    arts = ListArtifact([BlobArtifact(b"%d" % i) for i in range(4)], name="f")
+    with pytest.raises(DependencyUnavailable):
+        store(broken, arts)
+    assert loaded(svc, "f") == [] and all_objects() == []  # the two written objects were removed
+    with pytest.raises(NotFound):
+        svc.get_namespace("t1", "TaskMemory", "f")
+    store(svc, arts)
+    assert [json.dumps(i) for i in loaded(svc, "f")] == [a.to_json() for a in arts.value]
+
+
+def test_text_store_failing_mid_store_leaves_no_record_and_retry_succeeds(svc: TaskMemoryService) -> None:
+    flaky = FlakyTexts()
+    service = TaskMemoryService(svc.namespaces, svc.blobs, flaky, bucket=BUCKET)
+    arts = ListArtifact([TextArtifact("alpha beta " * 5), TextArtifact("gamma alpha")], name="f")
+    with pytest.raises(DependencyUnavailable):
+        store(service, arts)
+    assert loaded(service, "f") == []
+    with pytest.raises(NotFound):
+        service.search("t1", "TaskMemory", "f", "alpha")
+    flaky.fail = False
+    store(service, arts)
+    assert [json.dumps(i) for i in loaded(service, "f")] == [a.to_json() for a in arts.value]
+    hits = service.search("t1", "TaskMemory", "f", "alpha", top_k=50)
+    assert hits and {h.position for h in hits} <= {1, 2}  # the uncommitted documents at position 0 are hidden
+
+
+def test_dynamodb_commit_failure_is_503_and_nothing_visible(svc: TaskMemoryService, monkeypatch: Any) -> None:
+    def boom(*a: Any, **k: Any) -> None:
+        raise DependencyUnavailable("DynamoDB commit failed: injected")
+
+    monkeypatch.setattr(svc.namespaces, "commit", boom)
+    with pytest.raises(DependencyUnavailable):
+        store(svc, BlobArtifact(b"data", name="c"))
+    monkeypatch.undo()
+    assert loaded(svc, "c") == []
+
+
+class StaleAllocations(DynamoDbNamespaceStore):
+    """Reports no committed kind at allocation time, as if a concurrent writer committed in between."""
+
+    def allocate(self, tenant: str, memory: str, namespace: str, count: int) -> tuple[int, str | None]:
+        start, _ = super().allocate(tenant, memory, namespace, count)
+        return start, None
+
+
+def test_losing_the_kind_race_at_commit_cleans_up_and_is_409(svc: TaskMemoryService, texts: InMemoryTextStore) -> None:
+    racer = TaskMemoryService(StaleAllocations(TABLE), svc.blobs, texts, bucket=BUCKET)
+    store(svc, TextArtifact("text wins", name="race"))
+    with pytest.raises(StorageKindConflict):
+        store(racer, ListArtifact([BlobArtifact(b"a"), BlobArtifact(b"b")], name="race"))
+    assert all_objects() == []
+    store(svc, BlobArtifact(b"blob wins", name="race2"))
+    with pytest.raises(StorageKindConflict):
+        store(racer, TextArtifact("late text", name="race2"))
+    assert texts.count() == 1  # only "text wins"; the loser's documents were deleted
+    assert loaded(svc, "race")[0]["value"] == "text wins"
+
+
+def test_commit_raises_storage_kind_taken_from_the_adapter(aws: None) -> None:
+    from offprompt.ports import NamespaceCommit, StoredBatch
+
+    store_ = DynamoDbNamespaceStore(TABLE)
+    commit = NamespaceCommit(tool="t", activity="a", namespace_metadata="[]", total_bytes=1)
+    store_.commit("t", "m", "n", StoredBatch(start=0, count=1, kind="text", entries=[{"chunks": 1}]), commit, None)
+    with pytest.raises(StorageKindTaken) as err:
+        store_.commit("t", "m", "n", StoredBatch(start=1, count=1, kind="blob", entries=[]), commit, None)
+    assert err.value.kind == "text"
+    assert len(store_.batches("t", "m", "n")) == 1  # the losing batch was rolled back with the transaction
+
+
+def test_concurrent_appends_never_collide(svc: TaskMemoryService) -> None:
+    errors: list[BaseException] = []
+
+    def worker(i: int) -> None:
+        try:
+            arts = [BlobArtifact(b"w%d-%d" % (i, j), name=f"w{i}-{j}") for j in range(3)]
+            store(svc, ListArtifact(arts, name="shared"))
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    items = loaded(svc, "shared")
+    assert len(items) == 24
+    names = [i["name"] for i in items]
+    for i in range(8):  # each batch contiguous and in order
+        k = names.index(f"w{i}-0")
+        assert names[k : k + 3] == [f"w{i}-0", f"w{i}-1", f"w{i}-2"]
+
+
+def test_deleted_bucket_is_503(svc: TaskMemoryService) -> None:
+    s3 = boto3.client("s3")
+    s3.delete_bucket(Bucket=BUCKET)
+    with pytest.raises(DependencyUnavailable):
+        store(svc, BlobArtifact(b"x", name="gone"))
+    assert loaded(svc, "gone") == []
