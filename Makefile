@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # Paths Lambda puts on sys.path: the function code and the layer's python/ tree.
 export PYTHONPATH := $(CURDIR)/functions:$(CURDIR)/layers/offprompt
 
-.PHONY: help install test test-unit test-integration test-infra lint fmt layer opensearch dev demo bench clean
+.PHONY: help install test test-unit test-integration test-infra lint fmt layer opensearch dev demo build deploy clean
 
 help: ## Show this help
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -49,6 +49,18 @@ fmt: install ## Format and autofix
 
 layer: install ## Build the Lambda layer zip (python3.12, arm64) into build/layer/
 	$(PY) -m offprompt_local.layer
+
+dev: install opensearch ## Run the whole stack on 127.0.0.1: API :3000 (OFFPROMPT_PORT), moto, OpenSearch; Ctrl-C stops all
+	$(PY) -m offprompt_local.stack
+
+demo: install ## Scripted agent session against a running `make dev` (OFFPROMPT_API_URL, default http://127.0.0.1:3000)
+	$(PY) -m offprompt_local.demo
+
+build: install ## sam build (the layer is built by `python -m offprompt_local.layer`, as for `make layer`)
+	sam build
+
+deploy: build ## sam deploy --config-env $(ENV) (default dev); needs AWS credentials and the SAM CLI
+	sam deploy --config-env $(or $(ENV),dev)
 
 clean: ## Remove build outputs (keeps .venv and Maven's cache)
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache infra/opensearch/target

@@ -35,7 +35,6 @@ class Settings(BaseModel):
     summary_model_id: str = Field(default="amazon.nova-micro-v1:0", alias="OFFPROMPT_SUMMARY_MODEL_ID")
     # "inline" summarizes right after add-run (local stack); "async" leaves it to the summarizer function.
     summarize_mode: Literal["inline", "async", "off"] = Field(default="async", alias="OFFPROMPT_SUMMARIZE_MODE")
-    summarizer_function: str | None = Field(default=None, alias="OFFPROMPT_SUMMARIZER_FUNCTION")
     embedding_model_id: str | None = Field(default=None, alias="OFFPROMPT_EMBEDDING_MODEL_ID")
     embedding_dimensions: int = Field(default=1024, alias="OFFPROMPT_EMBEDDING_DIMENSIONS")
     # JWT claim that names the tenant (HTTP API JWT authorizer).

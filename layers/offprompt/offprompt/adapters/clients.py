@@ -24,7 +24,9 @@ _CONFIG = Config(
 @functools.cache
 def aws_client(service: str) -> Any:
     """The process's boto3 client for `service` (dynamodb, s3, bedrock-runtime, lambda)."""
-    return boto3.session.Session().client(service, config=_CONFIG)
+    # Presigned S3 URLs must be SigV4 (SigV2 is refused for new buckets and KMS-encrypted objects).
+    config = _CONFIG.merge(Config(signature_version="s3v4")) if service == "s3" else _CONFIG
+    return boto3.session.Session().client(service, config=config)
 
 
 def reset_clients() -> None:

@@ -1,0 +1,513 @@
+"""Least-privilege IAM: each function's policy grants exactly the AWS actions its code paths call.
+
+The expected actions are derived from the code, never copied from the template.
+
+From a function's handler module it follows, by name, every function and method the code can reach in
+`functions/` and `layers/offprompt/offprompt/`, and reports what that code touches:
+
+- AWS operations: boto3 client calls (`.put_item(`), operation names passed as strings
+  (`self._call("update_item", ...)`, `generate_presigned_url("get_object", ...)`, `get_paginator(...)`) in
+  modules that build a client for that service (`aws_client("dynamodb")` / `boto3.client("s3")`), and the item
+  kinds (`Put`, `Update`, `ConditionCheck`, ...) of `transact_write_items`;
+- OpenSearch: any reachable code of a module importing `opensearchpy`;
+- settings: `Settings` fields read (`settings.table_name`, `settings.require("bucket_name")`) and any literal
+  `os.environ` / `os.getenv` names.
+
+The call graph is resolved by name (a method call `x.m()` may reach every `def m` in scope), which
+over-approximates; names of ubiquitous builtin methods (`get`, `items`, ...) are only followed when the receiver
+is an attribute or a call (`self.blobs.get(...)`, `service().search(...)`), never a plain local (`event.get`).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import botocore.session
+from botocore import xform_name
+
+ROOT = Path(__file__).resolve().parents[2]
+FUNCTIONS = ROOT / "functions"
+LIBRARY = ROOT / "layers" / "offprompt"
+
+AWS_SERVICES = ("dynamodb", "s3", "bedrock-runtime", "lambda", "sqs", "sts")
+GENERIC_NAMES = frozenset(
+    [
+        "get",
+        "put",
+        "delete",
+        "update",
+        "pop",
+        "items",
+        "keys",
+        "values",
+        "append",
+        "extend",
+        "add",
+        "remove",
+        "copy",
+        "format",
+        "join",
+        "split",
+        "strip",
+        "read",
+        "write",
+        "close",
+        "encode",
+        "decode",
+        "index",
+        "count",
+        "clear",
+        "setdefault",
+        "sort",
+        "replace",
+        "lower",
+        "upper",
+        "startswith",
+        "endswith",
+        "load",
+        "loads",
+        "dumps",
+        "dump",
+        "match",
+        "fullmatch",
+        "group",
+        "info",
+        "debug",
+        "warning",
+        "error",
+        "exception",
+        "hexdigest",
+        "digest",
+        "isoformat",
+    ]
+)
+TRANSACT_KINDS = {
+    "Put": "dynamodb:PutItem",
+    "Update": "dynamodb:UpdateItem",
+    "Delete": "dynamodb:DeleteItem",
+    "ConditionCheck": "dynamodb:ConditionCheckItem",
+}
+# boto3 operations whose IAM action is not `<prefix>:<OperationName>`.
+ACTION_OVERRIDES = {
+    ("s3", "HeadObject"): "s3:GetObject",
+    ("s3", "DeleteObjects"): "s3:DeleteObject",
+    ("s3", "ListObjectsV2"): "s3:ListBucket",
+    ("s3", "ListObjects"): "s3:ListBucket",
+    ("bedrock-runtime", "Converse"): "bedrock:InvokeModel",
+    ("bedrock-runtime", "ConverseStream"): "bedrock:InvokeModelWithResponseStream",
+    ("lambda", "Invoke"): "lambda:InvokeFunction",
+    ("dynamodb", "TransactGetItems"): "dynamodb:GetItem",
+}
+IAM_PREFIX = {"bedrock-runtime": "bedrock"}
+# Client methods that are not operations (they carry the operation as a string argument).
+CLIENT_HELPERS = frozenset({"generate_presigned_url", "get_paginator", "get_waiter", "can_paginate"})
+OPENSEARCH = "opensearch:http"  # the data-plane permission (aoss:APIAccessAll / es:ESHttp*)
+
+
+@cache
+def service_operations(service: str) -> dict[str, str]:
+    """snake_case method name -> OperationName, from botocore's own service model."""
+    model = botocore.session.get_session().get_service_model(service)
+    return {xform_name(name): name for name in model.operation_names}
+
+
+def iam_action(service: str, operation: str) -> str:
+    return ACTION_OVERRIDES.get((service, operation), f"{IAM_PREFIX.get(service, service)}:{operation}")
+
+
+@dataclass
+class Module:
+    name: str
+    path: Path
+    tree: ast.Module
+    services: set[str] = field(default_factory=set)  # AWS clients this module builds
+    opensearch: bool = False
+    imports: dict[str, str] = field(default_factory=dict)  # local name -> "module" or "module:attr"
+
+
+@dataclass(frozen=True)
+class Def:
+    module: str
+    qualname: str
+    node: ast.AST
+
+
+@dataclass
+class Reach:
+    """What a function's code can reach."""
+
+    defs: set[tuple[str, str]] = field(default_factory=set)
+    modules: set[str] = field(default_factory=set)
+    actions: set[str] = field(default_factory=set)
+    setting_fields: set[str] = field(default_factory=set)
+    env_names: set[str] = field(default_factory=set)
+
+
+def _module_name(path: Path) -> str:
+    base = FUNCTIONS if path.is_relative_to(FUNCTIONS) else LIBRARY
+    parts = list(path.relative_to(base).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:
+    parts = module.split(".")
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)]
+    return ".".join([*parts, *([target] if target else [])])
+
+
+class CodeGraph:
+    def __init__(self) -> None:
+        self.modules: dict[str, Module] = {}
+        self.defs_by_name: dict[str, list[Def]] = {}
+        self.top_level: dict[tuple[str, str], Def] = {}
+        paths = [*FUNCTIONS.rglob("*.py"), *(LIBRARY / "offprompt").rglob("*.py")]
+        for path in sorted(p for p in paths if "__pycache__" not in p.parts):
+            self._index(path)
+
+    # ---- indexing ---------------------------------------------------------------------------------------
+    def _index(self, path: Path) -> None:
+        name = _module_name(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        module = Module(name, path, tree)
+        is_package = path.name == "__init__.py"
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    module.imports[alias.asname or alias.name.split(".")[0]] = alias.name
+                    module.opensearch |= alias.name.split(".")[0] == "opensearchpy"
+            elif isinstance(node, ast.ImportFrom):
+                source = (
+                    _resolve_relative(name, is_package, node.level, node.module) if node.level else node.module or ""
+                )
+                module.opensearch |= source.split(".")[0] == "opensearchpy"
+                for alias in node.names:
+                    module.imports[alias.asname or alias.name] = f"{source}:{alias.name}"
+            elif (
+                isinstance(node, ast.Call)
+                and _callee_name(node) in ("aws_client", "client", "resource")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and node.args[0].value in AWS_SERVICES
+            ):
+                module.services.add(str(node.args[0].value))
+        self.modules[name] = module
+        for node in tree.body:
+            self._index_def(name, node, prefix="")
+
+    def _index_def(self, module: str, node: ast.AST, prefix: str) -> None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            definition = Def(module, prefix + node.name, node)
+            self.defs_by_name.setdefault(node.name, []).append(definition)
+            if not prefix:
+                self.top_level[(module, node.name)] = definition
+            if isinstance(node, ast.ClassDef):
+                for child in node.body:
+                    self._index_def(module, child, prefix=f"{prefix}{node.name}.")
+
+    # ---- reachability -----------------------------------------------------------------------------------
+    def reach(self, handler_module: str) -> Reach:
+        result = Reach()
+        pending: list[tuple[str, ast.AST]] = []
+
+        def visit_module(name: str) -> None:
+            # Only the handler module's top-level code runs as the function; another module's top-level code
+            # (e.g. `lambda_handler = make_handler(...)` of a handler imported for a helper) only binds names.
+            if name in self.modules and name not in result.modules:
+                result.modules.add(name)
+                if name == handler_module:
+                    body = [
+                        n for n in self.modules[name].tree.body if not isinstance(n, ast.FunctionDef | ast.ClassDef)
+                    ]
+                    pending.extend((name, n) for n in body)
+
+        def visit_def(definition: Def) -> None:
+            key = (definition.module, definition.qualname)
+            if key in result.defs:
+                return
+            result.defs.add(key)
+            visit_module(definition.module)
+            node = definition.node
+            if isinstance(node, ast.ClassDef):  # the class body and its constructor, not every method
+                pending.extend((definition.module, n) for n in node.body if not isinstance(n, ast.FunctionDef))
+                pending.extend((definition.module, b) for b in node.bases)
+                for child in node.body:
+                    if isinstance(child, ast.FunctionDef) and child.name in ("__init__", "__post_init__"):
+                        visit_def(Def(definition.module, f"{definition.qualname}.{child.name}", child))
+            else:
+                pending.append((definition.module, node))
+
+        visit_module(handler_module)
+        for definition in self.top_level.values():
+            if definition.module == handler_module:
+                visit_def(definition)
+        while pending:
+            module_name, node = pending.pop()
+            module = self.modules[module_name]
+            for child in _walk(node):
+                for definition in self._targets(module, child):
+                    visit_def(definition)
+                self._collect(module, child, result)
+        self._finish_actions(result)
+        return result
+
+    def _targets(self, module: Module, node: ast.AST) -> Iterator[Def]:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if (module.name, node.id) in self.top_level:
+                yield self.top_level[(module.name, node.id)]
+            elif node.id in module.imports:
+                yield from self._imported(module.imports[node.id])
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            receiver = node.value
+            if isinstance(receiver, ast.Name) and receiver.id in module.imports:
+                target = module.imports[receiver.id]
+                source = target.replace(":", ".")
+                if (source, node.attr) in self.top_level:
+                    yield self.top_level[(source, node.attr)]
+                    return
+            if isinstance(receiver, ast.Name):  # `SomeClass.method`: that class's method only
+                owners = [self.top_level.get((module.name, receiver.id))]
+                if receiver.id in module.imports:
+                    owners.extend(self._imported(module.imports[receiver.id]))
+                classes = [d for d in owners if d is not None and isinstance(d.node, ast.ClassDef)]
+                if classes:
+                    for owner in classes:
+                        for definition in self.defs_by_name.get(node.attr, ()):
+                            if (
+                                definition.module == owner.module
+                                and definition.qualname == f"{owner.qualname}.{node.attr}"
+                            ):
+                                yield definition
+                    return
+            if node.attr in GENERIC_NAMES and isinstance(receiver, ast.Name) and receiver.id != "self":
+                return
+            for definition in self.defs_by_name.get(node.attr, ()):
+                if "." in definition.qualname:  # a method (or nested class) reached through an attribute
+                    yield definition
+        elif isinstance(node, ast.ImportFrom | ast.Import):
+            return
+
+    def _imported(self, target: str) -> Iterator[Def]:
+        source, _, attribute = target.partition(":")
+        if not attribute:
+            return
+        if (source, attribute) in self.top_level:
+            yield self.top_level[(source, attribute)]
+        elif f"{source}.{attribute}" in self.modules:  # `from package import module`
+            yield from (d for d in self.top_level.values() if d.module == f"{source}.{attribute}")
+        elif source in self.modules and attribute in self.modules[source].imports:  # re-export
+            yield from self._imported(self.modules[source].imports[attribute])
+
+    def _collect(self, module: Module, node: ast.AST, result: Reach) -> None:
+        if isinstance(node, ast.Attribute):
+            result.setting_fields.add(node.attr)
+            for service in module.services:
+                operation = service_operations(service).get(node.attr)
+                if operation and node.attr not in CLIENT_HELPERS:
+                    result.actions.add(f"{service}|{operation}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            result.setting_fields.add(node.value)
+            for service in module.services:
+                operation = service_operations(service).get(node.value)
+                if operation:
+                    result.actions.add(f"{service}|{operation}")
+            if node.value in TRANSACT_KINDS and "dynamodb" in module.services:
+                result.actions.add(f"transact|{node.value}")
+            if node.value.startswith("OFFPROMPT_"):
+                result.env_names.add(node.value)
+        if module.opensearch and not isinstance(node, ast.Import | ast.ImportFrom):
+            result.actions.add(OPENSEARCH)
+
+    @staticmethod
+    def _finish_actions(result: Reach) -> None:
+        raw, result.actions = result.actions, set()
+        transact = "dynamodb|TransactWriteItems" in raw
+        for item in raw:
+            if item == OPENSEARCH:
+                result.actions.add(OPENSEARCH)
+            elif item.startswith("transact|"):
+                if transact:
+                    result.actions.add(TRANSACT_KINDS[item.split("|")[1]])
+            elif item != "dynamodb|TransactWriteItems":
+                service, operation = item.split("|")
+                result.actions.add(iam_action(service, operation))
+
+
+def _callee_name(call: ast.Call) -> str | None:
+    if isinstance(call.func, ast.Name):
+        return call.func.id
+    if isinstance(call.func, ast.Attribute):
+        return call.func.attr
+    return None
+
+
+def _walk(node: ast.AST) -> Iterable[ast.AST]:
+    """Every node under `node`, without descending into nested function or class definitions' siblings."""
+    return ast.walk(node)
+
+
+@cache
+def code_graph() -> CodeGraph:
+    return CodeGraph()
+
+
+# ------------------------------------------------------------------------------------------------ the template side
+import pytest  # noqa: E402
+from test_template_transform import condition_values, resolve_conditions, sam_transform  # noqa: E402
+
+# Actions the static analysis reaches that a configuration value keeps off in the deployed stack. Each entry is
+# checked: the gating setting really has that value in template.yaml.
+CONFIG_GATED = {
+    "add_run": ({"bedrock:InvokeModel"}, ("OFFPROMPT_SUMMARIZE_MODE", "async")),  # inline summaries only
+}
+# Managed policies SAM attaches: logs for every function, X-Ray (Tracing: Active), stream polling (summarizer).
+ALLOWED_MANAGED = {
+    "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",
+    "arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess",
+}
+STREAM_POLICY = "arn:aws:iam::aws:policy/service-role/AWSLambdaDynamoDBExecutionRole"
+MODES = {
+    "serverless": {"OpenSearchMode": "serverless"},
+    "existing+embeddings": {
+        "OpenSearchMode": "existing",
+        "OpenSearchEndpoint": "https://search-x.us-east-1.es.amazonaws.com",
+        "OpenSearchDomainArn": "arn:aws:es:us-east-1:123456789012:domain/x",
+        "EmbeddingModelId": "amazon.titan-embed-text-v2:0",
+    },
+}
+OPENSEARCH_ACTIONS = {
+    "serverless": {"aoss:APIAccessAll"},
+    "existing+embeddings": {"es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost", "es:ESHttpPut", "es:ESHttpDelete"},
+}
+
+
+def _missing_modules(graph: CodeGraph, handler: str) -> list[str]:
+    """offprompt modules the reachable code imports that do not exist (yet)."""
+    missing = set()
+    reach = graph.reach(handler)
+    nodes = [d.node for ds in graph.defs_by_name.values() for d in ds if (d.module, d.qualname) in reach.defs]
+    for top in nodes:
+        for node in ast.walk(top):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and (node.module or "").startswith("offprompt.")
+                and node.level == 0
+                and node.module not in graph.modules
+            ):
+                missing.add(node.module)
+    return sorted(missing)
+
+
+def _functions() -> dict[str, str]:
+    cfn = sam_transform()
+    return {
+        logical_id: r["Properties"]["Handler"].rsplit(".", 1)[0]
+        for logical_id, r in cfn["Resources"].items()
+        if r["Type"] == "AWS::Lambda::Function"
+    }
+
+
+def _statements(cfn: dict, logical_id: str) -> tuple[list[dict], list]:
+    role = cfn["Resources"][f"{logical_id}Role"]["Properties"]
+    statements = [s for p in role.get("Policies", []) for s in p["PolicyDocument"]["Statement"]]
+    return statements, role.get("ManagedPolicyArns", [])
+
+
+def _as_list(value: object) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize("logical_id", sorted(_functions()))
+def test_policy_grants_exactly_what_the_code_calls(logical_id: str, mode: str) -> None:
+    handler = _functions()[logical_id]
+    graph = code_graph()
+    if missing := _missing_modules(graph, handler):
+        pytest.skip(f"{handler} reaches modules that do not exist yet: {', '.join(missing)}")
+    reach = graph.reach(handler)
+    function = handler.split(".")[0]
+    expected = set(reach.actions)
+    if function in CONFIG_GATED:
+        gated, (variable, value) = CONFIG_GATED[function]
+        env = sam_transform()["Resources"][logical_id]["Properties"]["Environment"]["Variables"]
+        assert env[variable] == value
+        expected -= gated
+    if OPENSEARCH in expected:
+        expected = (expected - {OPENSEARCH}) | OPENSEARCH_ACTIONS[mode]
+    if function == "summarizer":  # SAM's grant for the stream's on-failure destination (not code)
+        expected.add("sqs:SendMessage")
+    if mode == "serverless" or function == "summarizer":
+        pass
+    elif "bedrock:InvokeModel" not in expected and "offprompt.adapters.embeddings" in reach.modules:
+        expected.add("bedrock:InvokeModel")
+
+    cfn = sam_transform(MODES[mode])
+    resolved = resolve_conditions(cfn, condition_values(cfn, MODES[mode]))
+    statements, managed = _statements(resolved, logical_id)
+    granted = set()
+    for statement in statements:
+        assert statement["Effect"] == "Allow"
+        actions = _as_list(statement["Action"])
+        assert all("*" not in a for a in actions), statement  # no wildcard actions
+        for resource in _as_list(statement["Resource"]):
+            assert resource != "*", statement
+            _check_scope(actions, resource)
+        granted |= set(actions)
+    assert granted == expected, f"granted - code: {granted - expected}; code - granted: {expected - granted}"
+    allowed = ALLOWED_MANAGED | ({STREAM_POLICY} if function == "summarizer" else set())
+    assert set(managed) <= allowed
+
+
+def _check_scope(actions: list[str], resource: object) -> None:
+    text = json.dumps(resource)
+    for action in actions:
+        prefix = action.split(":")[0]
+        if prefix == "dynamodb":
+            assert resource == {"Fn::GetAtt": ["MemoryTable", "Arn"]}, (action, resource)
+        elif action == "s3:ListBucket":
+            assert resource == {"Fn::GetAtt": ["BlobBucket", "Arn"]}, (action, resource)
+        elif prefix == "s3":
+            assert resource == {"Fn::Sub": "${BlobBucket.Arn}/*"}, (action, resource)
+        elif prefix == "aoss":
+            assert resource == {"Fn::GetAtt": ["OpenSearchCollection", "Arn"]}, (action, resource)
+        elif prefix == "es":
+            assert resource == {"Fn::Sub": "${OpenSearchDomainArn}/*"}, (action, resource)
+        elif prefix == "sqs":
+            assert resource == {"Fn::GetAtt": ["SummarizerDeadLetterQueue", "Arn"]}, (action, resource)
+        elif prefix == "bedrock":
+            assert "foundation-model/${" in text and "*" not in text, (action, resource)
+        else:
+            raise AssertionError(f"unexpected action {action}")
+
+
+def test_only_text_users_are_principals_of_the_collection_access_policy() -> None:
+    cfn = sam_transform()
+    graph = code_graph()
+    text_users = set()
+    for logical_id, handler in _functions().items():
+        if _missing_modules(graph, handler):
+            pytest.skip(
+                f"{handler} reaches modules that do not exist yet: {', '.join(_missing_modules(graph, handler))}"
+            )
+        if OPENSEARCH in graph.reach(handler).actions:
+            text_users.add(logical_id)
+    policy = cfn["Resources"]["OpenSearchDataAccessPolicy"]["Properties"]["Policy"]["Fn::Sub"][1]
+    assert {v["Fn::GetAtt"][0].removesuffix("Role") for v in policy.values()} == text_users
+
+
+def test_the_scanner_sees_what_it_must() -> None:
+    # Guards the analysis itself: known calls in the adapters are recognised.
+    graph = code_graph()
+    assert "dynamodb:PutItem" in graph.reach("add_run.handler").actions  # transact_write_items Put items
+    assert "s3:ListBucket" in graph.reach("memories.handler").actions  # get_paginator("list_objects_v2")
+    assert "bedrock:InvokeModel" in graph.reach("summarizer.handler").actions  # converse
+    assert graph.reach("example_tool.handler").actions == set()
