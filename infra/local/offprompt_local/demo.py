@@ -1,0 +1,230 @@
+"""A scripted agent session against a running local stack (`make dev`, then `make demo`).
+
+    python -m offprompt_local.demo [--url http://127.0.0.1:3000] [--tenant demo] [--keep]
+
+A few conversation turns (add-run), a prompt stack under a token budget, a ~2 MB tool output stored off-prompt
+(process-output), a binary blob through a presigned upload, both loaded back byte-exact, a search over the
+stored text, the namespaces and meta entries, and finally the cleanup. Each step prints what happened; the
+last line is a one-line summary. Any mismatch exits with status 1 (2 when the API cannot be reached).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import random
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+
+from offprompt.client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
+
+DEFAULT_URL = "http://127.0.0.1:3000"
+URL_ENV = "OFFPROMPT_API_URL"
+MEMORY = "TaskMemory"
+NEEDLE = "The launch code for the demo rocket is AZURE-PELICAN-42."
+TURNS = (
+    ("Hi, I'm Ada. I'm planning a trip to Lisbon.", "Nice to meet you, Ada! When are you going?"),
+    ("In May, for a week. I love seafood.", "May is lovely there. Try the grilled sardines in Alfama."),
+    ("What about day trips?", "Sintra is 40 minutes by train: palaces, gardens and forest walks."),
+    ("Great. Please remember I'm vegetarian on Mondays.", "Noted: vegetarian on Mondays."),
+)
+_WORDS = [
+    "memory",
+    "agent",
+    "token",
+    "prompt",
+    "river",
+    "harbor",
+    "lantern",
+    "orbit",
+    "meadow",
+    "signal",
+    "copper",
+    "violet",
+    "canyon",
+    "ember",
+    "quartz",
+    "willow",
+    "falcon",
+    "glacier",
+    "mosaic",
+    "thunder",
+    "saffron",
+    "beacon",
+    "cobalt",
+    "prairie",
+    "zephyr",
+    "marble",
+    "tundra",
+    "citadel",
+]
+
+
+class Mismatch(Exception):
+    """What the API returned is not what the demo expected."""
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        raise Mismatch(message)
+
+
+def step(number: int, title: str) -> None:
+    print(f"\n[{number}] {title}", flush=True)
+
+
+def say(message: str) -> None:
+    print(f"    {message}", flush=True)
+
+
+def generated_page(size: int, seed: int = 7) -> str:
+    """A deterministic ~`size`-byte web page of pseudo-text with NEEDLE in the middle."""
+    rng = random.Random(seed)
+    paragraphs: list[str] = []
+    total = 0
+    while total < size:
+        sentences = []
+        for _ in range(rng.randint(3, 7)):
+            words = [rng.choice(_WORDS) for _ in range(rng.randint(6, 16))]
+            sentences.append(" ".join(words).capitalize() + ".")
+        paragraph = " ".join(sentences)
+        paragraphs.append(paragraph)
+        total += len(paragraph) + 2
+    paragraphs.insert(len(paragraphs) // 2, NEEDLE)
+    return "\n\n".join(paragraphs)
+
+
+def run_demo(api: OffpromptClient, *, keep: bool = False, text_bytes: int = 2_000_000) -> str:
+    started = time.monotonic()
+    tag = uuid.uuid4().hex[:8]
+    thread = f"demo-{tag}"
+
+    step(1, f"conversation: {len(TURNS)} turns into thread {thread!r} (POST /threads/{{id}}/runs)")
+    first_run = None
+    for number, (user, assistant) in enumerate(TURNS, 1):
+        added = api.add_run(thread, input=user, output=assistant, id=f"{tag}-run-{number}")
+        check(added["seq"] == number, f"run {number} got seq {added['seq']}")
+        first_run = first_run or added["run"]
+        say(f"run {added['seq']}: user {user!r}")
+    replay = api.add_run(thread, first_run)  # a client retrying after a timeout sends the same run again
+    check(replay["seq"] == 1, f"a retried run must be idempotent, got seq {replay['seq']}")
+    say("retried run 1 with the same id: same seq, nothing duplicated")
+    runs = api.all_runs(thread, page_size=2)
+    check(len(runs) == len(TURNS), f"expected {len(TURNS)} runs, listed {len(runs)}")
+    say(f"listed {len(runs)} runs in pages of 2 (cursor paging)")
+
+    step(2, "prompt stack under a token budget (POST /threads/{id}/prompt-stack)")
+    question = "Where should I eat on Monday?"
+    full = api.prompt_stack(thread, system="You are a travel assistant.", input=question)
+    budget = 80
+    tight = api.prompt_stack(thread, system="You are a travel assistant.", input=question, max_tokens=budget)
+    full_messages, tight_messages = full.messages, tight.messages
+    check(len(full_messages) == 2 + 2 * len(TURNS), f"unbudgeted stack has {len(full_messages)} messages")
+    check(full_messages[0].role == "system" and full_messages[-1].role == "user", "system first, input last")
+    check(2 <= len(tight_messages) < len(full_messages), f"budget {budget} kept {len(tight_messages)} messages")
+    check(tight_messages[-1].to_text() == question, "the new input must close the stack")
+    kept_runs = (len(tight_messages) - 2) // 2
+    say(f"no budget: {len(full_messages)} messages (system + {len(TURNS)} runs + input)")
+    say(f"max_tokens={budget}: {len(tight_messages)} messages, the newest {kept_runs} run(s) kept")
+
+    step(3, f"a ~{text_bytes / 1e6:.1f} MB tool output stored off-prompt (POST /memories/{{m}}/outputs)")
+    page = generated_page(text_bytes)
+    text_ns = f"web_page_{tag}"
+    artifact = {"type": "TextArtifact", "name": text_ns, "value": page, "meta": {"url": "https://example.org/"}}
+    action = {"tag": "call_1", "name": "WebScraper", "path": "get_content", "input": {"values": {"url": "x"}}}
+    info = api.process_output(
+        MEMORY, "WebScraper", "get_content", artifact, actions=[action], thought="Read the page.", raw=True
+    )
+    expected = (
+        f'Output of "WebScraper.get_content" was stored in memory with memory_name "{MEMORY}" '
+        f'and artifact_namespace "{text_ns}"'
+    )
+    check(info.get("type") == "InfoArtifact" and info.get("value") == expected, f"unexpected reference {info}")
+    say(f"{len(page.encode()):,} bytes in, the model sees only: {info['value']!r}")
+
+    step(4, "a binary blob through a presigned S3 upload (POST /memories/{m}/uploads + PUT)")
+    blob = random.Random(11).randbytes(1_000_000)
+    blob_ns = f"screenshot_{tag}"
+    blob_info = api.process_upload(
+        MEMORY, "Browser", "screenshot", blob, artifact={"type": "BlobArtifact", "name": blob_ns}, raw=True
+    )
+    check(blob_info.get("type") == "InfoArtifact" and blob_ns in str(blob_info.get("value")), f"got {blob_info}")
+    say(f"{len(blob):,} bytes uploaded straight to S3; reference: {blob_info['value']!r}")
+
+    step(5, "load both namespaces back (GET /memories/{m}/namespaces/{ns}/artifacts)")
+    loaded = api.load_artifacts(MEMORY, text_ns, raw=True)
+    values = loaded.get("value") or []
+    check(loaded.get("type") == "ListArtifact" and len(values) == 1, f"text namespace holds {len(values)} artifacts")
+    check(values[0].get("value") == page, "the loaded text differs from what was stored")
+    check(values[0].get("meta") == artifact["meta"], "the loaded text lost its meta")
+    say(f"text: 1 TextArtifact, {len(values[0]['value'].encode()):,} bytes, sha256 {_sha(page.encode())} (identical)")
+    loaded_blob = api.load_artifacts(MEMORY, blob_ns)
+    got = loaded_blob[0].to_bytes()
+    check(got == blob, "the loaded blob differs from what was uploaded")
+    say(f"blob: 1 BlobArtifact, {len(got):,} bytes, sha256 {_sha(got)} (identical)")
+
+    step(6, "search the stored text (POST /memories/{m}/namespaces/{ns}/search)")
+    hits = api.search(MEMORY, text_ns, "rocket launch code", top_k=3)["hits"]
+    check(bool(hits), "search found nothing")
+    check("AZURE-PELICAN-42" in hits[0]["text"], f"the best hit does not hold the needle: {hits[0]['text'][:80]!r}")
+    say(f"{len(hits)} hit(s); best (score {hits[0]['score']:.2f}) holds {NEEDLE!r}")
+
+    step(7, "namespaces and meta memory (GET /memories/{m}/namespaces, /meta)")
+    names = {ns["namespace"]: ns for ns in api.iter_namespaces(MEMORY)}
+    check(text_ns in names and blob_ns in names, f"namespaces listed: {sorted(names)[:10]}")
+    say(f"{text_ns}: {names[text_ns]['storage']}, {names[text_ns]['total_bytes']:,} bytes")
+    say(f"{blob_ns}: {names[blob_ns]['storage']}, {names[blob_ns]['total_bytes']:,} bytes")
+    entries = [e for e in api.iter_meta(MEMORY) if e.get("answer") == expected]
+    check(len(entries) == 1 and entries[0].get("thought") == "Read the page.", "meta entry missing")
+    say(f"meta entry: thought {entries[0]['thought']!r}, answer is the reference")
+
+    if not keep:
+        step(8, "clean up (DELETE namespaces and the thread)")
+        for ns in (text_ns, blob_ns):
+            api.delete_namespace(MEMORY, ns)
+            try:
+                api.get_namespace(MEMORY, ns)
+                raise Mismatch(f"namespace {ns} still exists after DELETE")
+            except OffpromptClientError as exc:
+                check(exc.status == 404, f"expected 404 after delete, got {exc.status}")
+        api.delete_thread(thread)
+        check(api.list_runs(thread)["runs"] == [], "runs still listed after the thread was deleted")
+        say("deleted; reads now answer 404 / empty")
+
+    elapsed = time.monotonic() - started
+    return (
+        f"demo OK in {elapsed:.1f}s: {len(TURNS)} runs, prompt stack {len(tight_messages)}/{len(full_messages)} "
+        f"messages at max_tokens={budget}, {len(page.encode()) / 1e6:.1f} MB text + {len(blob) / 1e6:.1f} MB blob "
+        f"stored off-prompt and loaded back byte-exact, search found the needle"
+    )
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:12]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m offprompt_local.demo", description=__doc__.split("\n")[0])
+    parser.add_argument("--url", default=os.environ.get(URL_ENV, DEFAULT_URL), help=f"API URL (default {DEFAULT_URL})")
+    parser.add_argument("--tenant", default="demo", help="X-Offprompt-Tenant (local stack only)")
+    parser.add_argument("--keep", action="store_true", help="keep the thread and namespaces afterwards")
+    args = parser.parse_args(argv)
+    api = OffpromptClient(args.url, tenant=args.tenant, timeout=120)
+    print(f"offprompt demo against {args.url} (tenant {args.tenant!r})", flush=True)
+    try:
+        summary = run_demo(api, keep=args.keep)
+    except OffpromptConnectionError as exc:
+        print(f"\ncannot reach the API ({exc.message}); start the stack first: make dev", file=sys.stderr)
+        return 2
+    except (Mismatch, OffpromptClientError) as exc:
+        print(f"\nMISMATCH: {exc}", file=sys.stderr)
+        return 1
+    print(f"\n{summary}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,458 @@
+"""A local stand-in for API Gateway's HTTP API: HTTP request → payload v2 event → the real Lambda handler.
+
+Nothing else serves `HttpApi` (payload format 2.0) locally without Docker, so this is ~300 lines of stdlib:
+`ThreadingHTTPServer` on 127.0.0.1, the route table from `routes.py`, and for every request the event API
+Gateway would send (`version` "2.0", `routeKey`, decoded `rawPath` and `pathParameters`, lower-cased headers,
+`cookies`, `queryStringParameters`, `requestContext`, base64 for non-text bodies) passed to the same
+`<function>.handler.lambda_handler` Lambda runs, with a minimal Lambda context. The handler's result
+(`statusCode`, `headers`, `cookies`, `body`, `isBase64Encoded`, or any plain JSON value) becomes the response.
+
+What API Gateway and Lambda enforce, this enforces too: unknown route → 404, a body over 10 MB → 413, an event
+over Lambda's 6 MB invocation limit → 413, a response over Lambda's 6 MB → 502, an exception → 500. Each
+function serves one request at a time (a Lambda execution environment is single-request); different functions
+run concurrently. One log line per request.
+
+The process must have `functions/` and `layers/offprompt` on `sys.path` (the Makefile's PYTHONPATH), as Lambda
+has `/var/task` and `/opt/python`.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib
+import json
+import os
+import secrets
+import sys
+import threading
+import time
+import traceback
+import urllib.parse
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from .routes import ROUTES, Route
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 3000
+PORT_ENV = "OFFPROMPT_PORT"
+
+MAX_REQUEST_BODY = 10 * 1024 * 1024  # API Gateway HTTP API's payload limit
+MAX_INVOKE_PAYLOAD = 6 * 1024 * 1024  # Lambda's synchronous invocation payload limit (request and response)
+MAX_DRAIN = 64 * 1024 * 1024  # an oversized body up to this size is read and dropped, so the 413 arrives
+FUNCTION_TIMEOUT_MS = 29_000  # HTTP API's maximum integration timeout; functions never get longer behind it
+
+ACCOUNT_ID = "123456789012"
+API_ID = "offprompt1"
+REGION_ENV = ("AWS_REGION", "AWS_DEFAULT_REGION")
+
+# API Gateway passes these content types as text; everything else (and anything that is not UTF-8) is base64.
+_TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "application/x-www-form-urlencoded")
+
+LambdaHandler = Callable[[dict[str, Any], Any], Any]
+
+
+def _region() -> str:
+    return next((os.environ[name] for name in REGION_ENV if os.environ.get(name)), "us-east-1")
+
+
+# ----------------------------------------------------------------------------------------- Lambda context
+
+
+@dataclass
+class LambdaContext:
+    """The attributes of Lambda's context object that handlers and Powertools read."""
+
+    function_name: str
+    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    memory_limit_in_mb: int = 512
+    function_version: str = "$LATEST"
+    timeout_ms: int = FUNCTION_TIMEOUT_MS
+    _deadline: float = field(default=0.0, repr=False)
+
+    def __post_init__(self) -> None:
+        self._deadline = time.monotonic() + self.timeout_ms / 1000
+
+    @property
+    def invoked_function_arn(self) -> str:
+        return f"arn:aws:lambda:{_region()}:{ACCOUNT_ID}:function:{self.function_name}"
+
+    @property
+    def log_group_name(self) -> str:
+        return f"/aws/lambda/{self.function_name}"
+
+    @property
+    def log_stream_name(self) -> str:
+        return f"{datetime.now(UTC):%Y/%m/%d}/[$LATEST]local"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self._deadline - time.monotonic()) * 1000))
+
+
+def function_name(route: Route) -> str:
+    return f"offprompt-local-{route.function.replace('_', '-')}"
+
+
+# ----------------------------------------------------------------------------------------------- events
+
+
+def is_text_content_type(content_type: str | None) -> bool:
+    if not content_type:
+        return False
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media.startswith("text/") or media in _TEXT_TYPES or media.endswith(("+json", "+xml"))
+
+
+def encode_body(body: bytes, content_type: str | None) -> tuple[str, bool]:
+    """The event's (body, isBase64Encoded) as API Gateway builds them."""
+    if is_text_content_type(content_type):
+        try:
+            return body.decode("utf-8"), False
+        except UnicodeDecodeError:
+            pass
+    return base64.b64encode(body).decode("ascii"), True
+
+
+def query_parameters(raw_query: str) -> dict[str, str] | None:
+    """API Gateway v2: decoded values, repeated keys joined with commas; absent when there is no query."""
+    if not raw_query:
+        return None
+    params: dict[str, list[str]] = {}
+    for key, value in urllib.parse.parse_qsl(raw_query, keep_blank_values=True):
+        params.setdefault(key, []).append(value)
+    return {key: ",".join(values) for key, values in params.items()} or None
+
+
+def build_event(
+    *,
+    method: str,
+    target: str,
+    headers: list[tuple[str, str]],
+    body: bytes | None,
+    route: Route,
+    path_parameters: Mapping[str, str],
+    source_ip: str,
+    protocol: str = "HTTP/1.1",
+    now: datetime | None = None,
+) -> dict[str, Any]:
+    """The API Gateway HTTP API payload v2 event for one request.
+
+    `target` is the request line's still-encoded path and query. Like the deployed HTTP API, `rawPath` and
+    `requestContext.http.path` are URL-decoded; `rawQueryString` stays encoded.
+    """
+    now = now or datetime.now(UTC)
+    raw_path_encoded, _, raw_query = target.partition("?")
+    raw_path = urllib.parse.unquote(raw_path_encoded)
+    merged: dict[str, str] = {}
+    cookies: list[str] = []
+    for name, value in headers:
+        lower = name.lower()
+        if lower == "cookie":  # v2 moves cookies out of the headers into their own list
+            cookies.extend(part.strip() for part in value.split(";") if part.strip())
+            continue
+        merged[lower] = f"{merged[lower]},{value}" if lower in merged else value
+    host = merged.get("host", f"{DEFAULT_HOST}:{DEFAULT_PORT}")
+    merged.setdefault("x-forwarded-for", source_ip)
+    merged.setdefault("x-forwarded-proto", "http")
+    merged.setdefault("x-forwarded-port", host.rpartition(":")[2] if ":" in host else "80")
+    merged.setdefault("x-amzn-trace-id", f"Root=1-{int(now.timestamp()):08x}-{secrets.token_hex(12)}")
+    event: dict[str, Any] = {
+        "version": "2.0",
+        "routeKey": route.route_key,
+        "rawPath": raw_path,
+        "rawQueryString": raw_query,
+    }
+    if cookies:
+        event["cookies"] = cookies
+    event["headers"] = merged
+    query = query_parameters(raw_query)
+    if query is not None:
+        event["queryStringParameters"] = query
+    event["requestContext"] = {
+        "accountId": ACCOUNT_ID,
+        "apiId": API_ID,
+        "domainName": host,
+        "domainPrefix": host.split(".", 1)[0].split(":", 1)[0],
+        "http": {
+            "method": method,
+            "path": raw_path,
+            "protocol": protocol,
+            "sourceIp": source_ip,
+            "userAgent": merged.get("user-agent", ""),
+        },
+        "requestId": base64.b64encode(secrets.token_bytes(10)).decode("ascii"),
+        "routeKey": route.route_key,
+        "stage": "$default",
+        "time": now.strftime("%d/%b/%Y:%H:%M:%S +0000"),
+        "timeEpoch": int(now.timestamp() * 1000),
+    }
+    if path_parameters:
+        event["pathParameters"] = dict(path_parameters)
+    if body:
+        event["body"], event["isBase64Encoded"] = encode_body(body, merged.get("content-type"))
+    else:
+        event["isBase64Encoded"] = False
+    return event
+
+
+@dataclass
+class HttpResult:
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+
+
+def map_result(result: Any) -> HttpResult:
+    """API Gateway's mapping of a payload v2 Lambda result to an HTTP response."""
+    if not (isinstance(result, dict) and "statusCode" in result):
+        # "Inferred" format: any other JSON value is a 200 with that value as the JSON body.
+        body = json.dumps(result).encode()
+        return HttpResult(200, [("Content-Type", "application/json")], body)
+    headers = [(str(k), str(v)) for k, v in (result.get("headers") or {}).items()]
+    for name, values in (result.get("multiValueHeaders") or {}).items():  # tolerated by API Gateway v2
+        headers.extend((str(name), str(v)) for v in values)
+    headers.extend(("Set-Cookie", str(cookie)) for cookie in result.get("cookies") or [])
+    raw = result.get("body")
+    if raw is None:
+        body = b""
+    elif result.get("isBase64Encoded"):
+        body = base64.b64decode(raw)
+    else:
+        body = str(raw).encode("utf-8")
+    if not any(name.lower() == "content-type" for name, _ in headers) and body:
+        headers.append(("Content-Type", "text/plain; charset=utf-8"))
+    return HttpResult(int(result["statusCode"]), headers, body)
+
+
+def error_result(status: int, code: str, message: str) -> HttpResult:
+    body = json.dumps({"code": code, "message": message}).encode()
+    return HttpResult(status, [("Content-Type", "application/json")], body)
+
+
+# -------------------------------------------------------------------------------------------- functions
+
+
+class FunctionHost:
+    """Imports each function's handler on first use and runs one request at a time per function."""
+
+    def __init__(self, overrides: Mapping[str, LambdaHandler] | None = None) -> None:
+        self._overrides = dict(overrides or {})
+        self._handlers: dict[str, LambdaHandler] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def _lock(self, function: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(function, threading.Lock())
+
+    def handler(self, route: Route) -> LambdaHandler:
+        if route.function in self._overrides:
+            return self._overrides[route.function]
+        if route.function not in self._handlers:
+            module = importlib.import_module(route.module)  # the cold start: imports only
+            self._handlers[route.function] = getattr(module, route.handler.rsplit(".", 1)[1])
+        return self._handlers[route.function]
+
+    def invoke(self, route: Route, event: dict[str, Any]) -> Any:
+        with self._lock(route.function):
+            handler = self.handler(route)
+            context = LambdaContext(function_name=function_name(route))
+            return handler(event, context)
+
+
+# ------------------------------------------------------------------------------------------------ server
+
+
+class _RequestHandler(BaseHTTPRequestHandler):
+    server: DevServer
+    protocol_version = "HTTP/1.1"  # keep-alive, as API Gateway does
+    server_version = "offprompt-devserver"
+
+    def do_GET(self) -> None:
+        self._handle()
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_GET
+
+    def log_message(self, format: str, *args: Any) -> None:  # http.server's own (noisy) lines
+        pass
+
+    def _read_body(self) -> bytes | None:
+        """The body, or None when it exceeds the limit (then read and discarded, so the client sees the 413)."""
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            chunks: list[bytes] = []
+            size = 0
+            while True:
+                length = int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16)
+                if length == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return b"".join(chunks) if size <= MAX_REQUEST_BODY else None
+                size += length
+                if size > MAX_DRAIN:
+                    return None
+                chunk = self.rfile.read(length)
+                if size <= MAX_REQUEST_BODY:
+                    chunks.append(chunk)
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_REQUEST_BODY:
+            remaining = length if length <= MAX_DRAIN else 0
+            while remaining > 0:
+                read = len(self.rfile.read(min(remaining, 1 << 20)) or b"")
+                if not read:
+                    break
+                remaining -= read
+            return None
+        return self.rfile.read(length) if length else b""
+
+    def _handle(self) -> None:
+        started = time.perf_counter()
+        label = "-"
+        try:
+            result, label = self._dispatch()
+        except Exception:
+            traceback.print_exc()
+            result = HttpResult(500, [("Content-Type", "application/json")], b'{"message":"Internal Server Error"}')
+        self._send(result)
+        self.server.log_request_line(
+            f"{self.command} {self.path} -> {label} {result.status} "
+            f"{(time.perf_counter() - started) * 1000:.1f} ms {len(result.body)} B"
+        )
+
+    def _dispatch(self) -> tuple[HttpResult, str]:
+        try:
+            body = self._read_body()
+        except ValueError:
+            self.close_connection = True
+            return error_result(400, "bad_request", "malformed chunked body"), "-"
+        if body is None:
+            self.close_connection = True  # the rest of the body is never read
+            message = f"request body is larger than API Gateway's {MAX_REQUEST_BODY} bytes"
+            return error_result(413, "payload_too_large", message), "-"
+        raw_path = self.path.partition("?")[0]
+        found = self.server.find_route(self.command, raw_path)
+        if found is None:
+            message = f"no route for {self.command} {urllib.parse.unquote(raw_path)}"
+            return error_result(404, "route_not_found", message), "-"
+        route, params = found
+        event = build_event(
+            method=self.command,
+            target=self.path,
+            headers=list(self.headers.items()),
+            body=body,
+            route=route,
+            path_parameters=params,
+            source_ip=self.client_address[0],
+            protocol=self.request_version,
+        )
+        if len(json.dumps(event)) > MAX_INVOKE_PAYLOAD:
+            message = f"the request is larger than Lambda's {MAX_INVOKE_PAYLOAD} byte invocation payload"
+            return error_result(413, "payload_too_large", message), route.function
+        self.server.record_event(event)
+        try:
+            result = self.server.functions.invoke(route, event)
+        except Exception:
+            print(f"[devserver] {route.function} raised:", file=sys.stderr)
+            traceback.print_exc()
+            return HttpResult(500, [("Content-Type", "application/json")], b'{"message":"Internal Server Error"}'), (
+                route.function
+            )
+        if len(json.dumps(result)) > MAX_INVOKE_PAYLOAD:
+            print(
+                f"[devserver] {route.function} returned more than Lambda's {MAX_INVOKE_PAYLOAD} byte response limit",
+                file=sys.stderr,
+            )
+            return HttpResult(502, [("Content-Type", "application/json")], b'{"message":"Internal Server Error"}'), (
+                route.function
+            )
+        return map_result(result), route.function
+
+    def _send(self, result: HttpResult) -> None:
+        self.send_response(result.status)
+        for name, value in result.headers:
+            if name.lower() not in ("content-length", "connection", "transfer-encoding"):
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(result.body)))
+        self.send_header("Apigw-Requestid", base64.b64encode(secrets.token_bytes(10)).decode("ascii"))
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(result.body)
+
+
+class DevServer(ThreadingHTTPServer):
+    """The local HTTP API. `DevServer(port=0)` binds a free port; `start()` serves in a background thread."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(
+        self,
+        host: str = DEFAULT_HOST,
+        port: int = DEFAULT_PORT,
+        *,
+        routes: tuple[Route, ...] = ROUTES,
+        handlers: Mapping[str, LambdaHandler] | None = None,
+        log: Callable[[str], None] | None = None,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        super().__init__((host, port), _RequestHandler)
+        self.routes = routes
+        self.functions = FunctionHost(handlers)
+        self._log = log if log is not None else _default_log
+        self._on_event = on_event
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def find_route(self, method: str, raw_path: str) -> tuple[Route, dict[str, str]] | None:
+        for route in self.routes:
+            params = route.match(method, raw_path)
+            if params is not None:
+                return route, params
+        return None
+
+    def record_event(self, event: dict[str, Any]) -> None:
+        if self._on_event is not None:
+            self._on_event(event)
+
+    def log_request_line(self, line: str) -> None:
+        self._log(line)
+
+    def start(self) -> str:
+        """Serve in a daemon thread; returns the base URL."""
+        self._thread = threading.Thread(target=self.serve_forever, name="offprompt-devserver", daemon=True)
+        self._thread.start()
+        return self.url
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self.shutdown()
+            self._thread.join(timeout=10)
+            self._thread = None
+        self.server_close()
+
+
+def _default_log(line: str) -> None:
+    print(f"[api] {datetime.now():%H:%M:%S} {line}", flush=True)
+
+
+def port_from_env() -> int:
+    raw = os.environ.get(PORT_ENV)
+    if not raw:
+        return DEFAULT_PORT
+    try:
+        port = int(raw)
+    except ValueError:
+        raise SystemExit(f"{PORT_ENV} must be a port number, not {raw!r}") from None
+    if not 0 <= port <= 65535:
+        raise SystemExit(f"{PORT_ENV} must be between 0 and 65535, not {port}")
+    return port

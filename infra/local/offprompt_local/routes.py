@@ -1,0 +1,111 @@
+"""The HTTP API's route table, in one place: the dev server serves it and template.yaml must declare it.
+
+Each route is (method, path template with `{param}` segments, function). `function` is the directory under
+`functions/`; its handler is `<function>.handler.lambda_handler`, exactly what template.yaml's
+`Handler:` names (with `CodeUri: functions/`). `tests/infrastructure` compares this table with the
+template's `HttpApi` events, so neither can drift from the other.
+
+Pure data and pure functions: importing this module does nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from dataclasses import dataclass
+from functools import cached_property
+
+HANDLER_ATTRIBUTE = "lambda_handler"
+_PARAM = re.compile(r"^\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    path: str
+    function: str
+
+    @property
+    def route_key(self) -> str:
+        """API Gateway's routeKey, e.g. "POST /threads/{thread_id}/runs"."""
+        return f"{self.method} {self.path}"
+
+    @property
+    def module(self) -> str:
+        return f"{self.function}.handler"
+
+    @property
+    def handler(self) -> str:
+        """The `Handler:` value in template.yaml."""
+        return f"{self.module}.{HANDLER_ATTRIBUTE}"
+
+    @cached_property
+    def segments(self) -> tuple[str, ...]:
+        return tuple(self.path.strip("/").split("/"))
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        return tuple(m.group(1) for s in self.segments if (m := _PARAM.match(s)))
+
+    def match(self, method: str, raw_path: str) -> dict[str, str] | None:
+        """Path parameters (URL-decoded) when `method` and the still-encoded `raw_path` match, else None.
+
+        Like API Gateway, a `{param}` matches exactly one non-empty segment, literal segments match exactly
+        and matching happens before decoding (so `%2F` stays inside its segment).
+        """
+        if method != self.method:
+            return None
+        parts = raw_path.strip("/").split("/") if raw_path.strip("/") else []
+        if len(parts) != len(self.segments):
+            return None
+        params: dict[str, str] = {}
+        for template, part in zip(self.segments, parts, strict=True):
+            param = _PARAM.match(template)
+            if param:
+                if not part:
+                    return None
+                params[param.group(1)] = urllib.parse.unquote(part)
+            elif urllib.parse.unquote(part) != template:
+                return None
+        return params
+
+
+ROUTES: tuple[Route, ...] = (
+    # conversation memory
+    Route("POST", "/threads/{thread_id}/runs", "add_run"),
+    Route("GET", "/threads/{thread_id}/runs", "threads"),
+    Route("POST", "/threads/{thread_id}/prompt-stack", "prompt_stack"),
+    Route("GET", "/threads/{thread_id}", "threads"),
+    Route("PUT", "/threads/{thread_id}", "threads"),
+    Route("DELETE", "/threads/{thread_id}", "threads"),
+    # task memory
+    Route("POST", "/memories/{memory_name}/outputs", "process_output"),
+    Route("POST", "/memories/{memory_name}/uploads", "process_output"),
+    Route("GET", "/memories/{memory_name}/namespaces/{namespace}/artifacts", "load_artifacts"),
+    Route("GET", "/memories/{memory_name}/namespaces", "memories"),
+    Route("GET", "/memories/{memory_name}/namespaces/{namespace}", "memories"),
+    Route("DELETE", "/memories/{memory_name}/namespaces/{namespace}", "memories"),
+    Route("POST", "/memories/{memory_name}/namespaces/{namespace}/search", "memories"),
+    Route("GET", "/memories/{memory_name}/meta", "memories"),
+)
+
+#: Functions that serve no HTTP route (invoked by DynamoDB Streams, the async path or Step Functions only).
+NON_HTTP_FUNCTIONS: tuple[str, ...] = ("summarizer",)
+
+
+def functions() -> tuple[str, ...]:
+    """Every function that serves HTTP routes, in table order, without duplicates."""
+    return tuple(dict.fromkeys(route.function for route in ROUTES))
+
+
+def routes_by_function() -> dict[str, tuple[Route, ...]]:
+    return {name: tuple(r for r in ROUTES if r.function == name) for name in functions()}
+
+
+def find_route(method: str, raw_path: str) -> tuple[Route, dict[str, str]] | None:
+    """The route serving `method raw_path` and its decoded path parameters, or None (API Gateway's 404)."""
+    for route in ROUTES:
+        params = route.match(method, raw_path)
+        if params is not None:
+            return route, params
+    return None

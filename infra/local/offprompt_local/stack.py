@@ -1,0 +1,350 @@
+"""The whole offprompt stack on 127.0.0.1 (`make dev`): `python -m offprompt_local.stack [--port N]`.
+
+1. binds the API port first (3000, or OFFPROMPT_PORT / --port), so a taken port fails fast and clearly;
+2. starts moto's server (DynamoDB + S3; a free port, or OFFPROMPT_MOTO_PORT) and creates the table and the
+   bucket from template.yaml's own definitions;
+3. starts the local OpenSearch node (or uses OPENSEARCH_URL) and creates the text index;
+4. sets the environment the handlers read (the same OFFPROMPT_* settings template.yaml sets, plus
+   AWS_ENDPOINT_URL pointing every boto3 client at moto, fake credentials and Powertools settings);
+5. serves the HTTP API (payload v2 events into the real handlers) until Ctrl-C or SIGTERM, then stops the
+   server, moto and the JVM, leaving no process behind.
+
+Bedrock is not reachable locally, so summary memory runs with a clearly labelled deterministic extractive
+summarizer when the library lets one be injected (see `configure_summaries`); otherwise it is inert.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import errno
+import importlib
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any
+
+from .devserver import DEFAULT_HOST, DevServer, port_from_env
+
+MOTO_PORT_ENV = "OFFPROMPT_MOTO_PORT"
+TABLE_NAME = "offprompt-local"
+BUCKET_NAME = "offprompt-local"
+DEFAULT_INDEX = "offprompt-text"
+REGION = "us-east-1"
+
+#: Fixed settings of the local stack (the deployed stack gets these from template.yaml and IAM).
+BASE_ENVIRONMENT = {
+    "AWS_ACCESS_KEY_ID": "local",
+    "AWS_SECRET_ACCESS_KEY": "local",
+    "AWS_DEFAULT_REGION": REGION,
+    "AWS_REGION": REGION,
+    "POWERTOOLS_SERVICE_NAME": "offprompt",
+    "POWERTOOLS_METRICS_NAMESPACE": "offprompt",
+    "POWERTOOLS_TRACE_DISABLED": "1",
+    "POWERTOOLS_METRICS_DISABLED": "1",
+    "POWERTOOLS_LOG_LEVEL": "WARNING",
+}
+#: Host settings that would point boto3 at a real account or profile; removed from the stack's environment.
+REMOVED_ENVIRONMENT = ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN")
+
+
+class StackError(RuntimeError):
+    """The stack could not start; the message says why and what to do."""
+
+
+def _say(message: str) -> None:
+    print(f"[stack] {message}", flush=True)
+
+
+# ---------------------------------------------------------------------------------------- summaries
+
+
+class LocalExtractiveSummarizer:
+    """LOCAL STAND-IN for Bedrock (the `Summarizer` port): deterministic, extractive, no model.
+
+    It keeps the first sentence of each line of the conversation in Griptape's summarize prompt, prefixed with
+    a label so nobody mistakes it for a model's summary. Never used outside the local stack.
+    """
+
+    LABEL = "[local extractive summary, not a model]"
+
+    def __init__(self, max_chars: int = 1200) -> None:
+        self.max_chars = max_chars
+
+    def summarize(self, prompt: str) -> str:
+        picked: list[str] = []
+        for line in prompt.splitlines():
+            text = line.strip().strip('"').strip()
+            if not text or text.endswith(":") or text.startswith(("Conversation summary", "Update the summary")):
+                continue
+            sentence = text.split(". ", 1)[0].rstrip(".")
+            if sentence and sentence not in picked:
+                picked.append(sentence)
+        body = ". ".join(picked)
+        if len(body) > self.max_chars:
+            body = body[: self.max_chars].rsplit(" ", 1)[0] + " ..."
+        return f"{self.LABEL} {body}".strip()
+
+
+#: Where the conversation service may expose a summarizer override for the local stack: (module, attribute).
+SUMMARIZER_HOOKS: tuple[tuple[str, str], ...] = (("offprompt.services.conversation", "set_summarizer_override"),)
+
+
+def configure_summaries() -> str:
+    """Install the local summarizer if the library offers a hook; return a one-line description."""
+    for module_name, attribute in SUMMARIZER_HOOKS:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        hook = getattr(module, attribute, None)
+        if callable(hook):
+            hook(LocalExtractiveSummarizer())
+            return f"local extractive summarizer (deterministic stand-in for Bedrock, via {module_name}.{attribute})"
+    os.environ["OFFPROMPT_SUMMARIZE_MODE"] = "off"
+    return "off (Bedrock is not reachable locally and the library has no summarizer hook)"
+
+
+# -------------------------------------------------------------------------------------------- stack
+
+
+@dataclass
+class LocalStack:
+    api_port: int
+    moto_port: int = 0
+    index: str = DEFAULT_INDEX
+    log: Callable[[str], None] = _say
+    api_url: str | None = None
+    moto_url: str | None = None
+    opensearch_url: str | None = None
+    summaries: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+    _server: DevServer | None = None
+    _moto: Any = None
+    _opensearch: Any = None
+
+    # --- lifecycle
+
+    def start(self) -> None:
+        started = time.monotonic()
+        with self._timed("api port"):
+            self._bind_api()
+        os.environ.update(BASE_ENVIRONMENT)
+        for name in REMOVED_ENVIRONMENT:
+            os.environ.pop(name, None)
+        # The JVM takes the longest to boot: start it first and set up moto while it comes up.
+        opensearch_failure: list[BaseException] = []
+
+        def boot_opensearch() -> None:
+            try:
+                with self._timed("opensearch"):
+                    self._start_opensearch()
+            except BaseException as exc:
+                opensearch_failure.append(exc)
+
+        booting = threading.Thread(target=boot_opensearch, name="opensearch-boot", daemon=True)
+        booting.start()
+        try:
+            with self._timed("moto"):
+                self._start_moto()
+            with self._timed("table+bucket"):
+                self._create_resources()
+        finally:
+            booting.join()
+        if opensearch_failure:
+            raise opensearch_failure[0]
+        self._set_handler_environment()
+        self.summaries = configure_summaries()
+        with self._timed("index"):
+            self._ensure_index()
+        self.timings["total"] = time.monotonic() - started
+
+    def serve_forever(self) -> None:
+        assert self._server is not None
+        self._server.serve_forever(poll_interval=0.2)
+
+    def stop(self) -> None:
+        if self._server is not None:
+            with contextlib.suppress(Exception):
+                self._server.server_close()
+            self._server = None
+        if self._moto is not None:
+            with contextlib.suppress(Exception):
+                self._moto.stop()
+            self._moto = None
+        if self._opensearch is not None:
+            self._opensearch.stop()
+            self._opensearch = None
+
+    @contextlib.contextmanager
+    def _timed(self, step: str) -> Iterator[None]:
+        started = time.monotonic()
+        yield
+        self.timings[step] = time.monotonic() - started
+
+    # --- steps
+
+    def _bind_api(self) -> None:
+        try:
+            self._server = DevServer(DEFAULT_HOST, self.api_port)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise StackError(
+                    f"port {self.api_port} on {DEFAULT_HOST} is already in use (another `make dev`?). "
+                    f"Stop that process or choose another port: OFFPROMPT_PORT=3001 make dev"
+                ) from None
+            raise StackError(f"cannot listen on {DEFAULT_HOST}:{self.api_port}: {exc.strerror}") from None
+        self.api_url = self._server.url
+        self.log(f"API port bound: {self.api_url}")
+
+    def _start_moto(self) -> None:
+        from moto.server import ThreadedMotoServer
+
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one access-log line per AWS call otherwise
+        self.log("starting moto (DynamoDB, S3)")
+        self._moto = ThreadedMotoServer(ip_address=DEFAULT_HOST, port=self.moto_port, verbose=False)
+        try:
+            self._moto.start()
+        except OSError as exc:
+            self._moto = None
+            raise StackError(f"cannot start moto on {DEFAULT_HOST}:{self.moto_port}: {exc}") from None
+        host, port = self._moto.get_host_and_port()
+        self.moto_url = f"http://{host}:{port}"
+        self.log(f"moto is up at {self.moto_url}")
+
+    def _create_resources(self) -> None:
+        import boto3
+
+        from .resources import create_bucket, create_table
+
+        session = boto3.session.Session(region_name=REGION)
+        create_table(session.client("dynamodb", endpoint_url=self.moto_url), TABLE_NAME)
+        self.log(f"DynamoDB table {TABLE_NAME!r} created from template.yaml")
+        create_bucket(session.client("s3", endpoint_url=self.moto_url), BUCKET_NAME)
+        self.log(f"S3 bucket {BUCKET_NAME!r} created from template.yaml")
+
+    def _start_opensearch(self) -> None:
+        from .opensearch import LocalOpenSearch, OpenSearchError
+
+        self._opensearch = LocalOpenSearch()
+        if not self._opensearch.external:
+            self.log("starting the local OpenSearch node (first run resolves the jars; about 20-60 s)")
+        try:
+            self.opensearch_url = self._opensearch.start()
+        except OpenSearchError as exc:
+            raise StackError(f"OpenSearch did not start: {str(exc).splitlines()[0]}") from None
+        self.log(f"OpenSearch is up at {self.opensearch_url}")
+
+    def _set_handler_environment(self) -> None:
+        assert self.moto_url is not None and self.opensearch_url is not None
+        os.environ.update(
+            {
+                "AWS_ENDPOINT_URL": self.moto_url,
+                "OFFPROMPT_TABLE": TABLE_NAME,
+                "OFFPROMPT_BUCKET": BUCKET_NAME,
+                "OFFPROMPT_OPENSEARCH_URL": self.opensearch_url,
+                "OFFPROMPT_OPENSEARCH_INDEX": self.index,
+                "OFFPROMPT_OPENSEARCH_AUTH": "none",
+                "OFFPROMPT_SUMMARIZE_MODE": "inline",
+                "OFFPROMPT_TRUST_TENANT_HEADER": "1",
+            }
+        )
+
+    def _ensure_index(self) -> None:
+        """Create the text index through the text store's own `ensure_index()`, built as the service builds it."""
+        from offprompt.config import load_settings
+
+        try:
+            from offprompt.services.task_memory import text_store_from_settings
+
+            store = text_store_from_settings(load_settings(os.environ))
+        except ImportError as exc:
+            self.log(f"the text store is not importable ({exc}); the index is left to the handlers")
+            return
+        ensure = getattr(store, "ensure_index", None)
+        if not callable(ensure):
+            self.log("the text store has no ensure_index(); the index is left to the handlers")
+            return
+        ensure()
+        self.log(f"OpenSearch index {self.index!r} ready")
+
+    # --- banner
+
+    def timing_summary(self) -> str:
+        return ", ".join(f"{step} {seconds:.1f}s" for step, seconds in self.timings.items() if step != "total")
+
+    def banner(self) -> str:
+        url = self.api_url
+        tenant = "-H 'X-Offprompt-Tenant: alice'"
+        lines = [
+            "",
+            "=" * 78,
+            f"  offprompt local stack ready in {self.timings.get('total', 0):.1f}s ({self.timing_summary()})",
+            "",
+            f"  API         {url}      (API Gateway HTTP API, payload v2, real handlers)",
+            f"  moto        {self.moto_url}   (DynamoDB table {TABLE_NAME!r}, S3 bucket {BUCKET_NAME!r})",
+            f"  OpenSearch  {self.opensearch_url}   (index {self.index!r})",
+            f"  summaries   {self.summaries}",
+            "  tenant      X-Offprompt-Tenant header (default 'local'); deployed stacks use the authorizer",
+            "",
+            "  try:",
+            f"    curl -s -X POST {url}/threads/demo/runs {tenant} -H 'Content-Type: application/json' \\",
+            '      -d \'{"input": {"type": "TextArtifact", "value": "Hi, I am Ada."},'
+            ' "output": {"type": "TextArtifact", "value": "Hello Ada!"}}\'',
+            f"    curl -s -X POST {url}/threads/demo/prompt-stack {tenant} -d '{{\"max_tokens\": 500}}'",
+            f"    curl -s {url}/threads/demo/runs {tenant}",
+            "    make demo",
+            "",
+            "  Ctrl-C stops everything (API, moto, OpenSearch).",
+            "=" * 78,
+            "",
+        ]
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------- main
+
+
+def _raise_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m offprompt_local.stack", description=__doc__.split("\n")[0])
+    parser.add_argument("--port", type=int, default=None, help="API port (default: OFFPROMPT_PORT or 3000)")
+    parser.add_argument("--moto-port", type=int, default=None, help="moto port (default: OFFPROMPT_MOTO_PORT or free)")
+    args = parser.parse_args(argv)
+    api_port = args.port if args.port is not None else port_from_env()
+    moto_port = args.moto_port if args.moto_port is not None else int(os.environ.get(MOTO_PORT_ENV) or 0)
+    index = os.environ.get("OFFPROMPT_OPENSEARCH_INDEX") or DEFAULT_INDEX
+    signal.signal(signal.SIGTERM, _raise_on_sigterm)  # SIGTERM unwinds like Ctrl-C: every `finally` runs
+
+    stack = LocalStack(api_port=api_port, moto_port=moto_port, index=index)
+    try:
+        _say("starting the offprompt local stack")
+        stack.start()
+        print(stack.banner(), flush=True)
+        _say(f"ready: {stack.api_url}")
+        stack.serve_forever()
+        return 0
+    except StackError as exc:
+        print(f"[stack] error: {exc}", file=sys.stderr, flush=True)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) and exc.code != 128 + signal.SIGTERM else 0
+    finally:
+        _say("stopping (API, moto, OpenSearch)")
+        stack.stop()
+        _say("stopped")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,472 @@
+"""A small HTTP client for the offprompt API, on the standard library only (urllib + json).
+
+    from offprompt.client import OffpromptClient
+
+    api = OffpromptClient("http://127.0.0.1:3000", tenant="alice")      # local stack (`make dev`)
+    api = OffpromptClient("https://abc.execute-api.eu-west-1.amazonaws.com",
+                          headers={"Authorization": f"Bearer {jwt}"})  # deployed stack
+    api.add_run("t1", input="Hi, I am Ada.", output="Hello Ada!")
+    stack = api.prompt_stack("t1", input="What is my name?", max_tokens=2000)   # -> PromptStack
+    ref = api.process_output("TaskMemory", "WebScraper", "get_content", page)  # -> InfoArtifact
+    artifacts = api.load_artifacts("TaskMemory", page.name)                    # -> ListArtifact
+
+It covers every route of the HTTP API, raises `OffpromptClientError(status, code, message)` for 4xx/5xx (and
+`OffpromptConnectionError` when the API cannot be reached), follows the load route's 303 to S3 without
+forwarding credentials, and never imports boto3. Results are parsed JSON; the artifact/prompt-stack routes
+return offprompt objects (pydantic is then needed) unless `raw=True`. Nothing happens at import time.
+
+Not part of request handling: the library's "HTTP-free" rule is about the service code, which never imports
+this module.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+if TYPE_CHECKING:
+    from offprompt.artifacts import BaseArtifact, ListArtifact
+    from offprompt.memory.run import Run
+    from offprompt.prompt import PromptStack
+
+__all__ = ["OffpromptClient", "OffpromptClientError", "OffpromptConnectionError", "Response"]
+
+TENANT_HEADER = "X-Offprompt-Tenant"
+DEFAULT_TIMEOUT = 30.0
+USER_AGENT = "offprompt-client/0.1"
+
+
+class OffpromptClientError(Exception):
+    """The API answered with an error (`status` 4xx/5xx, the body's stable `code` and its `message`)."""
+
+    def __init__(self, status: int, code: str, message: str, body: Any = None) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+        self.body = body
+
+
+class OffpromptConnectionError(OffpromptClientError):
+    """The API could not be reached (status 0): connection refused, DNS, timeout."""
+
+
+class Response:
+    """One HTTP response: status, headers (case-insensitive) and the raw body."""
+
+    def __init__(self, status: int, headers: Mapping[str, str], body: bytes) -> None:
+        self.status = status
+        self.headers = {k.lower(): v for k, v in headers.items()}
+        self.body = body
+
+    def json(self) -> Any:
+        return json.loads(self.body) if self.body else None
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Redirects are followed by the client itself, so credentials never travel to S3."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def _segment(value: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"path parameters must be non-empty strings, not {value!r}")
+    return urllib.parse.quote(value, safe="")
+
+
+def _to_dict(value: Any) -> Any:
+    """Artifacts, runs and prompt stacks (anything with `to_dict`) as their JSON dicts; plain data as is."""
+    return value.to_dict() if hasattr(value, "to_dict") else value
+
+
+def _text_artifact(value: Any) -> Any:
+    """A plain string becomes a TextArtifact dict (Griptape's wire form); artifacts become their dicts."""
+    if isinstance(value, str):
+        return {"type": "TextArtifact", "value": value}
+    return _to_dict(value)
+
+
+class OffpromptClient:
+    """Every route of the offprompt HTTP API. Thread-safe: it keeps no per-request state."""
+
+    def __init__(
+        self,
+        base_url: str,
+        tenant: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self.headers: dict[str, str] = {"Accept": "application/json", "User-Agent": USER_AGENT}
+        if tenant is not None:
+            self.headers[TENANT_HEADER] = tenant  # honoured by the local stack only
+        self.headers.update(headers or {})
+        self._opener = urllib.request.build_opener(_NoRedirect)
+
+    def __repr__(self) -> str:
+        return f"OffpromptClient({self.base_url!r}, tenant={self.headers.get(TENANT_HEADER)!r})"
+
+    # ---------------------------------------------------------------------------------------- transport
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json_body: Any = None,
+        query: Mapping[str, Any] | None = None,
+        data: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> Response:
+        """One request to the API (`path` already encoded); raises OffpromptClientError on 4xx/5xx."""
+        url = self.base_url + path
+        params = {k: str(v) for k, v in (query or {}).items() if v is not None}
+        if params:
+            url += "?" + urllib.parse.urlencode(params)
+        all_headers = dict(self.headers)
+        if json_body is not None:
+            data = json.dumps(json_body).encode("utf-8")
+            all_headers["Content-Type"] = "application/json"
+        all_headers.update(headers or {})
+        return self._send(urllib.request.Request(url, data=data, headers=all_headers, method=method))
+
+    def _send(self, request: urllib.request.Request, *, raise_for_status: bool = True) -> Response:
+        try:
+            with self._opener.open(request, timeout=self.timeout) as reply:
+                response = Response(reply.status, dict(reply.headers.items()), reply.read())
+        except urllib.error.HTTPError as error:
+            response = Response(error.code, dict(error.headers.items()), error.read())
+        except (urllib.error.URLError, OSError) as error:
+            reason = getattr(error, "reason", error)
+            raise OffpromptConnectionError(0, "connection_error", f"{request.full_url}: {reason}") from None
+        if raise_for_status and response.status >= 400:
+            raise _error_from(response)
+        return response
+
+    def _json(self, method: str, path: str, body: Any = None, query: Mapping[str, Any] | None = None) -> Any:
+        return self.request(method, path, json_body=body, query=query).json()
+
+    # ------------------------------------------------------------------------------- conversation memory
+
+    def add_run(
+        self,
+        thread_id: str,
+        run: Run | Mapping[str, Any] | None = None,
+        *,
+        input: Any = None,
+        output: Any = None,
+        id: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> Any:
+        """Append a Run: a Run/Run dict, or `input`/`output` (strings become TextArtifacts). `id` = idempotency."""
+        if run is None:
+            if input is None or output is None:
+                raise ValueError("add_run needs a run, or both input and output")
+            body: dict[str, Any] = {"input": _text_artifact(input), "output": _text_artifact(output)}
+            if meta is not None:
+                body["meta"] = dict(meta)
+            if id is not None:
+                body["id"] = id
+        else:
+            body = dict(_to_dict(run))
+            if id is not None:
+                body["id"] = id
+        return self._json("POST", f"/threads/{_segment(thread_id)}/runs", body)
+
+    @overload
+    def prompt_stack(
+        self,
+        thread_id: str,
+        *,
+        system: Any = ...,
+        input: Any = ...,
+        max_tokens: int | None = ...,
+        last_n: int | None = ...,
+        memory_index: int | None = ...,
+        raw: Literal[False] = ...,
+    ) -> PromptStack: ...
+
+    @overload
+    def prompt_stack(
+        self,
+        thread_id: str,
+        *,
+        system: Any = ...,
+        input: Any = ...,
+        max_tokens: int | None = ...,
+        last_n: int | None = ...,
+        memory_index: int | None = ...,
+        raw: Literal[True],
+    ) -> dict[str, Any]: ...
+
+    def prompt_stack(
+        self,
+        thread_id: str,
+        *,
+        system: Any = None,
+        input: Any = None,
+        max_tokens: int | None = None,
+        last_n: int | None = None,
+        memory_index: int | None = None,
+        raw: bool = False,
+    ) -> PromptStack | dict[str, Any]:
+        """The thread's history as a PromptStack (system, summary, runs, input) pruned to `max_tokens`."""
+        fields = {
+            "system": system,
+            "input": input,
+            "max_tokens": max_tokens,
+            "last_n": last_n,
+            "memory_index": memory_index,
+        }
+        body = {k: _to_dict(v) for k, v in fields.items() if v is not None}
+        data = self._json("POST", f"/threads/{_segment(thread_id)}/prompt-stack", body)
+        if raw:
+            return dict(data)
+        from offprompt.prompt import PromptStack
+
+        return PromptStack.from_dict(data)
+
+    def get_thread(self, thread_id: str) -> Any:
+        return self._json("GET", f"/threads/{_segment(thread_id)}")
+
+    def configure_thread(self, thread_id: str, settings: Mapping[str, Any] | None = None, **fields: Any) -> Any:
+        """PUT the thread's settings (max_runs, summary memory, offset, retention, ...)."""
+        return self._json("PUT", f"/threads/{_segment(thread_id)}", {**(settings or {}), **fields})
+
+    def delete_thread(self, thread_id: str) -> Any:
+        return self._json("DELETE", f"/threads/{_segment(thread_id)}")
+
+    def list_runs(
+        self, thread_id: str, *, limit: int | None = None, cursor: str | None = None, order: str | None = None
+    ) -> Any:
+        """One page of runs: the API's JSON (runs and the next cursor, if any)."""
+        query = {"limit": limit, "cursor": cursor, "order": order}
+        return self._json("GET", f"/threads/{_segment(thread_id)}/runs", query=query)
+
+    def iter_runs(self, thread_id: str, *, page_size: int | None = None, order: str | None = None) -> Iterator[Any]:
+        """Every run of the thread, following the cursors page by page."""
+        return self._pages(lambda c: self.list_runs(thread_id, limit=page_size, cursor=c, order=order), "runs")
+
+    def all_runs(self, thread_id: str, *, page_size: int | None = None, order: str | None = None) -> list[Any]:
+        return list(self.iter_runs(thread_id, page_size=page_size, order=order))
+
+    # -------------------------------------------------------------------------------------- task memory
+
+    @overload
+    def process_output(
+        self,
+        memory_name: str,
+        tool: str,
+        activity: str,
+        artifact: Any,
+        *,
+        actions: Any = ...,
+        thought: str | None = ...,
+        value_from: Mapping[str, str] | None = ...,
+        raw: Literal[False] = ...,
+    ) -> BaseArtifact: ...
+
+    @overload
+    def process_output(
+        self,
+        memory_name: str,
+        tool: str,
+        activity: str,
+        artifact: Any,
+        *,
+        actions: Any = ...,
+        thought: str | None = ...,
+        value_from: Mapping[str, str] | None = ...,
+        raw: Literal[True],
+    ) -> dict[str, Any]: ...
+
+    def process_output(
+        self,
+        memory_name: str,
+        tool: str,
+        activity: str,
+        artifact: Any,
+        *,
+        actions: Any = None,
+        thought: str | None = None,
+        value_from: Mapping[str, str] | None = None,
+        raw: bool = False,
+    ) -> BaseArtifact | dict[str, Any]:
+        """Store a tool's output off-prompt; returns the InfoArtifact reference (or Griptape's other answers).
+
+        `value_from` ({"upload_id": ...} from `create_upload`) gives the value by reference; see `process_upload`.
+        """
+        body: dict[str, Any] = {"tool": tool, "activity": activity, "artifact": _to_dict(artifact)}
+        if value_from is not None:
+            body["value_from"] = dict(value_from)
+        if actions is not None:
+            body["actions"] = [_to_dict(a) for a in actions] if isinstance(actions, list | tuple) else actions
+        if thought is not None:
+            body["thought"] = thought
+        data = self._json("POST", f"/memories/{_segment(memory_name)}/outputs", body)
+        return _artifact(data, raw)
+
+    def create_upload(self, memory_name: str) -> Any:
+        """A presigned S3 PUT for a value too large for a request body: `{upload_id, url, expires_in, headers,
+        s3_uri}`. Upload with `upload_bytes`, then reference it with `process_output(..., value_from=...)`."""
+        return self._json("POST", f"/memories/{_segment(memory_name)}/uploads", {})
+
+    def upload_bytes(self, url: str, data: bytes, headers: Mapping[str, str] | None = None) -> int:
+        """PUT `data` to a presigned URL (no API credentials are sent); returns the HTTP status."""
+        # application/octet-stream, never urllib's default form type: S3 (and moto) would parse the body.
+        sent = {"User-Agent": USER_AGENT, **(headers or {}), "Content-Type": "application/octet-stream"}
+        request = urllib.request.Request(url, data=data, headers=sent, method="PUT")
+        return self._send(request).status
+
+    def upload(self, memory_name: str, data: bytes) -> Any:
+        """create_upload + upload_bytes: returns the upload ticket once the bytes are in S3."""
+        ticket = self.create_upload(memory_name)
+        self.upload_bytes(ticket["url"], data, ticket.get("headers"))
+        return ticket
+
+    @overload
+    def process_upload(
+        self,
+        memory_name: str,
+        tool: str,
+        activity: str,
+        data: bytes | str,
+        *,
+        artifact: Mapping[str, Any] | None = ...,
+        actions: Any = ...,
+        thought: str | None = ...,
+        raw: Literal[False] = ...,
+    ) -> BaseArtifact: ...
+
+    @overload
+    def process_upload(
+        self,
+        memory_name: str,
+        tool: str,
+        activity: str,
+        data: bytes | str,
+        *,
+        artifact: Mapping[str, Any] | None = ...,
+        actions: Any = ...,
+        thought: str | None = ...,
+        raw: Literal[True],
+    ) -> dict[str, Any]: ...
+
+    def process_upload(
+        self,
+        memory_name: str,
+        tool: str,
+        activity: str,
+        data: bytes | str,
+        *,
+        artifact: Mapping[str, Any] | None = None,
+        actions: Any = None,
+        thought: str | None = None,
+        raw: bool = False,
+    ) -> BaseArtifact | dict[str, Any]:
+        """process_output for a value of any size: the bytes go to S3 by presigned PUT, the request carries
+        only the artifact's envelope (`artifact`: type, name, meta, ...; default a BlobArtifact) and a
+        reference. `str` data is sent as UTF-8 (use a TextArtifact envelope for text)."""
+        payload = data.encode("utf-8") if isinstance(data, str) else data
+        ticket = self.upload(memory_name, payload)
+        envelope = dict(artifact or {"type": "BlobArtifact"})
+        data_out = self.process_output(
+            memory_name,
+            tool,
+            activity,
+            envelope,
+            actions=actions,
+            thought=thought,
+            value_from={"upload_id": ticket["upload_id"]},
+            raw=True,
+        )
+        return _artifact(data_out, raw)
+
+    @overload
+    def load_artifacts(self, memory_name: str, namespace: str, *, raw: Literal[False] = ...) -> ListArtifact: ...
+
+    @overload
+    def load_artifacts(self, memory_name: str, namespace: str, *, raw: Literal[True]) -> dict[str, Any]: ...
+
+    def load_artifacts(self, memory_name: str, namespace: str, *, raw: bool = False) -> ListArtifact | dict[str, Any]:
+        """Everything the namespace holds, as a ListArtifact, byte-exact; large answers come from S3."""
+        path = f"/memories/{_segment(memory_name)}/namespaces/{_segment(namespace)}/artifacts"
+        response = self.request("GET", path)
+        data = response.json() if response.status != 303 else None
+        location = response.headers.get("location") if response.status in (301, 302, 303, 307, 308) else None
+        if location is None and isinstance(data, dict) and data.get("type") != "ListArtifact":
+            location = data.get("download_url")
+        if location:
+            download = urllib.request.Request(location, headers={"User-Agent": USER_AGENT}, method="GET")
+            data = self._send(download).json()
+        return _artifact(data, raw)
+
+    def list_namespaces(self, memory_name: str, *, limit: int | None = None, cursor: str | None = None) -> Any:
+        """One page of the memory's namespaces with their metadata: `{namespaces, next_cursor}`."""
+        query = {"limit": limit, "cursor": cursor}
+        return self._json("GET", f"/memories/{_segment(memory_name)}/namespaces", query=query)
+
+    def iter_namespaces(self, memory_name: str, *, page_size: int | None = None) -> Iterator[Any]:
+        return self._pages(lambda c: self.list_namespaces(memory_name, limit=page_size, cursor=c), "namespaces")
+
+    def get_namespace(self, memory_name: str, namespace: str) -> Any:
+        return self._json("GET", f"/memories/{_segment(memory_name)}/namespaces/{_segment(namespace)}")
+
+    def delete_namespace(self, memory_name: str, namespace: str) -> Any:
+        return self._json("DELETE", f"/memories/{_segment(memory_name)}/namespaces/{_segment(namespace)}")
+
+    def meta(self, memory_name: str, *, limit: int | None = None, cursor: str | None = None) -> Any:
+        """One page of the memory's meta entries ({thought, actions, answer} per stored output)."""
+        query = {"limit": limit, "cursor": cursor}
+        return self._json("GET", f"/memories/{_segment(memory_name)}/meta", query=query)
+
+    def iter_meta(self, memory_name: str, *, page_size: int | None = None) -> Iterator[Any]:
+        return self._pages(lambda c: self.meta(memory_name, limit=page_size, cursor=c), "entries")
+
+    @staticmethod
+    def _pages(fetch: Callable[[str | None], Any], key: str) -> Iterator[Any]:
+        cursor: str | None = None
+        while True:
+            page = fetch(cursor)
+            yield from page.get(key) or []
+            cursor = page.get("next_cursor")
+            if not cursor:
+                return
+
+    def search(
+        self, memory_name: str, namespace: str, query: str, *, top_k: int | None = None, mode: str | None = None
+    ) -> Any:
+        """Search the namespace's text (mode bm25, knn or hybrid)."""
+        body = {k: v for k, v in {"query": query, "top_k": top_k, "mode": mode}.items() if v is not None}
+        path = f"/memories/{_segment(memory_name)}/namespaces/{_segment(namespace)}/search"
+        return self._json("POST", path, body)
+
+
+def _artifact(data: Any, raw: bool) -> Any:
+    if raw or not isinstance(data, dict) or "type" not in data:
+        return data
+    from offprompt.artifacts import BaseArtifact
+
+    return BaseArtifact.from_dict(data)
+
+
+def _error_from(response: Response) -> OffpromptClientError:
+    body: Any
+    try:
+        body = response.json()
+    except ValueError:
+        body = response.body.decode("utf-8", "replace")
+    if isinstance(body, dict):
+        code = str(body.get("code") or f"http_{response.status}")
+        message = str(body.get("message") or body.get("Message") or "")
+    else:
+        code = f"http_{response.status}"
+        message = str(body)[:500]
+    return OffpromptClientError(response.status, code, message, body)

@@ -1,0 +1,240 @@
+"""The dev server's API Gateway emulation, in-process with recording handlers (no AWS, no OpenSearch).
+
+Checks that every route's event is a valid HTTP API payload v2 event (Powertools' own model), that paths,
+queries, headers, cookies and bodies are carried as API Gateway carries them, and the gateway's own answers
+(404 unknown route, 413 too large, 500 on an exception, 502 on an oversized response).
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import re
+import time
+import urllib.parse
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from aws_lambda_powertools.utilities.parser import parse
+from aws_lambda_powertools.utilities.parser.models import APIGatewayProxyEventV2Model
+
+from offprompt_local.devserver import MAX_REQUEST_BODY, DevServer, LambdaContext, build_event, map_result
+from offprompt_local.routes import ROUTES, Route, find_route, functions
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.contexts: list[Any] = []
+        self.result: Any = None
+
+    def __call__(self, event: dict[str, Any], context: Any) -> Any:
+        self.events.append(event)
+        self.contexts.append(context)
+        if self.result is not None:
+            return self.result(event) if callable(self.result) else self.result
+        return {"statusCode": 200, "headers": {"Content-Type": "application/json"}, "body": json.dumps({"ok": True})}
+
+
+@pytest.fixture(scope="module")
+def recorder() -> Recorder:
+    return Recorder()
+
+
+@pytest.fixture(scope="module")
+def server(recorder: Recorder) -> Iterator[DevServer]:
+    lines: list[str] = []
+    dev = DevServer("127.0.0.1", 0, handlers=dict.fromkeys(functions(), recorder), log=lines.append)
+    dev.start()
+    dev.log_lines = lines  # type: ignore[attr-defined]
+    yield dev
+    dev.stop()
+
+
+@pytest.fixture(autouse=True)
+def _reset(recorder: Recorder) -> None:
+    recorder.events.clear()
+    recorder.contexts.clear()
+    recorder.result = None
+
+
+def call(
+    server: DevServer, method: str, target: str, body: bytes | None = None, headers: dict[str, str] | None = None
+) -> tuple[int, dict[str, str], bytes]:
+    host, port = server.server_address[:2]
+    conn = http.client.HTTPConnection(str(host), port, timeout=30)
+    try:
+        conn.request(method, target, body=body, headers=headers or {})
+        response = conn.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        conn.close()
+
+
+def example_path(route: Route) -> str:
+    values = {"thread_id": "thread 1", "memory_name": "TaskMemory", "namespace": "call_9 output/ü"}
+    return re.sub(r"\{(\w+)\}", lambda m: urllib.parse.quote(values[m.group(1)], safe=""), route.path)
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=lambda r: r.route_key)
+def test_every_route_sends_a_valid_v2_event(server: DevServer, recorder: Recorder, route: Route) -> None:
+    body = json.dumps({"x": 1}).encode() if route.method in ("POST", "PUT") else None
+    status, _, _ = call(
+        server, route.method, example_path(route) + "?limit=2", body, {"Content-Type": "application/json"}
+    )
+    assert status == 200
+    (event,) = recorder.events
+    model = parse(event=event, model=APIGatewayProxyEventV2Model)
+    assert model.version == "2.0"
+    assert model.routeKey == route.route_key == model.requestContext.routeKey
+    assert model.requestContext.stage == "$default"
+    assert model.requestContext.http.method == route.method
+    expected = {"thread_id": "thread 1", "memory_name": "TaskMemory", "namespace": "call_9 output/ü"}
+    assert event["pathParameters"] == {p: expected[p] for p in route.parameters}
+    assert event["rawPath"] == urllib.parse.unquote(example_path(route))  # HTTP API delivers it decoded
+    assert event["queryStringParameters"] == {"limit": "2"}
+    assert event["isBase64Encoded"] is False
+    if body is not None:
+        assert json.loads(event["body"]) == {"x": 1}
+    else:
+        assert "body" not in event
+    context = recorder.contexts[0]
+    assert context.function_name == f"offprompt-local-{route.function.replace('_', '-')}"
+    assert context.invoked_function_arn.endswith(f":function:{context.function_name}")
+    assert 0 < context.get_remaining_time_in_millis() <= 29_000
+    assert context.aws_request_id and context.memory_limit_in_mb > 0
+
+
+def test_query_headers_cookies_and_binary_bodies(server: DevServer, recorder: Recorder) -> None:
+    blob = bytes(range(256))
+    headers = {
+        "Content-Type": "application/octet-stream",
+        "X-Offprompt-Tenant": "alice",
+        "Cookie": "a=1; b=2",
+        "User-Agent": "pytest-agent",
+    }
+    status, _, _ = call(server, "POST", "/memories/m/outputs?tag=a&tag=b&q=x%20y&empty=", blob, headers)
+    assert status == 200
+    (event,) = recorder.events
+    parse(event=event, model=APIGatewayProxyEventV2Model)
+    assert event["rawQueryString"] == "tag=a&tag=b&q=x%20y&empty="
+    assert event["queryStringParameters"] == {"tag": "a,b", "q": "x y", "empty": ""}
+    assert event["cookies"] == ["a=1", "b=2"]
+    assert "cookie" not in event["headers"]
+    assert event["headers"]["x-offprompt-tenant"] == "alice"  # lower-cased, as API Gateway does
+    assert all(name == name.lower() for name in event["headers"])
+    assert event["requestContext"]["http"]["userAgent"] == "pytest-agent"
+    assert event["requestContext"]["http"]["sourceIp"] == "127.0.0.1"
+    assert event["isBase64Encoded"] is True
+    assert base64.b64decode(event["body"]) == blob
+
+
+def test_text_body_that_is_not_utf8_is_base64(server: DevServer, recorder: Recorder) -> None:
+    call(server, "POST", "/memories/m/outputs", b"\xff\xfe", {"Content-Type": "application/json"})
+    (event,) = recorder.events
+    assert event["isBase64Encoded"] is True and base64.b64decode(event["body"]) == b"\xff\xfe"
+
+
+def test_unknown_route_is_a_json_404(server: DevServer, recorder: Recorder) -> None:
+    for method, target in [("GET", "/nope"), ("PATCH", "/threads/t1"), ("GET", "/threads/t1/runs/extra"), ("GET", "/")]:
+        status, headers, body = call(server, method, target)
+        assert status == 404
+        assert headers["content-type"] == "application/json"
+        assert json.loads(body)["code"] == "route_not_found"
+    assert recorder.events == []
+
+
+def test_body_over_10_mb_is_413_without_calling_the_function(server: DevServer, recorder: Recorder) -> None:
+    status, _, body = call(server, "POST", "/memories/m/outputs", b"x" * (MAX_REQUEST_BODY + 1))
+    assert status == 413
+    assert json.loads(body)["code"] == "payload_too_large"
+    assert recorder.events == []
+
+
+def test_event_over_lambdas_6_mb_is_413(server: DevServer, recorder: Recorder) -> None:
+    status, _, body = call(
+        server, "POST", "/memories/m/outputs", b"x" * (7 * 1024 * 1024), {"Content-Type": "text/plain"}
+    )
+    assert status == 413 and json.loads(body)["code"] == "payload_too_large"
+    assert recorder.events == []
+
+
+def test_handler_results_map_to_http(server: DevServer, recorder: Recorder) -> None:
+    recorder.result = {
+        "statusCode": 303,
+        "headers": {"Location": "http://example/x", "X-A": "1"},
+        "cookies": ["s=1; Path=/", "t=2"],
+        "body": json.dumps({"download_url": "http://example/x"}),
+    }
+    status, headers, body = call(server, "GET", "/memories/m/namespaces/n/artifacts")
+    assert status == 303 and headers["location"] == "http://example/x" and headers["x-a"] == "1"
+    assert json.loads(body) == {"download_url": "http://example/x"}
+
+    recorder.result = {"statusCode": 200, "isBase64Encoded": True, "body": base64.b64encode(b"\x00\x01").decode()}
+    assert call(server, "GET", "/memories/m/meta")[2] == b"\x00\x01"
+
+    recorder.result = {"hello": "world"}  # payload v2 "inferred" response
+    status, headers, body = call(server, "GET", "/memories/m/meta")
+    assert (status, headers["content-type"], json.loads(body)) == (200, "application/json", {"hello": "world"})
+
+    recorder.result = {"statusCode": 204, "body": ""}
+    assert call(server, "DELETE", "/threads/t1")[:1] == (204,)
+
+
+def test_exceptions_and_oversized_responses(server: DevServer, recorder: Recorder) -> None:
+    def boom(event: dict[str, Any]) -> Any:
+        raise RuntimeError("boom")
+
+    recorder.result = boom
+    status, _, body = call(server, "GET", "/threads/t1")
+    assert status == 500 and json.loads(body) == {"message": "Internal Server Error"}
+
+    recorder.result = {"statusCode": 200, "body": "x" * (6 * 1024 * 1024 + 10)}
+    assert call(server, "GET", "/threads/t1")[0] == 502
+
+
+def test_one_log_line_per_request(server: DevServer) -> None:
+    tag = uuid.uuid4().hex
+    call(server, "GET", f"/threads/{tag}")
+    call(server, "GET", f"/nope-{tag}")
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # the line is written after the response is sent
+        lines = [line for line in server.log_lines if tag in line]  # type: ignore[attr-defined]
+        if len(lines) >= 2:
+            break
+        time.sleep(0.01)
+    assert len(lines) == 2
+    assert lines[0].startswith(f"GET /threads/{tag} -> threads 200")
+    assert lines[1].startswith(f"GET /nope-{tag} -> - 404")
+
+
+def test_route_matching_is_per_segment_and_decodes_after_matching() -> None:
+    found = find_route("GET", "/memories/a%2Fb/namespaces/n%20m/artifacts")
+    assert found is not None
+    route, params = found
+    assert route.function == "load_artifacts"
+    assert params == {"memory_name": "a/b", "namespace": "n m"}
+    assert find_route("GET", "/memories//namespaces") is None
+    assert find_route("POST", "/threads/t/prompt-stack")[0].function == "prompt_stack"  # type: ignore[index]
+
+
+def test_build_event_and_map_result_directly() -> None:
+    route = ROUTES[0]
+    event = build_event(
+        method="POST",
+        target="/threads/t1/runs",
+        headers=[("Host", "127.0.0.1:3000"), ("X-Dup", "a"), ("x-dup", "b")],
+        body=None,
+        route=route,
+        path_parameters={"thread_id": "t1"},
+        source_ip="127.0.0.1",
+    )
+    parse(event=event, model=APIGatewayProxyEventV2Model)
+    assert event["headers"]["x-dup"] == "a,b"
+    assert event["requestContext"]["domainName"] == "127.0.0.1:3000"
+    assert "queryStringParameters" not in event
+    assert map_result({"statusCode": 201, "body": "hi"}).headers[-1] == ("Content-Type", "text/plain; charset=utf-8")
+    assert LambdaContext("f", timeout_ms=1000).get_remaining_time_in_millis() <= 1000

@@ -1,0 +1,377 @@
+"""The whole local stack (`python -m offprompt_local.stack`) as a user runs it, driven over HTTP with the client.
+
+One stack per module, as a subprocess on a free port, on the session's shared OpenSearch node (OPENSEARCH_URL)
+with its own index, so only one JVM runs per test session. Teardown sends SIGTERM and checks that the stack and
+every process it started are gone.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from offprompt.artifacts import BlobArtifact, InfoArtifact, ListArtifact, TextArtifact
+from offprompt.client import OffpromptClient, OffpromptClientError
+from offprompt.prompt import PromptStack
+
+ROOT = Path(__file__).resolve().parents[2]
+BOOT_TIMEOUT_S = 120
+pytestmark = pytest.mark.slow
+
+
+@dataclass
+class RunningStack:
+    process: subprocess.Popen[str]
+    url: str
+    index: str
+    lines: list[str] = field(default_factory=list)
+
+    def output(self) -> str:
+        return "\n".join(self.lines[-80:])
+
+
+def _children(pid: int) -> set[int]:
+    """Every descendant of `pid` (from /proc), so teardown can prove none survives."""
+    found: set[int] = set()
+    frontier = [pid]
+    while frontier:
+        parent = frontier.pop()
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if int(fields[1]) == parent:
+                child = int(stat.parent.name)
+                if child not in found:
+                    found.add(child)
+                    frontier.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def stack_env(opensearch_url: str, index: str) -> dict[str, str]:
+    env = dict(os.environ)
+    for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE", "OFFPROMPT_PORT", "OFFPROMPT_MOTO_PORT"):
+        env.pop(name, None)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "functions"), str(ROOT / "layers" / "offprompt")])
+    env["OPENSEARCH_URL"] = opensearch_url
+    env["OFFPROMPT_OPENSEARCH_INDEX"] = index
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+@pytest.fixture(scope="module")
+def stack(opensearch_url: str) -> Iterator[RunningStack]:
+    index = f"offprompt-e2e-{uuid.uuid4().hex[:12]}"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "offprompt_local.stack", "--port", "0"],
+        env=stack_env(opensearch_url, index),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: list[str] = []
+    ready = threading.Event()
+    url: list[str] = []
+
+    def pump() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.append(line.rstrip("\n"))
+            if line.startswith("[stack] ready: "):
+                url.append(line.split("ready: ", 1)[1].strip())
+                ready.set()
+        ready.set()
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    started = time.monotonic()
+    ready.wait(BOOT_TIMEOUT_S)
+    if not url:
+        process.kill()
+        process.wait()
+        pytest.fail("the stack did not start:\n" + "\n".join(lines[-60:]))
+    running = RunningStack(process, url[0], index, lines)
+    print(f"\nlocal stack booted in {time.monotonic() - started:.1f}s at {running.url}")
+    try:
+        yield running
+    finally:
+        descendants = _children(process.pid)
+        process.send_signal(signal.SIGTERM)
+        try:
+            code = process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            pytest.fail("the stack did not stop within 60 s of SIGTERM:\n" + running.output())
+        reader.join(timeout=10)
+        with contextlib.suppress(OSError):
+            urllib.request.urlopen(urllib.request.Request(f"{opensearch_url}/{index}", method="DELETE"), timeout=30)
+        survivors = [pid for pid in descendants if _alive(pid)]
+        assert code == 0, f"the stack exited with {code}:\n{running.output()}"
+        assert "[stack] stopped" in running.output()
+        assert not survivors, f"processes left behind: {survivors}"
+
+
+@pytest.fixture(scope="module")
+def alice(stack: RunningStack) -> OffpromptClient:
+    return OffpromptClient(stack.url, tenant="alice", timeout=120)
+
+
+@pytest.fixture(scope="module")
+def bob(stack: RunningStack) -> OffpromptClient:
+    return OffpromptClient(stack.url, tenant="bob", timeout=120)
+
+
+def uid(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def raises(status: int, code: str | None = None) -> pytest.RaisesExc[OffpromptClientError]:
+    return pytest.raises(OffpromptClientError, check=lambda e: e.status == status and (code is None or e.code == code))
+
+
+# --------------------------------------------------------------------------------------------- threads
+
+
+def test_conversation_routes(alice: OffpromptClient) -> None:
+    thread = uid("thread with spaces ü")  # encoded in the URL, decoded by the gateway
+    first = None
+    for n in range(1, 6):
+        added = alice.add_run(thread, input=f"question {n}", output=f"answer {n}", id=f"run-{n}")
+        assert added["seq"] == n
+        assert added["run"]["id"] == f"run-{n}"
+        first = first or added["run"]
+    assert alice.add_run(thread, first)["seq"] == 1  # a retry with the same id and content is idempotent
+    with raises(409):
+        alice.add_run(thread, input="something else", output="answer 1", id="run-1")
+
+    stack = alice.prompt_stack(thread, system="Be brief.", input="question 6")
+    assert isinstance(stack, PromptStack)
+    assert [m.role for m in stack.messages] == ["system"] + ["user", "assistant"] * 5 + ["user"]
+    assert stack.messages[1].to_text() == "question 1" and stack.messages[-1].to_text() == "question 6"
+    tight = alice.prompt_stack(thread, input="question 6", max_tokens=40, raw=True)
+    assert 1 <= len(tight["messages"]) < 11
+    assert len(alice.prompt_stack(thread, last_n=2, raw=True)["messages"]) == 4
+    indexed = alice.prompt_stack(thread, system="S", last_n=1, memory_index=0)
+    assert [m.role for m in indexed.messages] == ["user", "assistant", "system"]
+
+    info = alice.get_thread(thread)
+    assert info["thread_id"] == thread and info["stored_runs"] == 5 and info["memory_type"] == "buffer"
+    configured = alice.configure_thread(thread, max_runs=3, retention_days=30)
+    assert configured["max_runs"] == 3 and configured["retention_days"] == 30
+    with raises(422):
+        alice.configure_thread(thread, max_runs=0)
+
+    page = alice.list_runs(thread, limit=2)
+    assert len(page["runs"]) == 2 and page["next_cursor"]
+    everything = alice.all_runs(thread, page_size=1)
+    assert [r["run"]["id"] for r in everything] == ["run-3", "run-4", "run-5"]  # max_runs keeps the newest 3
+    newest = alice.all_runs(thread, page_size=2, order="desc")
+    assert [r["seq"] for r in newest] == [5, 4, 3]
+
+    assert alice.delete_thread(thread) is None  # 204
+    with raises(404, "not_found"):
+        alice.get_thread(thread)
+    assert alice.list_runs(thread)["runs"] == []
+    alice.delete_thread(thread)  # idempotent
+
+
+def test_bad_requests_are_4xx_json(alice: OffpromptClient) -> None:
+    with raises(400):
+        alice.request("POST", "/threads/t/runs", data=b"{not json", headers={"Content-Type": "application/json"})
+    with raises(400):
+        alice.request("POST", "/threads/t/runs", data=b"", headers={"Content-Type": "application/json"})
+    with raises(400):
+        alice.add_run("t", {"input": {"type": "NoSuchArtifact"}, "output": {"type": "TextArtifact", "value": ""}})
+    with raises(422):
+        alice.search("m", "n", "q", top_k=0)
+
+
+# ---------------------------------------------------------------------------------------- task memory
+
+
+def test_text_output_off_prompt_load_search_and_delete(alice: OffpromptClient) -> None:
+    memory = uid("Memory")
+    namespace = "call_9 output ü"  # Griptape namespaces are artifact names; any printable unicode
+    rng = random.Random(3)
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
+    text = " ".join(rng.choice(words) for _ in range(60_000)) + " The secret word is zanzibar."
+    artifact = TextArtifact(text, name=namespace, meta={"source": "e2e"})
+    action = {"tag": "call_9", "name": "WebScraper", "path": "get_content", "input": {"values": {"url": "u"}}}
+
+    reference = alice.process_output(memory, "WebScraper", "get_content", artifact, actions=[action], thought="T")
+    assert isinstance(reference, InfoArtifact)
+    assert reference.value == (
+        f'Output of "WebScraper.get_content" was stored in memory with memory_name "{memory}" '
+        f'and artifact_namespace "{namespace}"'
+    )
+    loaded = alice.load_artifacts(memory, namespace)
+    assert isinstance(loaded, ListArtifact) and len(loaded.value) == 1
+    assert loaded[0].to_dict() == artifact.to_dict()  # byte-exact, same id, name and meta
+
+    hits = alice.search(memory, namespace, "secret word zanzibar", top_k=2, mode="bm25")["hits"]
+    assert hits and "zanzibar" in hits[0]["text"] and hits[0]["artifact_id"] == artifact.id
+
+    record = alice.get_namespace(memory, namespace)
+    assert record["storage"] == "text" and record["tool"] == "WebScraper" and record["artifact_count"] == 1
+    assert [ns["namespace"] for ns in alice.iter_namespaces(memory, page_size=1)] == [namespace]
+    entries = alice.meta(memory)["entries"]
+    assert len(entries) == 1 and entries[0]["answer"] == reference.value and entries[0]["thought"] == "T"
+
+    # Griptape's answers that store nothing, and the storage-kind conflict.
+    empty = alice.process_output(memory, "T", "a", TextArtifact("   ", name="blank"))
+    assert isinstance(empty, InfoArtifact) and empty.value == "tool output is empty"
+    passthrough = InfoArtifact("just info", name="x")
+    assert alice.process_output(memory, "T", "a", passthrough).to_dict() == passthrough.to_dict()
+    with raises(409):
+        alice.process_output(memory, "T", "a", BlobArtifact(b"\x00", name=namespace))
+
+    assert alice.delete_namespace(memory, namespace) is None
+    with raises(404):
+        alice.get_namespace(memory, namespace)
+    assert alice.load_artifacts(memory, namespace).value == []
+
+
+def test_blob_upload_and_large_load_via_303(alice: OffpromptClient) -> None:
+    memory = uid("Blobs")
+    small = bytes(range(256)) * 4
+    reference = alice.process_upload(memory, "Camera", "shoot", small, artifact={"type": "BlobArtifact", "name": "pic"})
+    assert isinstance(reference, InfoArtifact) and '"pic"' in reference.value
+    assert alice.load_artifacts(memory, "pic")[0].value == small
+
+    # A namespace whose ListArtifact JSON is past Lambda's response limit comes back as 303 + presigned GET.
+    big = random.Random(5).randbytes(4_500_000)
+    alice.process_upload(memory, "Camera", "shoot", big, artifact={"type": "BlobArtifact", "name": "big"})
+    path = f"/memories/{memory}/namespaces/big/artifacts"
+    response = alice.request("GET", path)
+    assert response.status == 303
+    assert response.headers["location"] == response.json()["download_url"]
+    loaded = alice.load_artifacts(memory, "big")
+    assert isinstance(loaded[0], BlobArtifact) and loaded[0].value == big
+    raw = alice.load_artifacts(memory, "big", raw=True)
+    assert base64.b64decode(raw["value"][0]["value"]) == big
+
+    ticket = alice.create_upload(memory)
+    assert set(ticket) >= {"upload_id", "url", "headers", "expires_in", "s3_uri"}
+    with raises(400):  # nothing was uploaded for this ticket
+        alice.process_output(
+            memory, "T", "a", {"type": "BlobArtifact", "name": "n"}, value_from={"upload_id": ticket["upload_id"]}
+        )
+
+
+# -------------------------------------------------------------------------------------------- tenancy
+
+
+def test_tenants_cannot_see_each_other(alice: OffpromptClient, bob: OffpromptClient) -> None:
+    thread, memory = uid("shared-name"), uid("SharedMemory")
+    alice.add_run(thread, input="alice's secret", output="ok")
+    alice.process_output(memory, "T", "a", TextArtifact("alice's page about kumquats", name="ns"))
+
+    with raises(404):
+        bob.get_thread(thread)
+    assert bob.list_runs(thread)["runs"] == []
+    assert "alice" not in json.dumps(bob.prompt_stack(thread, input="hi", raw=True))
+    assert bob.list_namespaces(memory)["namespaces"] == []
+    with raises(404):
+        bob.get_namespace(memory, "ns")
+    assert bob.load_artifacts(memory, "ns").value == []
+    assert bob.meta(memory)["entries"] == []
+    try:
+        assert bob.search(memory, "ns", "kumquats")["hits"] == []
+    except OffpromptClientError as exc:
+        assert exc.status == 404
+
+    # Bob writing the same names changes nothing for Alice.
+    bob.add_run(thread, input="bob", output="bob")
+    bob.delete_namespace(memory, "ns")
+    bob.delete_thread(thread)
+    assert alice.get_thread(thread)["last_seq"] == 1
+    assert alice.load_artifacts(memory, "ns")[0].value == "alice's page about kumquats"
+    alice.delete_thread(thread)
+    alice.delete_namespace(memory, "ns")
+
+
+# ---------------------------------------------------------------------------------------- the gateway
+
+
+def test_unknown_route_is_404(alice: OffpromptClient) -> None:
+    for method, path in [("GET", "/nope"), ("PATCH", "/threads/t"), ("POST", "/memories/m/namespaces")]:
+        with raises(404, "route_not_found"):
+            alice.request(method, path)
+
+
+def test_body_over_10_mb_is_413(alice: OffpromptClient) -> None:
+    with raises(413, "payload_too_large"):
+        alice.request("POST", "/threads/t/runs", data=b"x" * (10 * 1024 * 1024 + 1))
+
+
+def test_demo_script_runs_clean(stack: RunningStack) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "offprompt_local.demo", "--url", stack.url, "--tenant", uid("demo")],
+        env=stack_env("unused", stack.index),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().splitlines()[-1].startswith("demo OK")
+
+
+def test_port_taken_fails_fast_and_clearly(stack: RunningStack, opensearch_url: str) -> None:
+    port = stack.url.rsplit(":", 1)[1]
+    result = subprocess.run(
+        [sys.executable, "-m", "offprompt_local.stack", "--port", port],
+        env=stack_env(opensearch_url, stack.index),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert f"port {port} on 127.0.0.1 is already in use" in result.stderr
+
+
+def test_requests_are_fast(alice: OffpromptClient) -> None:
+    """Per-request latency over the dev server (reported, loosely bounded: the machine is noisy)."""
+    thread = uid("latency")
+    alice.add_run(thread, input="warm", output="up")
+    timings: dict[str, list[float]] = {"add_run": [], "prompt_stack": [], "list_runs": []}
+    for n in range(20):
+        for name, call in (
+            ("add_run", lambda n=n: alice.add_run(thread, input=f"q{n}", output=f"a{n}")),
+            ("prompt_stack", lambda: alice.prompt_stack(thread, input="q", max_tokens=500, raw=True)),
+            ("list_runs", lambda: alice.list_runs(thread, limit=10)),
+        ):
+            started = time.perf_counter()
+            call()
+            timings[name].append((time.perf_counter() - started) * 1000)
+    medians = {name: sorted(values)[len(values) // 2] for name, values in timings.items()}
+    print("\nmedian latency over the dev server (ms):", {k: round(v, 1) for k, v in medians.items()})
+    assert all(v < 2000 for v in medians.values())
+    alice.delete_thread(thread)

@@ -1,0 +1,256 @@
+"""OffpromptClient against a tiny stub HTTP server on 127.0.0.1: encoding, errors, redirects, uploads, paging.
+
+The happy paths against the real handlers are in tests/e2e/test_local_stack.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from offprompt.client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+Reply = tuple[int, dict[str, str], bytes]
+
+
+@dataclass
+class Stub:
+    url: str = ""
+    seen: list[Seen] = field(default_factory=list)
+    routes: dict[tuple[str, str], Callable[[Seen], Reply]] = field(default_factory=dict)
+
+    def on(self, method: str, path: str, reply: Callable[[Seen], Reply] | Reply) -> None:
+        self.routes[(method, path)] = reply if callable(reply) else (lambda _: reply)
+
+
+def json_reply(status: int, body: Any, headers: dict[str, str] | None = None) -> Reply:
+    return status, {"Content-Type": "application/json", **(headers or {})}, json.dumps(body).encode()
+
+
+@pytest.fixture
+def stub() -> Iterator[Stub]:
+    state = Stub()
+
+    class Handler(BaseHTTPRequestHandler):
+        def _any(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            seen = Seen(
+                self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, self.rfile.read(length)
+            )
+            state.seen.append(seen)
+            route = state.routes.get((self.command, self.path))
+            status, headers, body = route(seen) if route else json_reply(404, {"code": "route_not_found"})
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = do_PUT = do_DELETE = _any
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
+    yield state
+    server.shutdown()
+    server.server_close()
+
+
+def test_path_parameters_are_percent_encoded_and_headers_sent(stub: Stub) -> None:
+    stub.on("POST", "/threads/a%20b%2Fc%C3%BC/runs", json_reply(201, {"seq": 1}))
+    api = OffpromptClient(stub.url + "/", tenant="alice", headers={"Authorization": "Bearer t"})
+    assert api.add_run("a b/cü", input="hi", output="ho", id="r1") == {"seq": 1}
+    (seen,) = stub.seen
+    assert seen.headers["x-offprompt-tenant"] == "alice"
+    assert seen.headers["authorization"] == "Bearer t"
+    assert seen.headers["content-type"] == "application/json"
+    assert json.loads(seen.body) == {
+        "input": {"type": "TextArtifact", "value": "hi"},
+        "output": {"type": "TextArtifact", "value": "ho"},
+        "id": "r1",
+    }
+
+
+def test_add_run_needs_a_run_or_input_and_output(stub: Stub) -> None:
+    with pytest.raises(ValueError):
+        OffpromptClient(stub.url).add_run("t", input="only input")
+    with pytest.raises(ValueError):
+        OffpromptClient(stub.url).get_thread("")
+
+
+def test_error_bodies_become_client_errors(stub: Stub) -> None:
+    stub.on("GET", "/threads/a", json_reply(404, {"code": "not_found", "message": 'thread "a" does not exist'}))
+    stub.on("GET", "/threads/b", json_reply(500, {"message": "Internal Server Error"}))  # API Gateway's own
+    stub.on("GET", "/threads/c", (502, {"Content-Type": "text/plain"}, b"Bad Gateway"))
+    api = OffpromptClient(stub.url)
+    with pytest.raises(OffpromptClientError) as info:
+        api.get_thread("a")
+    assert (info.value.status, info.value.code, info.value.message) == (404, "not_found", 'thread "a" does not exist')
+    with pytest.raises(OffpromptClientError) as info:
+        api.get_thread("b")
+    assert (info.value.status, info.value.code, info.value.message) == (500, "http_500", "Internal Server Error")
+    with pytest.raises(OffpromptClientError) as info:
+        api.get_thread("c")
+    assert (info.value.status, info.value.code, info.value.message) == (502, "http_502", "Bad Gateway")
+    assert str(info.value) == "502 http_502: Bad Gateway"
+
+
+def test_unreachable_api_is_a_connection_error() -> None:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again: nothing listens here
+    with pytest.raises(OffpromptConnectionError) as info:
+        OffpromptClient(f"http://127.0.0.1:{port}", timeout=5).get_thread("t")
+    assert info.value.status == 0 and info.value.code == "connection_error"
+
+
+def test_list_runs_iterates_cursors(stub: Stub) -> None:
+    pages = {
+        "/threads/t/runs?limit=2&order=desc": {"runs": [{"seq": 5}, {"seq": 4}], "next_cursor": "c1"},
+        "/threads/t/runs?limit=2&cursor=c1&order=desc": {"runs": [{"seq": 3}, {"seq": 2}], "next_cursor": "c2"},
+        "/threads/t/runs?limit=2&cursor=c2&order=desc": {"runs": [{"seq": 1}], "next_cursor": None},
+    }
+    for path, body in pages.items():
+        stub.on("GET", path, json_reply(200, body))
+    runs = OffpromptClient(stub.url).all_runs("t", page_size=2, order="desc")
+    assert [r["seq"] for r in runs] == [5, 4, 3, 2, 1]
+    assert len(stub.seen) == 3
+
+
+def test_load_artifacts_follows_303_without_credentials(stub: Stub) -> None:
+    listing = {"type": "ListArtifact", "id": "x", "reference": None, "meta": {}, "name": "x", "value": []}
+    location = stub.url + "/bucket/key?X-Amz-Signature=abc"
+    stub.on(
+        "GET",
+        "/memories/m/namespaces/n%201/artifacts",
+        json_reply(303, {"download_url": location}, {"Location": location}),
+    )
+    stub.on("GET", "/bucket/key?X-Amz-Signature=abc", json_reply(200, listing))
+    api = OffpromptClient(stub.url, tenant="alice", headers={"Authorization": "Bearer secret"})
+    assert api.load_artifacts("m", "n 1", raw=True) == listing
+    loaded = api.load_artifacts("m", "n 1")
+    assert type(loaded).__name__ == "ListArtifact" and loaded.value == []
+    download = stub.seen[1]
+    assert download.path.startswith("/bucket/key")
+    assert "authorization" not in download.headers and "x-offprompt-tenant" not in download.headers
+
+
+def test_load_artifacts_follows_a_download_url_body(stub: Stub) -> None:
+    listing = {"type": "ListArtifact", "id": "x", "reference": None, "meta": {}, "name": "x", "value": []}
+    stub.on("GET", "/memories/m/namespaces/n/artifacts", json_reply(200, {"download_url": stub.url + "/dl"}))
+    stub.on("GET", "/dl", json_reply(200, listing))
+    assert OffpromptClient(stub.url).load_artifacts("m", "n", raw=True) == listing
+
+
+def test_a_failed_download_is_a_client_error(stub: Stub) -> None:
+    location = stub.url + "/expired"
+    stub.on(
+        "GET", "/memories/m/namespaces/n/artifacts", json_reply(303, {"download_url": location}, {"Location": location})
+    )
+    stub.on("GET", "/expired", (403, {"Content-Type": "application/xml"}, b"<Error><Code>AccessDenied</Code></Error>"))
+    with pytest.raises(OffpromptClientError) as info:
+        OffpromptClient(stub.url).load_artifacts("m", "n")
+    assert info.value.status == 403 and "AccessDenied" in info.value.message
+
+
+def test_process_upload_puts_octet_stream_then_references_it(stub: Stub) -> None:
+    ticket = {
+        "upload_id": "0" * 32,
+        "url": stub.url + "/bucket/up?sig=1",
+        "expires_in": 900,
+        "headers": {"Content-Type": "application/octet-stream", "x-amz-server-side-encryption": "AES256"},
+        "s3_uri": "s3://bucket/up",
+    }
+    info = {"type": "InfoArtifact", "id": "i", "reference": None, "meta": {}, "name": "i", "value": "stored"}
+    stub.on("POST", "/memories/m/uploads", json_reply(201, ticket))
+    stub.on("PUT", "/bucket/up?sig=1", (200, {}, b""))
+    stub.on("POST", "/memories/m/outputs", json_reply(200, info))
+    api = OffpromptClient(stub.url, headers={"Authorization": "Bearer secret"})
+    data = bytes(range(256)) * 10
+    answer = api.process_upload("m", "Tool", "act", data, artifact={"type": "BlobArtifact", "name": "b"})
+    assert type(answer).__name__ == "InfoArtifact" and answer.value == "stored"
+    create, put, output = stub.seen
+    assert put.method == "PUT" and put.body == data
+    assert put.headers["content-type"] == "application/octet-stream"
+    assert put.headers["x-amz-server-side-encryption"] == "AES256"
+    assert "authorization" not in put.headers
+    assert json.loads(output.body) == {
+        "tool": "Tool",
+        "activity": "act",
+        "artifact": {"type": "BlobArtifact", "name": "b"},
+        "value_from": {"upload_id": "0" * 32},
+    }
+    assert create.headers["authorization"] == "Bearer secret"
+
+
+def test_every_route_uses_the_documented_method_and_path(stub: Stub) -> None:
+    empty_list = {"type": "ListArtifact", "id": "x", "reference": None, "meta": {}, "name": "x", "value": []}
+    calls: list[tuple[str, str, Callable[[OffpromptClient], Any], Any]] = [
+        ("POST", "/threads/t/prompt-stack", lambda c: c.prompt_stack("t", input="q", max_tokens=9, raw=True),
+         {"input": "q", "max_tokens": 9}),
+        ("GET", "/threads/t", lambda c: c.get_thread("t"), None),
+        ("PUT", "/threads/t", lambda c: c.configure_thread("t", max_runs=3), {"max_runs": 3}),
+        ("DELETE", "/threads/t", lambda c: c.delete_thread("t"), None),
+        ("GET", "/threads/t/runs?limit=5", lambda c: c.list_runs("t", limit=5), None),
+        ("POST", "/memories/m/outputs", lambda c: c.process_output("m", "T", "a", {"type": "TextArtifact"}, raw=True),
+         {"tool": "T", "activity": "a", "artifact": {"type": "TextArtifact"}}),
+        ("POST", "/memories/m/uploads", lambda c: c.create_upload("m"), {}),
+        ("GET", "/memories/m/namespaces/n/artifacts", lambda c: c.load_artifacts("m", "n", raw=True), None),
+        ("GET", "/memories/m/namespaces", lambda c: c.list_namespaces("m"), None),
+        ("GET", "/memories/m/namespaces/n", lambda c: c.get_namespace("m", "n"), None),
+        ("DELETE", "/memories/m/namespaces/n", lambda c: c.delete_namespace("m", "n"), None),
+        ("GET", "/memories/m/meta", lambda c: c.meta("m"), None),
+        ("POST", "/memories/m/namespaces/n/search", lambda c: c.search("m", "n", "q", top_k=3, mode="bm25"),
+         {"query": "q", "top_k": 3, "mode": "bm25"}),
+    ]  # fmt: skip
+    api = OffpromptClient(stub.url)
+    for method, path, call, body in calls:
+        stub.on(method, path, json_reply(200, empty_list))
+        stub.seen.clear()
+        call(api)
+        (seen,) = stub.seen
+        assert (seen.method, seen.path) == (method, path)
+        assert (json.loads(seen.body) if seen.body else None) == body, path
+
+
+def test_delete_with_204_returns_none(stub: Stub) -> None:
+    stub.on("DELETE", "/threads/t", (204, {}, b""))
+    assert OffpromptClient(stub.url).delete_thread("t") is None
+
+
+def test_importing_the_client_does_no_work_and_needs_no_aws_sdk() -> None:
+    code = (
+        "import sys, offprompt.client; "
+        "bad = sorted(m for m in ('boto3', 'botocore', 'pydantic', 'offprompt.artifacts') if m in sys.modules); "
+        "assert not bad, bad"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "layers" / "offprompt")}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)
