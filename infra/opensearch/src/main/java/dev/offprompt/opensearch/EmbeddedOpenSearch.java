@@ -5,10 +5,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 
 import org.opensearch.common.settings.Settings;
 import org.opensearch.core.common.transport.TransportAddress;
@@ -23,7 +25,8 @@ import org.opensearch.plugins.Plugin;
  *
  * <p>Usage: {@code EmbeddedOpenSearch HOME HTTP_PORT}. HOME is a throwaway directory (data, logs). The node binds
  * 127.0.0.1 only, prints {@code OPENSEARCH_STARTED http://127.0.0.1:PORT} once HTTP is up, and shuts down when
- * its standard input reaches end-of-file, so a parent process that dies never leaves an orphan JVM.
+ * its standard input reaches end-of-file, so a parent process that dies never leaves an orphan JVM. With
+ * {@code -Doffprompt.deleteHomeOnExit=true} it then also deletes HOME.
  *
  * <p>Constructing {@link Node} directly (instead of going through {@code Bootstrap}) skips the security manager,
  * bootstrap checks and jar-hell checks; the modules and the k-NN plugin are passed in as classpath plugins.
@@ -47,6 +50,14 @@ public final class EmbeddedOpenSearch {
     }
 
     private EmbeddedOpenSearch() {}
+
+    private static void deleteRecursively(Path root) throws IOException {
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
+    }
 
     public static void main(String[] args) throws Exception {
         if (args.length != 2) {
@@ -105,6 +116,9 @@ public final class EmbeddedOpenSearch {
         }
         System.out.println("stdin closed, stopping");
         shutdown.run();
+        if (Boolean.getBoolean("offprompt.deleteHomeOnExit")) {
+            deleteRecursively(home); // also when the parent was killed and cannot clean up itself
+        }
         System.exit(0);
     }
 }

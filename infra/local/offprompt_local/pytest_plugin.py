@@ -1,0 +1,99 @@
+"""pytest fixtures for offprompt: the real local OpenSearch node, fake AWS credentials and moto.
+
+Enabled by `pytest_plugins = ["offprompt_local.pytest_plugin"]` in the root `tests/conftest.py`.
+
+- `opensearch_url` (session): one local node per test run, started only if a test asks for it
+  (or `OPENSEARCH_URL` when set). Tests using it are auto-marked `opensearch`.
+- `opensearch_client` (session): an `opensearchpy.OpenSearch` client for that node.
+- `opensearch_index` (function): a fresh index from `infra/opensearch/index.json`, deleted afterwards.
+- `aws_credentials` (autouse): fake credentials and Powertools settings; host AWS settings removed.
+- `moto_aws`: moto's in-process mock of every AWS service.
+- `moto_server`: a moto HTTP server on 127.0.0.1 (a free port); yields its endpoint URL.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+
+from offprompt_local.opensearch import LocalOpenSearch, index_definition
+
+if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
+
+OPENSEARCH_FIXTURE = "opensearch_url"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Every test that (directly or through another fixture) needs the node gets the `opensearch` marker,
+    # so `-m "not opensearch"` deselects exactly the tests that would start a JVM.
+    for item in items:
+        if OPENSEARCH_FIXTURE in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.opensearch)
+
+
+@pytest.fixture(scope="session")
+def opensearch_url() -> Iterator[str]:
+    with LocalOpenSearch() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def opensearch_client(opensearch_url: str) -> Iterator[OpenSearch]:
+    from opensearchpy import OpenSearch
+
+    client = OpenSearch(hosts=[opensearch_url], use_ssl=False, verify_certs=False, timeout=60)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def opensearch_index(opensearch_client: OpenSearch) -> Iterator[str]:
+    name = f"offprompt-test-{uuid.uuid4().hex}"
+    opensearch_client.indices.create(index=name, body=index_definition())
+    yield name
+    opensearch_client.indices.delete(index=name, ignore_unavailable=True)
+
+
+@pytest.fixture(autouse=True)
+def aws_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fake AWS settings so no test can reach (or bill) a real account from a developer's machine."""
+    for name in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_ENDPOINT_URL", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_SECURITY_TOKEN", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_REGION", "us-east-1")  # what Lambda sets
+    # An empty config/credentials file keeps ~/.aws from leaking profiles, regions or endpoints in.
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/dev/null")
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+    monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "1")
+    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "offprompt")
+    monkeypatch.setenv("POWERTOOLS_SERVICE_NAME", "offprompt")
+
+
+@pytest.fixture
+def moto_aws(aws_credentials: None) -> Iterator[None]:
+    """moto's in-process mock; request it before creating any boto3 client in the test."""
+    import moto
+
+    with moto.mock_aws():
+        yield
+
+
+@pytest.fixture
+def moto_server(aws_credentials: None) -> Iterator[str]:
+    """A real HTTP endpoint backed by moto, for code that talks to AWS over the network."""
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
