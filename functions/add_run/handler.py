@@ -1,0 +1,52 @@
+"""add-run: `POST /threads/{thread_id}/runs` (body: Griptape Run JSON) → 201 `{"run": <Run JSON>, "seq": n}`.
+
+Direct invocation: `{"tenant", "thread_id", "run": <Run JSON>}` (or the Run's fields at the top level).
+A retry with the same run id and content returns the first result; different content → Conflict (409).
+"""
+
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import unquote
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.metrics import MetricUnit
+
+from api_common.entry import current_tenant, json_body, json_response, make_handler, observability
+from offprompt.errors import InvalidInput
+from offprompt.services.conversation import default_service
+
+DIRECT_ONLY_KEYS = ("tenant", "thread_id", "action")
+
+
+def add(tenant: str, thread_id: str, payload: Any) -> dict[str, Any]:
+    result = default_service().add_run(tenant, thread_id, payload)
+    logger, metrics, _ = observability()
+    if result.replayed:
+        metrics.add_metric(name="RunsReplayed", unit=MetricUnit.Count, value=1)
+    else:
+        metrics.add_metric(name="RunsAdded", unit=MetricUnit.Count, value=1)
+    logger.info("run added", extra={"seq": result.seq, "replayed": result.replayed})
+    return result.to_dict()
+
+
+def path_param(app: APIGatewayHttpResolver, name: str, matched: str) -> str:
+    """API Gateway's decoded path parameter (the route match is still percent-encoded)."""
+    params = app.current_event.path_parameters or {}
+    return str(params.get(name) or unquote(matched))
+
+
+def register(app: APIGatewayHttpResolver) -> None:
+    @app.post("/threads/<thread_id>/runs")
+    def post_run(thread_id: str) -> Response[Any]:
+        body = add(current_tenant(app), path_param(app, "thread_id", thread_id), json_body(app))
+        return json_response(body, HTTPStatus.CREATED)
+
+
+def direct(tenant: str, event: dict[str, Any]) -> dict[str, Any]:
+    if "thread_id" not in event:
+        raise InvalidInput('a direct invocation must name its "thread_id"')
+    payload = event["run"] if "run" in event else {k: v for k, v in event.items() if k not in DIRECT_ONLY_KEYS}
+    return add(tenant, event["thread_id"], payload)
+
+
+lambda_handler = make_handler(register, direct)

@@ -1,0 +1,1 @@
+"""Lambda function: prompt-stack."""

@@ -1,0 +1,48 @@
+"""prompt-stack: `POST /threads/{thread_id}/prompt-stack` → Griptape PromptStack JSON.
+
+Body `{system?, input?, max_tokens?, last_n?, memory_index?}` (system/input: a string or an artifact JSON
+object). Direct invocation: the same fields plus `tenant` and `thread_id`; returns the PromptStack JSON.
+"""
+
+from typing import Any
+
+from add_run.handler import path_param
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.metrics import MetricUnit
+from pydantic import ValidationError
+
+from api_common.entry import current_tenant, json_body, json_response, make_handler, observability
+from offprompt.errors import InvalidInput
+from offprompt.services.conversation import PromptStackRequest, default_service, parse_model
+
+
+def build(tenant: str, thread_id: str, request: PromptStackRequest) -> dict[str, Any]:
+    stack = default_service().prompt_stack(tenant, thread_id, request)
+    _, metrics, _ = observability()
+    metrics.add_metric(name="PromptStacksBuilt", unit=MetricUnit.Count, value=1)
+    return stack.to_dict()
+
+
+def register(app: APIGatewayHttpResolver) -> None:
+    @app.post("/threads/<thread_id>/prompt-stack")
+    def post_prompt_stack(thread_id: str) -> Response[Any]:
+        tenant = current_tenant(app)
+        body = json_body(app)
+        if not isinstance(body, dict):
+            raise InvalidInput("request body must be a JSON object")
+        try:
+            request = PromptStackRequest.model_validate(body)
+        except ValidationError as exc:
+            raise RequestValidationError(exc.errors(include_url=False)) from None
+        return json_response(build(tenant, path_param(app, "thread_id", thread_id), request))
+
+
+def direct(tenant: str, event: dict[str, Any]) -> dict[str, Any]:
+    if "thread_id" not in event:
+        raise InvalidInput('a direct invocation must name its "thread_id"')
+    fields = {k: v for k, v in event.items() if k not in ("tenant", "thread_id", "action")}
+    return build(tenant, event["thread_id"], parse_model(PromptStackRequest, fields))
+
+
+lambda_handler = make_handler(register, direct)

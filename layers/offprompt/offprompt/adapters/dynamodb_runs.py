@@ -1,0 +1,368 @@
+"""RunStore on DynamoDB: one item per run in the thread's partition, plus a run-id item for idempotency.
+
+Partition `T#{tenant}#TH#{thread}` (escaped by `identifiers.key`):
+- `#THREAD`          config, `next_seq` counter, summary state, timestamps;
+- `RUN#{seq:012d}`   one run: Griptape JSON (`run`) or an S3 pointer (`blob_key`), token counts, size, hash;
+- `RUNID#{run_id}`   seq + content hash of that run (the conditional put that makes retries idempotent).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from offprompt.errors import DependencyUnavailable
+from offprompt.identifiers import key
+from offprompt.ports import RunIdTaken, StoredRun, ThreadState
+
+from .clients import aws_client
+
+THREAD_SK = "#THREAD"
+RUN_PREFIX = "RUN"
+RUNID_PREFIX = "RUNID"
+_CONFIG_FIELDS = ("max_runs", "memory_type", "offset", "retention_days")
+
+
+def thread_pk(tenant: str, thread_id: str) -> str:
+    return key("T", tenant, "TH", thread_id)
+
+
+def run_sk(seq: int) -> str:
+    return key(RUN_PREFIX, seq)
+
+
+def runid_sk(run_id: str) -> str:
+    return key(RUNID_PREFIX, run_id)
+
+
+class DynamoDbRunStore:
+    def __init__(self, table_name: str, client: Any | None = None) -> None:
+        self.table_name = table_name
+        self._client = client
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = aws_client("dynamodb")
+        return self._client
+
+    # ---- thread ---------------------------------------------------------------------------------------
+    def allocate_seq(self, tenant: str, thread_id: str, now: str) -> ThreadState:
+        out = self._call(
+            "update_item",
+            TableName=self.table_name,
+            Key=_key(thread_pk(tenant, thread_id), THREAD_SK),
+            UpdateExpression=(
+                "ADD next_seq :one SET created_at = if_not_exists(created_at, :now), tenant = :tenant, "
+                "thread_id = :thread, summary_version = if_not_exists(summary_version, :zero), "
+                "summary_through_seq = if_not_exists(summary_through_seq, :zero)"
+            ),
+            ExpressionAttributeValues={
+                ":one": {"N": "1"},
+                ":zero": {"N": "0"},
+                ":now": {"S": now},
+                ":tenant": {"S": tenant},
+                ":thread": {"S": thread_id},
+            },
+            ReturnValues="ALL_NEW",
+        )
+        return _thread_state(tenant, thread_id, out["Attributes"])
+
+    def get_thread(self, tenant: str, thread_id: str) -> ThreadState | None:
+        out = self._call(
+            "get_item",
+            TableName=self.table_name,
+            Key=_key(thread_pk(tenant, thread_id), THREAD_SK),
+            ConsistentRead=True,
+        )
+        item = out.get("Item")
+        return _thread_state(tenant, thread_id, item) if item else None
+
+    def configure(self, tenant: str, thread_id: str, changes: dict[str, object], now: str) -> ThreadState:
+        sets = [
+            "created_at = if_not_exists(created_at, :now)",
+            "updated_at = :now",
+            "tenant = :tenant",
+            "thread_id = :thread",
+            "next_seq = if_not_exists(next_seq, :zero)",
+            "summary_version = if_not_exists(summary_version, :zero)",
+            "summary_through_seq = if_not_exists(summary_through_seq, :zero)",
+        ]
+        removes: list[str] = []
+        names: dict[str, str] = {}
+        values: dict[str, Any] = {
+            ":now": {"S": now},
+            ":zero": {"N": "0"},
+            ":tenant": {"S": tenant},
+            ":thread": {"S": thread_id},
+        }
+        for name in _CONFIG_FIELDS:
+            if name not in changes:
+                continue
+            names[f"#{name}"] = name
+            value = changes[name]
+            if value is None:
+                removes.append(f"#{name}")
+            else:
+                sets.append(f"#{name} = :{name}")
+                values[f":{name}"] = {"S": value} if isinstance(value, str) else {"N": str(value)}
+        expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
+        params: dict[str, Any] = {
+            "TableName": self.table_name,
+            "Key": _key(thread_pk(tenant, thread_id), THREAD_SK),
+            "UpdateExpression": expression,
+            "ExpressionAttributeValues": values,
+            "ReturnValues": "ALL_NEW",
+        }
+        if names:
+            params["ExpressionAttributeNames"] = names
+        out = self._call("update_item", **params)
+        return _thread_state(tenant, thread_id, out["Attributes"])
+
+    def record_burned(self, tenant: str, thread_id: str) -> None:
+        self._call(
+            "update_item",
+            TableName=self.table_name,
+            Key=_key(thread_pk(tenant, thread_id), THREAD_SK),
+            UpdateExpression="ADD burned_seqs :one",
+            ExpressionAttributeValues={":one": {"N": "1"}},
+        )
+
+    def commit_summary(
+        self, tenant: str, thread_id: str, *, summary: str, through_seq: int, expected_version: int, now: str
+    ) -> bool:
+        try:
+            self.client.update_item(
+                TableName=self.table_name,
+                Key=_key(thread_pk(tenant, thread_id), THREAD_SK),
+                UpdateExpression=(
+                    "SET summary = :s, summary_through_seq = :t, summary_updated_at = :now ADD summary_version :one"
+                ),
+                ConditionExpression="summary_version = :v AND summary_through_seq < :t",
+                ExpressionAttributeValues={
+                    ":s": {"S": summary},
+                    ":t": {"N": str(through_seq)},
+                    ":v": {"N": str(expected_version)},
+                    ":one": {"N": "1"},
+                    ":now": {"S": now},
+                },
+            )
+        except ClientError as exc:
+            if _code(exc) == "ConditionalCheckFailedException":
+                return False
+            raise DependencyUnavailable(f"DynamoDB update_item failed: {_code(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB update_item failed: {type(exc).__name__}") from exc
+        return True
+
+    # ---- runs -----------------------------------------------------------------------------------------
+    def put_run(self, tenant: str, thread_id: str, run: StoredRun) -> None:
+        pk = thread_pk(tenant, thread_id)
+        item = _run_item(pk, run, tenant, thread_id)
+        id_item: dict[str, Any] = {
+            **_key(pk, runid_sk(run.run_id)),
+            "seq": {"N": str(run.seq)},
+            "hash": {"S": run.content_hash},
+        }
+        if run.expires_at is not None:
+            id_item["expires_at"] = {"N": str(run.expires_at)}
+        try:
+            self.client.transact_write_items(
+                TransactItems=[
+                    {
+                        "Put": {
+                            "TableName": self.table_name,
+                            "Item": item,
+                            "ConditionExpression": "attribute_not_exists(pk)",
+                        }
+                    },
+                    {
+                        "Put": {
+                            "TableName": self.table_name,
+                            "Item": id_item,
+                            "ConditionExpression": "attribute_not_exists(pk)",
+                        }
+                    },
+                ]
+            )
+        except ClientError as exc:
+            reasons = exc.response.get("CancellationReasons") or []
+            taken = len(reasons) > 1 and reasons[1].get("Code") == "ConditionalCheckFailed"
+            if _code(exc) == "TransactionCanceledException" and taken:
+                existing = self._get(pk, runid_sk(run.run_id))
+                if existing is not None:
+                    raise RunIdTaken(int(existing["seq"]["N"]), existing["hash"]["S"]) from None
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {_code(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {type(exc).__name__}") from exc
+
+    def get_run(self, tenant: str, thread_id: str, seq: int) -> StoredRun | None:
+        item = self._get(thread_pk(tenant, thread_id), run_sk(seq))
+        return _stored_run(item) if item else None
+
+    def page_runs(
+        self,
+        tenant: str,
+        thread_id: str,
+        *,
+        lo: int,
+        hi: int | None,
+        newest_first: bool,
+        limit: int,
+        now_epoch: int,
+        keys_only: bool = False,
+    ) -> tuple[list[StoredRun], int | None]:
+        pk = thread_pk(tenant, thread_id)
+        params: dict[str, Any] = {
+            "TableName": self.table_name,
+            "KeyConditionExpression": "pk = :pk AND sk BETWEEN :lo AND :hi",
+            "FilterExpression": "attribute_not_exists(expires_at) OR expires_at > :now",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": pk},
+                ":lo": {"S": run_sk(max(lo, 0))},
+                ":hi": {"S": run_sk(hi) if hi is not None else run_sk(10**12 - 1)},
+                ":now": {"N": str(now_epoch)},
+            },
+            "ScanIndexForward": not newest_first,
+            "Limit": limit,
+            "ConsistentRead": True,
+        }
+        if keys_only:
+            params["ProjectionExpression"] = "pk, sk, seq, run_id, blob_key, #h, expires_at"
+            params["ExpressionAttributeNames"] = {"#h": "hash"}
+        out = self._call("query", **params)
+        runs = [_stored_run(item) for item in out.get("Items", [])]
+        last = out.get("LastEvaluatedKey")
+        return runs, (int(last["sk"]["S"].rsplit("#", 1)[1]) if last else None)
+
+    def delete_runs(self, tenant: str, thread_id: str, runs: Sequence[StoredRun]) -> None:
+        pk = thread_pk(tenant, thread_id)
+        keys = [_key(pk, run_sk(r.seq)) for r in runs] + [_key(pk, runid_sk(r.run_id)) for r in runs]
+        self._batch_delete(keys)
+
+    def delete_thread(self, tenant: str, thread_id: str) -> int:
+        """Delete every item of the thread's partition (runs, run ids, the thread item last)."""
+        pk = thread_pk(tenant, thread_id)
+        keys: list[dict[str, Any]] = []
+        start: dict[str, Any] | None = None
+        while True:
+            params: dict[str, Any] = {
+                "TableName": self.table_name,
+                "KeyConditionExpression": "pk = :pk",
+                "ExpressionAttributeValues": {":pk": {"S": pk}},
+                "ProjectionExpression": "pk, sk",
+                "ConsistentRead": True,
+            }
+            if start:
+                params["ExclusiveStartKey"] = start
+            out = self._call("query", **params)
+            keys.extend({"pk": i["pk"], "sk": i["sk"]} for i in out.get("Items", []))
+            start = out.get("LastEvaluatedKey")
+            if not start:
+                break
+        # The thread item goes last, so a failure part-way leaves a thread that can be deleted again.
+        keys.sort(key=lambda k: k["sk"]["S"] == THREAD_SK)
+        self._batch_delete(keys)
+        return len(keys)
+
+    # ---- helpers --------------------------------------------------------------------------------------
+    def _get(self, pk: str, sk: str) -> dict[str, Any] | None:
+        out = self._call("get_item", TableName=self.table_name, Key=_key(pk, sk), ConsistentRead=True)
+        item: dict[str, Any] | None = out.get("Item")
+        return item
+
+    def _batch_delete(self, keys: Sequence[dict[str, Any]]) -> None:
+        for i in range(0, len(keys), 25):
+            requests = [{"DeleteRequest": {"Key": k}} for k in keys[i : i + 25]]
+            for _attempt in range(8):
+                out = self._call("batch_write_item", RequestItems={self.table_name: requests})
+                requests = (out.get("UnprocessedItems") or {}).get(self.table_name) or []
+                if not requests:
+                    break
+            else:
+                raise DependencyUnavailable("DynamoDB batch_write_item left items unprocessed")
+
+    def _call(self, operation: str, **params: Any) -> Any:
+        try:
+            return getattr(self.client, operation)(**params)
+        except (ClientError, BotoCoreError) as exc:
+            reason = _code(exc) if isinstance(exc, ClientError) else type(exc).__name__
+            raise DependencyUnavailable(f"DynamoDB {operation} failed: {reason}") from exc
+
+
+def _key(pk: str, sk: str) -> dict[str, Any]:
+    return {"pk": {"S": pk}, "sk": {"S": sk}}
+
+
+def _code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code", ""))
+
+
+def _n(item: dict[str, Any], name: str, default: int | None = None) -> int | None:
+    value = item.get(name)
+    return int(value["N"]) if value is not None else default
+
+
+def _s(item: dict[str, Any], name: str) -> str | None:
+    value = item.get(name)
+    return str(value["S"]) if value is not None else None
+
+
+def _thread_state(tenant: str, thread_id: str, item: dict[str, Any]) -> ThreadState:
+    memory_type = _s(item, "memory_type") or "buffer"
+    return ThreadState(
+        tenant=tenant,
+        thread_id=thread_id,
+        exists=True,
+        next_seq=_n(item, "next_seq", 0) or 0,
+        memory_type="summary" if memory_type == "summary" else "buffer",
+        max_runs=_n(item, "max_runs"),
+        offset=_n(item, "offset", 1) or 1,
+        retention_days=_n(item, "retention_days"),
+        summary=_s(item, "summary"),
+        summary_through_seq=_n(item, "summary_through_seq", 0) or 0,
+        summary_version=_n(item, "summary_version", 0) or 0,
+        burned_seqs=_n(item, "burned_seqs", 0) or 0,
+        created_at=_s(item, "created_at"),
+        updated_at=_s(item, "updated_at"),
+        summary_updated_at=_s(item, "summary_updated_at"),
+    )
+
+
+def _run_item(pk: str, run: StoredRun, tenant: str, thread_id: str) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        **_key(pk, run_sk(run.seq)),
+        "tenant": {"S": tenant},
+        "thread_id": {"S": thread_id},
+        "seq": {"N": str(run.seq)},
+        "run_id": {"S": run.run_id},
+        "hash": {"S": run.content_hash},
+        "input_tokens": {"N": str(run.input_tokens)},
+        "output_tokens": {"N": str(run.output_tokens)},
+        "size": {"N": str(run.size)},
+        "created_at": {"S": run.created_at},
+    }
+    if run.run_json is not None:
+        item["run"] = {"S": run.run_json}
+    if run.blob_key is not None:
+        item["blob_key"] = {"S": run.blob_key}
+    if run.expires_at is not None:
+        item["expires_at"] = {"N": str(run.expires_at)}
+    return item
+
+
+def _stored_run(item: dict[str, Any]) -> StoredRun:
+    return StoredRun(
+        seq=_n(item, "seq", 0) or 0,
+        run_id=_s(item, "run_id") or "",
+        content_hash=_s(item, "hash") or "",
+        input_tokens=_n(item, "input_tokens", 0) or 0,
+        output_tokens=_n(item, "output_tokens", 0) or 0,
+        size=_n(item, "size", 0) or 0,
+        created_at=_s(item, "created_at") or "",
+        run_json=_s(item, "run"),
+        blob_key=_s(item, "blob_key"),
+        expires_at=_n(item, "expires_at"),
+    )

@@ -1,0 +1,1 @@
+"""Use cases wired from ports: what the Lambda handlers (HTTP and direct) call."""

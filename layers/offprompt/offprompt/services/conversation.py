@@ -1,0 +1,537 @@
+"""Conversation memory as a service: append runs, build token-budgeted prompt stacks, configure, summarize.
+
+HTTP-free; takes ports (RunStore, BlobStore, Tokenizer, Summarizer). See docs/adr/0004-conversation-storage.md.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from offprompt.artifacts import BaseArtifact
+from offprompt.config import Settings
+from offprompt.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
+from offprompt.identifiers import check_identifier, digest
+from offprompt.memory.conversation import (
+    HistoryRun,
+    render_summarize_prompt,
+    run_token_counts,
+    select_history,
+)
+from offprompt.memory.run import Run
+from offprompt.ports import BlobStore, RunIdTaken, RunStore, StoredRun, Summarizer, ThreadState, Tokenizer
+from offprompt.prompt import PromptStack
+
+logger = logging.getLogger(__name__)
+
+# Runs whose JSON is larger than this go to S3 (DynamoDB items stop at 400 KB; moto at 405,000 B).
+INLINE_RUN_BYTES = 350_000
+# max_runs pruning in add-run: at most this many old runs deleted per add, keeping this many extra.
+PRUNE_BATCH = 5
+PRUNE_SLACK = 8
+DAY = 86_400
+MAX_LIST_LIMIT = 100
+
+
+class PromptStackRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    system: str | dict[str, Any] | None = None
+    input: str | dict[str, Any] | None = None
+    max_tokens: int | None = Field(default=None, ge=1)
+    last_n: int | None = Field(default=None, ge=1)
+    memory_index: int | None = Field(default=None, ge=0)
+
+
+class ThreadConfigRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    max_runs: int | None = Field(default=None, ge=1, le=100_000)
+    memory_type: Literal["buffer", "summary"] | None = None
+    offset: int | None = Field(default=None, ge=1, le=10_000)
+    retention_days: int | None = Field(default=None, ge=1, le=36_500)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_model(model: type[M], data: Any) -> M:
+    """Validate a direct-invocation payload: InvalidInput (400) naming the first problem."""
+    if not isinstance(data, dict):
+        raise InvalidInput("expected a JSON object")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        first = errors[0]
+        where = ".".join(str(p) for p in first["loc"]) or "body"
+        details = {"errors": [{"loc": list(e["loc"]), "type": e["type"], "msg": e["msg"]} for e in errors]}
+        raise InvalidInput(f"{where}: {first['msg']}", details=details) from None
+
+
+@dataclass(frozen=True)
+class AddRunResult:
+    run: dict[str, Any]
+    seq: int
+    replayed: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run": self.run, "seq": self.seq}
+
+
+@dataclass(frozen=True)
+class SummarizeResult:
+    status: Literal["committed", "nothing_to_do", "not_summary_memory", "stale"]
+    through_seq: int = 0
+    summarized_runs: int = 0
+
+
+def _now_iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def thread_prefix(tenant: str, thread_id: str) -> str:
+    """S3 prefix of everything a thread owns (delete removes by prefix)."""
+    return f"t/{digest(tenant)}/threads/{digest(tenant, thread_id)}/"
+
+
+# The local stack (no Bedrock there) installs a labelled stand-in here once, at start-up; Lambda never does.
+_summarizer_override: Summarizer | None = None
+
+
+def set_summarizer_override(summarizer: Summarizer | None) -> None:
+    """Use `summarizer` instead of Bedrock in services built after this call (local stack only)."""
+    global _summarizer_override
+    _summarizer_override = summarizer
+
+
+class ConversationService:
+    def __init__(
+        self,
+        runs: RunStore,
+        tokenizer: Tokenizer,
+        *,
+        blobs: BlobStore | None = None,
+        summarizer: Summarizer | None = None,
+        summarize_mode: Literal["inline", "async", "off"] = "async",
+        clock: Callable[[], float] = time.time,
+        inline_run_bytes: int = INLINE_RUN_BYTES,
+    ) -> None:
+        self.runs = runs
+        self.tokenizer = tokenizer
+        self.blobs = blobs
+        self.summarizer = summarizer
+        self.summarize_mode = summarize_mode
+        self.clock = clock
+        self.inline_run_bytes = inline_run_bytes
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ConversationService:
+        from offprompt.adapters.bedrock import BedrockSummarizer
+        from offprompt.adapters.dynamodb_runs import DynamoDbRunStore
+        from offprompt.adapters.s3 import S3BlobStore
+        from offprompt.adapters.tokenizer import TiktokenTokenizer
+
+        return cls(
+            DynamoDbRunStore(settings.require("table_name")),
+            TiktokenTokenizer(),
+            blobs=S3BlobStore(settings.bucket_name) if settings.bucket_name else None,
+            summarizer=_summarizer_override or BedrockSummarizer(settings.summary_model_id),
+            summarize_mode=settings.summarize_mode,
+        )
+
+    # ---- add-run --------------------------------------------------------------------------------------
+    def add_run(self, tenant: str, thread_id: str, payload: Any) -> AddRunResult:
+        check_identifier("thread_id", thread_id)
+        if isinstance(payload, dict) and payload.get("id") is not None:
+            check_identifier("run id", payload["id"])
+        run = Run.from_dict(payload)
+        run_json = run.to_json()
+        data = run_json.encode("utf-8")
+        content_hash = hashlib.sha256(data).hexdigest()
+        input_tokens, output_tokens = run_token_counts(run, self.tokenizer)
+        blob_key = None
+        if len(data) > self.inline_run_bytes and self.blobs is None:
+            raise PayloadTooLarge(f"run is larger than {self.inline_run_bytes} bytes and no bucket is configured")
+
+        now = self.clock()
+        state = self.runs.allocate_seq(tenant, thread_id, _now_iso(now))
+        seq = state.next_seq
+        if len(data) > self.inline_run_bytes:
+            assert self.blobs is not None
+            blob_key = f"{thread_prefix(tenant, thread_id)}runs/{digest(run.id, content_hash)}.json"
+            self.blobs.put(blob_key, data, content_type="application/json")
+        stored = StoredRun(
+            seq=seq,
+            run_id=run.id,
+            content_hash=content_hash,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            size=len(data),
+            created_at=_now_iso(now),
+            run_json=None if blob_key else run_json,
+            blob_key=blob_key,
+            expires_at=int(now) + state.retention_days * DAY if state.retention_days else None,
+        )
+        try:
+            self.runs.put_run(tenant, thread_id, stored)
+        except RunIdTaken as taken:
+            self._burned(tenant, thread_id)
+            if taken.content_hash != content_hash:
+                if blob_key:
+                    self._drop_blob(blob_key)
+                raise Conflict(
+                    f'run id "{run.id[:100]}" is already stored in this thread with different content',
+                    details={"seq": taken.seq},
+                ) from None
+            first = self.runs.get_run(tenant, thread_id, taken.seq)
+            stored_json = self._run_json(first) if first is not None else run_json
+            return AddRunResult(json.loads(stored_json), taken.seq, replayed=True)
+        except Exception:
+            self._burned(tenant, thread_id)
+            if blob_key:
+                self._drop_blob(blob_key)
+            raise
+
+        self._after_add(state, seq)
+        return AddRunResult(run.to_dict(), seq, replayed=False)
+
+    def _after_add(self, state: ThreadState, seq: int) -> None:
+        """Best-effort follow-ups of a committed add: never fail the add."""
+        try:
+            self.prune(state, seq)
+        except Exception:
+            logger.exception("max_runs pruning failed (retried on a later add)")
+        if (
+            self.summarize_mode == "inline"
+            and state.memory_type == "summary"
+            and seq - state.summary_through_seq > state.offset
+        ):
+            try:
+                self.summarize(state.tenant, state.thread_id)
+            except Exception:
+                logger.exception("inline summarization failed; the runs stay in the prompt")
+
+    def prune(self, state: ThreadState, seq: int) -> int:
+        """Delete up to PRUNE_BATCH runs that max_runs certainly hides (the oldest), with their ids and blobs.
+
+        `seq - s - burned_seqs` is a lower bound of the runs newer than s, so a run is deleted only when at
+        least `max_runs + PRUNE_SLACK` runs are certainly newer. Summary memory never deletes a run that the
+        summary does not cover yet.
+        """
+        if state.max_runs is None:
+            return 0
+        hi = seq - state.max_runs - state.burned_seqs - PRUNE_SLACK
+        if state.memory_type == "summary":
+            hi = min(hi, state.summary_through_seq)
+        if hi < 1:
+            return 0
+        old, _ = self.runs.page_runs(
+            state.tenant,
+            state.thread_id,
+            lo=0,
+            hi=hi,
+            newest_first=False,
+            limit=PRUNE_BATCH,
+            now_epoch=0,
+            keys_only=True,
+        )
+        if not old:
+            return 0
+        self.runs.delete_runs(state.tenant, state.thread_id, old)
+        for r in old:
+            if r.blob_key:
+                self._drop_blob(r.blob_key)
+        return len(old)
+
+    def _burned(self, tenant: str, thread_id: str) -> None:
+        try:
+            self.runs.record_burned(tenant, thread_id)
+        except Exception:
+            logger.exception("could not record a burned sequence number")
+
+    def _drop_blob(self, blob_key: str) -> None:
+        try:
+            if self.blobs is not None:
+                self.blobs.delete_prefix(blob_key)  # keys are fixed-length digests: the prefix is the key
+        except Exception:
+            logger.exception("could not delete an orphaned run blob")
+
+    def _run_json(self, stored: StoredRun) -> str:
+        if stored.run_json is not None:
+            return stored.run_json
+        if stored.blob_key is None or self.blobs is None:
+            raise NotFound(f"run {stored.seq} has no body")
+        return self.blobs.get(stored.blob_key).decode("utf-8")
+
+    def _load_run(self, stored: StoredRun) -> Run:
+        return Run.from_json(self._run_json(stored))
+
+    # ---- prompt-stack ---------------------------------------------------------------------------------
+    def prompt_stack(self, tenant: str, thread_id: str, request: PromptStackRequest) -> PromptStack:
+        check_identifier("thread_id", thread_id)
+        stack = PromptStack()
+        if request.system is not None:
+            stack.add_system_message(_artifact(request.system, "system"))
+        if request.input is not None:
+            stack.add_user_message(_artifact(request.input, "input"))
+        index = request.memory_index
+        if index is None:
+            index = 1 if request.system is not None else 0
+        if index > len(stack.messages):
+            raise InvalidInput(f"memory_index must be between 0 and {len(stack.messages)}")
+        state = self.runs.get_thread(tenant, thread_id)
+        if state is None:
+            return stack
+        summary_memory = state.memory_type == "summary"
+        cap = request.last_n
+        if not summary_memory and state.max_runs is not None:
+            cap = state.max_runs if cap is None else min(cap, state.max_runs)
+        lo = state.summary_through_seq + 1 if summary_memory else 1
+        source = self._newest_first(tenant, thread_id, lo, cap)
+        plan = select_history(
+            list(stack.messages),
+            source,
+            self.tokenizer,
+            summary=state.summary if summary_memory else None,
+            max_tokens=request.max_tokens,
+            last_n=cap,
+        )
+        stack.messages[index:index] = plan.messages
+        return stack
+
+    def _newest_first(self, tenant: str, thread_id: str, lo: int, cap: int | None) -> Iterator[HistoryRun]:
+        hi: int | None = None
+        page = min(cap, 50) if cap else 50
+        now = int(self.clock())
+        while True:
+            runs, after = self.runs.page_runs(
+                tenant, thread_id, lo=lo, hi=hi, newest_first=True, limit=page, now_epoch=now
+            )
+            for r in runs:
+                yield HistoryRun(r.seq, r.input_tokens, r.output_tokens, load=functools.partial(self._load_run, r))
+            if after is None or after <= lo:
+                return
+            hi = after - 1
+            page = min(page * 2, 200)
+
+    # ---- threads --------------------------------------------------------------------------------------
+    def get_thread(self, tenant: str, thread_id: str) -> dict[str, Any]:
+        check_identifier("thread_id", thread_id)
+        state = self.runs.get_thread(tenant, thread_id)
+        if state is None:
+            raise NotFound(f'thread "{thread_id[:100]}" does not exist')
+        seqs = [r.seq for r in self._iter_keys(tenant, thread_id, lo=1, newest_first=True)]
+        floor = self._visible_floor(state, seqs)
+        visible = [s for s in seqs if s >= floor]
+        return self._thread_view(state, stored=len(seqs), visible=len(visible))
+
+    def configure(self, tenant: str, thread_id: str, request: ThreadConfigRequest) -> dict[str, Any]:
+        check_identifier("thread_id", thread_id)
+        changes = {name: getattr(request, name) for name in request.model_fields_set}
+        for name in ("memory_type", "offset"):
+            if name in changes and changes[name] is None:
+                raise InvalidInput(f"{name} cannot be null")
+        state = self.runs.configure(tenant, thread_id, changes, _now_iso(self.clock()))
+        return self.get_thread(state.tenant, state.thread_id)
+
+    def delete_thread(self, tenant: str, thread_id: str) -> int:
+        check_identifier("thread_id", thread_id)
+        deleted = self.runs.delete_thread(tenant, thread_id)
+        if self.blobs is not None:
+            self.blobs.delete_prefix(thread_prefix(tenant, thread_id))
+        return deleted
+
+    def list_runs(
+        self, tenant: str, thread_id: str, *, limit: int = 20, cursor: str | None = None, order: str = "asc"
+    ) -> dict[str, Any]:
+        check_identifier("thread_id", thread_id)
+        if order not in ("asc", "desc"):
+            raise InvalidInput('order must be "asc" or "desc"')
+        if not 1 <= limit <= MAX_LIST_LIMIT:
+            raise InvalidInput(f"limit must be between 1 and {MAX_LIST_LIMIT}")
+        binding = digest(tenant, thread_id)[:32]
+        after: int | None = None
+        floor: int | None = None
+        if cursor is not None:
+            after, floor = _decode_cursor(cursor, binding, order)
+        state = self.runs.get_thread(tenant, thread_id)
+        if state is None:
+            return {"runs": [], "next_cursor": None}
+        if floor is None:
+            floor = self._visible_floor(state, None)
+        newest_first = order == "desc"
+        if newest_first:
+            lo, hi = floor, (after - 1 if after is not None else None)
+        else:
+            lo, hi = max(floor, (after or 0) + 1), None
+        if hi is not None and hi < lo:
+            return {"runs": [], "next_cursor": None}
+        runs, last = self.runs.page_runs(
+            tenant, thread_id, lo=lo, hi=hi, newest_first=newest_first, limit=limit, now_epoch=int(self.clock())
+        )
+        summary_memory = state.memory_type == "summary"
+        items = []
+        for r in runs:
+            entry: dict[str, Any] = {
+                "seq": r.seq,
+                "run": json.loads(self._run_json(r)),
+                "created_at": r.created_at,
+                "input_tokens": r.input_tokens,
+                "output_tokens": r.output_tokens,
+                "size": r.size,
+            }
+            if summary_memory:
+                entry["summarized"] = r.seq <= state.summary_through_seq
+            items.append(entry)
+        next_cursor = _encode_cursor(binding, order, last, floor) if last is not None else None
+        return {"runs": items, "next_cursor": next_cursor}
+
+    def _iter_keys(self, tenant: str, thread_id: str, *, lo: int, newest_first: bool) -> Iterator[StoredRun]:
+        hi: int | None = None
+        now = int(self.clock())
+        while True:
+            runs, last = self.runs.page_runs(
+                tenant, thread_id, lo=lo, hi=hi, newest_first=newest_first, limit=500, now_epoch=now, keys_only=True
+            )
+            yield from runs
+            if last is None:
+                return
+            if newest_first:
+                hi = last - 1
+            else:
+                lo = last + 1
+
+    def _visible_floor(self, state: ThreadState, seqs_newest_first: list[int] | None) -> int:
+        """The smallest visible seq: max_runs keeps the newest N (summary memory: never unsummarized runs)."""
+        if state.max_runs is None:
+            return 1
+        if seqs_newest_first is None:
+            seqs_newest_first = []
+            for r in self._iter_keys(state.tenant, state.thread_id, lo=1, newest_first=True):
+                seqs_newest_first.append(r.seq)
+                if len(seqs_newest_first) >= state.max_runs:
+                    break
+        floor = seqs_newest_first[state.max_runs - 1] if len(seqs_newest_first) >= state.max_runs else 1
+        if state.memory_type == "summary":
+            floor = min(floor, state.summary_through_seq + 1)
+        return max(floor, 1)
+
+    def _thread_view(self, state: ThreadState, *, stored: int, visible: int) -> dict[str, Any]:
+        summary = None
+        if state.summary is not None:
+            summary = {
+                "text": state.summary,
+                "through_seq": state.summary_through_seq,
+                "version": state.summary_version,
+                "updated_at": state.summary_updated_at,
+            }
+        return {
+            "thread_id": state.thread_id,
+            "memory_type": state.memory_type,
+            "max_runs": state.max_runs,
+            "offset": state.offset,
+            "retention_days": state.retention_days,
+            "created_at": state.created_at,
+            "updated_at": state.updated_at,
+            "last_seq": state.next_seq,
+            "stored_runs": stored,
+            "visible_runs": visible,
+            "summary": summary,
+        }
+
+    # ---- summary --------------------------------------------------------------------------------------
+    def summarize(self, tenant: str, thread_id: str) -> SummarizeResult:
+        """Fold all unsummarized runs but the newest `offset` into the summary (Griptape's prompt).
+
+        Committed with a compare-and-swap on `summary_version`; a stale result is dropped, a failing
+        summarizer raises and changes nothing (the runs stay in the prompt).
+        """
+        check_identifier("thread_id", thread_id)
+        state = self.runs.get_thread(tenant, thread_id)
+        if state is None or state.memory_type != "summary":
+            return SummarizeResult("not_summary_memory")
+        stored = list(self._iter_full(tenant, thread_id, lo=state.summary_through_seq + 1))
+        to_sum = stored[: max(0, len(stored) - state.offset)]
+        if not to_sum:
+            return SummarizeResult("nothing_to_do", state.summary_through_seq)
+        if self.summarizer is None:
+            raise InvalidInput("no summarizer is configured")
+        runs = [self._load_run(r) for r in to_sum]
+        prompt = render_summarize_prompt(state.summary, runs)
+        summary = self.summarizer.summarize(prompt)
+        through = to_sum[-1].seq
+        committed = self.runs.commit_summary(
+            tenant,
+            thread_id,
+            summary=summary,
+            through_seq=through,
+            expected_version=state.summary_version,
+            now=_now_iso(self.clock()),
+        )
+        if not committed:
+            return SummarizeResult("stale", through, len(to_sum))
+        return SummarizeResult("committed", through, len(to_sum))
+
+    def _iter_full(self, tenant: str, thread_id: str, *, lo: int) -> Iterator[StoredRun]:
+        now = int(self.clock())
+        while True:
+            runs, last = self.runs.page_runs(
+                tenant, thread_id, lo=lo, hi=None, newest_first=False, limit=100, now_epoch=now
+            )
+            yield from runs
+            if last is None:
+                return
+            lo = last + 1
+
+
+@functools.cache
+def default_service() -> ConversationService:
+    """The process's service, built from the environment on first use (never at import)."""
+    from offprompt.config import get_settings
+
+    return ConversationService.from_settings(get_settings())
+
+
+def _artifact(value: str | dict[str, Any], field: str) -> str | BaseArtifact:
+    if isinstance(value, str):
+        return value
+    from offprompt.errors import ArtifactError
+
+    try:
+        return BaseArtifact.from_dict(value)
+    except ArtifactError as exc:
+        raise ArtifactError(f"{field}: {exc.message}") from None
+
+
+def _encode_cursor(binding: str, order: str, after: int, floor: int) -> str:
+    raw = json.dumps({"b": binding, "o": order, "a": after, "f": floor}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str, binding: str, order: str) -> tuple[int, int]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        data = json.loads(raw)
+        ok = (
+            isinstance(data, dict)
+            and data.get("b") == binding
+            and data.get("o") == order
+            and all(type(data.get(k)) is int and data[k] >= 0 for k in ("a", "f"))
+        )
+    except (ValueError, binascii.Error, UnicodeDecodeError, RecursionError):
+        ok = False
+    if not ok or len(cursor) > 1000:
+        raise InvalidInput("cursor is invalid for this thread and order")
+    return int(data["a"]), int(data["f"])
