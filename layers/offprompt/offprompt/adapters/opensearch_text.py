@@ -1,0 +1,563 @@
+"""`TextStore` on OpenSearch: one document per token-bounded chunk, deterministic ids, exact reassembly.
+
+Document layout (mapping: `infra/opensearch/index.json`, loaded through `opensearch_index.json` here):
+
+    _id          sha256 digest of [tenant, memory, namespace, position, chunk]   (identifiers.digest)
+    tenant, memory, namespace, artifact_id      keyword
+    position     the artifact's position in the namespace;  chunk: 0, 1, ... within the artifact
+    text         the chunk (standard analyzer, BM25)
+    artifact     chunk 0 only: the artifact's JSON envelope without "value", as a JSON *string*
+                 (stored, never indexed; a string is returned byte for byte, whatever JSON numbers or
+                 nesting `meta` holds)
+    embedding    only when an embedder is configured, and only for chunks with non-blank text
+
+`load` rebuilds each artifact as envelope + "".join(chunk texts) -> `BaseArtifact.from_dict`, so it is the
+exact artifact that was stored. It reads with mget (real-time: no refresh needed after `store`).
+Search is near-real-time (visible after the index's next refresh, 1 s by default) unless `refresh=True`.
+See docs/adr/0005-text-storage.md.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from offprompt.artifacts import BaseArtifact, TextArtifact
+from offprompt.errors import ArtifactError, DependencyUnavailable, InvalidInput, OffpromptError
+from offprompt.identifiers import digest
+from offprompt.memory.chunking import DEFAULT_CHUNK_TOKENS, chunk_text, iter_chunks
+from offprompt.ports import Embedder, SearchHit, SearchMode, TextScope, Tokenizer
+
+if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
+
+INDEX_DEFINITION_PATH = Path(__file__).with_name("opensearch_index.json")
+
+MAX_TOP_K = 100
+#: Longer queries are refused: with `match`, every analyzed term is a clause, and OpenSearch refuses
+#: queries with more than 1024 clauses (a 400 that would otherwise be the client's fault, but opaque).
+MAX_QUERY_CHARS = 1000
+#: Reciprocal-rank fusion constant (Cormack et al. 2009; the value OpenSearch and Elasticsearch use).
+RRF_K = 60
+BULK_MAX_BYTES = 5 * 1024 * 1024
+BULK_MAX_DOCS = 500
+MGET_PAGE = 500
+EMBED_BATCH = 64
+_SOURCE_FIELDS = ["tenant", "memory", "namespace", "artifact_id", "position", "chunk", "text"]
+_MODES = ("bm25", "knn", "hybrid")
+
+
+def index_definition(dimensions: int | None = None) -> dict[str, Any]:
+    """The index settings and mapping, with the embedding dimension set to `dimensions` when given."""
+    definition: dict[str, Any] = json.loads(INDEX_DEFINITION_PATH.read_text(encoding="utf-8"))
+    if dimensions is not None:
+        definition["mappings"]["properties"]["embedding"]["dimension"] = dimensions
+    return definition
+
+
+def document_id(scope: TextScope, position: int, chunk: int) -> str:
+    return digest(scope.tenant, scope.memory, scope.namespace, position, chunk)
+
+
+class OpenSearchTextStore:
+    """The `TextStore` port over one OpenSearch index (see the module docstring for the layout)."""
+
+    def __init__(
+        self,
+        client: OpenSearch | Callable[[], OpenSearch],
+        index: str,
+        tokenizer: Tokenizer,
+        embedder: Embedder | None = None,
+        chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
+        *,
+        refresh: bool = False,
+        bulk_max_bytes: int = BULK_MAX_BYTES,
+        bulk_max_docs: int = BULK_MAX_DOCS,
+        mget_page: int = MGET_PAGE,
+        request_timeout: float = 60.0,
+    ) -> None:
+        """`client` is a client or a zero-argument factory called on first use (e.g. a cached builder).
+
+        `refresh=True` refreshes the index after each store, so search sees the text at once (load never
+        needs it). `request_timeout` applies to bulk, mget and delete-by-query requests.
+        """
+        chunk_text("", tokenizer, chunk_tokens)  # validates chunk_tokens now, not at the first store
+        self._client = client
+        self.index = index
+        self.tokenizer = tokenizer
+        self.embedder = embedder
+        self.chunk_tokens = chunk_tokens
+        self.refresh = refresh
+        self.bulk_max_bytes = bulk_max_bytes
+        self.bulk_max_docs = bulk_max_docs
+        self.mget_page = mget_page
+        self.request_timeout = request_timeout
+
+    @property
+    def client(self) -> OpenSearch:
+        if callable(self._client):
+            self._client = self._client()
+        return self._client
+
+    # ------------------------------------------------------------------------------------------- index
+
+    def ensure_index(self, dimensions: int | None = None) -> bool:
+        """Create the index if it does not exist; True if this call created it. Safe under races."""
+        if dimensions is None and self.embedder is not None:
+            dimensions = self.embedder.dimensions
+        body = index_definition(dimensions)
+        try:
+            self.client.indices.create(index=self.index, body=body)
+        except Exception as exc:
+            if _error_type(exc) == "resource_already_exists_exception":
+                return False
+            translated = _translate(exc, "create index")
+            if translated is exc:
+                raise
+            raise translated from exc
+        return True
+
+    # ------------------------------------------------------------------------------------------- store
+
+    def store(self, scope: TextScope, start_position: int, artifacts: Sequence[TextArtifact]) -> list[int]:
+        _check_scope(scope)
+        _check_int("start_position", start_position)
+        for artifact in artifacts:
+            if not isinstance(artifact, TextArtifact):
+                raise InvalidInput(f"only TextArtifacts go to text storage, got {type(artifact).__name__}")
+            _check_unicode(artifact)
+        counts: list[int] = []
+        sender = _BulkSender(self._bulk)
+        try:
+            batch: list[bytes] = []
+            batch_bytes = 0
+            batch_docs: list[tuple[int, int]] = []
+            for offset, artifact in enumerate(artifacts):
+                position = start_position + offset
+                count = 0
+                for chunk, line in self._document_lines(scope, position, artifact):
+                    count += 1
+                    if batch and (
+                        batch_bytes + len(line) > self.bulk_max_bytes or len(batch_docs) >= self.bulk_max_docs
+                    ):
+                        sender.send(batch, batch_docs)
+                        batch, batch_bytes, batch_docs = [], 0, []
+                    batch.append(line)
+                    batch_bytes += len(line)
+                    batch_docs.append((position, chunk))
+                counts.append(count)
+            if batch:
+                sender.send(batch, batch_docs, last=True)
+            sender.wait()
+        finally:
+            sender.close()
+        if self.refresh and artifacts:
+            self._call("refresh", lambda: self.client.indices.refresh(index=self.index))
+        return counts
+
+    def _document_lines(self, scope: TextScope, position: int, artifact: TextArtifact) -> Iterator[tuple[int, bytes]]:
+        """(chunk number, the two NDJSON lines of its bulk `index` action), chunking as it goes and
+        embedding `EMBED_BATCH` chunks at a time."""
+        envelope = artifact.to_dict()
+        del envelope["value"]
+        chunks = iter_chunks(artifact.value, self.tokenizer, self.chunk_tokens)
+        for first in itertools.count(0, EMBED_BATCH):
+            texts = list(itertools.islice(chunks, EMBED_BATCH))
+            if not texts:
+                return
+            vectors = self._embed_chunks(texts)
+            for i, text in enumerate(texts):
+                chunk = first + i
+                doc: dict[str, Any] = {
+                    "tenant": scope.tenant,
+                    "memory": scope.memory,
+                    "namespace": scope.namespace,
+                    "artifact_id": artifact.id,
+                    "position": position,
+                    "chunk": chunk,
+                    "text": text,
+                }
+                if chunk == 0:
+                    doc["artifact"] = json.dumps(envelope)
+                if vectors[i] is not None:
+                    doc["embedding"] = vectors[i]
+                action = {"index": {"_id": document_id(scope, position, chunk)}}
+                line = json.dumps(action) + "\n" + json.dumps(doc, ensure_ascii=False) + "\n"
+                yield chunk, line.encode("utf-8")
+
+    def _embed_chunks(self, texts: list[str]) -> list[list[float] | None]:
+        """Embeddings for the non-blank texts (None for blank ones, and for all without an embedder)."""
+        vectors: list[list[float] | None] = [None] * len(texts)
+        if self.embedder is None:
+            return vectors
+        wanted = [i for i, text in enumerate(texts) if text.strip()]
+        if wanted:
+            embedded = self.embedder.embed([texts[i] for i in wanted])
+            if len(embedded) != len(wanted):
+                raise DependencyUnavailable(f"the embedder returned {len(embedded)} vectors for {len(wanted)} texts")
+            for i, vector in zip(wanted, embedded, strict=True):
+                vectors[i] = vector
+        return vectors
+
+    def _bulk(self, lines: list[bytes], docs: list[tuple[int, int]]) -> None:
+        body = b"".join(lines)
+        response = self._call(
+            "bulk index", lambda: self.client.bulk(body=body, index=self.index, request_timeout=self.request_timeout)
+        )
+        items = response.get("items")
+        if not isinstance(items, list) or len(items) != len(docs):
+            raise DependencyUnavailable(
+                f"OpenSearch bulk response has {len(items) if isinstance(items, list) else 'no'} items "
+                f"for {len(docs)} documents"
+            )
+        failed = [(doc, item) for doc, item in zip(docs, items, strict=True) if not _item_ok(item)]
+        if failed:
+            (position, chunk), item = failed[0]
+            result: Any = next(iter(item.values()), {}) if isinstance(item, dict) else {}
+            error = result.get("error") if isinstance(result, dict) else None
+            kind, reason = _describe(error)
+            raise DependencyUnavailable(
+                f"OpenSearch rejected {len(failed)} of {len(docs)} chunk documents; first: position {position} "
+                f"chunk {chunk}: status {result.get('status')} {kind}: {reason}",
+                details={"failed": len(failed), "position": position, "chunk": chunk, "error": kind},
+            )
+
+    # -------------------------------------------------------------------------------------------- load
+
+    def load(self, scope: TextScope, layout: Sequence[tuple[int, int]]) -> list[TextArtifact]:
+        _check_scope(scope)
+        wanted: list[tuple[int, int]] = []
+        for entry in layout:
+            if not isinstance(entry, tuple | list) or len(entry) != 2:
+                raise InvalidInput("layout entries must be (position, chunk_count) pairs")
+            position, count = entry
+            _check_int("position", position)
+            _check_int("chunk count", count)
+            if count < 1:
+                raise InvalidInput(f"chunk count must be at least 1, got {count}")
+            wanted.extend((position, chunk) for chunk in range(count))
+        docs: list[dict[str, Any]] = []
+        for first in range(0, len(wanted), self.mget_page):
+            docs.extend(self._mget(scope, wanted[first : first + self.mget_page]))
+        artifacts: list[TextArtifact] = []
+        cursor = 0
+        for position, count in layout:
+            artifacts.append(self._rebuild(scope, position, docs[cursor : cursor + count]))
+            cursor += count
+        return artifacts
+
+    def _mget(self, scope: TextScope, page: list[tuple[int, int]]) -> list[dict[str, Any]]:
+        ids = [document_id(scope, position, chunk) for position, chunk in page]
+        # Source filtering makes OpenSearch re-serialize every _source (about 2x the server time of a plain
+        # mget), so it is only worth it when the documents carry 1024-float embeddings.
+        options: dict[str, Any] = {"_source_excludes": "embedding"} if self.embedder is not None else {}
+        response = self._call(
+            "load (mget)",
+            lambda: self.client.mget(
+                index=self.index, body={"ids": ids}, request_timeout=self.request_timeout, **options
+            ),
+        )
+        found = response.get("docs")
+        if not isinstance(found, list) or len(found) != len(ids):
+            raise DependencyUnavailable("OpenSearch mget answered with a different number of documents")
+        sources: list[dict[str, Any]] = []
+        for (position, chunk), doc_id, doc in zip(page, ids, found, strict=True):
+            if not isinstance(doc, dict) or doc.get("_id") != doc_id:
+                raise DependencyUnavailable("OpenSearch mget answered with documents out of order")
+            if "error" in doc:
+                kind, reason = _describe(doc["error"])
+                raise DependencyUnavailable(
+                    f"OpenSearch could not read position {position} chunk {chunk}: {kind}: {reason}"
+                )
+            if not doc.get("found"):
+                raise DependencyUnavailable(
+                    f"text chunk {chunk} of the artifact at position {position} of namespace {scope.namespace!r} "
+                    "is missing from OpenSearch (the namespace record and the stored text disagree)",
+                    details={"position": position, "chunk": chunk},
+                )
+            source = doc.get("_source")
+            expected = {
+                "tenant": scope.tenant,
+                "memory": scope.memory,
+                "namespace": scope.namespace,
+                "position": position,
+                "chunk": chunk,
+            }
+            if not isinstance(source, dict) or any(source.get(k) != v for k, v in expected.items()):
+                raise DependencyUnavailable(
+                    f"the document for position {position} chunk {chunk} belongs to another scope or position"
+                )
+            if not isinstance(source.get("text"), str):
+                raise DependencyUnavailable(f"the document for position {position} chunk {chunk} has no text")
+            sources.append(source)
+        return sources
+
+    def _rebuild(self, scope: TextScope, position: int, docs: list[dict[str, Any]]) -> TextArtifact:
+        head = docs[0]
+        where = f"the artifact at position {position} of namespace {scope.namespace!r}"
+        if any(doc.get("artifact_id") != head.get("artifact_id") for doc in docs):
+            raise DependencyUnavailable(f"the chunks of {where} belong to different artifacts")
+        try:
+            envelope = json.loads(head["artifact"])
+            if not isinstance(envelope, dict) or envelope.get("type") != "TextArtifact":
+                raise ArtifactError("not a TextArtifact envelope")
+            envelope["value"] = "".join(doc["text"] for doc in docs)
+            artifact = BaseArtifact.from_dict(envelope)
+        except (KeyError, TypeError, ValueError, ArtifactError) as exc:
+            raise DependencyUnavailable(f"the stored envelope of {where} is unreadable: {exc}") from None
+        if not isinstance(artifact, TextArtifact) or artifact.id != head.get("artifact_id"):
+            raise DependencyUnavailable(f"the stored envelope of {where} does not match its chunks")
+        return artifact
+
+    # ------------------------------------------------------------------------------------------ search
+
+    def search(self, scope: TextScope, query: str, top_k: int, mode: SearchMode) -> list[SearchHit]:
+        """The best `top_k` chunks of the namespace for `query`, best first.
+
+        bm25: `match` on text. knn: the embedder's vector, `knn` on embedding with the scope filter inside
+        the knn clause (so k counts only this namespace's chunks). hybrid: both in one msearch, fused by
+        reciprocal rank: score = sum over the two lists of 1 / (RRF_K + rank), rank from 1, each list
+        `max(2 * top_k, 20)` deep (capped at 100). Ties are broken by (position, chunk).
+        """
+        _check_scope(scope)
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("query must be a non-empty string")
+        if len(query) > MAX_QUERY_CHARS:
+            raise InvalidInput(f"query is too long (at most {MAX_QUERY_CHARS} characters)")
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
+            raise InvalidInput(f"top_k must be an integer from 1 to {MAX_TOP_K}")
+        if mode not in _MODES:
+            raise InvalidInput(f"mode must be one of {', '.join(_MODES)}")
+        if mode != "bm25" and self.embedder is None:
+            raise InvalidInput(f"{mode} search needs an embedder, and none is configured")
+        scope_filter = {"bool": {"filter": _scope_terms(scope)}}
+        if mode == "bm25":
+            return self._hits(scope, self._search(self._bm25_body(query, scope_filter, top_k)))[:top_k]
+        vector = self._embed_query(query)
+        if mode == "knn":
+            return self._hits(scope, self._search(self._knn_body(vector, scope_filter, top_k)))[:top_k]
+        depth = min(MAX_TOP_K, max(2 * top_k, 20))
+        bodies = [self._bm25_body(query, scope_filter, depth), self._knn_body(vector, scope_filter, depth)]
+        lines = "".join(json.dumps({"index": self.index}) + "\n" + json.dumps(b) + "\n" for b in bodies)
+        response = self._call("hybrid search (msearch)", lambda: self.client.msearch(body=lines))
+        responses = response.get("responses")
+        if not isinstance(responses, list) or len(responses) != 2:
+            raise DependencyUnavailable("OpenSearch msearch answered with a different number of responses")
+        ranked = []
+        for sub in responses:
+            if "error" in sub:
+                kind, reason = _describe(sub["error"])
+                raise DependencyUnavailable(f"OpenSearch hybrid search failed: {sub.get('status')} {kind}: {reason}")
+            ranked.append(self._hits(scope, sub))
+        return _rrf(ranked, top_k)
+
+    @staticmethod
+    def _bm25_body(query: str, scope_filter: dict[str, Any], size: int) -> dict[str, Any]:
+        return {
+            "size": size,
+            "_source": _SOURCE_FIELDS,
+            "query": {"bool": {"must": [{"match": {"text": query}}], "filter": [scope_filter]}},
+        }
+
+    @staticmethod
+    def _knn_body(vector: list[float], scope_filter: dict[str, Any], size: int) -> dict[str, Any]:
+        return {
+            "size": size,
+            "_source": _SOURCE_FIELDS,
+            "query": {"knn": {"embedding": {"vector": vector, "k": size, "filter": scope_filter}}},
+        }
+
+    def _embed_query(self, query: str) -> list[float]:
+        assert self.embedder is not None
+        vectors = self.embedder.embed([query])
+        if len(vectors) != 1:
+            raise DependencyUnavailable(f"the embedder returned {len(vectors)} vectors for one query")
+        return vectors[0]
+
+    def _search(self, body: dict[str, Any]) -> dict[str, Any]:
+        return cast(dict[str, Any], self._call("search", lambda: self.client.search(index=self.index, body=body)))
+
+    @staticmethod
+    def _hits(scope: TextScope, response: dict[str, Any]) -> list[SearchHit]:
+        hits: list[SearchHit] = []
+        for hit in response.get("hits", {}).get("hits", []):
+            source = hit.get("_source") or {}
+            if (source.get("tenant"), source.get("memory"), source.get("namespace")) != (
+                scope.tenant,
+                scope.memory,
+                scope.namespace,
+            ):
+                raise DependencyUnavailable("OpenSearch returned a document outside the searched namespace")
+            hits.append(
+                SearchHit(
+                    artifact_id=source["artifact_id"],
+                    position=source["position"],
+                    chunk=source["chunk"],
+                    text=source["text"],
+                    score=float(hit.get("_score") or 0.0),
+                )
+            )
+        hits.sort(key=lambda h: (-h.score, h.position, h.chunk))
+        return hits
+
+    # ------------------------------------------------------------------------------------------ delete
+
+    def delete(self, scope: TextScope) -> int:
+        """Delete the namespace's chunks; returns how many. Refreshes first: delete-by-query only sees
+        refreshed documents, and a store that just returned may not be refreshed yet."""
+        _check_scope(scope)
+        self._call("refresh", lambda: self.client.indices.refresh(index=self.index))
+        response = self._call(
+            "delete namespace",
+            lambda: self.client.delete_by_query(
+                index=self.index,
+                body={"query": {"bool": {"filter": _scope_terms(scope)}}},
+                refresh=True,
+                conflicts="proceed",
+                request_timeout=self.request_timeout,
+            ),
+        )
+        failures = response.get("failures") or []
+        if failures:
+            kind, reason = _describe(failures[0].get("cause") if isinstance(failures[0], dict) else None)
+            raise DependencyUnavailable(f"OpenSearch failed to delete {len(failures)} documents: {kind}: {reason}")
+        if response.get("timed_out"):
+            raise DependencyUnavailable("OpenSearch timed out deleting the namespace (retry to finish)")
+        return int(response.get("deleted", 0))
+
+    # ---------------------------------------------------------------------------------------- plumbing
+
+    def _call(self, action: str, request: Callable[[], Any]) -> Any:
+        try:
+            return request()
+        except OffpromptError:
+            raise
+        except Exception as exc:
+            translated = _translate(exc, action)
+            if translated is exc:
+                raise
+            raise translated from exc
+
+
+class _BulkSender:
+    """Sends bulk requests with one in flight while the caller prepares the next (chunking, JSON): the
+    client's CPU work overlaps OpenSearch's indexing. A single batch is sent inline, with no thread."""
+
+    def __init__(self, bulk: Callable[[list[bytes], list[tuple[int, int]]], None]) -> None:
+        self._bulk = bulk
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: Future[None] | None = None
+
+    def send(self, lines: list[bytes], docs: list[tuple[int, int]], *, last: bool = False) -> None:
+        if last and self._pending is None:
+            self._bulk(lines, docs)
+            return
+        self.wait()
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="offprompt-bulk")
+        self._pending = self._pool.submit(self._bulk, lines, docs)
+
+    def wait(self) -> None:
+        """Wait for the request in flight; re-raise its error."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+
+
+def _rrf(ranked: list[list[SearchHit]], top_k: int) -> list[SearchHit]:
+    fused: dict[tuple[int, int], float] = {}
+    best: dict[tuple[int, int], SearchHit] = {}
+    for hits in ranked:
+        for rank, hit in enumerate(hits, start=1):
+            key = (hit.position, hit.chunk)
+            fused[key] = fused.get(key, 0.0) + 1.0 / (RRF_K + rank)
+            best.setdefault(key, hit)
+    order = sorted(fused, key=lambda key: (-fused[key], key))
+    return [
+        SearchHit(best[k].artifact_id, best[k].position, best[k].chunk, best[k].text, fused[k]) for k in order[:top_k]
+    ]
+
+
+def _scope_terms(scope: TextScope) -> list[dict[str, Any]]:
+    return [
+        {"term": {"tenant": scope.tenant}},
+        {"term": {"memory": scope.memory}},
+        {"term": {"namespace": scope.namespace}},
+    ]
+
+
+def _check_scope(scope: TextScope) -> None:
+    for field in ("tenant", "memory", "namespace"):
+        value = getattr(scope, field, None)
+        if not isinstance(value, str) or not value:
+            raise InvalidInput(f"{field} must be a non-empty string")
+
+
+def _check_unicode(artifact: TextArtifact) -> None:
+    """Refuse unpaired surrogates (valid JSON escapes, but not unicode text: UTF-8 cannot encode them)."""
+    for field, value in (("value", artifact.value), ("id", artifact.id)):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInput(f"the artifact's {field} contains unpaired surrogates (not valid unicode)") from None
+
+
+def _check_int(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value > 2**31 - 1:
+        raise InvalidInput(f"{name} must be an integer from 0 to {2**31 - 1}")
+
+
+def _item_ok(item: Any) -> bool:
+    if not isinstance(item, dict) or len(item) != 1:
+        return False
+    result = next(iter(item.values()))
+    return isinstance(result, dict) and isinstance(result.get("status"), int) and 200 <= result["status"] < 300
+
+
+def _describe(error: Any) -> tuple[str, str]:
+    """(type, reason) of an OpenSearch error object, the reason cut short."""
+    if isinstance(error, dict):
+        cause = error.get("caused_by") if isinstance(error.get("caused_by"), dict) else {}
+        reason = str(error.get("reason") or "")
+        if cause:
+            reason = f"{reason} (caused by {cause.get('type')}: {cause.get('reason')})"
+        return str(error.get("type") or "error"), reason[:300]
+    return "error", str(error)[:300]
+
+
+def _error_type(exc: Exception) -> str | None:
+    """The OpenSearch error type of a TransportError (e.g. "resource_already_exists_exception")."""
+    from opensearchpy.exceptions import TransportError
+
+    if isinstance(exc, TransportError):
+        return str(exc.error) if exc.error else None
+    return None
+
+
+def _translate(exc: Exception, action: str) -> Exception:
+    """An opensearch-py exception as the library's error; anything else (a bug) unchanged."""
+    from opensearchpy import exceptions as ose
+
+    if isinstance(exc, ose.ConnectionTimeout):
+        return DependencyUnavailable(f"OpenSearch timed out during {action}")
+    if isinstance(exc, ose.ConnectionError):  # includes SSLError; opensearch-py already retried
+        return DependencyUnavailable(f"cannot reach OpenSearch during {action}: {type(exc.info).__name__}")
+    if isinstance(exc, ose.TransportError):
+        kind, reason = _describe(exc.info.get("error") if isinstance(exc.info, dict) else exc.error)
+        if kind in ("too_many_clauses", "too_many_nested_clauses") or "maxClauseCount" in reason:
+            return InvalidInput("the query has too many terms")
+        return DependencyUnavailable(
+            f"OpenSearch {action} failed: {exc.status_code} {kind}: {reason}",
+            details={"status": exc.status_code if isinstance(exc.status_code, int) else None, "error": kind},
+        )
+    if isinstance(exc, ose.OpenSearchException):
+        return DependencyUnavailable(f"OpenSearch {action} failed: {type(exc).__name__}")
+    return exc
