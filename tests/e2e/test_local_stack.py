@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import json
 import os
 import random
@@ -19,9 +20,10 @@ import threading
 import time
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -155,6 +157,28 @@ def raises(status: int, code: str | None = None) -> pytest.RaisesExc[OffpromptCl
     return pytest.raises(OffpromptClientError, check=lambda e: e.status == status and (code is None or e.code == code))
 
 
+def search_until_found(client: OffpromptClient, memory: str, namespace: str, query: str, **options: Any) -> Any:
+    """Search until there are hits (or 15 s passed): search is near-real-time, load is real-time.
+
+    A store's text becomes searchable at the index's next refresh (1 s by default), so an immediate search
+    may answer `{"hits": []}`; the demo waits the same way (offprompt_local.demo.search_until_found).
+    """
+    deadline = time.monotonic() + 15
+    while True:
+        answer = client.search(memory, namespace, query, **options)
+        if answer["hits"] or time.monotonic() > deadline:
+            return answer
+        time.sleep(0.1)
+
+
+def outcome(call: Callable[[], Any]) -> tuple[str, Any]:
+    """What a call answers, comparable across names: ("ok", body) or ("error", (status, code))."""
+    try:
+        return "ok", call()
+    except OffpromptClientError as exc:
+        return "error", (exc.status, exc.code)
+
+
 # --------------------------------------------------------------------------------------------- threads
 
 
@@ -234,7 +258,7 @@ def test_text_output_off_prompt_load_search_and_delete(alice: OffpromptClient) -
     assert isinstance(loaded, ListArtifact) and len(loaded.value) == 1
     assert loaded[0].to_dict() == artifact.to_dict()  # byte-exact, same id, name and meta
 
-    hits = alice.search(memory, namespace, "secret word zanzibar", top_k=2, mode="bm25")["hits"]
+    hits = search_until_found(alice, memory, namespace, "secret word zanzibar", top_k=2, mode="bm25")["hits"]
     assert hits and "zanzibar" in hits[0]["text"] and hits[0]["artifact_id"] == artifact.id
 
     record = alice.get_namespace(memory, namespace)
@@ -288,32 +312,81 @@ def test_blob_upload_and_large_load_via_303(alice: OffpromptClient) -> None:
 
 
 def test_tenants_cannot_see_each_other(alice: OffpromptClient, bob: OffpromptClient) -> None:
+    """Another tenant's thread or namespace is indistinguishable from one that does not exist: for every read
+    and delete, bob gets for alice's names exactly what he gets for names nobody has (same status and code, or
+    the same body)."""
     thread, memory = uid("shared-name"), uid("SharedMemory")
     alice.add_run(thread, input="alice's secret", output="ok")
     alice.process_output(memory, "T", "a", TextArtifact("alice's page about kumquats", name="ns"))
+    # alice's text is searchable (so an empty or 404 answer for bob below is isolation, not refresh lag)
+    assert search_until_found(alice, memory, "ns", "kumquats")["hits"]
 
-    with raises(404):
-        bob.get_thread(thread)
-    assert bob.list_runs(thread)["runs"] == []
-    assert "alice" not in json.dumps(bob.prompt_stack(thread, input="hi", raw=True))
-    assert bob.list_namespaces(memory)["namespaces"] == []
-    with raises(404):
-        bob.get_namespace(memory, "ns")
-    assert bob.load_artifacts(memory, "ns").value == []
-    assert bob.meta(memory)["entries"] == []
-    try:
-        assert bob.search(memory, "ns", "kumquats")["hits"] == []
-    except OffpromptClientError as exc:
-        assert exc.status == 404
+    nobody_thread, nobody_memory = uid("shared-name"), uid("SharedMemory")
 
-    # Bob writing the same names changes nothing for Alice.
+    def conversation(t: str) -> list[tuple[str, str]]:  # artifact ids are fresh per call: compare roles + text
+        messages = bob.prompt_stack(t, input="hi", raw=True)["messages"]
+        return [(m["role"], m["content"][0]["artifact"]["value"]) for m in messages]
+
+    reads: dict[str, Callable[[str, str], Any]] = {
+        "get_thread": lambda t, m: bob.get_thread(t),
+        "list_runs": lambda t, m: bob.list_runs(t),
+        "prompt_stack": lambda t, m: conversation(t),
+        "list_namespaces": lambda t, m: bob.list_namespaces(m),
+        "get_namespace": lambda t, m: bob.get_namespace(m, "ns"),
+        "load_artifacts": lambda t, m: bob.load_artifacts(m, "ns", raw=True)["value"],
+        "meta": lambda t, m: bob.meta(m),
+        "search": lambda t, m: bob.search(m, "ns", "kumquats"),
+    }
+    for name, read in reads.items():
+        theirs = outcome(functools.partial(read, thread, memory))
+        nobodys = outcome(functools.partial(read, nobody_thread, nobody_memory))
+        assert theirs == nobodys, f"{name}: alice's names answer {theirs}, names nobody has answer {nobodys}"
+        assert "alice" not in json.dumps(theirs) and "kumquats" not in json.dumps(theirs), (name, theirs)
+    # Records answer 404, lists are empty (search may be either: only its equivalence above is the contract).
+    assert outcome(lambda: bob.get_thread(thread)) == ("error", (404, "not_found"))
+    assert outcome(lambda: bob.get_namespace(memory, "ns")) == ("error", (404, "not_found"))
+    assert bob.list_runs(thread)["runs"] == [] and bob.load_artifacts(memory, "ns").value == []
+
+    # Bob writing or deleting the same names changes nothing for Alice; his delete answers like a missing one.
     bob.add_run(thread, input="bob", output="bob")
-    bob.delete_namespace(memory, "ns")
+    theirs = outcome(lambda: bob.delete_namespace(memory, "ns"))
+    assert theirs == outcome(lambda: bob.delete_namespace(nobody_memory, "ns")), theirs
     bob.delete_thread(thread)
     assert alice.get_thread(thread)["last_seq"] == 1
     assert alice.load_artifacts(memory, "ns")[0].value == "alice's page about kumquats"
+    assert alice.search(memory, "ns", "kumquats")["hits"][0]["text"] == "alice's page about kumquats"
     alice.delete_thread(thread)
     alice.delete_namespace(memory, "ns")
+
+
+# -------------------------------------------------------------------------------------- summary memory
+
+
+def test_summary_memory_is_summarized_locally(stack: RunningStack, alice: OffpromptClient) -> None:
+    """`make dev` installs the labelled local summarizer (offprompt.services.conversation hook), so a summary
+    thread gets a summary inline, with no Bedrock."""
+    assert any(line.startswith("  summaries   local extractive summarizer") for line in stack.lines)
+    thread = uid("summary")
+    configured = alice.configure_thread(thread, memory_type="summary", offset=1)
+    assert configured["memory_type"] == "summary" and configured["offset"] == 1
+    for n in range(1, 4):
+        alice.add_run(thread, input=f"Question {n}. Filler words.", output=f"Answer {n}. More filler.")
+
+    summary = alice.get_thread(thread)["summary"]
+    assert summary is not None, "no summary after 3 runs with offset 1"
+    assert summary["through_seq"] == 2  # every run but the newest `offset`
+    text = summary["text"]
+    assert text.startswith("[local extractive summary, not a model] ") and text.count("not a model") == 1
+    for part in ("Question 1", "Answer 1", "Question 2", "Answer 2"):
+        assert part in text, text
+    assert "Question 3" not in text
+
+    stack_json = alice.prompt_stack(thread, input="next", raw=True)["messages"]
+    texts = [m["content"][0]["artifact"]["value"] for m in stack_json]
+    assert text in texts[0]  # Griptape's summary message first, then the unsummarized run, then the input
+    assert texts[1:] == ["Question 3. Filler words.", "Answer 3. More filler.", "next"]
+    assert [r["summarized"] for r in alice.all_runs(thread)] == [True, True, False]
+    alice.delete_thread(thread)
 
 
 # ---------------------------------------------------------------------------------------- the gateway

@@ -18,12 +18,15 @@ import sys
 import time
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
 from offprompt.client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
 
 DEFAULT_URL = "http://127.0.0.1:3000"
 URL_ENV = "OFFPROMPT_API_URL"
 MEMORY = "TaskMemory"
+#: Search is near-real-time (OpenSearch: the next refresh, 1 s by default); the demo waits this long at most.
+SEARCH_VISIBLE_WITHIN_S = 15.0
 NEEDLE = "The launch code for the demo rocket is AZURE-PELICAN-42."
 TURNS = (
     ("Hi, I'm Ada. I'm planning a trip to Lisbon.", "Nice to meet you, Ada! When are you going?"),
@@ -97,6 +100,26 @@ def generated_page(size: int, seed: int = 7) -> str:
     return "\n\n".join(paragraphs)
 
 
+def search_until_found(
+    api: OffpromptClient, memory: str, namespace: str, query: str, *, top_k: int, within: float | None = None
+) -> tuple[list[dict[str, Any]], float]:
+    """Search until there are hits or `within` seconds have passed: (hits, seconds waited).
+
+    Text stored a moment ago becomes searchable at the index's next refresh (near-real-time search), so an
+    empty answer right after a store is expected; an empty answer after `within` seconds is not.
+    """
+    deadline = SEARCH_VISIBLE_WITHIN_S if within is None else within
+    started = time.monotonic()
+    pause = 0.1
+    while True:
+        hits: list[dict[str, Any]] = api.search(memory, namespace, query, top_k=top_k)["hits"]
+        waited = time.monotonic() - started
+        if hits or waited >= deadline:
+            return hits, waited
+        time.sleep(min(pause, max(0.0, deadline - waited)))
+        pause = min(pause * 2, 1.0)
+
+
 def run_demo(api: OffpromptClient, *, keep: bool = False, text_bytes: int = 2_000_000) -> str:
     started = time.monotonic()
     tag = uuid.uuid4().hex[:8]
@@ -142,6 +165,7 @@ def run_demo(api: OffpromptClient, *, keep: bool = False, text_bytes: int = 2_00
         f'Output of "WebScraper.get_content" was stored in memory with memory_name "{MEMORY}" '
         f'and artifact_namespace "{text_ns}"'
     )
+    stored_at = time.monotonic()
     check(info.get("type") == "InfoArtifact" and info.get("value") == expected, f"unexpected reference {info}")
     say(f"{len(page.encode()):,} bytes in, the model sees only: {info['value']!r}")
 
@@ -167,9 +191,13 @@ def run_demo(api: OffpromptClient, *, keep: bool = False, text_bytes: int = 2_00
     say(f"blob: 1 BlobArtifact, {len(got):,} bytes, sha256 {_sha(got)} (identical)")
 
     step(6, "search the stored text (POST /memories/{m}/namespaces/{ns}/search)")
-    hits = api.search(MEMORY, text_ns, "rocket launch code", top_k=3)["hits"]
-    check(bool(hits), "search found nothing")
+    # Load is real-time, search is near-real-time: new text is searchable after the index's next refresh
+    # (about 1 s on OpenSearch), so a search right after the store may answer {"hits": []} at first.
+    hits, waited = search_until_found(api, MEMORY, text_ns, "rocket launch code", top_k=3)
+    check(bool(hits), f"search found nothing within {SEARCH_VISIBLE_WITHIN_S:.0f}s")
     check("AZURE-PELICAN-42" in hits[0]["text"], f"the best hit does not hold the needle: {hits[0]['text'][:80]!r}")
+    since_store = time.monotonic() - stored_at
+    say(f"searchable {since_store:.1f}s after the store (polled {waited:.1f}s; search is near-real-time)")
     say(f"{len(hits)} hit(s); best (score {hits[0]['score']:.2f}) holds {NEEDLE!r}")
 
     step(7, "namespaces and meta memory (GET /memories/{m}/namespaces, /meta)")

@@ -68,27 +68,33 @@ def _say(message: str) -> None:
 class LocalExtractiveSummarizer:
     """LOCAL STAND-IN for Bedrock (the `Summarizer` port): deterministic, extractive, no model.
 
-    It keeps the first sentence of each line of the conversation in Griptape's summarize prompt, prefixed with
-    a label so nobody mistakes it for a model's summary. Never used outside the local stack.
+    It keeps the previous summary (from Griptape's update prompt) whole and adds the first sentence of each
+    `Human:` / `Assistant:` line after it, prefixed once with a label so nobody mistakes it for a model's
+    summary. Past `max_chars` the oldest part is dropped. Never used outside the local stack.
     """
 
     LABEL = "[local extractive summary, not a model]"
+    _FENCE = '"""'
 
     def __init__(self, max_chars: int = 1200) -> None:
         self.max_chars = max_chars
 
     def summarize(self, prompt: str) -> str:
-        picked: list[str] = []
-        for line in prompt.splitlines():
-            text = line.strip().strip('"').strip()
-            if not text or text.endswith(":") or text.startswith(("Conversation summary", "Update the summary")):
-                continue
-            sentence = text.split(". ", 1)[0].rstrip(".")
+        previous, rest = "", prompt
+        if prompt.startswith("Conversation summary:") and prompt.count(self._FENCE) >= 2:
+            _, previous, rest = prompt.split(self._FENCE, 2)
+            previous = " ".join(previous.replace(self.LABEL, " ").split())
+        picked: list[str] = [previous] if previous else []
+        for line in rest.splitlines():
+            text = line.strip()
+            if not text.startswith(("Human:", "Assistant:")):
+                continue  # Griptape's instructions, blank lines
+            sentence = text.split(". ", 1)[0].rstrip(".").strip()
             if sentence and sentence not in picked:
                 picked.append(sentence)
         body = ". ".join(picked)
         if len(body) > self.max_chars:
-            body = body[: self.max_chars].rsplit(" ", 1)[0] + " ..."
+            body = "... " + body[-self.max_chars :].split(" ", 1)[-1]
         return f"{self.LABEL} {body}".strip()
 
 
