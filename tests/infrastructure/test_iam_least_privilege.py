@@ -16,12 +16,16 @@ From a function's handler module it follows, by name, every function and method 
 The call graph is resolved by name (a method call `x.m()` may reach every `def m` in scope), which
 over-approximates; names of ubiquitous builtin methods (`get`, `items`, ...) are only followed when the receiver
 is an attribute or a call (`self.blobs.get(...)`, `service().search(...)`), never a plain local (`event.get`).
+A method reached only by its name is followed once reachable code names its class (rapid type analysis: it is
+constructed, subclassed or otherwise referenced), so `self.runs.load(...)` in the conversation service does not
+reach `OpenSearchTextStore.load`, whose class only task memory builds.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -106,6 +110,7 @@ ACTION_OVERRIDES = {
 IAM_PREFIX = {"bedrock-runtime": "bedrock"}
 # Client methods that are not operations (they carry the operation as a string argument).
 CLIENT_HELPERS = frozenset({"generate_presigned_url", "get_paginator", "get_waiter", "can_paginate"})
+ENV_NAME = re.compile(r"OFFPROMPT_[A-Z0-9_]+")
 OPENSEARCH = "opensearch:http"  # the data-plane permission (aoss:APIAccessAll / es:ESHttp*)
 
 
@@ -144,6 +149,7 @@ class Reach:
     defs: set[tuple[str, str]] = field(default_factory=set)
     modules: set[str] = field(default_factory=set)
     actions: set[str] = field(default_factory=set)
+    origins: dict[str, set[str]] = field(default_factory=dict)  # action -> modules whose code calls it
     setting_fields: set[str] = field(default_factory=set)
     env_names: set[str] = field(default_factory=set)
 
@@ -230,14 +236,24 @@ class CodeGraph:
                     ]
                     pending.extend((name, n) for n in body)
 
-        def visit_def(definition: Def) -> None:
+        # Rapid type analysis: a method reached only by its name (`x.m()`) is followed once its class is
+        # referenced by reachable code (constructed, subclassed, imported and named); until then it waits here.
+        waiting: dict[tuple[str, str], list[Def]] = {}
+
+        def visit_def(definition: Def, by_name: bool = False) -> None:
             key = (definition.module, definition.qualname)
             if key in result.defs:
+                return
+            owner = (definition.module, definition.qualname.rpartition(".")[0])
+            if by_name and owner not in result.defs:
+                waiting.setdefault(owner, []).append(definition)
                 return
             result.defs.add(key)
             visit_module(definition.module)
             node = definition.node
             if isinstance(node, ast.ClassDef):  # the class body and its constructor, not every method
+                for method in waiting.pop(key, ()):
+                    visit_def(method)
                 pending.extend((definition.module, n) for n in node.body if not isinstance(n, ast.FunctionDef))
                 pending.extend((definition.module, b) for b in node.bases)
                 for child in node.body:
@@ -254,25 +270,26 @@ class CodeGraph:
             module_name, node = pending.pop()
             module = self.modules[module_name]
             for child in _walk(node):
-                for definition in self._targets(module, child):
-                    visit_def(definition)
+                for definition, by_name in self._targets(module, child):
+                    visit_def(definition, by_name)
                 self._collect(module, child, result)
         self._finish_actions(result)
         return result
 
-    def _targets(self, module: Module, node: ast.AST) -> Iterator[Def]:
+    def _targets(self, module: Module, node: ast.AST) -> Iterator[tuple[Def, bool]]:
+        """The definitions `node` may refer to; True when only by a method's name (resolved by type analysis)."""
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             if (module.name, node.id) in self.top_level:
-                yield self.top_level[(module.name, node.id)]
+                yield self.top_level[(module.name, node.id)], False
             elif node.id in module.imports:
-                yield from self._imported(module.imports[node.id])
+                yield from ((d, False) for d in self._imported(module.imports[node.id]))
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             receiver = node.value
             if isinstance(receiver, ast.Name) and receiver.id in module.imports:
                 target = module.imports[receiver.id]
                 source = target.replace(":", ".")
                 if (source, node.attr) in self.top_level:
-                    yield self.top_level[(source, node.attr)]
+                    yield self.top_level[(source, node.attr)], False
                     return
             if isinstance(receiver, ast.Name):  # `SomeClass.method`: that class's method only
                 owners = [self.top_level.get((module.name, receiver.id))]
@@ -286,13 +303,13 @@ class CodeGraph:
                                 definition.module == owner.module
                                 and definition.qualname == f"{owner.qualname}.{node.attr}"
                             ):
-                                yield definition
+                                yield definition, False
                     return
             if node.attr in GENERIC_NAMES and isinstance(receiver, ast.Name) and receiver.id != "self":
                 return
             for definition in self.defs_by_name.get(node.attr, ()):
                 if "." in definition.qualname:  # a method (or nested class) reached through an attribute
-                    yield definition
+                    yield definition, True
         elif isinstance(node, ast.ImportFrom | ast.Import):
             return
 
@@ -308,38 +325,48 @@ class CodeGraph:
             yield from self._imported(self.modules[source].imports[attribute])
 
     def _collect(self, module: Module, node: ast.AST, result: Reach) -> None:
+        found: set[str] = set()
         if isinstance(node, ast.Attribute):
             result.setting_fields.add(node.attr)
             for service in module.services:
                 operation = service_operations(service).get(node.attr)
                 if operation and node.attr not in CLIENT_HELPERS:
-                    result.actions.add(f"{service}|{operation}")
+                    found.add(f"{service}|{operation}")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             result.setting_fields.add(node.value)
             for service in module.services:
                 operation = service_operations(service).get(node.value)
                 if operation:
-                    result.actions.add(f"{service}|{operation}")
+                    found.add(f"{service}|{operation}")
             if node.value in TRANSACT_KINDS and "dynamodb" in module.services:
-                result.actions.add(f"transact|{node.value}")
-            if node.value.startswith("OFFPROMPT_"):
+                found.add(f"transact|{node.value}")
+            if ENV_NAME.fullmatch(node.value):  # a variable's name, not a message that starts with one
                 result.env_names.add(node.value)
         if module.opensearch and not isinstance(node, ast.Import | ast.ImportFrom):
-            result.actions.add(OPENSEARCH)
+            found.add(OPENSEARCH)
+        result.actions |= found
+        for item in found:
+            result.origins.setdefault(item, set()).add(module.name)
 
     @staticmethod
     def _finish_actions(result: Reach) -> None:
         raw, result.actions = result.actions, set()
+        raw_origins, result.origins = result.origins, {}
         transact = "dynamodb|TransactWriteItems" in raw
         for item in raw:
             if item == OPENSEARCH:
-                result.actions.add(OPENSEARCH)
+                action = OPENSEARCH
             elif item.startswith("transact|"):
-                if transact:
-                    result.actions.add(TRANSACT_KINDS[item.split("|")[1]])
+                if not transact:
+                    continue
+                action = TRANSACT_KINDS[item.split("|")[1]]
             elif item != "dynamodb|TransactWriteItems":
                 service, operation = item.split("|")
-                result.actions.add(iam_action(service, operation))
+                action = iam_action(service, operation)
+            else:
+                continue
+            result.actions.add(action)
+            result.origins.setdefault(action, set()).update(raw_origins[item])
 
 
 def _callee_name(call: ast.Call) -> str | None:
@@ -369,6 +396,10 @@ from test_template_transform import condition_values, resolve_conditions, sam_tr
 CONFIG_GATED = {
     "add_run": ({"bedrock:InvokeModel"}, ("OFFPROMPT_SUMMARIZE_MODE", "async")),  # inline summaries only
 }
+# Adapters the code builds only when a setting is non-empty (`if settings.embedding_model_id:` in
+# services/task_memory.text_store_from_settings): the calls only they make are expected only when the deployed
+# function's environment, resolved for the mode's parameters, sets that variable.
+BUILT_ONLY_IF_SET = {"offprompt.adapters.embeddings": "OFFPROMPT_EMBEDDING_MODEL_ID"}
 # Managed policies SAM attaches: logs for every function, X-Ray (Tracing: Active), stream polling (summarizer).
 ALLOWED_MANAGED = {
     "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",
@@ -422,6 +453,16 @@ def _statements(cfn: dict, logical_id: str) -> tuple[list[dict], list]:
     return statements, role.get("ManagedPolicyArns", [])
 
 
+def _env_value(cfn: dict, logical_id: str, variable: str, parameters: dict[str, str]) -> str:
+    """A function's environment variable as deployed with `parameters` (a literal or a parameter's value)."""
+    value = cfn["Resources"][logical_id]["Properties"]["Environment"]["Variables"].get(variable, "")
+    if isinstance(value, dict) and set(value) == {"Ref"}:
+        name = value["Ref"]
+        return str(parameters.get(name, cfn["Parameters"][name].get("Default", "")))
+    assert isinstance(value, str), (variable, value)  # other intrinsics: extend this resolver
+    return value
+
+
 def _as_list(value: object) -> list:
     return value if isinstance(value, list) else [value]
 
@@ -445,12 +486,11 @@ def test_policy_grants_exactly_what_the_code_calls(logical_id: str, mode: str) -
         expected = (expected - {OPENSEARCH}) | OPENSEARCH_ACTIONS[mode]
     if function == "summarizer":  # SAM's grant for the stream's on-failure destination (not code)
         expected.add("sqs:SendMessage")
-    if mode == "serverless" or function == "summarizer":
-        pass
-    elif "bedrock:InvokeModel" not in expected and "offprompt.adapters.embeddings" in reach.modules:
-        expected.add("bedrock:InvokeModel")
 
     cfn = sam_transform(MODES[mode])
+    for module, variable in BUILT_ONLY_IF_SET.items():
+        if not _env_value(cfn, logical_id, variable, MODES[mode]):
+            expected -= {a for a in expected if reach.origins.get(a) == {module}}
     resolved = resolve_conditions(cfn, condition_values(cfn, MODES[mode]))
     statements, managed = _statements(resolved, logical_id)
     granted = set()
@@ -511,3 +551,5 @@ def test_the_scanner_sees_what_it_must() -> None:
     assert "s3:ListBucket" in graph.reach("memories.handler").actions  # get_paginator("list_objects_v2")
     assert "bedrock:InvokeModel" in graph.reach("summarizer.handler").actions  # converse
     assert graph.reach("example_tool.handler").actions == set()
+    assert OPENSEARCH in graph.reach("memories.handler").actions  # the text store's client calls
+    assert graph.reach("memories.handler").origins["bedrock:InvokeModel"] == {"offprompt.adapters.embeddings"}
