@@ -121,7 +121,7 @@ def main() -> None:
         try:
             from opensearchpy import OpenSearch
 
-            from offprompt.adapters.opensearch_text import OpenSearchTextStore  # type: ignore[import-not-found]
+            from offprompt.adapters.opensearch_text import OpenSearchTextStore
             from offprompt.adapters.tokenizer import TiktokenTokenizer
             from offprompt_local.opensearch import LocalOpenSearch, index_definition
 

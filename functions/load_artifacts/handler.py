@@ -1,9 +1,11 @@
 """load-artifacts: `GET /memories/{memory_name}/namespaces/{namespace}/artifacts` → the namespace as ListArtifact JSON.
 
 Exactly what was stored, in order, byte-exact; an unknown namespace is an empty ListArtifact (as in Griptape).
-Past Lambda's response limit the JSON is written to S3 and the answer is `303 See Other` with `Location:` a
-presigned GET and a body `{"download_url", "expires_in"}` (direct invocations get that body).
-Direct events: `{tenant, memory_name, namespace}`.
+Past Lambda's response limit (5 MB) the JSON is written to S3 and the answer is `303 See Other` with `Location:` a
+presigned GET and a body `{"download_url", "expires_in", "size"}`.
+Direct events: `{tenant, memory_name, namespace, max_inline_bytes?}`. Direct invocations come from Step Functions,
+whose states are capped at 256 KB, so they get the ListArtifact inline only up to 200 KB (`max_inline_bytes`,
+1 byte to 5 MB, overrides) and the `{"download_url", "expires_in", "size"}` body above that.
 """
 
 import functools
@@ -16,7 +18,10 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 
 from api_common.entry import current_tenant, json_response, make_handler, settings
 from offprompt.errors import InvalidInput
-from offprompt.services.task_memory import LoadedArtifacts, TaskMemoryService
+from offprompt.services.task_memory import MAX_INLINE_RESPONSE_BYTES, LoadedArtifacts, TaskMemoryService
+
+# A Step Functions state (input or output) is capped at 256 KB: keep the inline answer well below it.
+DIRECT_MAX_INLINE_BYTES = 200 * 1024
 
 
 @functools.cache
@@ -48,8 +53,19 @@ def direct(tenant: str, event: dict[str, Any]) -> Any:
     memory, namespace = event.get("memory_name"), event.get("namespace")
     if not isinstance(memory, str) or not isinstance(namespace, str):
         raise InvalidInput('a direct invocation must name its "memory_name" and "namespace"')
-    loaded = service().load_artifacts(tenant, memory, namespace)
+    limit = direct_inline_limit(event)
+    loaded = service().load_artifacts(tenant, memory, namespace, max_inline_bytes=limit)
     return json.loads(loaded.body) if loaded.body is not None else download(loaded)
+
+
+def direct_inline_limit(event: dict[str, Any]) -> int:
+    """The event's `max_inline_bytes` (1..5 MB), or 200 KB when absent or null."""
+    value = event.get("max_inline_bytes")
+    if value is None:
+        return DIRECT_MAX_INLINE_BYTES
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_INLINE_RESPONSE_BYTES:
+        raise InvalidInput(f"max_inline_bytes must be an integer from 1 to {MAX_INLINE_RESPONSE_BYTES}")
+    return value
 
 
 lambda_handler = make_handler(register, direct)

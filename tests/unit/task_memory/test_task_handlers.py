@@ -289,6 +289,37 @@ def test_large_load_is_303_with_presigned_location(handlers: SimpleNamespace, sv
     assert set(direct) == {"download_url", "expires_in", "size"}
 
 
+def test_direct_load_stays_under_the_step_functions_state_cap(handlers: SimpleNamespace, svc: Any) -> None:
+    import requests
+
+    from offprompt.artifacts import TextArtifact
+
+    # ~300 KB of JSON: fine for Lambda (HTTP answers inline up to 5 MB), too big for a 256 KB Step Functions state.
+    art = TextArtifact("fox " * 75_000, name=NS)
+    svc.process_output("tenant-a", "TaskMemory", tool="T", activity="a", artifact=art)
+    event = load_event("load_artifacts_direct.json")
+    direct = handlers.la.lambda_handler(event, Ctx())
+    assert set(direct) == {"download_url", "expires_in", "size"} and 200 * 1024 < direct["size"] < 5 * 1024 * 1024
+    assert requests.get(direct["download_url"], timeout=30).json()["value"] == [art.to_dict()]
+    status, body, _ = call(handlers.la, load_event("load_artifacts_http.json"))
+    assert status == 200 and body["value"] == [art.to_dict()]  # HTTP keeps the 5 MB threshold
+    inline = handlers.la.lambda_handler({**event, "max_inline_bytes": 5 * 1024 * 1024}, Ctx())
+    assert inline["value"] == [art.to_dict()]
+    assert handlers.la.lambda_handler({**event, "max_inline_bytes": None}, Ctx())["size"] == direct["size"]
+    for bad in (0, -1, 5 * 1024 * 1024 + 1, True, "1000", 1.5):
+        with pytest.raises(InvalidInput):
+            handlers.la.lambda_handler({**event, "max_inline_bytes": bad}, Ctx())
+    # The override also lowers the limit: a small namespace inline by default, by URL under a 10-byte limit.
+    svc.process_output("tenant-a", "TaskMemory", tool="T", activity="a", artifact=TextArtifact("small", name="s"))
+    small = {**event, "namespace": "s"}
+    assert [i["value"] for i in handlers.la.lambda_handler(small, Ctx())["value"]] == ["small"]
+    assert set(handlers.la.lambda_handler({**small, "max_inline_bytes": 10}, Ctx())) == {
+        "download_url",
+        "expires_in",
+        "size",
+    }
+
+
 def test_dependency_failure_is_503(handlers: SimpleNamespace) -> None:
     boto3.client("s3").delete_bucket(Bucket=BUCKET)
     blob = {"type": "BlobArtifact", "value": "AA==", "name": "b"}

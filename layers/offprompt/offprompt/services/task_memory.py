@@ -359,12 +359,23 @@ class TaskMemoryService:
         envelope["value"] = base64.b64encode(data).decode("ascii")
         return json.dumps(envelope)
 
-    def load_artifacts(self, tenant: str, memory: str, namespace: str) -> LoadedArtifacts:
-        """The namespace as ListArtifact JSON; past the inline limit, a presigned GET of that JSON in S3."""
+    def load_artifacts(
+        self, tenant: str, memory: str, namespace: str, *, max_inline_bytes: int | None = None
+    ) -> LoadedArtifacts:
+        """The namespace as ListArtifact JSON; past the inline limit, a presigned GET of that JSON in S3.
+
+        `max_inline_bytes` lowers the inline limit for this call (e.g. a Step Functions state is capped at
+        256 KB); it never raises it above `max_inline_response_bytes` (Lambda's response cap).
+        """
+        limit = self.max_inline_response_bytes
+        if max_inline_bytes is not None:
+            if isinstance(max_inline_bytes, bool) or not isinstance(max_inline_bytes, int) or max_inline_bytes < 1:
+                raise InvalidInput("max_inline_bytes must be a positive integer")
+            limit = min(limit, max_inline_bytes)
         items = self.load_items_json(tenant, memory, namespace)
         body = list_artifact_json(items)
         size = len(body)  # ASCII: json.dumps escapes everything else
-        if size <= self.max_inline_response_bytes:
+        if size <= limit:
             return LoadedArtifacts(body=body, size=size)
         key = f"downloads/{digest(tenant)}/{uuid.uuid4().hex}.json"
         self.blobs.put(key, body.encode("ascii"), content_type="application/json")
