@@ -562,3 +562,40 @@ def test_client_configuration_errors() -> None:
     client = build_opensearch_client("https://search-x.us-east-1.es.amazonaws.com")
     connection = client.transport.get_connection()
     assert (connection.host, connection.use_ssl) == ("https://search-x.us-east-1.es.amazonaws.com:443", True)
+
+
+# ------------------------------------------------------------------------- index creation and visibility
+
+
+def test_first_store_creates_a_missing_index_from_the_definition(opensearch_client: OpenSearch) -> None:
+    # A deployed stack has no step that creates the index: without this, the first bulk write would create it
+    # with dynamic mappings (no strict schema, no knn_vector), silently.
+    index = f"offprompt-test-missing-{uuid.uuid4().hex[:8]}"
+    store = OpenSearchTextStore(opensearch_client, index, TOKENIZER)
+    try:
+        store.store(TextScope("t", "m", "ns"), 0, [TextArtifact("hello")])
+        mapping = opensearch_client.indices.get_mapping(index=index)[index]["mappings"]
+        assert mapping["dynamic"] == "strict"
+        assert mapping["properties"]["embedding"]["type"] == "knn_vector"
+        assert mapping["properties"]["tenant"]["type"] == "keyword"
+    finally:
+        opensearch_client.indices.delete(index=index, ignore_unavailable=True)
+
+
+def test_the_service_store_is_searchable_when_it_returns(
+    opensearch_client: OpenSearch, opensearch_index: str, opensearch_url: str
+) -> None:
+    # A later workflow step may search right after process-output returns. With a 2 s refresh interval a plain
+    # store is not searchable at once (checked first); the store the services build waits for the refresh.
+    from offprompt.config import load_settings
+    from offprompt.services.task_memory import text_store_from_settings
+
+    opensearch_client.indices.put_settings(index=opensearch_index, body={"index": {"refresh_interval": "2s"}})
+    scope = TextScope("t", "m", "ns")
+    plain = OpenSearchTextStore(opensearch_client, opensearch_index, TOKENIZER)
+    plain.store(scope, 0, [TextArtifact("quetzalcoatl feathers")])
+    assert plain.search(scope, "quetzalcoatl", 5, "bm25") == []
+    env = {"OFFPROMPT_OPENSEARCH_URL": opensearch_url, "OFFPROMPT_OPENSEARCH_INDEX": opensearch_index}
+    service_store = text_store_from_settings(load_settings(env))
+    service_store.store(scope, 1, [TextArtifact("axolotl gills")])
+    assert [hit.position for hit in service_store.search(scope, "axolotl", 5, "bm25")] == [1]

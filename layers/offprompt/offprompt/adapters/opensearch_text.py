@@ -24,7 +24,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from offprompt.artifacts import BaseArtifact, TextArtifact
 from offprompt.errors import ArtifactError, DependencyUnavailable, InvalidInput, OffpromptError
@@ -74,7 +74,7 @@ class OpenSearchTextStore:
         embedder: Embedder | None = None,
         chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
         *,
-        refresh: bool = False,
+        refresh: bool | Literal["wait_for"] = False,
         bulk_max_bytes: int = BULK_MAX_BYTES,
         bulk_max_docs: int = BULK_MAX_DOCS,
         mget_page: int = MGET_PAGE,
@@ -83,7 +83,10 @@ class OpenSearchTextStore:
         """`client` is a client or a zero-argument factory called on first use (e.g. a cached builder).
 
         `refresh=True` refreshes the index after each store, so search sees the text at once (load never
-        needs it). `request_timeout` applies to bulk, mget and delete-by-query requests.
+        needs it); `"wait_for"` makes the store's last bulk request wait for the index's next scheduled refresh
+        (up to `refresh_interval`, 1 s by default) instead of forcing one. The index is created from the
+        definition on the first store of this instance if it does not exist yet.
+        `request_timeout` applies to bulk, mget and delete-by-query requests.
         """
         chunk_text("", tokenizer, chunk_tokens)  # validates chunk_tokens now, not at the first store
         self._client = client
@@ -92,6 +95,7 @@ class OpenSearchTextStore:
         self.embedder = embedder
         self.chunk_tokens = chunk_tokens
         self.refresh = refresh
+        self._index_ready = False
         self.bulk_max_bytes = bulk_max_bytes
         self.bulk_max_docs = bulk_max_docs
         self.mget_page = mget_page
@@ -130,6 +134,11 @@ class OpenSearchTextStore:
             if not isinstance(artifact, TextArtifact):
                 raise InvalidInput(f"only TextArtifacts go to text storage, got {type(artifact).__name__}")
             _check_unicode(artifact)
+        if not self._index_ready:
+            # Once per instance (i.e. per Lambda container): an index created on the fly by a first bulk write
+            # would get dynamic mappings (no knn_vector, no strict schema).
+            self.ensure_index()
+            self._index_ready = True
         counts: list[int] = []
         sender = _BulkSender(self._bulk)
         try:
@@ -150,12 +159,14 @@ class OpenSearchTextStore:
                     batch_bytes += len(line)
                     batch_docs.append((position, chunk))
                 counts.append(count)
-            if batch:
-                sender.send(batch, batch_docs, last=True)
             sender.wait()
+            if batch:
+                # The last request carries refresh=wait_for (when asked): every earlier request has completed,
+                # so the refresh it waits for makes the whole store searchable.
+                self._bulk(batch, batch_docs, refresh="wait_for" if self.refresh == "wait_for" else None)
         finally:
             sender.close()
-        if self.refresh and artifacts:
+        if self.refresh is True and artifacts:
             self._call("refresh", lambda: self.client.indices.refresh(index=self.index))
         return counts
 
@@ -203,10 +214,12 @@ class OpenSearchTextStore:
                 vectors[i] = vector
         return vectors
 
-    def _bulk(self, lines: list[bytes], docs: list[tuple[int, int]]) -> None:
+    def _bulk(self, lines: list[bytes], docs: list[tuple[int, int]], refresh: str | None = None) -> None:
         body = b"".join(lines)
+        params = {"refresh": refresh} if refresh else {}
         response = self._call(
-            "bulk index", lambda: self.client.bulk(body=body, index=self.index, request_timeout=self.request_timeout)
+            "bulk index",
+            lambda: self.client.bulk(body=body, index=self.index, request_timeout=self.request_timeout, **params),
         )
         items = response.get("items")
         if not isinstance(items, list) or len(items) != len(docs):
@@ -445,17 +458,14 @@ class OpenSearchTextStore:
 
 class _BulkSender:
     """Sends bulk requests with one in flight while the caller prepares the next (chunking, JSON): the
-    client's CPU work overlaps OpenSearch's indexing. A single batch is sent inline, with no thread."""
+    client's CPU work overlaps OpenSearch's indexing. The store sends its last batch itself."""
 
     def __init__(self, bulk: Callable[[list[bytes], list[tuple[int, int]]], None]) -> None:
         self._bulk = bulk
         self._pool: ThreadPoolExecutor | None = None
         self._pending: Future[None] | None = None
 
-    def send(self, lines: list[bytes], docs: list[tuple[int, int]], *, last: bool = False) -> None:
-        if last and self._pending is None:
-            self._bulk(lines, docs)
-            return
+    def send(self, lines: list[bytes], docs: list[tuple[int, int]]) -> None:
         self.wait()
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="offprompt-bulk")

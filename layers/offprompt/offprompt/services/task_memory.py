@@ -490,7 +490,10 @@ def text_store_from_settings(settings: Settings) -> TextStore:
     embedder = None
     if settings.embedding_model_id:
         embedder = BedrockTitanEmbedder(settings.embedding_model_id, settings.embedding_dimensions)
-    return cast(TextStore, OpenSearchTextStore(client, settings.opensearch_index, TiktokenTokenizer(), embedder))
+    # refresh="wait_for": when process-output returns, search sees the text (a later workflow step may search
+    # at once); costs up to the index's refresh interval (1 s) per text store.
+    store = OpenSearchTextStore(client, settings.opensearch_index, TiktokenTokenizer(), embedder, refresh="wait_for")
+    return cast(TextStore, store)
 
 
 class LazyTextStore:
