@@ -88,8 +88,12 @@ def moto_aws(aws_credentials: None) -> Iterator[None]:
 @pytest.fixture
 def moto_server(aws_credentials: None) -> Iterator[str]:
     """A real HTTP endpoint backed by moto, for code that talks to AWS over the network."""
+    from moto.moto_api import _internal
     from moto.server import ThreadedMotoServer
 
+    # Every server in this process shares moto's one set of backends: start and end each test from a clean
+    # state, or a table/bucket (and 50 MB objects) from an earlier test would still be there.
+    _internal.moto_api_backend.reset()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
@@ -97,3 +101,4 @@ def moto_server(aws_credentials: None) -> Iterator[str]:
         yield f"http://{host}:{port}"
     finally:
         server.stop()
+        _internal.moto_api_backend.reset()

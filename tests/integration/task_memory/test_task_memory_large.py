@@ -30,13 +30,8 @@ def server(moto_server: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     monkeypatch.setenv("OFFPROMPT_BUCKET", BUCKET)
     get_settings.cache_clear()
     reset_clients()
-    # `moto_server` starts a new ThreadedMotoServer per test, but moto keeps its backends per *process*: the table
-    # and bucket (and the 50 MB objects) of the previous test are still there, so CreateTable would fail with
-    # ResourceInUseException. Start from, and leave, an empty account.
-    requests.post(f"{moto_server}/moto-api/reset", timeout=30).raise_for_status()
-    make_resources()
+    make_resources()  # on an empty account: the moto_server fixture resets moto's process-wide state
     yield moto_server
-    requests.post(f"{moto_server}/moto-api/reset", timeout=30).raise_for_status()
     get_settings.cache_clear()
     reset_clients()
 
