@@ -6,12 +6,11 @@ A retry with the same run id and content returns the first result; different con
 
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.metrics import MetricUnit
 
-from api_common.entry import current_tenant, json_body, json_response, make_handler, observability
+from api_common.entry import current_tenant, json_body, json_response, make_handler, observability, path_param
 from offprompt.errors import InvalidInput
 from offprompt.services.conversation import default_service
 
@@ -27,12 +26,6 @@ def add(tenant: str, thread_id: str, payload: Any) -> dict[str, Any]:
         metrics.add_metric(name="RunsAdded", unit=MetricUnit.Count, value=1)
     logger.info("run added", extra={"seq": result.seq, "replayed": result.replayed})
     return result.to_dict()
-
-
-def path_param(app: APIGatewayHttpResolver, name: str, matched: str) -> str:
-    """API Gateway's decoded path parameter (the route match is still percent-encoded)."""
-    params = app.current_event.path_parameters or {}
-    return str(params.get(name) or unquote(matched))
 
 
 def register(app: APIGatewayHttpResolver) -> None:

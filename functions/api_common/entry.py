@@ -11,12 +11,13 @@ import json
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
+from urllib.parse import unquote
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
-from offprompt.config import Settings, get_settings
+from offprompt.config import get_settings
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge
 
 from .errors import status_for
@@ -58,6 +59,12 @@ def json_body(app: APIGatewayHttpResolver) -> Any:
         return json.loads(raw)
     except (ValueError, RecursionError) as exc:
         raise InvalidInput(f"request body is not valid JSON: {str(exc)[:200]}") from None
+
+
+def path_param(app: APIGatewayHttpResolver, name: str, matched: str) -> str:
+    """API Gateway's decoded path parameter (Powertools' route match is still percent-encoded)."""
+    params = app.current_event.path_parameters or {}
+    return str(params.get(name) or unquote(matched))
 
 
 def current_tenant(app: APIGatewayHttpResolver) -> str:
@@ -120,7 +127,3 @@ def make_handler(register: RouteRegistrar, direct: DirectHandler | None = None) 
                 metrics.flush_metrics()
 
     return lambda_handler
-
-
-def settings() -> Settings:
-    return get_settings()

@@ -8,30 +8,22 @@ whose states are capped at 256 KB, so they get the ListArtifact inline only up t
 1 byte to 5 MB, overrides) and the `{"download_url", "expires_in", "size"}` body above that.
 """
 
-import functools
 import json
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 
-from api_common.entry import current_tenant, json_response, make_handler, settings
+from api_common.entry import current_tenant, json_response, make_handler, path_param
 from offprompt.errors import InvalidInput
-from offprompt.services.task_memory import MAX_INLINE_RESPONSE_BYTES, LoadedArtifacts, TaskMemoryService
+from offprompt.services.task_memory import MAX_INLINE_RESPONSE_BYTES, LoadedArtifacts, default_service
 
 # A Step Functions state (input or output) is capped at 256 KB: keep the inline answer well below it.
 DIRECT_MAX_INLINE_BYTES = 200 * 1024
 
 
-@functools.cache
-def service() -> TaskMemoryService:
-    return TaskMemoryService.from_settings(settings())
-
-
-def path_param(app: APIGatewayHttpResolver, name: str, matched: str) -> str:
-    params = app.current_event.path_parameters or {}
-    return params.get(name) or unquote(matched)
+# Looked up at call time, so tests can substitute a service built on their own adapters.
+service = default_service
 
 
 def download(loaded: LoadedArtifacts) -> dict[str, Any]:

@@ -9,20 +9,18 @@ Direct events: `{tenant, memory_name, action, ...}` with action one of list_name
 delete_namespace, list_meta, search.
 """
 
-import functools
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
-from api_common.entry import current_tenant, json_body, json_response, make_handler, settings
+from api_common.entry import current_tenant, json_body, json_response, make_handler, path_param
 from offprompt.errors import InvalidInput
 from offprompt.services.task_memory import (
     SchemaInvalid,
     SearchRequest,
-    TaskMemoryService,
+    default_service,
     hit_to_dict,
     parse_request,
     record_to_dict,
@@ -31,14 +29,8 @@ from offprompt.services.task_memory import (
 DEFAULT_LIMIT = 100
 
 
-@functools.cache
-def service() -> TaskMemoryService:
-    return TaskMemoryService.from_settings(settings())
-
-
-def path_param(app: APIGatewayHttpResolver, name: str, matched: str) -> str:
-    params = app.current_event.path_parameters or {}
-    return params.get(name) or unquote(matched)
+# Looked up at call time, so tests can substitute a service built on their own adapters.
+service = default_service
 
 
 def paging(source: dict[str, Any]) -> tuple[int, str | None]:

@@ -8,29 +8,25 @@ Routes:
 Direct events: the same fields plus `tenant`, `memory_name` and `action` ("process_output" | "create_upload").
 """
 
-import functools
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
-from api_common.entry import current_tenant, json_body, json_response, make_handler, settings
+from api_common.entry import current_tenant, json_body, json_response, make_handler, path_param
 from offprompt.errors import Conflict, InvalidInput
 from offprompt.services.task_memory import (
     OutputRequest,
     ProcessResult,
     SchemaInvalid,
     StorageKindConflict,
-    TaskMemoryService,
+    default_service,
     parse_request,
 )
 
-
-@functools.cache
-def service() -> TaskMemoryService:
-    return TaskMemoryService.from_settings(settings())
+# Looked up at call time, so tests can substitute a service built on their own adapters.
+service = default_service
 
 
 def process(tenant: str, memory: str, data: Any) -> ProcessResult:
@@ -45,12 +41,6 @@ def process(tenant: str, memory: str, data: Any) -> ProcessResult:
         thought=request.thought,
         value_from=request.value_from,
     )
-
-
-def path_param(app: APIGatewayHttpResolver, name: str, matched: str) -> str:
-    """API Gateway's decoded path parameter when present, else the matched (percent-encoded) path segment."""
-    params = app.current_event.path_parameters or {}
-    return params.get(name) or unquote(matched)
 
 
 def register(app: APIGatewayHttpResolver) -> None:

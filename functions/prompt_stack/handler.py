@@ -6,13 +6,12 @@ object). Direct invocation: the same fields plus `tenant` and `thread_id`; retur
 
 from typing import Any
 
-from add_run.handler import path_param
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import ValidationError
 
-from api_common.entry import current_tenant, json_body, json_response, make_handler, observability
+from api_common.entry import current_tenant, json_body, json_response, make_handler, observability, path_param
 from offprompt.errors import InvalidInput
 from offprompt.services.conversation import PromptStackRequest, default_service, parse_model
 

@@ -11,12 +11,11 @@ Direct invocation: `{"tenant", "thread_id", "action": "get"|"configure"|"delete"
 from http import HTTPStatus
 from typing import Any
 
-from add_run.handler import path_param
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
-from api_common.entry import current_tenant, json_body, json_response, make_handler
+from api_common.entry import current_tenant, json_body, json_response, make_handler, path_param
 from offprompt.errors import InvalidInput
 from offprompt.services.conversation import ThreadConfigRequest, default_service, parse_model
 

@@ -602,3 +602,11 @@ def hit_to_dict(hit: SearchHit) -> dict[str, Any]:
         "text": hit.text,
         "score": hit.score,
     }
+
+
+@functools.cache
+def default_service() -> TaskMemoryService:
+    """The process's service, built from the environment on first use (never at import)."""
+    from offprompt.config import get_settings
+
+    return TaskMemoryService.from_settings(get_settings())
