@@ -10,18 +10,21 @@ import functools
 import json
 from collections.abc import Callable
 from http import HTTPStatus
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import unquote
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
 
 from offprompt.config import get_settings
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge
 
 from .errors import status_for
 from .tenancy import Unauthenticated, direct_tenant, http_tenant
+
+M = TypeVar("M", bound=BaseModel)
 
 # Lambda's synchronous payload limit is 6 MB; larger values go through presigned S3 URLs.
 MAX_BODY_BYTES = 6 * 1024 * 1024
@@ -59,6 +62,17 @@ def json_body(app: APIGatewayHttpResolver) -> Any:
         return json.loads(raw)
     except (ValueError, RecursionError) as exc:
         raise InvalidInput(f"request body is not valid JSON: {str(exc)[:200]}") from None
+
+
+def model_body(app: APIGatewayHttpResolver, model: type[M]) -> M:
+    """The JSON request body as `model`: 400 when it is not an object, 422 when it does not fit the model."""
+    body = json_body(app)
+    if not isinstance(body, dict):
+        raise InvalidInput("request body must be a JSON object")
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        raise RequestValidationError(exc.errors(include_url=False)) from None
 
 
 def path_param(app: APIGatewayHttpResolver, name: str, matched: str) -> str:

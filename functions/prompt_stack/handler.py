@@ -7,11 +7,16 @@ object). Direct invocation: the same fields plus `tenant` and `thread_id`; retur
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.metrics import MetricUnit
-from pydantic import ValidationError
 
-from api_common.entry import current_tenant, json_body, json_response, make_handler, observability, path_param
+from api_common.entry import (
+    current_tenant,
+    json_response,
+    make_handler,
+    model_body,
+    observability,
+    path_param,
+)
 from offprompt.errors import InvalidInput
 from offprompt.services.conversation import PromptStackRequest, default_service, parse_model
 
@@ -27,13 +32,7 @@ def register(app: APIGatewayHttpResolver) -> None:
     @app.post("/threads/<thread_id>/prompt-stack")
     def post_prompt_stack(thread_id: str) -> Response[Any]:
         tenant = current_tenant(app)
-        body = json_body(app)
-        if not isinstance(body, dict):
-            raise InvalidInput("request body must be a JSON object")
-        try:
-            request = PromptStackRequest.model_validate(body)
-        except ValidationError as exc:
-            raise RequestValidationError(exc.errors(include_url=False)) from None
+        request = model_body(app, PromptStackRequest)
         return json_response(build(tenant, path_param(app, "thread_id", thread_id), request))
 
 

@@ -12,10 +12,8 @@ from http import HTTPStatus
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
-from pydantic import ValidationError
 
-from api_common.entry import current_tenant, json_body, json_response, make_handler, path_param
+from api_common.entry import current_tenant, json_response, make_handler, model_body, path_param
 from offprompt.errors import InvalidInput
 from offprompt.services.conversation import ThreadConfigRequest, default_service, parse_model
 
@@ -52,13 +50,7 @@ def register(app: APIGatewayHttpResolver) -> None:
     @app.put("/threads/<thread_id>")
     def put_thread(thread_id: str) -> Response[Any]:
         tenant = current_tenant(app)
-        body = json_body(app)
-        if not isinstance(body, dict):
-            raise InvalidInput("request body must be a JSON object")
-        try:
-            request = ThreadConfigRequest.model_validate(body)
-        except ValidationError as exc:
-            raise RequestValidationError(exc.errors(include_url=False)) from None
+        request = model_body(app, ThreadConfigRequest)
         return json_response(default_service().configure(tenant, path_param(app, "thread_id", thread_id), request))
 
     @app.delete("/threads/<thread_id>")

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import copy
+import functools
 import hashlib
-import json
 import math
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
+import task_memory_support as support
+from task_memory_support import http_event
 
-from offprompt_local.resources import create_bucket, create_table
-
-ROOT = Path(__file__).resolve().parents[3]
 TABLE = "offprompt-it"
 BUCKET = "offprompt-it-bucket"
 DIMENSIONS = 1024
@@ -48,35 +44,14 @@ def opensearch_text_store(client: Any, index: str, embedder: Any = None) -> Any:
     return module.OpenSearchTextStore(client, index, TiktokenTokenizer(), embedder)
 
 
-def make_resources() -> None:
-    ddb, s3 = boto3.client("dynamodb"), boto3.client("s3")
-    try:
-        create_table(ddb, TABLE)
-    except RuntimeError:  # template.yaml mid-edit by someone else: same keys
-        ddb.create_table(
-            TableName=TABLE,
-            AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"} for n in ("pk", "sk")],
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-            BillingMode="PAY_PER_REQUEST",
-        )
-    try:
-        create_bucket(s3, BUCKET)
-    except RuntimeError:
-        if BUCKET not in [b["Name"] for b in s3.list_buckets()["Buckets"]]:
-            s3.create_bucket(Bucket=BUCKET)
+make_resources = functools.partial(support.make_resources, TABLE, BUCKET)
+all_items = functools.partial(support.all_items, TABLE)
+all_objects = functools.partial(support.all_objects, BUCKET)
 
 
 def doc_count(client: Any, index: str) -> int:
     client.indices.refresh(index=index)
     return int(client.count(index=index)["count"])
-
-
-def all_items() -> list[dict[str, Any]]:
-    return boto3.client("dynamodb").scan(TableName=TABLE)["Items"]
-
-
-def all_objects() -> list[str]:
-    return [o["Key"] for o in boto3.client("s3").list_objects_v2(Bucket=BUCKET).get("Contents", [])]
 
 
 class Ctx:
@@ -86,27 +61,20 @@ class Ctx:
     invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:it"
 
 
-def http_event(
-    name: str,
-    *,
-    path: str | None = None,
-    params: dict[str, str] | None = None,
-    body: Any = ...,
-    tenant: str = "tenant-a",
-) -> dict[str, Any]:
-    event = copy.deepcopy(json.loads((ROOT / "events" / name).read_text()))
-    if path is not None:
-        event["rawPath"] = path
-        event["requestContext"]["http"]["path"] = path
-    if params is not None:
-        event["pathParameters"] = params
-    if body is not ...:
-        event["body"] = json.dumps(body)
-    event["requestContext"]["authorizer"]["jwt"]["claims"]["sub"] = tenant
-    return event
-
-
 def call(handler: Any, event: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
-    response = handler.lambda_handler(event, Ctx())
-    body = response.get("body")
-    return response["statusCode"], (json.loads(body) if body else None), response.get("headers") or {}
+    return support.call(handler, event, Ctx())
+
+
+__all__ = [
+    "BUCKET",
+    "TABLE",
+    "Ctx",
+    "HashingEmbedder",
+    "all_items",
+    "all_objects",
+    "call",
+    "doc_count",
+    "http_event",
+    "make_resources",
+    "opensearch_text_store",
+]

@@ -8,6 +8,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt.errors import DependencyUnavailable
 
+from .aws_errors import failure_reason
 from .clients import aws_client
 
 
@@ -36,11 +37,8 @@ class BedrockSummarizer:
                 messages=[{"role": "user", "content": [{"text": prompt}]}],
                 inferenceConfig={"maxTokens": self.max_tokens, "temperature": 0.0},
             )
-        except ClientError as exc:
-            code = str(exc.response.get("Error", {}).get("Code", ""))
-            raise DependencyUnavailable(f"Bedrock converse failed: {code}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"Bedrock converse failed: {type(exc).__name__}") from exc
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"Bedrock converse failed: {failure_reason(exc)}") from exc
         content = ((out.get("output") or {}).get("message") or {}).get("content") or []
         text = "".join(block["text"] for block in content if isinstance(block, dict) and "text" in block)
         if not text.strip():

@@ -24,6 +24,7 @@ from offprompt.errors import DependencyUnavailable, InvalidInput
 from offprompt.identifiers import key
 from offprompt.ports import NamespaceCommit, NamespaceRecord, StorageKindTaken, StoredBatch
 
+from .aws_errors import failure_reason
 from .clients import aws_client
 
 NS = "NS"
@@ -36,9 +37,7 @@ def _now() -> str:
 
 
 def _reason(exc: Exception) -> str:
-    if isinstance(exc, ClientError):
-        return str(exc.response.get("Error", {}).get("Code", "ClientError"))
-    return type(exc).__name__
+    return failure_reason(exc, default_code="ClientError")
 
 
 class DynamoDbNamespaceStore:

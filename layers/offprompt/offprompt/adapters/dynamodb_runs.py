@@ -17,6 +17,7 @@ from offprompt.errors import DependencyUnavailable
 from offprompt.identifiers import key
 from offprompt.ports import RunIdTaken, StoredRun, ThreadState
 
+from .aws_errors import error_code, failure_reason
 from .clients import aws_client
 
 THREAD_SK = "#THREAD"
@@ -150,9 +151,9 @@ class DynamoDbRunStore:
                 },
             )
         except ClientError as exc:
-            if _code(exc) == "ConditionalCheckFailedException":
+            if error_code(exc) == "ConditionalCheckFailedException":
                 return False
-            raise DependencyUnavailable(f"DynamoDB update_item failed: {_code(exc)}") from exc
+            raise DependencyUnavailable(f"DynamoDB update_item failed: {error_code(exc)}") from exc
         except BotoCoreError as exc:
             raise DependencyUnavailable(f"DynamoDB update_item failed: {type(exc).__name__}") from exc
         return True
@@ -190,11 +191,11 @@ class DynamoDbRunStore:
         except ClientError as exc:
             reasons = exc.response.get("CancellationReasons") or []
             taken = len(reasons) > 1 and reasons[1].get("Code") == "ConditionalCheckFailed"
-            if _code(exc) == "TransactionCanceledException" and taken:
+            if error_code(exc) == "TransactionCanceledException" and taken:
                 existing = self._get(pk, runid_sk(run.run_id))
                 if existing is not None:
                     raise RunIdTaken(int(existing["seq"]["N"]), existing["hash"]["S"]) from None
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {_code(exc)}") from exc
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {error_code(exc)}") from exc
         except BotoCoreError as exc:
             raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {type(exc).__name__}") from exc
 
@@ -288,16 +289,11 @@ class DynamoDbRunStore:
         try:
             return getattr(self.client, operation)(**params)
         except (ClientError, BotoCoreError) as exc:
-            reason = _code(exc) if isinstance(exc, ClientError) else type(exc).__name__
-            raise DependencyUnavailable(f"DynamoDB {operation} failed: {reason}") from exc
+            raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
 
 
 def _key(pk: str, sk: str) -> dict[str, Any]:
     return {"pk": {"S": pk}, "sk": {"S": sk}}
-
-
-def _code(exc: ClientError) -> str:
-    return str(exc.response.get("Error", {}).get("Code", ""))
 
 
 def _n(item: dict[str, Any], name: str, default: int | None = None) -> int | None:

@@ -8,6 +8,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt.errors import DependencyUnavailable, NotFound
 
+from .aws_errors import error_code, failure_reason
 from .clients import aws_client
 
 
@@ -32,28 +33,28 @@ class S3BlobStore:
                 ServerSideEncryption="AES256",
             )
         except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"S3 put failed: {_reason(exc)}") from exc
+            raise DependencyUnavailable(f"S3 put failed: {failure_reason(exc)}") from exc
 
     def get(self, key: str) -> bytes:
         try:
             body: bytes = self.client.get_object(Bucket=self.bucket, Key=key)["Body"].read()
             return body
         except ClientError as exc:
-            if _code(exc) in ("NoSuchKey", "404"):
+            if error_code(exc) in ("NoSuchKey", "404"):
                 raise NotFound(f"object {key} does not exist") from exc
-            raise DependencyUnavailable(f"S3 get failed: {_reason(exc)}") from exc
+            raise DependencyUnavailable(f"S3 get failed: {failure_reason(exc)}") from exc
         except BotoCoreError as exc:
-            raise DependencyUnavailable(f"S3 get failed: {_reason(exc)}") from exc
+            raise DependencyUnavailable(f"S3 get failed: {failure_reason(exc)}") from exc
 
     def size(self, key: str) -> int | None:
         try:
             return int(self.client.head_object(Bucket=self.bucket, Key=key)["ContentLength"])
         except ClientError as exc:
-            if _code(exc) in ("NoSuchKey", "404", "NotFound"):
+            if error_code(exc) in ("NoSuchKey", "404", "NotFound"):
                 return None
-            raise DependencyUnavailable(f"S3 head failed: {_reason(exc)}") from exc
+            raise DependencyUnavailable(f"S3 head failed: {failure_reason(exc)}") from exc
         except BotoCoreError as exc:
-            raise DependencyUnavailable(f"S3 head failed: {_reason(exc)}") from exc
+            raise DependencyUnavailable(f"S3 head failed: {failure_reason(exc)}") from exc
 
     def delete_prefix(self, prefix: str) -> int:
         """Delete every object under `prefix` (pages of 1,000 keys); return how many were deleted."""
@@ -65,7 +66,7 @@ class S3BlobStore:
                     self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": keys, "Quiet": True})
                     deleted += len(keys)
         except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"S3 delete failed: {_reason(exc)}") from exc
+            raise DependencyUnavailable(f"S3 delete failed: {failure_reason(exc)}") from exc
         return deleted
 
     def presign_get(self, key: str, expires_in: int) -> str:
@@ -81,11 +82,3 @@ class S3BlobStore:
             ExpiresIn=expires_in,
         )
         return url
-
-
-def _code(exc: ClientError) -> str:
-    return str(exc.response.get("Error", {}).get("Code", ""))
-
-
-def _reason(exc: Exception) -> str:
-    return _code(exc) if isinstance(exc, ClientError) else type(exc).__name__

@@ -1,4 +1,4 @@
-"""Off-prompt task memory as a service: Griptape's `TaskMemory.process_output` / `load_artifacts` over ports.
+"""Off-prompt task memory over ports: Griptape's `TaskMemory.process_output` / `load_artifacts`.
 
 Store = reserve positions (atomic counter) → write the data (OpenSearch chunks or S3 objects) → commit the
 batch, the namespace record and the meta entry in one DynamoDB transaction. Readers only ever follow
@@ -11,20 +11,15 @@ import base64
 import functools
 import json
 import re
-import threading
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, cast
+from typing import Any, cast
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from offprompt.artifacts import BaseArtifact, BlobArtifact, ErrorArtifact, ListArtifact, TextArtifact, dumps
+from offprompt.artifacts import BaseArtifact, BlobArtifact, TextArtifact
 from offprompt.artifacts.action import ToolAction
 from offprompt.errors import (
     ArtifactError,
-    Conflict,
     DependencyUnavailable,
     InvalidInput,
     NotFound,
@@ -46,80 +41,22 @@ from offprompt.ports import (
     TextScope,
     TextStore,
 )
+from offprompt.services.task_memory.artifact_json import envelope_json, list_artifact_json
+from offprompt.services.task_memory.errors import NotTextNamespace, StorageKindConflict, UploadError
+from offprompt.services.task_memory.limits import (
+    DOWNLOAD_EXPIRES_IN,
+    MAX_INLINE_ENTRIES_BYTES,
+    MAX_INLINE_RESPONSE_BYTES,
+    MAX_QUERY_CHARS,
+    MAX_TOP_K,
+    MAX_UPLOAD_BYTES,
+    SEARCH_MODES,
+    UPLOAD_EXPIRES_IN,
+)
+from offprompt.services.task_memory.results import LoadedArtifacts, ProcessResult, Upload
 
-if TYPE_CHECKING:
-    from offprompt.config import Settings
-
-# Batch entries bigger than this go to an S3 manifest (DynamoDB items are capped at 400 KB).
-MAX_INLINE_ENTRIES_BYTES = 300_000
-# Values given by reference (`value_from`) may be this large.
-MAX_UPLOAD_BYTES = 512 * 1024 * 1024
-UPLOAD_EXPIRES_IN = 900
-DOWNLOAD_EXPIRES_IN = 900
-# A ListArtifact JSON larger than this is handed out as a presigned S3 GET (Lambda responses are capped at 6 MB).
-MAX_INLINE_RESPONSE_BYTES = 5 * 1024 * 1024
-MAX_TOP_K = 100
-MAX_QUERY_CHARS = 10_000
-SEARCH_MODES = ("bm25", "knn", "hybrid")
 _UPLOAD_ID = re.compile(r"^[0-9a-f]{32}$")
 _VALUE_FROM_TYPES = ("TextArtifact", "BlobArtifact", "ImageArtifact", "AudioArtifact")
-
-
-class StorageKindConflict(Conflict):
-    """The namespace already holds the other storage kind (Griptape answers with an ErrorArtifact)."""
-
-    code = "storage_kind_conflict"
-
-    def __init__(self, namespace: str, held: str | None, wanted: str) -> None:
-        super().__init__(
-            f'namespace "{namespace[:100]}" already holds {held or "other"} artifacts; '
-            f"{wanted} artifacts cannot be stored in it",
-            details={"namespace": namespace, "held": held, "wanted": wanted},
-        )
-        self.artifact: ErrorArtifact = task.conflict_answer()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, "artifact": self.artifact.to_dict()}
-
-
-class UploadError(InvalidInput):
-    code = "invalid_upload"
-
-
-class NotTextNamespace(Conflict):
-    code = "not_text_namespace"
-
-
-@dataclass(frozen=True)
-class ProcessResult:
-    """The answer of process_output: the artifact to hand the model, and whether anything was stored."""
-
-    artifact: BaseArtifact
-    stored: bool
-    namespace: str | None = None
-    positions: tuple[int, int] | None = None  # (first, count)
-
-
-@dataclass(frozen=True)
-class Upload:
-    upload_id: str
-    url: str
-    expires_in: int
-    headers: dict[str, str]
-    s3_uri: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class LoadedArtifacts:
-    """Either the ListArtifact JSON inline (`body`), or a presigned GET of it (`download_url`)."""
-
-    body: str | None
-    size: int
-    download_url: str | None = None
-    expires_in: int | None = None
 
 
 class TaskMemoryService:
@@ -139,19 +76,6 @@ class TaskMemoryService:
         self.bucket = bucket
         self.max_inline_response_bytes = max_inline_response_bytes
         self.max_upload_bytes = max_upload_bytes
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> TaskMemoryService:
-        from offprompt.adapters.dynamodb_namespaces import DynamoDbNamespaceStore
-        from offprompt.adapters.s3 import S3BlobStore
-
-        bucket = settings.require("bucket_name")
-        return cls(
-            DynamoDbNamespaceStore(settings.require("table_name")),
-            S3BlobStore(bucket),
-            LazyTextStore(functools.partial(text_store_from_settings, settings)),
-            bucket=bucket,
-        )
 
     # ---- keys ----------------------------------------------------------------------------------------
     @staticmethod
@@ -446,24 +370,6 @@ class TaskMemoryService:
             k = min(k * 4, MAX_TOP_K * 10)
 
 
-# ---- helpers -----------------------------------------------------------------------------------------------
-
-
-def envelope_json(artifact: BaseArtifact) -> str:
-    """The artifact's JSON with an empty value, keeping every other field (ids, names, meta, formats) exactly."""
-    data = artifact.to_dict()
-    data["value"] = ""
-    return dumps(data)
-
-
-def list_artifact_json(items_json: Sequence[str]) -> str:
-    """A fresh ListArtifact around already-serialized items (Griptape's key order and separators)."""
-    shell = ListArtifact().to_dict()
-    shell["value"] = "\x00ITEMS\x00"
-    head, _, tail = dumps(shell).partition('"\\u0000ITEMS\\u0000"')
-    return head + "[" + ", ".join(items_json) + "]" + tail
-
-
 def _limit(limit: Any) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
         raise InvalidInput("limit must be an integer from 1 to 1000")
@@ -477,136 +383,3 @@ def _best_effort(action: Callable[[], Any]) -> None:
         pass
     except Exception:  # cleanup never hides the original outcome
         pass
-
-
-def text_store_from_settings(settings: Settings) -> TextStore:
-    """The OpenSearch text store (and its embedder, when configured), built on first use."""
-    from offprompt.adapters.embeddings import BedrockTitanEmbedder
-    from offprompt.adapters.opensearch_client import build_opensearch_client
-    from offprompt.adapters.opensearch_text import OpenSearchTextStore
-    from offprompt.adapters.tokenizer import TiktokenTokenizer
-
-    client = build_opensearch_client(settings.require("opensearch_url"), settings.opensearch_auth)
-    embedder = None
-    if settings.embedding_model_id:
-        embedder = BedrockTitanEmbedder(settings.embedding_model_id, settings.embedding_dimensions)
-    # refresh="wait_for": when process-output returns, search sees the text (a later workflow step may search
-    # at once); costs up to the index's refresh interval (1 s) per text store.
-    store = OpenSearchTextStore(client, settings.opensearch_index, TiktokenTokenizer(), embedder, refresh="wait_for")
-    return cast(TextStore, store)
-
-
-class LazyTextStore:
-    """A TextStore built on first use: blob-only requests never connect to OpenSearch."""
-
-    _lock: ClassVar[threading.Lock] = threading.Lock()
-
-    def __init__(self, factory: Callable[[], TextStore]) -> None:
-        self._factory = factory
-        self._store: TextStore | None = None
-
-    def built(self) -> TextStore:
-        if self._store is None:
-            with self._lock:
-                if self._store is None:
-                    self._store = self._factory()
-        return self._store
-
-    def store(self, scope: TextScope, start_position: int, artifacts: Sequence[TextArtifact]) -> list[int]:
-        return self.built().store(scope, start_position, artifacts)
-
-    def load(self, scope: TextScope, layout: Sequence[tuple[int, int]]) -> list[TextArtifact]:
-        return self.built().load(scope, layout)
-
-    def search(self, scope: TextScope, query: str, top_k: int, mode: SearchMode) -> list[SearchHit]:
-        return self.built().search(scope, query, top_k, mode)
-
-    def delete(self, scope: TextScope) -> int:
-        return self.built().delete(scope)
-
-
-# ---- request shapes (shared by the HTTP and direct adapters) ------------------------------------------------
-
-
-_M = TypeVar("_M", bound=BaseModel)
-
-
-class SchemaInvalid(InvalidInput):
-    """A request body/event does not have the expected shape (HTTP 422 on the API)."""
-
-    code = "schema_invalid"
-
-
-class _Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ActionIn(_Request):
-    type: Literal["ToolAction"] | None = None
-    tag: str
-    name: str
-    path: str | None = None
-    input: dict[str, Any] = Field(default_factory=dict)
-
-    def to_action(self) -> ToolAction:
-        return ToolAction(tag=self.tag, name=self.name, path=self.path, input=self.input)
-
-
-class OutputRequest(_Request):
-    tool: str = Field(min_length=1, max_length=256)
-    activity: str = Field(min_length=1, max_length=256)
-    artifact: dict[str, Any]
-    actions: list[ActionIn] = Field(default_factory=list)
-    thought: str | None = None
-    value_from: dict[str, Any] | None = None
-
-
-class SearchRequest(_Request):
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
-    top_k: int = Field(default=5, ge=1, le=MAX_TOP_K, strict=True)
-    mode: Literal["bm25", "knn", "hybrid"] = "bm25"
-
-
-def parse_request(model: type[_M], data: Any) -> _M:
-    """Validate a request; SchemaInvalid (with pydantic's error list in `details`) when it does not fit."""
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        errors = [
-            {"loc": [str(p) for p in e["loc"]], "type": e["type"], "msg": e["msg"]}
-            for e in exc.errors(include_url=False)[:20]
-        ]
-        raise SchemaInvalid("request does not match the schema", details={"errors": errors}) from None
-
-
-def record_to_dict(record: NamespaceRecord) -> dict[str, Any]:
-    return {
-        "memory_name": record.memory,
-        "namespace": record.namespace,
-        "storage": record.kind,
-        "tool": record.tool,
-        "activity": record.activity,
-        "namespace_metadata": record.namespace_metadata,
-        "artifact_count": record.artifact_count,
-        "total_bytes": record.total_bytes,
-        "created_at": record.created_at,
-        "updated_at": record.updated_at,
-    }
-
-
-def hit_to_dict(hit: SearchHit) -> dict[str, Any]:
-    return {
-        "artifact_id": hit.artifact_id,
-        "position": hit.position,
-        "chunk": hit.chunk,
-        "text": hit.text,
-        "score": hit.score,
-    }
-
-
-@functools.cache
-def default_service() -> TaskMemoryService:
-    """The process's service, built from the environment on first use (never at import)."""
-    from offprompt.config import get_settings
-
-    return TaskMemoryService.from_settings(get_settings())

@@ -1,26 +1,20 @@
-"""Conversation memory as a service: append runs, build token-budgeted prompt stacks, configure, summarize.
+"""Conversation memory over ports: append runs, build token-budgeted prompt stacks, configure, summarize.
 
 HTTP-free; takes ports (RunStore, BlobStore, Tokenizer, Summarizer). See docs/adr/0004-conversation-storage.md.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import functools
 import hashlib
 import json
 import logging
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal, TypeVar
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import Any, Literal
 
 from offprompt.artifacts import BaseArtifact
-from offprompt.config import Settings
 from offprompt.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
 from offprompt.identifiers import check_identifier, digest
 from offprompt.memory.conversation import (
@@ -32,6 +26,9 @@ from offprompt.memory.conversation import (
 from offprompt.memory.run import Run
 from offprompt.ports import BlobStore, RunIdTaken, RunStore, StoredRun, Summarizer, ThreadState, Tokenizer
 from offprompt.prompt import PromptStack
+from offprompt.services.conversation.cursor import decode_cursor, encode_cursor
+from offprompt.services.conversation.requests import PromptStackRequest, ThreadConfigRequest
+from offprompt.services.conversation.results import AddRunResult, SummarizeResult
 
 logger = logging.getLogger(__name__)
 
@@ -44,59 +41,6 @@ DAY = 86_400
 MAX_LIST_LIMIT = 100
 
 
-class PromptStackRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    system: str | dict[str, Any] | None = None
-    input: str | dict[str, Any] | None = None
-    max_tokens: int | None = Field(default=None, ge=1)
-    last_n: int | None = Field(default=None, ge=1)
-    memory_index: int | None = Field(default=None, ge=0)
-
-
-class ThreadConfigRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    max_runs: int | None = Field(default=None, ge=1, le=100_000)
-    memory_type: Literal["buffer", "summary"] | None = None
-    offset: int | None = Field(default=None, ge=1, le=10_000)
-    retention_days: int | None = Field(default=None, ge=1, le=36_500)
-
-
-M = TypeVar("M", bound=BaseModel)
-
-
-def parse_model(model: type[M], data: Any) -> M:
-    """Validate a direct-invocation payload: InvalidInput (400) naming the first problem."""
-    if not isinstance(data, dict):
-        raise InvalidInput("expected a JSON object")
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-        first = errors[0]
-        where = ".".join(str(p) for p in first["loc"]) or "body"
-        details = {"errors": [{"loc": list(e["loc"]), "type": e["type"], "msg": e["msg"]} for e in errors]}
-        raise InvalidInput(f"{where}: {first['msg']}", details=details) from None
-
-
-@dataclass(frozen=True)
-class AddRunResult:
-    run: dict[str, Any]
-    seq: int
-    replayed: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"run": self.run, "seq": self.seq}
-
-
-@dataclass(frozen=True)
-class SummarizeResult:
-    status: Literal["committed", "nothing_to_do", "not_summary_memory", "stale"]
-    through_seq: int = 0
-    summarized_runs: int = 0
-
-
 def _now_iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -104,16 +48,6 @@ def _now_iso(epoch: float) -> str:
 def thread_prefix(tenant: str, thread_id: str) -> str:
     """S3 prefix of everything a thread owns (delete removes by prefix)."""
     return f"t/{digest(tenant)}/threads/{digest(tenant, thread_id)}/"
-
-
-# The local stack (no Bedrock there) installs a labelled stand-in here once, at start-up; Lambda never does.
-_summarizer_override: Summarizer | None = None
-
-
-def set_summarizer_override(summarizer: Summarizer | None) -> None:
-    """Use `summarizer` instead of Bedrock in services built after this call (local stack only)."""
-    global _summarizer_override
-    _summarizer_override = summarizer
 
 
 class ConversationService:
@@ -135,21 +69,6 @@ class ConversationService:
         self.summarize_mode = summarize_mode
         self.clock = clock
         self.inline_run_bytes = inline_run_bytes
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> ConversationService:
-        from offprompt.adapters.bedrock import BedrockSummarizer
-        from offprompt.adapters.dynamodb_runs import DynamoDbRunStore
-        from offprompt.adapters.s3 import S3BlobStore
-        from offprompt.adapters.tokenizer import TiktokenTokenizer
-
-        return cls(
-            DynamoDbRunStore(settings.require("table_name")),
-            TiktokenTokenizer(),
-            blobs=S3BlobStore(settings.bucket_name) if settings.bucket_name else None,
-            summarizer=_summarizer_override or BedrockSummarizer(settings.summary_model_id),
-            summarize_mode=settings.summarize_mode,
-        )
 
     # ---- add-run --------------------------------------------------------------------------------------
     def add_run(self, tenant: str, thread_id: str, payload: Any) -> AddRunResult:
@@ -365,7 +284,7 @@ class ConversationService:
         after: int | None = None
         floor: int | None = None
         if cursor is not None:
-            after, floor = _decode_cursor(cursor, binding, order)
+            after, floor = decode_cursor(cursor, binding, order)
         state = self.runs.get_thread(tenant, thread_id)
         if state is None:
             return {"runs": [], "next_cursor": None}
@@ -395,7 +314,7 @@ class ConversationService:
             if summary_memory:
                 entry["summarized"] = r.seq <= state.summary_through_seq
             items.append(entry)
-        next_cursor = _encode_cursor(binding, order, last, floor) if last is not None else None
+        next_cursor = encode_cursor(binding, order, last, floor) if last is not None else None
         return {"runs": items, "next_cursor": next_cursor}
 
     def _iter_keys(self, tenant: str, thread_id: str, *, lo: int, newest_first: bool) -> Iterator[StoredRun]:
@@ -496,14 +415,6 @@ class ConversationService:
             lo = last + 1
 
 
-@functools.cache
-def default_service() -> ConversationService:
-    """The process's service, built from the environment on first use (never at import)."""
-    from offprompt.config import get_settings
-
-    return ConversationService.from_settings(get_settings())
-
-
 def _artifact(value: str | dict[str, Any], field: str) -> str | BaseArtifact:
     if isinstance(value, str):
         return value
@@ -513,25 +424,3 @@ def _artifact(value: str | dict[str, Any], field: str) -> str | BaseArtifact:
         return BaseArtifact.from_dict(value)
     except ArtifactError as exc:
         raise ArtifactError(f"{field}: {exc.message}") from None
-
-
-def _encode_cursor(binding: str, order: str, after: int, floor: int) -> str:
-    raw = json.dumps({"b": binding, "o": order, "a": after, "f": floor}, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str, binding: str, order: str) -> tuple[int, int]:
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        data = json.loads(raw)
-        ok = (
-            isinstance(data, dict)
-            and data.get("b") == binding
-            and data.get("o") == order
-            and all(type(data.get(k)) is int and data[k] >= 0 for k in ("a", "f"))
-        )
-    except (ValueError, binascii.Error, UnicodeDecodeError, RecursionError):
-        ok = False
-    if not ok or len(cursor) > 1000:
-        raise InvalidInput("cursor is invalid for this thread and order")
-    return int(data["a"]), int(data["f"])

@@ -1,0 +1,42 @@
+"""The conversation service built from settings: the process's default service and the local-stack summarizer hook."""
+
+from __future__ import annotations
+
+import functools
+
+from offprompt.config import Settings
+from offprompt.ports import Summarizer
+from offprompt.services.conversation.service import ConversationService
+
+# The local stack (no Bedrock there) installs a labelled stand-in here once, at start-up; Lambda never does.
+_summarizer_override: Summarizer | None = None
+
+
+def set_summarizer_override(summarizer: Summarizer | None) -> None:
+    """Use `summarizer` instead of Bedrock in services built after this call (local stack only)."""
+    global _summarizer_override
+    _summarizer_override = summarizer
+
+
+def service_from_settings(settings: Settings) -> ConversationService:
+    """DynamoDB runs, tiktoken counts, S3 for large runs (when a bucket is set), Bedrock (or the override) summaries."""
+    from offprompt.adapters.bedrock import BedrockSummarizer
+    from offprompt.adapters.dynamodb_runs import DynamoDbRunStore
+    from offprompt.adapters.s3 import S3BlobStore
+    from offprompt.adapters.tokenizer import TiktokenTokenizer
+
+    return ConversationService(
+        DynamoDbRunStore(settings.require("table_name")),
+        TiktokenTokenizer(),
+        blobs=S3BlobStore(settings.bucket_name) if settings.bucket_name else None,
+        summarizer=_summarizer_override or BedrockSummarizer(settings.summary_model_id),
+        summarize_mode=settings.summarize_mode,
+    )
+
+
+@functools.cache
+def default_service() -> ConversationService:
+    """The process's service, built from the environment on first use (never at import)."""
+    from offprompt.config import get_settings
+
+    return service_from_settings(get_settings())

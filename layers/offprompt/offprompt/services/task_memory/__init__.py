@@ -1,0 +1,64 @@
+"""Off-prompt task memory as a service: Griptape's `TaskMemory.process_output` / `load_artifacts` over ports.
+
+- `limits`: size, time and search limits;
+- `errors`: task memory's own errors (storage-kind conflict, bad upload, not a text namespace, schema);
+- `results`: what the service returns (process result, upload slot, loaded artifacts);
+- `artifact_json`: artifact JSON as stored and returned (Griptape byte-compatible);
+- `requests` / `responses`: the API's request bodies and response objects;
+- `service`: `TaskMemoryService` itself (ports in, plain data out);
+- `wiring`: the service built from settings (`default_service`), with a lazily built OpenSearch text store.
+"""
+
+from offprompt.services.task_memory.artifact_json import envelope_json, list_artifact_json
+from offprompt.services.task_memory.errors import NotTextNamespace, SchemaInvalid, StorageKindConflict, UploadError
+from offprompt.services.task_memory.limits import (
+    DOWNLOAD_EXPIRES_IN,
+    MAX_INLINE_ENTRIES_BYTES,
+    MAX_INLINE_RESPONSE_BYTES,
+    MAX_QUERY_CHARS,
+    MAX_TOP_K,
+    MAX_UPLOAD_BYTES,
+    SEARCH_MODES,
+    UPLOAD_EXPIRES_IN,
+)
+from offprompt.services.task_memory.requests import ActionIn, OutputRequest, SearchRequest, parse_request
+from offprompt.services.task_memory.responses import hit_to_dict, record_to_dict
+from offprompt.services.task_memory.results import LoadedArtifacts, ProcessResult, Upload
+from offprompt.services.task_memory.service import TaskMemoryService
+from offprompt.services.task_memory.wiring import (
+    LazyTextStore,
+    default_service,
+    service_from_settings,
+    text_store_from_settings,
+)
+
+__all__ = [
+    "DOWNLOAD_EXPIRES_IN",
+    "MAX_INLINE_ENTRIES_BYTES",
+    "MAX_INLINE_RESPONSE_BYTES",
+    "MAX_QUERY_CHARS",
+    "MAX_TOP_K",
+    "MAX_UPLOAD_BYTES",
+    "SEARCH_MODES",
+    "UPLOAD_EXPIRES_IN",
+    "ActionIn",
+    "LazyTextStore",
+    "LoadedArtifacts",
+    "NotTextNamespace",
+    "OutputRequest",
+    "ProcessResult",
+    "SchemaInvalid",
+    "SearchRequest",
+    "StorageKindConflict",
+    "TaskMemoryService",
+    "Upload",
+    "UploadError",
+    "default_service",
+    "envelope_json",
+    "hit_to_dict",
+    "list_artifact_json",
+    "parse_request",
+    "record_to_dict",
+    "service_from_settings",
+    "text_store_from_settings",
+]

@@ -1,0 +1,81 @@
+"""The task-memory service built from settings: the process's default service and its lazily built text store."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Sequence
+from typing import ClassVar, cast
+
+from offprompt.artifacts import TextArtifact
+from offprompt.config import Settings
+from offprompt.ports import SearchHit, SearchMode, TextScope, TextStore
+from offprompt.services.task_memory.service import TaskMemoryService
+
+
+def service_from_settings(settings: Settings) -> TaskMemoryService:
+    """DynamoDB namespaces, S3 blobs in the required bucket, and OpenSearch text built only when text is used."""
+    from offprompt.adapters.dynamodb_namespaces import DynamoDbNamespaceStore
+    from offprompt.adapters.s3 import S3BlobStore
+
+    bucket = settings.require("bucket_name")
+    return TaskMemoryService(
+        DynamoDbNamespaceStore(settings.require("table_name")),
+        S3BlobStore(bucket),
+        LazyTextStore(functools.partial(text_store_from_settings, settings)),
+        bucket=bucket,
+    )
+
+
+def text_store_from_settings(settings: Settings) -> TextStore:
+    """The OpenSearch text store (and its embedder, when configured), built on first use."""
+    from offprompt.adapters.embeddings import BedrockTitanEmbedder
+    from offprompt.adapters.opensearch_client import build_opensearch_client
+    from offprompt.adapters.opensearch_text import OpenSearchTextStore
+    from offprompt.adapters.tokenizer import TiktokenTokenizer
+
+    client = build_opensearch_client(settings.require("opensearch_url"), settings.opensearch_auth)
+    embedder = None
+    if settings.embedding_model_id:
+        embedder = BedrockTitanEmbedder(settings.embedding_model_id, settings.embedding_dimensions)
+    # refresh="wait_for": when process-output returns, search sees the text (a later workflow step may search
+    # at once); costs up to the index's refresh interval (1 s) per text store.
+    store = OpenSearchTextStore(client, settings.opensearch_index, TiktokenTokenizer(), embedder, refresh="wait_for")
+    return cast(TextStore, store)
+
+
+class LazyTextStore:
+    """A TextStore built on first use: blob-only requests never connect to OpenSearch."""
+
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, factory: Callable[[], TextStore]) -> None:
+        self._factory = factory
+        self._store: TextStore | None = None
+
+    def built(self) -> TextStore:
+        if self._store is None:
+            with self._lock:
+                if self._store is None:
+                    self._store = self._factory()
+        return self._store
+
+    def store(self, scope: TextScope, start_position: int, artifacts: Sequence[TextArtifact]) -> list[int]:
+        return self.built().store(scope, start_position, artifacts)
+
+    def load(self, scope: TextScope, layout: Sequence[tuple[int, int]]) -> list[TextArtifact]:
+        return self.built().load(scope, layout)
+
+    def search(self, scope: TextScope, query: str, top_k: int, mode: SearchMode) -> list[SearchHit]:
+        return self.built().search(scope, query, top_k, mode)
+
+    def delete(self, scope: TextScope) -> int:
+        return self.built().delete(scope)
+
+
+@functools.cache
+def default_service() -> TaskMemoryService:
+    """The process's service, built from the environment on first use (never at import)."""
+    from offprompt.config import get_settings
+
+    return service_from_settings(get_settings())
