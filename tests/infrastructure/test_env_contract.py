@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from sam_support import load_template
 from test_iam_least_privilege import code_graph
-from test_template_transform import load_template
 
 from offprompt.config import Settings
 

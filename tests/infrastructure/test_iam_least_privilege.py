@@ -389,7 +389,7 @@ def code_graph() -> CodeGraph:
 
 # ------------------------------------------------------------------------------------------------ the template side
 import pytest  # noqa: E402
-from test_template_transform import condition_values, resolve_conditions, sam_transform  # noqa: E402
+from sam_support import condition_values, resolve_conditions, sam_transform  # noqa: E402
 
 # Actions the static analysis reaches that a configuration value keeps off in the deployed stack. Each entry is
 # checked: the gating setting really has that value in template.yaml.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_template_transform import load_template
+from sam_support import load_template
 
 routes = pytest.importorskip("offprompt_local.routes", reason="offprompt_local.routes (the dev server's table) missing")
 

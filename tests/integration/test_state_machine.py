@@ -8,9 +8,7 @@ The text index is created first, as a deployment does (the text store's own `ens
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -20,17 +18,7 @@ import boto3
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "infrastructure"))
-REQUIRED = (
-    "offprompt.adapters.opensearch_text",
-    "offprompt.adapters.opensearch_client",
-    "offprompt.adapters.embeddings",
-)
-MISSING = [m for m in REQUIRED if importlib.util.find_spec(m) is None]
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(bool(MISSING), reason=f"process_output/load_artifacts/memories need {', '.join(MISSING)}"),
-]
+pytestmark = pytest.mark.slow
 STATE_LIMIT = 256 * 1024
 INFO = 'Output of "WebScraper.get_content" was stored in memory with memory_name "research" and artifact_namespace "{}"'
 
@@ -55,7 +43,7 @@ def _run(sfn: Any, machine: str, start: dict[str, Any]) -> tuple[dict[str, Any],
 
 def test_tool_flow_keeps_only_references_in_the_state(opensearch_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     import moto
-    from test_template_transform import MOTO_PARAMETERS, deploy_to_moto
+    from sam_support import MOTO_PARAMETERS, deploy_to_moto
 
     from offprompt_local.lambda_runner import installed
 

@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 import functools
-import sys
-from pathlib import Path
 from typing import Any
 
 import task_memory_support as support
 from task_memory_support import http_event, load_event
-
-ROOT = Path(__file__).resolve().parents[3]
-if str(ROOT / "tests") not in sys.path:
-    sys.path.insert(0, str(ROOT / "tests"))
-
 
 TABLE = "offprompt-unit"
 BUCKET = "offprompt-unit-bucket"

@@ -1,0 +1,215 @@
+"""Deploy-side helpers shared by the infrastructure tests and the state-machine test.
+
+`sam_transform()` does what `sam package` + CloudFormation's SAM transform do: code URIs become s3:// URIs
+(the zips are uploaded to moto S3 when deploying), the state machine definition is inlined, and the managed
+policies SAM attaches resolve from an offline map (the default loader would call IAM ListPolicies).
+`deploy_to_moto()` deploys the result into moto CloudFormation and compensates for what moto drops
+(reference/local-infra.md §e).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import boto3
+from cfnlint.decode import decode
+from samtranslator.translator.transform import transform
+
+from offprompt_local.lambda_runner import zip_directory
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATE = ROOT / "template.yaml"
+ARTIFACT_BUCKET = "offprompt-sam-artifacts"
+MANAGED_POLICIES = {
+    name: f"arn:aws:iam::aws:policy/{path}{name}"
+    for name, path in {
+        "AWSLambdaBasicExecutionRole": "service-role/",
+        "AWSLambdaDynamoDBExecutionRole": "service-role/",
+        "AWSXrayWriteOnlyAccess": "",
+        "AWSXRayDaemonWriteAccess": "",
+        "AWSLambdaRole": "service-role/",
+    }.items()
+}
+# Parameters for deploying into moto: moto has no OpenSearch Serverless resources in CloudFormation, so the
+# stack uses an "existing" endpoint; the serverless path is covered by the transform and IAM tests.
+MOTO_PARAMETERS = {
+    "AuthMode": "iam",
+    "OpenSearchMode": "existing",
+    "OpenSearchEndpoint": "http://127.0.0.1:9200",
+    "OpenSearchDomainArn": "arn:aws:es:us-east-1:123456789012:domain/offprompt-test",
+}
+
+
+class _OfflinePolicies:
+    def load(self) -> dict[str, str]:
+        return dict(MANAGED_POLICIES)
+
+
+def load_template() -> dict[str, Any]:
+    parsed, matches = decode(str(TEMPLATE))
+    assert parsed is not None, matches
+    template: dict[str, Any] = json.loads(json.dumps(parsed, default=str))
+    return template
+
+
+def package(template: dict[str, Any], bucket: str = ARTIFACT_BUCKET) -> dict[str, Any]:
+    """What `sam package` does to the URIs (the zips themselves are made by `upload_artifacts`)."""
+    packaged = copy.deepcopy(template)
+    globals_fn = packaged.get("Globals", {}).get("Function", {})
+    if "CodeUri" in globals_fn:
+        globals_fn["CodeUri"] = f"s3://{bucket}/functions.zip"
+    for resource in packaged["Resources"].values():
+        props = resource.get("Properties", {})
+        if resource["Type"] == "AWS::Serverless::Function" and "CodeUri" in props:
+            props["CodeUri"] = f"s3://{bucket}/{props['CodeUri'].strip('/').replace('/', '_')}.zip"
+        elif resource["Type"] == "AWS::Serverless::LayerVersion":
+            props["ContentUri"] = f"s3://{bucket}/layer.zip"
+        elif resource["Type"] == "AWS::Serverless::StateMachine" and "DefinitionUri" in props:
+            props["Definition"] = json.loads((ROOT / props.pop("DefinitionUri")).read_text())
+    return packaged
+
+
+def sam_transform(parameters: Mapping[str, str] | None = None) -> dict[str, Any]:
+    os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+    result: dict[str, Any] = transform(package(load_template()), dict(parameters or {}), _OfflinePolicies())
+    return result
+
+
+def upload_artifacts(s3: Any, bucket: str = ARTIFACT_BUCKET) -> None:
+    s3.create_bucket(Bucket=bucket)
+    s3.put_object(Bucket=bucket, Key="functions.zip", Body=zip_directory(ROOT / "functions"))
+    # The layer as Lambda sees it: python/offprompt (its third-party dependencies come from the test venv).
+    layer = zip_directory(ROOT / "layers" / "offprompt" / "offprompt", prefix="python/offprompt/")
+    s3.put_object(Bucket=bucket, Key="layer.zip", Body=layer)
+
+
+_NO_VALUE = object()
+
+
+def condition_values(cfn: dict[str, Any], parameters: Mapping[str, str]) -> dict[str, bool]:
+    """Evaluate the template's Conditions for these parameter values (defaults for the others)."""
+    values = {k: str(v.get("Default", "")) for k, v in cfn.get("Parameters", {}).items()}
+    values.update(parameters)
+    results: dict[str, bool] = {}
+
+    def evaluate(node: Any) -> Any:
+        if isinstance(node, dict) and len(node) == 1:
+            ((key, arg),) = node.items()
+            if key == "Ref":
+                return values[arg]
+            if key == "Condition":
+                return evaluate_condition(arg)
+            if key == "Fn::Equals":
+                return evaluate(arg[0]) == evaluate(arg[1])
+            if key == "Fn::Not":
+                return not evaluate(arg[0])
+            if key == "Fn::And":
+                return all(evaluate(a) for a in arg)
+            if key == "Fn::Or":
+                return any(evaluate(a) for a in arg)
+        return node
+
+    def evaluate_condition(name: str) -> bool:
+        if name not in results:
+            results[name] = bool(evaluate(cfn["Conditions"][name]))
+        return results[name]
+
+    for name in cfn.get("Conditions", {}):
+        evaluate_condition(name)
+    return results
+
+
+def resolve_conditions(node: Any, conditions: Mapping[str, bool]) -> Any:
+    """Replace every Fn::If by its branch and drop AWS::NoValue (moto keeps it as a null in lists)."""
+    if isinstance(node, dict):
+        if set(node) == {"Fn::If"}:
+            name, true_branch, false_branch = node["Fn::If"]
+            return resolve_conditions(true_branch if conditions[name] else false_branch, conditions)
+        if node == {"Ref": "AWS::NoValue"}:
+            return _NO_VALUE
+        resolved = {k: resolve_conditions(v, conditions) for k, v in node.items()}
+        return {k: v for k, v in resolved.items() if v is not _NO_VALUE}
+    if isinstance(node, list):
+        items = [resolve_conditions(v, conditions) for v in node]
+        return [v for v in items if v is not _NO_VALUE]
+    return node
+
+
+@dataclass
+class Deployed:
+    stack: str
+    outputs: dict[str, str]
+    resources: dict[str, str]  # logical id -> physical id
+    cfn: dict[str, Any]
+    compensations: list[str]
+
+
+def deploy_to_moto(stack: str = "offprompt", parameters: Mapping[str, str] = MOTO_PARAMETERS) -> Deployed:
+    """Deploy the transformed template into moto and compensate for what moto drops (local-infra §e).
+
+    Compensations (each one asserted to be needed before it is applied):
+    1. function `Layers` are ignored → `update_function_configuration(Layers=[layer ARN])`;
+    2. the layer version is created but its physical id (ARN) is empty → looked up with list_layers;
+    3. the table's `TimeToLiveSpecification` is ignored → `update_time_to_live`;
+    4. `AWS::ApiGatewayV2::*` (the HTTP API) is skipped → nothing to do locally (no data plane in moto);
+    5. `AWS::NoValue` from an `Fn::If` inside a list reaches moto's IAM as a null policy and crashes it →
+       conditions are resolved for the stack's parameters before create_stack (`resolve_conditions`);
+    6. state machines land in the non-executing backend with `${...}` substitutions left literal → tests that
+       execute the flow re-create it through the API with the substituted definition (test_state_machine.py).
+    """
+    session = boto3.session.Session(region_name="us-east-1")
+    upload_artifacts(session.client("s3"))
+    cfn = sam_transform(parameters)
+    compensations: list[str] = ["resolved:Fn::If"]
+    resolved = resolve_conditions(cfn, condition_values(cfn, parameters))
+    resolved["Conditions"] = cfn.get("Conditions", {})
+    cloudformation = session.client("cloudformation")
+    cloudformation.create_stack(
+        StackName=stack,
+        TemplateBody=json.dumps(resolved),
+        Parameters=[{"ParameterKey": k, "ParameterValue": v} for k, v in parameters.items()],
+        Capabilities=["CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND"],
+    )
+    status = cloudformation.describe_stacks(StackName=stack)["Stacks"][0]
+    assert status["StackStatus"] == "CREATE_COMPLETE", status
+    resources = {
+        r["LogicalResourceId"]: r["PhysicalResourceId"]
+        for r in cloudformation.list_stack_resources(StackName=stack)["StackResourceSummaries"]
+    }
+    outputs = {o["OutputKey"]: o["OutputValue"] for o in status.get("Outputs", [])}
+
+    aws_lambda = session.client("lambda")
+    # SAM renames the layer to OffpromptLayer<content hash>; moto creates it but reports no physical id.
+    layer_id = next(k for k, r in cfn["Resources"].items() if r["Type"] == "AWS::Lambda::LayerVersion")
+    layer_arn = resources[layer_id]
+    if not layer_arn:
+        (layer,) = [x for x in aws_lambda.list_layers()["Layers"] if layer_id in x["LayerName"]]
+        layer_arn = layer["LatestMatchingVersion"]["LayerVersionArn"]
+        compensations.append("physical-id:OffpromptLayer")
+    resources["OffpromptLayer"] = layer_arn
+    for logical_id, resource in cfn["Resources"].items():
+        if resource["Type"] != "AWS::Lambda::Function":
+            continue
+        name = resources[logical_id]
+        if not aws_lambda.get_function_configuration(FunctionName=name).get("Layers"):
+            aws_lambda.update_function_configuration(FunctionName=name, Layers=[layer_arn])
+            compensations.append(f"layers:{logical_id}")
+
+    dynamodb = session.client("dynamodb")
+    table = resources["MemoryTable"]
+    ttl = dynamodb.describe_time_to_live(TableName=table)["TimeToLiveDescription"]
+    if ttl.get("TimeToLiveStatus") != "ENABLED":
+        spec = cfn["Resources"]["MemoryTable"]["Properties"]["TimeToLiveSpecification"]
+        dynamodb.update_time_to_live(
+            TableName=table, TimeToLiveSpecification={"AttributeName": spec["AttributeName"], "Enabled": True}
+        )
+        compensations.append("ttl:MemoryTable")
+    if "HttpApi" not in resources:
+        compensations.append("skipped:HttpApi")
+    return Deployed(stack, outputs, resources, cfn, compensations)
