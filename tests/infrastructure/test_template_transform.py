@@ -105,7 +105,8 @@ def test_summarizer_stream_settings() -> None:
         "Fn::GetAtt": ["SummarizerDeadLetterQueue", "Arn"]
     }
     pattern = json.loads(props["FilterCriteria"]["Filters"][0]["Pattern"])
-    assert pattern == {"eventName": ["INSERT"], "dynamodb": {"Keys": {"sk": {"S": [{"prefix": "RUN#"}]}}}}
+    # What the pattern lets through is checked against real items in test_summarizer_filter.py.
+    assert pattern["eventName"] == ["INSERT"]
 
 
 def test_stack_deploys_into_moto_with_the_template_settings(deployed: Deployed) -> None:

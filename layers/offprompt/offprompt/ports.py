@@ -132,6 +132,8 @@ class StoredRun:
     run_json: str | None = None
     blob_key: str | None = None
     expires_at: int | None = None
+    # The thread's memory type when the run was written: the summarizer's stream filter wakes only for "summary".
+    memory_type: str = "buffer"
 
 
 class RunIdTaken(Exception):

@@ -339,6 +339,7 @@ def _run_item(pk: str, run: StoredRun, tenant: str, thread_id: str) -> dict[str,
         "output_tokens": {"N": str(run.output_tokens)},
         "size": {"N": str(run.size)},
         "created_at": {"S": run.created_at},
+        "memory_type": {"S": run.memory_type},
     }
     if run.run_json is not None:
         item["run"] = {"S": run.run_json}

@@ -102,6 +102,7 @@ class ConversationService:
             run_json=None if blob_key else run_json,
             blob_key=blob_key,
             expires_at=int(now) + state.retention_days * DAY if state.retention_days else None,
+            memory_type=state.memory_type,
         )
         try:
             self.runs.put_run(tenant, thread_id, stored)
