@@ -12,10 +12,12 @@ from offprompt.errors import (
     NotFound,
     OffpromptError,
     PayloadTooLarge,
+    SchemaInvalid,
 )
 
 STATUS_BY_ERROR: dict[type[OffpromptError], HTTPStatus] = {
     InvalidInput: HTTPStatus.BAD_REQUEST,
+    SchemaInvalid: HTTPStatus.UNPROCESSABLE_ENTITY,
     NotFound: HTTPStatus.NOT_FOUND,
     Conflict: HTTPStatus.CONFLICT,
     PayloadTooLarge: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,

@@ -13,12 +13,10 @@ from http import HTTPStatus
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
 from api_common.entry import current_tenant, json_body, json_response, make_handler, path_param
 from offprompt.errors import InvalidInput
 from offprompt.services.task_memory import (
-    SchemaInvalid,
     SearchRequest,
     default_service,
     hit_to_dict,
@@ -86,10 +84,7 @@ def register(app: APIGatewayHttpResolver) -> None:
     @app.post("/memories/<memory_name>/namespaces/<namespace>/search")
     def post_search(memory_name: str, namespace: str) -> Response[Any]:
         memory, name = path_param(app, "memory_name", memory_name), path_param(app, "namespace", namespace)
-        try:
-            return json_response(search(current_tenant(app), memory, name, json_body(app)))
-        except SchemaInvalid as exc:
-            raise RequestValidationError(exc.details.get("errors", [])) from None
+        return json_response(search(current_tenant(app), memory, name, json_body(app)))
 
 
 ACTIONS = ("list_namespaces", "get_namespace", "delete_namespace", "list_meta", "search")

@@ -12,14 +12,12 @@ from http import HTTPStatus
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
 from api_common.entry import current_tenant, json_body, json_response, make_handler, path_param
 from offprompt.errors import Conflict, InvalidInput
 from offprompt.services.task_memory import (
     OutputRequest,
     ProcessResult,
-    SchemaInvalid,
     StorageKindConflict,
     default_service,
     parse_request,
@@ -47,10 +45,7 @@ def register(app: APIGatewayHttpResolver) -> None:
     @app.post("/memories/<memory_name>/outputs")
     def post_output(memory_name: str) -> Response[Any]:
         memory = path_param(app, "memory_name", memory_name)
-        try:
-            result = process(current_tenant(app), memory, json_body(app))
-        except SchemaInvalid as exc:
-            raise RequestValidationError(exc.details.get("errors", [])) from None
+        result = process(current_tenant(app), memory, json_body(app))
         return Response(
             status_code=HTTPStatus.OK,
             content_type="application/json",

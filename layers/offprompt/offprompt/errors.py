@@ -37,6 +37,15 @@ class ArtifactError(InvalidInput):
     code = "invalid_artifact"
 
 
+class SchemaInvalid(InvalidInput):
+    """A request body or event does not have the expected shape (HTTP 422); `details["errors"]` lists why."""
+
+    code = "schema_invalid"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "details": self.details.get("errors", [])}
+
+
 class NotFound(OffpromptError):
     """The thing asked for does not exist, or belongs to another tenant (HTTP 404)."""
 

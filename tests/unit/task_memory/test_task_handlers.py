@@ -219,6 +219,9 @@ def test_bad_requests_are_4xx_and_write_nothing(
 ) -> None:
     got, body, _ = post_output(handlers, **kwargs)
     assert (got, body["code"]) == (status, code), body
+    if status == 422:  # same body as every other route's schema errors: a list of {loc, type, msg}
+        assert body["message"] == "request does not match the schema"
+        assert body["details"] and all(set(d) == {"loc", "type", "msg"} for d in body["details"]), body
     assert all_items() == [] and all_objects() == []
 
 

@@ -9,8 +9,9 @@
 - `wiring`: the service built from settings (`default_service`), with a lazily built OpenSearch text store.
 """
 
+from offprompt.errors import SchemaInvalid
 from offprompt.services.task_memory.artifact_json import envelope_json, list_artifact_json
-from offprompt.services.task_memory.errors import NotTextNamespace, SchemaInvalid, StorageKindConflict, UploadError
+from offprompt.services.task_memory.errors import NotTextNamespace, StorageKindConflict, UploadError
 from offprompt.services.task_memory.limits import (
     DOWNLOAD_EXPIRES_IN,
     MAX_INLINE_ENTRIES_BYTES,

@@ -32,9 +32,3 @@ class UploadError(InvalidInput):
 
 class NotTextNamespace(Conflict):
     code = "not_text_namespace"
-
-
-class SchemaInvalid(InvalidInput):
-    """A request body/event does not have the expected shape (HTTP 422 on the API)."""
-
-    code = "schema_invalid"

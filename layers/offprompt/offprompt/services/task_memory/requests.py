@@ -7,7 +7,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from offprompt.artifacts.action import ToolAction
-from offprompt.services.task_memory.errors import SchemaInvalid
+from offprompt.errors import SchemaInvalid
 from offprompt.services.task_memory.limits import MAX_QUERY_CHARS, MAX_TOP_K
 
 _M = TypeVar("_M", bound=BaseModel)
