@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
 from sam_support import load_template
 
-routes = pytest.importorskip("offprompt_local.routes", reason="offprompt_local.routes (the dev server's table) missing")
+from offprompt_local import routes
 
 
 def _template_events() -> set[tuple[str, str, str]]:

@@ -9,7 +9,6 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-import pytest
 import task_memory_support as support
 from task_memory_support import http_event
 
@@ -36,12 +35,10 @@ class HashingEmbedder:
 
 
 def opensearch_text_store(client: Any, index: str, embedder: Any = None) -> Any:
-    module = pytest.importorskip(
-        "offprompt.adapters.opensearch_text", reason="OpenSearchTextStore (another helper's adapter) not landed yet"
-    )
+    from offprompt.adapters.opensearch_text import OpenSearchTextStore
     from offprompt.adapters.tokenizer import TiktokenTokenizer
 
-    return module.OpenSearchTextStore(client, index, TiktokenTokenizer(), embedder)
+    return OpenSearchTextStore(client, index, TiktokenTokenizer(), embedder)
 
 
 make_resources = functools.partial(support.make_resources, TABLE, BUCKET)
