@@ -52,8 +52,11 @@ def error_body(exc: OffpromptError) -> dict[str, Any]:
 
 
 def json_body(app: APIGatewayHttpResolver) -> Any:
-    """The request body as JSON: 413 past Lambda's limit, 400 when it is not JSON."""
-    raw = app.current_event.decoded_body or ""
+    """The request body as JSON: 413 past Lambda's limit, 400 when it is not UTF-8 JSON."""
+    try:
+        raw = app.current_event.decoded_body or ""
+    except ValueError:  # UnicodeDecodeError, binascii.Error: API Gateway base64-encodes bodies that are not text
+        raise InvalidInput("request body is not UTF-8 text; send JSON encoded as UTF-8") from None
     if len(raw) > MAX_BODY_BYTES:
         raise PayloadTooLarge(f"request body is larger than {MAX_BODY_BYTES} bytes; upload large values to S3")
     if not raw.strip():

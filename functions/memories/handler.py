@@ -34,7 +34,7 @@ service = default_service
 def paging(source: dict[str, Any]) -> tuple[int, str | None]:
     limit: Any = source.get("limit", DEFAULT_LIMIT)
     if isinstance(limit, str):
-        if not limit.isdigit() or len(limit) > 6:
+        if not (limit.isascii() and limit.isdigit()) or len(limit) > 6:
             raise InvalidInput("limit must be an integer from 1 to 1000")
         limit = int(limit)
     cursor = source.get("cursor")

@@ -54,7 +54,14 @@ def to_message_content(artifact: str | BaseArtifact) -> list[BaseMessageContent]
     if isinstance(artifact, ListArtifact):
         return [content for item in artifact.value for content in to_message_content(item)]
     # Info, Error, Json, Boolean, Blob and the other URL kinds become a *new* TextArtifact of their text.
-    return [TextMessageContent(artifact=TextArtifact(value=artifact.to_text()))]
+    try:
+        text = artifact.to_text()
+    except UnicodeDecodeError as exc:  # a BlobArtifact whose bytes are not text in its encoding
+        raise ArtifactError(
+            f"{type(artifact).__name__} cannot be a message: its bytes are not {exc.encoding} text "
+            f"(byte {exc.start}); store binary data in task memory instead"
+        ) from None
+    return [TextMessageContent(artifact=TextArtifact(value=text))]
 
 
 class PromptStack(BaseModel):

@@ -1,0 +1,33 @@
+"""What an outsider can send to the task-memory routes gets a 4xx and stores nothing (issue 11, findings 1 and 2)."""
+
+from __future__ import annotations
+
+import base64
+from types import SimpleNamespace
+
+import pytest
+from tm_unit_helpers import all_items, all_objects, call, http_event
+
+
+@pytest.mark.parametrize(
+    ("fn", "template"),
+    [
+        ("po", "process_output_http.json"),
+        ("mh", "memories_search_http.json"),
+    ],
+)
+def test_a_body_that_is_not_utf8_is_a_400(handlers: SimpleNamespace, fn: str, template: str) -> None:
+    event = http_event(template, raw_body=base64.b64encode(b"\xff\xfe{}").decode("ascii"))
+    event["isBase64Encoded"] = True
+    status, body, _ = call(getattr(handlers, fn), event)
+    assert status == 400, body
+    assert body["code"] == "invalid_input"
+    assert all_items() == [] and all_objects() == []
+
+
+@pytest.mark.parametrize("template", ["memories_list_namespaces_http.json", "memories_meta_http.json"])
+@pytest.mark.parametrize("limit", ["\u00b2", "\u0663", "\uff15", "1_0", " 5", "-1x"])
+def test_a_limit_that_is_not_ascii_digits_is_a_400(handlers: SimpleNamespace, template: str, limit: str) -> None:
+    status, body, _ = call(handlers.mh, http_event(template, query={"limit": limit}))
+    assert status == 400, body
+    assert body["code"] == "invalid_input" and "limit" in body["message"]
