@@ -234,3 +234,45 @@ def test_http_without_identity_is_401(api: Api) -> None:
     event = load_event("add_run_http.json")
     event["requestContext"].pop("authorizer")
     assert api.add_run(event, None)["statusCode"] == 401
+
+
+def test_retry_of_a_run_whose_artifacts_have_no_ids_is_idempotent(api: Api, aws: dict[str, Any]) -> None:
+    # The README's own example: an id on the run, none on its artifacts (the server generates them).
+    raw = json.dumps(
+        {
+            "id": "readme-1",
+            "input": {"type": "TextArtifact", "value": "What is the capital of France?"},
+            "output": {"type": "TextArtifact", "value": "Paris."},
+        }
+    )
+    first = api.post_run("t", None, raw=raw)
+    second = api.post_run("t", None, raw=raw)
+    assert first[0] == 201 and second[0] in (200, 201), second
+    assert second[1] == first[1]  # the first result, with the ids generated the first time
+    assert len([i for i in all_items(aws["dynamodb"]) if i["sk"]["S"].startswith("RUN#")]) == 1
+    other = api.post_run("t", None, raw=raw.replace("Paris.", "Rome."))
+    assert other[0] == 409
+
+
+def test_parallel_copies_of_one_retry_all_get_the_first_result(api: Api, aws: dict[str, Any]) -> None:
+    service = default_service()
+    service.runs._client = AtomicRequests(aws["dynamodb"])  # type: ignore[attr-defined]
+    raw = json.dumps(
+        {"id": "dup", "input": {"type": "TextArtifact", "value": "q"}, "output": {"type": "TextArtifact", "value": "a"}}
+    )
+    n = 20
+    results: list[Any] = [None] * n
+    barrier = threading.Barrier(n)
+
+    def worker(i: int) -> None:
+        barrier.wait()
+        results[i] = api.post_run("para", None, raw=raw)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert {status for status, _ in results} <= {200, 201}, results
+    assert len({json.dumps(body, sort_keys=True) for _, body in results}) == 1
+    assert len([i for i in all_items(aws["dynamodb"]) if i["sk"]["S"].startswith("RUN#")]) == 1

@@ -41,6 +41,12 @@ DAY = 86_400
 MAX_LIST_LIMIT = 100
 
 
+def request_hash(payload: Any) -> str:
+    """SHA-256 of the request as sent, in canonical JSON (sorted keys, no whitespace)."""
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
 def _now_iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -78,7 +84,9 @@ class ConversationService:
         run = Run.from_dict(payload)
         run_json = run.to_json()
         data = run_json.encode("utf-8")
-        content_hash = hashlib.sha256(data).hexdigest()
+        # Idempotency covers what the client sent, not what the server generated from it (artifact ids and
+        # names are minted when absent): a byte-for-byte retry gets the first result.
+        content_hash = request_hash(payload)
         input_tokens, output_tokens = run_token_counts(run, self.tokenizer)
         blob_key = None
         if len(data) > self.inline_run_bytes and self.blobs is None:
