@@ -10,6 +10,8 @@ import json
 from collections.abc import Sequence
 
 from offprompt.artifacts import BaseArtifact, TextArtifact
+from offprompt.errors import InvalidInput
+from offprompt.limits import MAX_QUERY_CHARS, MAX_SEARCH_DEPTH
 from offprompt.ports import SearchHit, SearchMode, TextScope
 
 
@@ -50,6 +52,11 @@ class InMemoryTextStore:
 
     def search(self, scope: TextScope, query: str, top_k: int, mode: SearchMode) -> list[SearchHit]:
         self.calls.append("search")
+        # The real store's rules (offprompt.limits), so the fake cannot accept what OpenSearch refuses.
+        if not query.strip() or len(query) > MAX_QUERY_CHARS:
+            raise InvalidInput(f"query must be 1 to {MAX_QUERY_CHARS} characters")
+        if isinstance(top_k, bool) or not 1 <= top_k <= MAX_SEARCH_DEPTH:
+            raise InvalidInput(f"top_k must be an integer from 1 to {MAX_SEARCH_DEPTH}")
         terms = query.lower().split()
         hits = []
         for (s, position, chunk), doc in self.docs.items():

@@ -370,7 +370,7 @@ def test_hybrid_is_the_reciprocal_rank_fusion_of_both(vector_store: OpenSearchTe
 
 
 def test_search_validates_its_input(store: OpenSearchTextStore, vector_store: OpenSearchTextStore) -> None:
-    for top_k in (0, 101, -1, True, 2.0):
+    for top_k in (0, 1001, -1, True, 2.0):  # the store accepts the service's search depth (offprompt.limits)
         with pytest.raises(InvalidInput, match="top_k"):
             store.search(SCOPE, "x", top_k, "bm25")  # type: ignore[arg-type]
     with pytest.raises(InvalidInput, match="knn search needs an embedder"):

@@ -330,3 +330,32 @@ def test_s3_failing_mid_store_then_retry(svc: TaskMemoryService) -> None:
     flaky.n = 100
     broken.process_output("t", "TaskMemory", tool="T", activity="a", artifact=arts)
     assert svc.load_items_json("t", "TaskMemory", "s") == [a.to_json() for a in arts.value]
+
+
+def test_search_past_uncommitted_documents_crowding_a_large_top_k(
+    svc: TaskMemoryService, opensearch_client: Any, opensearch_index: str
+) -> None:
+    # 60 documents of a store that never committed rank above the 3 committed ones; top_k=50 must still
+    # answer with the committed ones (the service widens its search past the API's top_k limit).
+    from offprompt.ports import TextScope
+
+    svc.process_output(
+        "t",
+        "TaskMemory",
+        tool="T",
+        activity="a",
+        artifact=ListArtifact([TextArtifact(f"alpha beta gamma delta epsilon {i}") for i in range(3)], name="crowd"),
+    )
+    garbage = [TextArtifact("alpha alpha alpha") for _ in range(60)]
+    svc.texts.store(TextScope("t", "TaskMemory", "crowd"), 1000, garbage)
+    opensearch_client.indices.refresh(index=opensearch_index)
+    hits = svc.search("t", "TaskMemory", "crowd", "alpha", top_k=50)
+    assert sorted(h.position for h in hits) == [0, 1, 2]
+
+
+def test_query_limit_is_the_one_the_store_enforces() -> None:
+    from offprompt.adapters import opensearch_text
+    from offprompt.services.task_memory import MAX_QUERY_CHARS, SearchRequest
+
+    assert MAX_QUERY_CHARS == opensearch_text.MAX_QUERY_CHARS
+    assert SearchRequest.model_fields["query"].metadata[-1].max_length == MAX_QUERY_CHARS  # type: ignore[attr-defined]

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from offprompt.artifacts import BaseArtifact, TextArtifact
 from offprompt.errors import ArtifactError, DependencyUnavailable, InvalidInput, OffpromptError
 from offprompt.identifiers import digest
+from offprompt.limits import MAX_QUERY_CHARS, MAX_SEARCH_DEPTH
 from offprompt.memory.chunking import DEFAULT_CHUNK_TOKENS, chunk_text, iter_chunks
 from offprompt.ports import Embedder, SearchHit, SearchMode, TextScope, Tokenizer
 
@@ -37,10 +38,6 @@ if TYPE_CHECKING:
 
 INDEX_DEFINITION_PATH = Path(__file__).with_name("opensearch_index.json")
 
-MAX_TOP_K = 100
-#: Longer queries are refused: with `match`, every analyzed term is a clause, and OpenSearch refuses
-#: queries with more than 1024 clauses (a 400 that would otherwise be the client's fault, but opaque).
-MAX_QUERY_CHARS = 1000
 #: Reciprocal-rank fusion constant (Cormack et al. 2009; the value OpenSearch and Elasticsearch use).
 RRF_K = 60
 BULK_MAX_BYTES = 5 * 1024 * 1024
@@ -334,15 +331,15 @@ class OpenSearchTextStore:
         bm25: `match` on text. knn: the embedder's vector, `knn` on embedding with the scope filter inside
         the knn clause (so k counts only this namespace's chunks). hybrid: both in one msearch, fused by
         reciprocal rank: score = sum over the two lists of 1 / (RRF_K + rank), rank from 1, each list
-        `max(2 * top_k, 20)` deep (capped at 100). Ties are broken by (position, chunk).
+        `max(2 * top_k, 20)` deep (capped at MAX_SEARCH_DEPTH). Ties are broken by (position, chunk).
         """
         _check_scope(scope)
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
         if len(query) > MAX_QUERY_CHARS:
             raise InvalidInput(f"query is too long (at most {MAX_QUERY_CHARS} characters)")
-        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
-            raise InvalidInput(f"top_k must be an integer from 1 to {MAX_TOP_K}")
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_SEARCH_DEPTH:
+            raise InvalidInput(f"top_k must be an integer from 1 to {MAX_SEARCH_DEPTH}")
         if mode not in _MODES:
             raise InvalidInput(f"mode must be one of {', '.join(_MODES)}")
         if mode != "bm25" and self.embedder is None:
@@ -353,7 +350,7 @@ class OpenSearchTextStore:
         vector = self._embed_query(query)
         if mode == "knn":
             return self._hits(scope, self._search(self._knn_body(vector, scope_filter, top_k)))[:top_k]
-        depth = min(MAX_TOP_K, max(2 * top_k, 20))
+        depth = min(MAX_SEARCH_DEPTH, max(2 * top_k, 20))
         bodies = [self._bm25_body(query, scope_filter, depth), self._knn_body(vector, scope_filter, depth)]
         lines = "".join(json.dumps({"index": self.index}) + "\n" + json.dumps(b) + "\n" for b in bodies)
         response = self._call("hybrid search (msearch)", lambda: self.client.msearch(body=lines))

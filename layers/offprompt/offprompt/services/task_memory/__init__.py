@@ -10,9 +10,7 @@
 """
 
 from offprompt.errors import SchemaInvalid
-from offprompt.services.task_memory.artifact_json import envelope_json, list_artifact_json
-from offprompt.services.task_memory.errors import NotTextNamespace, StorageKindConflict, UploadError
-from offprompt.services.task_memory.limits import (
+from offprompt.limits import (
     DOWNLOAD_EXPIRES_IN,
     MAX_INLINE_ENTRIES_BYTES,
     MAX_INLINE_RESPONSE_BYTES,
@@ -22,6 +20,8 @@ from offprompt.services.task_memory.limits import (
     SEARCH_MODES,
     UPLOAD_EXPIRES_IN,
 )
+from offprompt.services.task_memory.artifact_json import envelope_json, list_artifact_json
+from offprompt.services.task_memory.errors import NotTextNamespace, StorageKindConflict, UploadError
 from offprompt.services.task_memory.requests import ActionIn, OutputRequest, SearchRequest, parse_request
 from offprompt.services.task_memory.responses import hit_to_dict, record_to_dict
 from offprompt.services.task_memory.results import LoadedArtifacts, ProcessResult, Upload

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from offprompt.artifacts.action import ToolAction
 from offprompt.errors import SchemaInvalid
-from offprompt.services.task_memory.limits import MAX_QUERY_CHARS, MAX_TOP_K
+from offprompt.limits import MAX_QUERY_CHARS, MAX_TOP_K
 
 _M = TypeVar("_M", bound=BaseModel)
 

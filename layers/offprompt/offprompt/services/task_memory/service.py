@@ -27,6 +27,17 @@ from offprompt.errors import (
     PayloadTooLarge,
 )
 from offprompt.identifiers import check_identifier, digest
+from offprompt.limits import (
+    DOWNLOAD_EXPIRES_IN,
+    MAX_INLINE_ENTRIES_BYTES,
+    MAX_INLINE_RESPONSE_BYTES,
+    MAX_QUERY_CHARS,
+    MAX_SEARCH_DEPTH,
+    MAX_TOP_K,
+    MAX_UPLOAD_BYTES,
+    SEARCH_MODES,
+    UPLOAD_EXPIRES_IN,
+)
 from offprompt.memory import task
 from offprompt.memory.meta import ActionSubtaskMetaEntry
 from offprompt.ports import (
@@ -43,16 +54,6 @@ from offprompt.ports import (
 )
 from offprompt.services.task_memory.artifact_json import envelope_json, list_artifact_json
 from offprompt.services.task_memory.errors import NotTextNamespace, StorageKindConflict, UploadError
-from offprompt.services.task_memory.limits import (
-    DOWNLOAD_EXPIRES_IN,
-    MAX_INLINE_ENTRIES_BYTES,
-    MAX_INLINE_RESPONSE_BYTES,
-    MAX_QUERY_CHARS,
-    MAX_TOP_K,
-    MAX_UPLOAD_BYTES,
-    SEARCH_MODES,
-    UPLOAD_EXPIRES_IN,
-)
 from offprompt.services.task_memory.results import LoadedArtifacts, ProcessResult, Upload
 
 _UPLOAD_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -365,9 +366,9 @@ class TaskMemoryService:
             hits = self.texts.search(scope, query, k, cast(SearchMode, mode))
             kept = [h for h in hits if h.position in committed]
             # Documents of stores that never committed are skipped; ask for more if they crowded the top k.
-            if len(kept) >= top_k or len(hits) < k or k >= MAX_TOP_K * 10:
+            if len(kept) >= top_k or len(hits) < k or k >= MAX_SEARCH_DEPTH:
                 return kept[:top_k]
-            k = min(k * 4, MAX_TOP_K * 10)
+            k = min(k * 4, MAX_SEARCH_DEPTH)
 
 
 def _limit(limit: Any) -> int:

@@ -1,0 +1,25 @@
+"""Limits shared by request models, services and adapters: each is defined here once and read everywhere.
+
+A limit a client can hit is checked once, before anything is written; adapters keep their own check only as a
+guard for callers that bypass the service, with the same number.
+"""
+
+#: The most hits a search request may ask for.
+MAX_TOP_K = 100
+#: How deep the service may search internally to skip documents of stores that never committed
+#: (they can crowd the top k); the text store accepts this depth from the service.
+MAX_SEARCH_DEPTH = 1000
+#: Longer queries are refused: with `match`, every analyzed term is a clause, and OpenSearch refuses queries
+#: with more than 1024 clauses (a 400 that would otherwise be the client's fault, but opaque).
+MAX_QUERY_CHARS = 1000
+
+# ---- task memory
+# Batch entries bigger than this go to an S3 manifest (DynamoDB items are capped at 400 KB).
+MAX_INLINE_ENTRIES_BYTES = 300_000
+# Values given by reference (`value_from`) may be this large.
+MAX_UPLOAD_BYTES = 512 * 1024 * 1024
+UPLOAD_EXPIRES_IN = 900
+DOWNLOAD_EXPIRES_IN = 900
+# A ListArtifact JSON larger than this is handed out as a presigned S3 GET (Lambda responses are capped at 6 MB).
+MAX_INLINE_RESPONSE_BYTES = 5 * 1024 * 1024
+SEARCH_MODES = ("bm25", "knn", "hybrid")
