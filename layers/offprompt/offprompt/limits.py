@@ -23,3 +23,6 @@ DOWNLOAD_EXPIRES_IN = 900
 # A ListArtifact JSON larger than this is handed out as a presigned S3 GET (Lambda responses are capped at 6 MB).
 MAX_INLINE_RESPONSE_BYTES = 5 * 1024 * 1024
 SEARCH_MODES = ("bm25", "knn", "hybrid")
+# A stored output's thought and actions (JSON) together, in UTF-8 bytes: they are kept in the namespace record
+# and the meta entry, DynamoDB items of at most 400 KB each.
+MAX_META_BYTES = 100_000

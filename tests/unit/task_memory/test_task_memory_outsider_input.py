@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from tm_unit_helpers import all_items, all_objects, call, http_event
@@ -31,3 +32,28 @@ def test_a_limit_that_is_not_ascii_digits_is_a_400(handlers: SimpleNamespace, te
     status, body, _ = call(handlers.mh, http_event(template, query={"limit": limit}))
     assert status == 400, body
     assert body["code"] == "invalid_input" and "limit" in body["message"]
+
+
+@pytest.mark.parametrize("field", ["thought", "action_input"])
+def test_a_huge_thought_or_action_input_is_a_413_before_anything_is_written(
+    handlers: SimpleNamespace, texts: Any, field: str
+) -> None:
+    big = "x" * 450_000
+    body: dict[str, Any] = {
+        "tool": "WebTool",
+        "activity": "fetch",
+        "artifact": {"type": "TextArtifact", "name": "page", "value": "hello"},
+    }
+    if field == "thought":
+        body["thought"] = big
+    else:
+        body["actions"] = [{"tag": "c1", "name": "WebTool", "path": "fetch", "input": {"values": {"q": big}}}]
+    for _ in range(2):  # the same on a retry: no position burned, no text left behind
+        status, out, _ = call(handlers.po, http_event("process_output_http.json", body=body))
+        assert status == 413, out
+        assert out["code"] == "payload_too_large"
+    assert all_items() == [] and all_objects() == [] and texts.docs == {}
+    body.pop("thought", None)
+    body.pop("actions", None)
+    status, out, _ = call(handlers.po, http_event("process_output_http.json", body=body))
+    assert status == 200 and out["type"] == "InfoArtifact"

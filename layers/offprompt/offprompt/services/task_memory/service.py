@@ -31,6 +31,7 @@ from offprompt.limits import (
     DOWNLOAD_EXPIRES_IN,
     MAX_INLINE_ENTRIES_BYTES,
     MAX_INLINE_RESPONSE_BYTES,
+    MAX_META_BYTES,
     MAX_QUERY_CHARS,
     MAX_SEARCH_DEPTH,
     MAX_TOP_K,
@@ -167,6 +168,15 @@ class TaskMemoryService:
         assert decided.kind is not None and decided.namespace is not None
         namespace = check_identifier("namespace (artifact.name)", decided.namespace)
         kind, items = decided.kind, decided.items
+        actions_json = task.actions_to_json(actions)
+        meta_bytes = len(actions_json.encode("utf-8", "surrogatepass")) + len(
+            (thought or "").encode("utf-8", "surrogatepass")
+        )
+        if meta_bytes > MAX_META_BYTES:  # checked before a position is reserved or anything is written
+            raise PayloadTooLarge(
+                f"thought and actions together are {meta_bytes} bytes; at most {MAX_META_BYTES} are kept as "
+                "meta memory (store large tool inputs as artifacts instead)"
+            )
 
         start, held = self.namespaces.allocate(tenant, memory, namespace, len(items))
         if held is not None and held != kind.value:
@@ -178,7 +188,6 @@ class TaskMemoryService:
         batch = self._batch(tenant, memory, namespace, start, kind.value, entries)
 
         answer = task.stored_answer(tool, activity, memory, namespace)
-        actions_json = task.actions_to_json(actions)
         meta = ActionSubtaskMetaEntry(actions=actions_json, answer=answer.value, thought=thought)
         commit = NamespaceCommit(tool=tool, activity=activity, namespace_metadata=actions_json, total_bytes=total)
         try:
