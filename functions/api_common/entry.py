@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any, TypeVar
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
@@ -114,6 +114,23 @@ def _build_app(register: RouteRegistrar) -> APIGatewayHttpResolver:
     return app
 
 
+def routable(event: dict[str, Any]) -> dict[str, Any]:
+    """The event with its path percent-encoded for Powertools' route matcher.
+
+    API Gateway's HTTP API (and the dev server) hand the function a decoded `rawPath`; Powertools matches a
+    `<param>` against a fixed set of URI characters, so an id holding `#`, `?`, `"`, `€`, an emoji, ... would
+    be a 404 although API Gateway routed it here. Encoded, every character matches; the values themselves
+    come from API Gateway's decoded `pathParameters` (`path_param`).
+    """
+    raw_path = event.get("rawPath")
+    if not isinstance(raw_path, str):
+        return event
+    encoded = quote(raw_path, safe="/%")
+    if encoded == raw_path:
+        return event
+    return {**event, "rawPath": encoded}
+
+
 def is_http_event(event: Any) -> bool:
     return isinstance(event, dict) and "http" in (event.get("requestContext") or {})
 
@@ -133,7 +150,7 @@ def make_handler(register: RouteRegistrar, direct: DirectHandler | None = None) 
             if is_http_event(event):
                 if not app_cache:
                     app_cache.append(_build_app(register))
-                return app_cache[0].resolve(event, context)
+                return app_cache[0].resolve(routable(event), context)
             if direct is None:
                 raise InvalidInput("this function only serves HTTP events")
             if not isinstance(event, dict):

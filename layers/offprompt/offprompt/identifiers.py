@@ -28,6 +28,12 @@ def check_identifier(kind: str, value: object) -> str:
         raise InvalidInput(f"{kind} is too long (at most {MAX_CHARS} characters and {MAX_UTF8_BYTES} UTF-8 bytes)")
     if any(unicodedata.category(ch) in ("Cc", "Cs", "Cn") for ch in value):
         raise InvalidInput(f"{kind} must not contain control characters or unassigned code points")
+    # Every identifier must be addressable as one URL path segment: API Gateway decodes %2F before routing,
+    # and HTTP clients resolve "." and ".." segments away.
+    if "/" in value:
+        raise InvalidInput(f'{kind} must not contain "/" (a URL path segment cannot hold it)')
+    if value in (".", ".."):
+        raise InvalidInput(f'{kind} must not be "." or ".." (URLs resolve those segments away)')
     return value
 
 

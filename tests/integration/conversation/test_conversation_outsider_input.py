@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 from conversation_api import Api, all_items, all_objects, load_event
 
+from offprompt.errors import InvalidInput
+
 NOT_UTF8 = b"\xff\xfe{}"
 
 
@@ -64,3 +66,64 @@ def test_a_blob_run_of_text_bytes_is_stored(api: Api) -> None:
     }
     status, body = api.post_run("t1", run)
     assert status == 201, body
+
+
+# Characters an outsider found stored but then unaddressable (issue 11, finding 4). API Gateway's HTTP API
+# (and the dev server) hand the function a *decoded* rawPath, with the decoded values in pathParameters.
+ODD_IDS = [
+    "a#b",
+    "what?",
+    'say "hi"',
+    "back\\slash",
+    "tick`",
+    "it\u2019s",
+    "\u20ac5",
+    "nb\u00a0sp",
+    "emoji\U0001f600",
+    "50%",
+    "a b",
+]
+
+
+@pytest.mark.parametrize("thread_id", ODD_IDS)
+def test_a_thread_id_that_can_be_written_can_be_addressed(api: Api, thread_id: str) -> None:
+    def decoded(template: str, method: str, suffix: str, body: Any = None) -> dict[str, Any]:
+        event = copy.deepcopy(load_event(template))
+        path = f"/threads/{thread_id}{suffix}"
+        event["rawPath"] = event["requestContext"]["http"]["path"] = path
+        event["requestContext"]["http"]["method"] = method
+        event["pathParameters"] = {"thread_id": thread_id}
+        event.pop("queryStringParameters", None)
+        event["rawQueryString"] = ""
+        event["body"] = None if body is None else json.dumps(body)
+        return event
+
+    run = {
+        "type": "Run",
+        "id": "r",
+        "input": {"type": "TextArtifact", "value": "q"},
+        "output": {"type": "TextArtifact", "value": "a"},
+    }
+    out = api.add_run(decoded("add_run_http.json", "POST", "/runs", run), None)
+    assert out["statusCode"] == 201, out
+    out = api.threads(decoded("thread_runs_http.json", "GET", "/runs"), None)
+    assert out["statusCode"] == 200 and [r["run"]["id"] for r in json.loads(out["body"])["runs"]] == ["r"], out
+    out = api.prompt_stack_fn(decoded("prompt_stack_http.json", "POST", "/prompt-stack", {"max_tokens": 100}), None)
+    assert out["statusCode"] == 200 and len(json.loads(out["body"])["messages"]) == 2, out
+    out = api.threads(decoded("thread_get_http.json", "GET", ""), None)
+    assert out["statusCode"] == 200 and json.loads(out["body"])["thread_id"] == thread_id, out
+    out = api.threads(decoded("thread_delete_http.json", "DELETE", ""), None)
+    assert out["statusCode"] == 204, out
+
+
+@pytest.mark.parametrize("thread_id", ["a/b", ".", ".."])
+def test_a_thread_id_that_no_url_can_address_is_refused_on_write(api: Api, thread_id: str) -> None:
+    run = {
+        "type": "Run",
+        "input": {"type": "TextArtifact", "value": "q"},
+        "output": {"type": "TextArtifact", "value": "a"},
+    }
+    with pytest.raises(InvalidInput, match="thread_id"):
+        api.add_run({"tenant": "tenant-a", "thread_id": thread_id, "run": run}, None)
+    status, body = api.post_run(thread_id, run)
+    assert status == 400 and body["code"] == "invalid_input", body

@@ -226,7 +226,7 @@ def test_bad_requests_are_4xx_and_write_nothing(
 
 
 def test_hostile_but_valid_names_are_data(handlers: SimpleNamespace) -> None:
-    name = "../../ünï cødé/🎉#%23"
+    name = "..ünï cødé\\🎉#%23?"
     art = {"type": "TextArtifact", "value": "payload", "name": name}
     status, body, _ = post_output(handlers, {"tool": "T", "activity": "a", "artifact": art})
     assert status == 200 and body["name"] == name
@@ -236,6 +236,14 @@ def test_hostile_but_valid_names_are_data(handlers: SimpleNamespace) -> None:
         http_event("load_artifacts_http.json", path=path, params={"memory_name": "TaskMemory", "namespace": name}),
     )
     assert status == 200 and body["value"][0]["value"] == "payload"
+
+
+def test_a_name_no_url_path_can_address_is_refused(handlers: SimpleNamespace) -> None:
+    # API Gateway decodes %2F before routing, so a namespace holding "/" could be stored but never read back.
+    art = {"type": "TextArtifact", "value": "payload", "name": "docs/readme.md"}
+    status, body, _ = post_output(handlers, {"tool": "T", "activity": "a", "artifact": art})
+    assert status == 400 and body["code"] == "invalid_input" and '"/"' in body["message"], body
+    assert all_items() == [] and all_objects() == []
 
 
 def test_direct_errors_are_raised(handlers: SimpleNamespace) -> None:

@@ -57,3 +57,34 @@ def test_a_huge_thought_or_action_input_is_a_413_before_anything_is_written(
     body.pop("actions", None)
     status, out, _ = call(handlers.po, http_event("process_output_http.json", body=body))
     assert status == 200 and out["type"] == "InfoArtifact"
+
+
+ODD_NAMES = [
+    "a#b",
+    "what?",
+    'say "hi"',
+    "back\\slash",
+    "tick`",
+    "it\u2019s",
+    "\u20ac5",
+    "nb\u00a0sp",
+    "emoji\U0001f600",
+]
+
+
+@pytest.mark.parametrize("name", ODD_NAMES)
+def test_a_namespace_that_can_be_written_can_be_addressed(handlers: SimpleNamespace, name: str) -> None:
+    body = {"tool": "T", "activity": "a", "artifact": {"type": "TextArtifact", "value": "payload", "name": name}}
+    status, out, _ = call(handlers.po, http_event("process_output_http.json", body=body))
+    assert status == 200 and out["name"] == name, out
+    params = {"memory_name": "TaskMemory", "namespace": name}
+    base = f"/memories/TaskMemory/namespaces/{name}"  # decoded, as API Gateway's HTTP API hands it over
+    status, out, _ = call(handlers.la, http_event("load_artifacts_http.json", path=f"{base}/artifacts", params=params))
+    assert status == 200 and out["value"][0]["value"] == "payload", out
+    status, out, _ = call(handlers.mh, http_event("memories_get_namespace_http.json", path=base, params=params))
+    assert status == 200 and out["namespace"] == name, out
+    search = http_event("memories_search_http.json", path=f"{base}/search", params=params, body={"query": "payload"})
+    status, out, _ = call(handlers.mh, search)
+    assert status == 200 and out["hits"], out
+    status, out, _ = call(handlers.mh, http_event("memories_delete_namespace_http.json", path=base, params=params))
+    assert status == 204, out

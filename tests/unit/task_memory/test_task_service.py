@@ -143,10 +143,12 @@ def test_mixed_list_refused_and_nothing_stored(svc: TaskMemoryService, texts: In
 def test_namespace_identifier_checked(svc: TaskMemoryService) -> None:
     with pytest.raises(InvalidInput):
         store(svc, TextArtifact("x", id="a" * 10_000))
-    result = store(svc, TextArtifact("x", name="../../etc/passwd ünï 🎉"))
+    with pytest.raises(InvalidInput, match='"/"'):
+        store(svc, TextArtifact("x", name="../../etc/passwd"))
+    result = store(svc, TextArtifact("x", name="..\\..\\etc passwd ünï 🎉"))
     assert result.stored
     assert all(k.startswith("taskmem/") or k.startswith("uploads/") for k in all_objects())
-    assert loaded(svc, "../../etc/passwd ünï 🎉")[0]["value"] == "x"
+    assert loaded(svc, "..\\..\\etc passwd ünï 🎉")[0]["value"] == "x"
 
 
 def test_tenants_are_isolated(svc: TaskMemoryService) -> None:
