@@ -2,9 +2,11 @@
 
 - `GET /memories/{memory_name}/namespaces?limit=&cursor=` → `{"namespaces": [record], "next_cursor"}`
 - `GET /memories/{memory_name}/namespaces/{namespace}` → record (404 when unknown)
-- `DELETE /memories/{memory_name}/namespaces/{namespace}` → 204 (S3 objects, OpenSearch documents, records)
+- `DELETE /memories/{memory_name}/namespaces/{namespace}` → 204, also when unknown (S3 objects, OpenSearch
+  documents, records); direct: `{"deleted": <whether it existed>, "namespace"}`
 - `GET /memories/{memory_name}/meta?limit=&cursor=` → `{"entries": [ActionSubtaskMetaEntry.to_dict()], "next_cursor"}`
-- `POST /memories/{memory_name}/namespaces/{namespace}/search` body `{query, top_k=5, mode}` → `{"hits": [...]}`
+- `POST /memories/{memory_name}/namespaces/{namespace}/search` body `{query, top_k=5, mode}`
+  → `{"hits": [...]}` (empty for an unknown namespace)
 Direct events: `{tenant, memory_name, action, ...}` with action one of list_namespaces, get_namespace,
 delete_namespace, list_meta, search.
 """
@@ -106,8 +108,8 @@ def direct(tenant: str, event: dict[str, Any]) -> Any:
     if action == "get_namespace":
         return record_to_dict(service().get_namespace(tenant, memory, namespace))
     if action == "delete_namespace":
-        service().delete_namespace(tenant, memory, namespace)
-        return {"deleted": True, "namespace": namespace}
+        existed = service().delete_namespace(tenant, memory, namespace)
+        return {"deleted": existed, "namespace": namespace}
     fields = {k: event[k] for k in ("query", "top_k", "mode") if k in event}
     return search(tenant, memory, namespace, fields)
 

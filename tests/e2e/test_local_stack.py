@@ -342,10 +342,11 @@ def test_tenants_cannot_see_each_other(alice: OffpromptClient, bob: OffpromptCli
         nobodys = outcome(functools.partial(read, nobody_thread, nobody_memory))
         assert theirs == nobodys, f"{name}: alice's names answer {theirs}, names nobody has answer {nobodys}"
         assert "alice" not in json.dumps(theirs) and "kumquats" not in json.dumps(theirs), (name, theirs)
-    # Records answer 404, lists are empty (search may be either: only its equivalence above is the contract).
+    # The rule for unknown names (README): records answer 404, contents (runs, artifacts, hits) are empty.
     assert outcome(lambda: bob.get_thread(thread)) == ("error", (404, "not_found"))
     assert outcome(lambda: bob.get_namespace(memory, "ns")) == ("error", (404, "not_found"))
     assert bob.list_runs(thread)["runs"] == [] and bob.load_artifacts(memory, "ns").value == []
+    assert bob.search(memory, "ns", "kumquats")["hits"] == []
 
     # Bob writing or deleting the same names changes nothing for Alice; his delete answers like a missing one.
     bob.add_run(thread, input="bob", output="bob")

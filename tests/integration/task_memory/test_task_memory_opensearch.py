@@ -225,13 +225,13 @@ def test_cross_tenant_isolation(handlers: SimpleNamespace, opensearch_client: An
     post(handlers, {"type": "BlobArtifact", "value": "AAE=", "name": "shared"}, tenant="tenant-b")  # no conflict
     opensearch_client.indices.refresh(index=opensearch_index)
     assert json.loads(load(handlers, "shared", tenant="tenant-c")[1])["value"] == []
-    for name, body in (
-        ("memories_get_namespace_http.json", ...),
-        ("memories_delete_namespace_http.json", ...),
-        ("memories_search_http.json", {"query": "fox"}),
-    ):
-        status, resp, _ = call(handlers.mh, ns_event(name, "shared", tenant="tenant-c", body=body))
-        assert (status, resp["code"]) == (404, "not_found"), name
+    # To tenant-c, "shared" is unknown: its record is a 404, its contents empty, deleting it a no-op 204.
+    status, resp, _ = call(handlers.mh, ns_event("memories_get_namespace_http.json", "shared", tenant="tenant-c"))
+    assert (status, resp["code"]) == (404, "not_found")
+    search = ns_event("memories_search_http.json", "shared", tenant="tenant-c", body={"query": "fox"})
+    assert call(handlers.mh, search)[:2] == (200, {"hits": []})
+    delete = ns_event("memories_delete_namespace_http.json", "shared", tenant="tenant-c")
+    assert call(handlers.mh, delete)[0] == 204
     assert json.loads(load(handlers, "shared")[1])["value"][0]["value"] == "tenant a secret fox"
     assert json.loads(load(handlers, "shared", tenant="tenant-b")[1])["value"][0]["value"] == "AAE="
     status, body, _ = call(handlers.mh, ns_event("memories_search_http.json", "shared", body={"query": "secret"}))

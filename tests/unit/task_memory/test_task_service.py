@@ -157,8 +157,7 @@ def test_tenants_are_isolated(svc: TaskMemoryService) -> None:
     assert loaded(svc, "ns", tenant="c") == []
     with pytest.raises(NotFound):
         svc.get_namespace("c", "TaskMemory", "ns")
-    with pytest.raises(NotFound):
-        svc.delete_namespace("c", "TaskMemory", "ns")
+    assert svc.delete_namespace("c", "TaskMemory", "ns") is False  # idempotent, and another tenant's is unknown
     assert loaded(svc, "ns", tenant="a")[0]["value"] == "secret"
     assert svc.list_namespaces("c", "TaskMemory") == ([], None)
 
@@ -171,8 +170,7 @@ def test_delete_removes_everything(svc: TaskMemoryService, texts: InMemoryTextSt
     assert texts.count() == 0 and all_objects() == []
     assert [i for i in all_items() if not i["sk"]["S"].startswith("META#")] == []
     assert loaded(svc, "b") == [] and loaded(svc, "t") == []
-    with pytest.raises(NotFound):
-        svc.delete_namespace("t1", "TaskMemory", "b")
+    assert svc.delete_namespace("t1", "TaskMemory", "b") is False  # a second delete is not an error
 
 
 def test_paging_namespaces_and_meta(svc: TaskMemoryService) -> None:
@@ -325,8 +323,7 @@ def test_text_store_failing_mid_store_leaves_no_record_and_retry_succeeds(svc: T
     with pytest.raises(DependencyUnavailable):
         store(service, arts)
     assert loaded(service, "f") == []
-    with pytest.raises(NotFound):
-        service.search("t1", "TaskMemory", "f", "alpha")
+    assert service.search("t1", "TaskMemory", "f", "alpha") == []  # the half-written text is not found
     flaky.fail = False
     store(service, arts)
     assert [json.dumps(i) for i in loaded(service, "f")] == [a.to_json() for a in arts.value]

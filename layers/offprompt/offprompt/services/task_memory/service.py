@@ -331,18 +331,18 @@ class TaskMemoryService:
         check_identifier("memory_name", memory)
         return self.namespaces.list_records(tenant, memory, _limit(limit), cursor)
 
-    def delete_namespace(self, tenant: str, memory: str, namespace: str) -> None:
+    def delete_namespace(self, tenant: str, memory: str, namespace: str) -> bool:
         """Delete the records first (readers then see nothing), then every S3 object and OpenSearch document.
 
-        Data is removed even when no record exists, so retrying a delete that failed half-way finishes it.
+        Idempotent: data is removed even when no record exists, so retrying a delete that failed half-way
+        finishes it; returns whether a record existed (an unknown namespace is not an error, README).
         """
         check_identifier("memory_name", memory)
         check_identifier("namespace", namespace)
         existed = self.namespaces.delete(tenant, memory, namespace)
         self.blobs.delete_prefix(self.namespace_prefix(tenant, memory, namespace))
         self.texts.delete(TextScope(tenant, memory, namespace))
-        if not existed:
-            raise NotFound(f'namespace "{namespace[:100]}" does not exist in memory "{memory[:100]}"')
+        return existed
 
     def meta_entries(
         self, tenant: str, memory: str, limit: int = 100, cursor: str | None = None
@@ -364,8 +364,8 @@ class TaskMemoryService:
         if mode not in SEARCH_MODES:
             raise InvalidInput(f"mode must be one of {', '.join(SEARCH_MODES)}")
         batches = self.namespaces.batches(tenant, memory, namespace)
-        if not batches:
-            raise NotFound(f'namespace "{namespace[:100]}" does not exist in memory "{memory[:100]}"')
+        if not batches:  # an unknown namespace holds nothing: no hits, as a load of it is an empty list
+            return []
         if batches[0].kind != task.StorageKind.TEXT.value:
             raise NotTextNamespace(f'namespace "{namespace[:100]}" holds blobs; only text can be searched')
         committed = {b.start + i for b in batches for i in range(b.count)}
