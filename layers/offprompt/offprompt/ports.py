@@ -237,8 +237,8 @@ class NamespaceCommit:
 class NamespaceStore(Protocol):
     """Namespace records, batches and meta entries of task memories, scoped by tenant."""
 
-    def allocate(self, tenant: str, memory: str, namespace: str, count: int) -> tuple[int, str | None]:
-        """Reserve `count` positions atomically; return (first position, the namespace's committed kind or None)."""
+    def allocate(self, tenant: str, memory: str, namespace: str, count: int) -> Reservation:
+        """Reserve `count` positions atomically; `NamespaceDeleting` while a delete of the namespace runs."""
         ...
 
     def commit(
@@ -249,8 +249,13 @@ class NamespaceStore(Protocol):
         batch: StoredBatch,
         update: NamespaceCommit,
         meta_entry: dict[str, object] | None,
+        generation: str,
     ) -> None:
-        """Atomically add the batch, update the record (kind must match) and append the meta entry."""
+        """Atomically add the batch, update the record and append the meta entry.
+
+        `StorageKindTaken` when the namespace holds another kind; `NamespaceDeleting` when the namespace was
+        deleted (or is being deleted) since `allocate` handed out `generation`: nothing is committed then.
+        """
         ...
 
     def batches(self, tenant: str, memory: str, namespace: str) -> list[StoredBatch]:
@@ -264,12 +269,30 @@ class NamespaceStore(Protocol):
     ) -> tuple[list[NamespaceRecord], str | None]: ...
 
     def delete(self, tenant: str, memory: str, namespace: str) -> bool:
-        """Delete the record, its counter and every batch; return whether a committed record existed."""
+        """Mark the record deleting (stores in flight can no longer commit, new ones are refused), then delete
+        every batch (readers see nothing); return whether a committed record existed. `release` ends it."""
+        ...
+
+    def release(self, tenant: str, memory: str, namespace: str) -> None:
+        """Clear the mark `delete` set, once the data is gone: the name can be stored into again."""
         ...
 
     def meta_entries(
         self, tenant: str, memory: str, limit: int, cursor: str | None
     ) -> tuple[list[dict[str, object]], str | None]: ...
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """Positions reserved in a namespace by `NamespaceStore.allocate`."""
+
+    start: int
+    kind: str | None  # the namespace's committed storage kind, if any
+    generation: str  # this incarnation of the namespace: a delete ends it, and `commit` checks it
+
+
+class NamespaceDeleting(Exception):
+    """The namespace is being deleted, or was deleted since positions were reserved in it."""
 
 
 class StorageKindTaken(Exception):

@@ -3,6 +3,7 @@ atomic commits, uploads, paging and fault injection."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from typing import Any
@@ -29,7 +30,7 @@ from offprompt.artifacts import (
 )
 from offprompt.errors import DependencyUnavailable, InvalidInput, NotFound, PayloadTooLarge
 from offprompt.memory.task import MixedListError
-from offprompt.ports import StorageKindTaken
+from offprompt.ports import Reservation, StorageKindTaken
 from offprompt.services.task_memory import (
     StorageKindConflict,
     TaskMemoryService,
@@ -168,7 +169,10 @@ def test_delete_removes_everything(svc: TaskMemoryService, texts: InMemoryTextSt
     svc.delete_namespace("t1", "TaskMemory", "b")
     svc.delete_namespace("t1", "TaskMemory", "t")
     assert texts.count() == 0 and all_objects() == []
-    assert [i for i in all_items() if not i["sk"]["S"].startswith("META#")] == []
+    left = [i for i in all_items() if not i["sk"]["S"].startswith("META#")]
+    # Only each namespace's bare position counter stays (positions are never reused after a delete).
+    assert sorted(i["sk"]["S"] for i in left) == ["NS#b", "NS#t"]
+    assert all(set(i) == {"pk", "sk", "next_position"} for i in left), left
     assert loaded(svc, "b") == [] and loaded(svc, "t") == []
     assert svc.delete_namespace("t1", "TaskMemory", "b") is False  # a second delete is not an error
 
@@ -345,9 +349,8 @@ def test_dynamodb_commit_failure_is_503_and_nothing_visible(svc: TaskMemoryServi
 class StaleAllocations(DynamoDbNamespaceStore):
     """Reports no committed kind at allocation time, as if a concurrent writer committed in between."""
 
-    def allocate(self, tenant: str, memory: str, namespace: str, count: int) -> tuple[int, str | None]:
-        start, _ = super().allocate(tenant, memory, namespace, count)
-        return start, None
+    def allocate(self, tenant: str, memory: str, namespace: str, count: int) -> Reservation:
+        return dataclasses.replace(super().allocate(tenant, memory, namespace, count), kind=None)
 
 
 def test_losing_the_kind_race_at_commit_cleans_up_and_is_409(svc: TaskMemoryService, texts: InMemoryTextStore) -> None:
@@ -368,9 +371,13 @@ def test_commit_raises_storage_kind_taken_from_the_adapter(aws: None) -> None:
 
     store_ = DynamoDbNamespaceStore(TABLE)
     commit = NamespaceCommit(tool="t", activity="a", namespace_metadata="[]", total_bytes=1)
-    store_.commit("t", "m", "n", StoredBatch(start=0, count=1, kind="text", entries=[{"chunks": 1}]), commit, None)
+    first, second = store_.allocate("t", "m", "n", 1), store_.allocate("t", "m", "n", 1)
+    assert (first.start, second.start, first.generation) == (0, 1, second.generation)
+    text = StoredBatch(start=0, count=1, kind="text", entries=[{"chunks": 1}])
+    store_.commit("t", "m", "n", text, commit, None, first.generation)
     with pytest.raises(StorageKindTaken) as err:
-        store_.commit("t", "m", "n", StoredBatch(start=1, count=1, kind="blob", entries=[]), commit, None)
+        blob = StoredBatch(start=1, count=1, kind="blob", entries=[])
+        store_.commit("t", "m", "n", blob, commit, None, second.generation)
     assert err.value.kind == "text"
     assert len(store_.batches("t", "m", "n")) == 1  # the losing batch was rolled back with the transaction
 
@@ -405,3 +412,80 @@ def test_deleted_bucket_is_503(svc: TaskMemoryService) -> None:
     with pytest.raises(DependencyUnavailable):
         store(svc, BlobArtifact(b"x", name="gone"))
     assert loaded(svc, "gone") == []
+
+
+class DeleteDuringStore(InMemoryTextStore):
+    """Runs `during` (a delete of the namespace, perhaps a store after it) inside the store's text write:
+    after the positions were reserved, before the commit — the window a racing delete can hit."""
+
+    def __init__(self, inner: InMemoryTextStore) -> None:
+        self.__dict__ = inner.__dict__  # the same documents
+        self.during: Any = None
+
+    def store(self, scope: Any, start: int, artifacts: Any) -> list[int]:
+        counts = super().store(scope, start, artifacts)
+        if self.during is not None:
+            during, self.during = self.during, None
+            during()
+        return counts
+
+
+def test_a_delete_racing_a_store_wins_entirely(svc: TaskMemoryService, texts: InMemoryTextStore) -> None:
+    from offprompt.services.task_memory.errors import NamespaceDeleted
+
+    racing = DeleteDuringStore(texts)
+    racer = TaskMemoryService(svc.namespaces, svc.blobs, racing, bucket=BUCKET)
+    store(svc, TextArtifact("first, committed", name="ns"))
+    racing.during = lambda: svc.delete_namespace("t1", "TaskMemory", "ns")
+    with pytest.raises(NamespaceDeleted):
+        store(racer, TextArtifact("second, racing the delete", name="ns"))
+    # The delete won: nothing of either store is readable, and the namespace is not broken.
+    assert loaded(svc, "ns") == [] and svc.search("t1", "TaskMemory", "ns", "second") == []
+    with pytest.raises(NotFound):
+        svc.get_namespace("t1", "TaskMemory", "ns")
+    store(svc, TextArtifact("third, after the delete", name="ns"))
+    assert [i["value"] for i in loaded(svc, "ns")] == ["third, after the delete"]
+    assert [h.text for h in svc.search("t1", "TaskMemory", "ns", "third")] == ["third, after the delete"]
+
+
+def test_a_straggling_store_cannot_commit_into_the_next_incarnation(
+    svc: TaskMemoryService, texts: InMemoryTextStore
+) -> None:
+    from offprompt.services.task_memory.errors import NamespaceDeleted
+
+    racing = DeleteDuringStore(texts)
+    racer = TaskMemoryService(svc.namespaces, svc.blobs, racing, bucket=BUCKET)
+
+    def delete_then_store_anew() -> None:
+        svc.delete_namespace("t1", "TaskMemory", "ns")
+        store(svc, TextArtifact("new incarnation", name="ns"))
+
+    racing.during = delete_then_store_anew
+    with pytest.raises(NamespaceDeleted):
+        store(racer, TextArtifact("straggler", name="ns"))
+    assert [i["value"] for i in loaded(svc, "ns")] == ["new incarnation"]
+    assert [h.text for h in svc.search("t1", "TaskMemory", "ns", "straggler incarnation")] == ["new incarnation"]
+    assert svc.get_namespace("t1", "TaskMemory", "ns").artifact_count == 1
+
+
+def test_a_store_while_a_delete_is_unfinished_is_refused_and_a_retried_delete_frees_the_name(
+    svc: TaskMemoryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from offprompt.services.task_memory.errors import NamespaceDeleted
+
+    store(svc, BlobArtifact(b"blob", name="ns"))
+
+    def broken(*args: Any) -> None:
+        raise DependencyUnavailable("S3 delete failed: injected")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(svc.blobs, "delete_prefix", broken)
+        with pytest.raises(DependencyUnavailable):
+            svc.delete_namespace("t1", "TaskMemory", "ns")
+    assert loaded(svc, "ns") == []
+    with pytest.raises(NamespaceDeleted):
+        store(svc, BlobArtifact(b"too early", name="ns"))
+    assert svc.delete_namespace("t1", "TaskMemory", "ns") is False  # finishes the first delete
+    assert all_objects() == []
+    store(svc, TextArtifact("text now", name="ns"))  # a fresh incarnation may even change the kind
+    assert [i["value"] for i in loaded(svc, "ns")] == ["text now"]

@@ -1,9 +1,12 @@
 """NamespaceStore on the single DynamoDB table (pk/sk strings).
 
 Items of one task memory share a partition, `pk = TASKMEM#{tenant}#{memory}`:
-- `NS#{namespace}`: the namespace record. `next_position` (the position counter, `ADD`-ed atomically) lives on
-  the same item; the record counts as committed only once `kind` is set, which happens in the commit
-  transaction, so a reservation alone is invisible to readers.
+- `NS#{namespace}`: the namespace record. `next_position` (the position counter, `ADD`-ed atomically) and
+  `generation` (minted by the first reservation of an incarnation) live on the same item; the record counts as
+  committed only once `kind` is set, which happens in the commit transaction, so a reservation alone is
+  invisible to readers. A delete marks it `deleting` (dropping everything but the counter) first and clears
+  the mark last, so a store racing a delete either committed before the mark (and is deleted) or cannot
+  commit at all; positions are never reused, so a straggler's documents cannot collide with a later store's.
 - `BATCH#{namespace}#{start:012d}`: one committed store (count, kind, per-artifact entries or a manifest key).
 - `META#{time_ns:020d}#{uuid}`: one meta-memory entry (`ActionSubtaskMetaEntry.to_dict()`), in time order.
 """
@@ -22,9 +25,16 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt.errors import DependencyUnavailable, InvalidInput
 from offprompt.identifiers import key
-from offprompt.ports import NamespaceCommit, NamespaceRecord, StorageKindTaken, StoredBatch
+from offprompt.ports import (
+    NamespaceCommit,
+    NamespaceDeleting,
+    NamespaceRecord,
+    Reservation,
+    StorageKindTaken,
+    StoredBatch,
+)
 
-from .aws_errors import failure_reason
+from .aws_errors import error_code, failure_reason
 from .clients import aws_client
 
 NS = "NS"
@@ -65,21 +75,26 @@ class DynamoDbNamespaceStore:
         return key(BATCH, namespace) + "#"
 
     # ---- writes --------------------------------------------------------------------------------------
-    def allocate(self, tenant: str, memory: str, namespace: str, count: int) -> tuple[int, str | None]:
+    def allocate(self, tenant: str, memory: str, namespace: str, count: int) -> Reservation:
         try:
             out = self.client.update_item(
                 TableName=self.table,
                 Key={"pk": {"S": self.pk(tenant, memory)}, "sk": {"S": self.record_sk(namespace)}},
-                UpdateExpression="ADD next_position :n",
-                ExpressionAttributeValues={":n": {"N": str(count)}},
+                UpdateExpression="ADD next_position :n SET #gen = if_not_exists(#gen, :gen)",
+                ConditionExpression="attribute_not_exists(#deleting)",
+                ExpressionAttributeNames={"#gen": "generation", "#deleting": "deleting"},
+                ExpressionAttributeValues={":n": {"N": str(count)}, ":gen": {"S": uuid.uuid4().hex}},
                 ReturnValues="ALL_NEW",
             )
-        except (ClientError, BotoCoreError) as exc:
+        except ClientError as exc:
+            if error_code(exc) == "ConditionalCheckFailedException":
+                raise NamespaceDeleting(namespace) from None
+            raise DependencyUnavailable(f"DynamoDB update failed: {_reason(exc)}") from exc
+        except BotoCoreError as exc:
             raise DependencyUnavailable(f"DynamoDB update failed: {_reason(exc)}") from exc
         attrs = out["Attributes"]
         end = int(attrs["next_position"]["N"])
-        kind = attrs.get("kind", {}).get("S")
-        return end - count, kind
+        return Reservation(start=end - count, kind=attrs.get("kind", {}).get("S"), generation=attrs["generation"]["S"])
 
     def commit(
         self,
@@ -89,6 +104,7 @@ class DynamoDbNamespaceStore:
         batch: StoredBatch,
         update: NamespaceCommit,
         meta_entry: dict[str, object] | None,
+        generation: str,
     ) -> None:
         pk = self.pk(tenant, memory)
         now = _now()
@@ -121,9 +137,19 @@ class DynamoDbNamespaceStore:
                         "namespace_metadata = :md, updated_at = :now, created_at = if_not_exists(created_at, :now) "
                         "ADD artifact_count :count, total_bytes :bytes"
                     ),
-                    "ConditionExpression": "attribute_not_exists(#kind) OR #kind = :kind",
-                    "ExpressionAttributeNames": {"#kind": "kind", "#ns": "namespace"},
+                    # The incarnation that reserved the positions must still be there, not being deleted.
+                    "ConditionExpression": (
+                        "#gen = :gen AND attribute_not_exists(#deleting) "
+                        "AND (attribute_not_exists(#kind) OR #kind = :kind)"
+                    ),
+                    "ExpressionAttributeNames": {
+                        "#kind": "kind",
+                        "#ns": "namespace",
+                        "#gen": "generation",
+                        "#deleting": "deleting",
+                    },
                     "ExpressionAttributeValues": {
+                        ":gen": {"S": generation},
                         ":kind": {"S": batch.kind},
                         ":memory": {"S": memory},
                         ":ns": {"S": namespace},
@@ -158,6 +184,8 @@ class DynamoDbNamespaceStore:
             reasons = exc.response.get("CancellationReasons") or []
             if len(reasons) > 1 and reasons[1].get("Code") == "ConditionalCheckFailed":
                 old = reasons[1].get("Item") or {}
+                if old.get("generation", {}).get("S") != generation or "deleting" in old:
+                    raise NamespaceDeleting(namespace) from exc
                 raise StorageKindTaken(old.get("kind", {}).get("S")) from exc
             raise DependencyUnavailable(f"DynamoDB commit failed: {_reason(exc)}") from exc
         except BotoCoreError as exc:
@@ -232,14 +260,40 @@ class DynamoDbNamespaceStore:
 
     def delete(self, tenant: str, memory: str, namespace: str) -> bool:
         pk = self.pk(tenant, memory)
-        record = self.get(tenant, memory, namespace)
-        keys = [self.record_sk(namespace)]
+        record_key = {"pk": {"S": pk}, "sk": {"S": self.record_sk(namespace)}}
+        # 1. Mark the record: from here no store can commit into this incarnation or reserve a new one, and
+        #    readers see an unknown namespace (a record without `kind`).
+        try:
+            out = self.client.update_item(
+                TableName=self.table,
+                Key=record_key,
+                # Everything but the position counter goes: positions are never reused across incarnations,
+                # so data a straggling store writes after the delete can never be mistaken for a later store's.
+                UpdateExpression=(
+                    "SET #deleting = :now REMOVE #kind, memory_name, #ns, tool, activity, namespace_metadata, "
+                    "created_at, updated_at, artifact_count, total_bytes"
+                ),
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeNames={"#deleting": "deleting", "#kind": "kind", "#ns": "namespace"},
+                ExpressionAttributeValues={":now": {"S": _now()}},
+                ReturnValues="ALL_OLD",
+            )
+            existed = "kind" in (out.get("Attributes") or {})
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":
+                raise DependencyUnavailable(f"DynamoDB update failed: {_reason(exc)}") from exc
+            existed = False  # no record: nothing reserved, nothing committed (batches are swept below anyway)
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB update failed: {_reason(exc)}") from exc
+        # 2. Every batch.
+        keys: list[str] = []
         start_key: dict[str, Any] | None = None
         while True:
             kwargs: dict[str, Any] = {
                 "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
                 "ExpressionAttributeValues": {":pk": {"S": pk}, ":prefix": {"S": self.batch_prefix(namespace)}},
                 "ProjectionExpression": "sk",
+                "ConsistentRead": True,
             }
             if start_key:
                 kwargs["ExclusiveStartKey"] = start_key
@@ -248,7 +302,26 @@ class DynamoDbNamespaceStore:
             start_key = page.get("LastEvaluatedKey")
             if not start_key:
                 break
-        # The record first: from then on readers see an unknown namespace, even if a later page fails.
+        self._delete_keys(pk, keys)
+        return existed
+
+    def release(self, tenant: str, memory: str, namespace: str) -> None:
+        try:  # the record stays as a bare position counter; the next reservation mints a new generation
+            self.client.update_item(
+                TableName=self.table,
+                Key={"pk": {"S": self.pk(tenant, memory)}, "sk": {"S": self.record_sk(namespace)}},
+                UpdateExpression="REMOVE #deleting, #gen",
+                ConditionExpression="attribute_exists(#deleting)",
+                ExpressionAttributeNames={"#deleting": "deleting", "#gen": "generation"},
+            )
+        except ClientError as exc:
+            if error_code(exc) == "ConditionalCheckFailedException":
+                return  # not marked: nothing of ours to release
+            raise DependencyUnavailable(f"DynamoDB delete failed: {_reason(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB delete failed: {_reason(exc)}") from exc
+
+    def _delete_keys(self, pk: str, keys: list[str]) -> None:
         try:
             for i in range(0, len(keys), 25):
                 requests = [{"DeleteRequest": {"Key": {"pk": {"S": pk}, "sk": {"S": sk}}}} for sk in keys[i : i + 25]]
@@ -262,7 +335,6 @@ class DynamoDbNamespaceStore:
                     raise DependencyUnavailable("DynamoDB delete left unprocessed items; retry the delete")
         except (ClientError, BotoCoreError) as exc:
             raise DependencyUnavailable(f"DynamoDB delete failed: {_reason(exc)}") from exc
-        return record is not None
 
     def meta_entries(
         self, tenant: str, memory: str, limit: int, cursor: str | None

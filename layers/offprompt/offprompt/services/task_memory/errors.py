@@ -32,3 +32,16 @@ class UploadError(InvalidInput):
 
 class NotTextNamespace(Conflict):
     code = "not_text_namespace"
+
+
+class NamespaceDeleted(Conflict):
+    """A delete of the namespace ran while this output was being stored: the delete won, nothing was stored."""
+
+    code = "namespace_deleted"
+
+    def __init__(self, namespace: str) -> None:
+        super().__init__(
+            f'namespace "{namespace[:100]}" was deleted while this output was being stored; nothing was stored. '
+            "Retry to store it into the namespace anew.",
+            details={"namespace": namespace},
+        )

@@ -44,6 +44,7 @@ from offprompt.memory.meta import ActionSubtaskMetaEntry
 from offprompt.ports import (
     BlobStore,
     NamespaceCommit,
+    NamespaceDeleting,
     NamespaceRecord,
     NamespaceStore,
     SearchHit,
@@ -54,7 +55,12 @@ from offprompt.ports import (
     TextStore,
 )
 from offprompt.services.task_memory.artifact_json import envelope_json, list_artifact_json
-from offprompt.services.task_memory.errors import NotTextNamespace, StorageKindConflict, UploadError
+from offprompt.services.task_memory.errors import (
+    NamespaceDeleted,
+    NotTextNamespace,
+    StorageKindConflict,
+    UploadError,
+)
 from offprompt.services.task_memory.results import LoadedArtifacts, ProcessResult, Upload
 
 _UPLOAD_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -178,7 +184,11 @@ class TaskMemoryService:
                 "meta memory (store large tool inputs as artifacts instead)"
             )
 
-        start, held = self.namespaces.allocate(tenant, memory, namespace, len(items))
+        try:
+            reservation = self.namespaces.allocate(tenant, memory, namespace, len(items))
+        except NamespaceDeleting:
+            raise NamespaceDeleted(namespace) from None
+        start, held = reservation.start, reservation.kind
         if held is not None and held != kind.value:
             raise StorageKindConflict(namespace, held, kind.value)
         if kind is task.StorageKind.TEXT:
@@ -191,10 +201,15 @@ class TaskMemoryService:
         meta = ActionSubtaskMetaEntry(actions=actions_json, answer=answer.value, thought=thought)
         commit = NamespaceCommit(tool=tool, activity=activity, namespace_metadata=actions_json, total_bytes=total)
         try:
-            self.namespaces.commit(tenant, memory, namespace, batch, commit, meta.to_dict())
+            self.namespaces.commit(tenant, memory, namespace, batch, commit, meta.to_dict(), reservation.generation)
         except StorageKindTaken as lost:
             self._discard(tenant, memory, namespace, kind, entries, batch, lost_to=lost.kind)
             raise StorageKindConflict(namespace, lost.kind, kind.value) from None
+        except NamespaceDeleting:
+            # Our text documents sit at positions no committed batch names (and none will: positions are never
+            # reused), so readers never see them; our blobs and manifest go now.
+            self._discard(tenant, memory, namespace, kind, entries, batch, lost_to=None)
+            raise NamespaceDeleted(namespace) from None
         if upload_key is not None:
             _best_effort(lambda: self.blobs.delete_prefix(upload_key))
         return ProcessResult(answer, stored=True, namespace=namespace, positions=(start, len(items)))
@@ -339,9 +354,10 @@ class TaskMemoryService:
         """
         check_identifier("memory_name", memory)
         check_identifier("namespace", namespace)
-        existed = self.namespaces.delete(tenant, memory, namespace)
+        existed = self.namespaces.delete(tenant, memory, namespace)  # marked: stores in flight cannot commit
         self.blobs.delete_prefix(self.namespace_prefix(tenant, memory, namespace))
         self.texts.delete(TextScope(tenant, memory, namespace))
+        self.namespaces.release(tenant, memory, namespace)  # only now may the name be stored into again
         return existed
 
     def meta_entries(
