@@ -10,7 +10,9 @@
    server, moto and the JVM, leaving no process behind.
 
 Bedrock is not reachable locally, so summary memory runs with a clearly labelled deterministic extractive
-summarizer when the library lets one be injected (see `configure_summaries`); otherwise it is inert.
+summarizer when the library lets one be injected (see `configure_summaries`); otherwise it is inert. Embeddings
+(k-NN and hybrid search) use wordllama's 256-dimension model as a labelled stand-in for Titan (see
+`configure_embeddings`; OFFPROMPT_LOCAL_EMBEDDER=off leaves search BM25-only).
 """
 
 from __future__ import annotations
@@ -117,6 +119,53 @@ def configure_summaries() -> str:
     return "off (Bedrock is not reachable locally and the library has no summarizer hook)"
 
 
+# ------------------------------------------------------------------------------------------- embeddings
+
+#: Where the task-memory service may expose an embedder override for the local stack: (module, attribute).
+EMBEDDER_HOOKS: tuple[tuple[str, str], ...] = (("offprompt.services.task_memory", "set_embedder_override"),)
+#: "wordllama" (default) or "off" (no embedder: BM25 search only, as a deployed stack without EmbeddingModelId).
+LOCAL_EMBEDDER_ENV = "OFFPROMPT_LOCAL_EMBEDDER"
+
+
+def configure_embeddings() -> str:
+    """Install the local wordllama embedder through the library's hook; return a one-line description.
+
+    Also sets OFFPROMPT_EMBEDDING_DIMENSIONS to its 256, so the settings the handlers read agree with the index.
+    """
+    choice = (os.environ.get(LOCAL_EMBEDDER_ENV) or "wordllama").strip().lower()
+    if choice == "off":
+        return f"off ({LOCAL_EMBEDDER_ENV}=off): search is BM25 only"
+    if choice != "wordllama":
+        raise StackError(f"{LOCAL_EMBEDDER_ENV} must be 'wordllama' or 'off', not {choice!r}")
+    from .embedder import LocalWordLlamaEmbedder, WordLlamaUnavailable, model_files
+
+    try:
+        model_files()
+    except WordLlamaUnavailable as exc:
+        return f"off ({exc}): search is BM25 only"
+    for module_name, attribute in EMBEDDER_HOOKS:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        hook = getattr(module, attribute, None)
+        if callable(hook):
+            embedder = LocalWordLlamaEmbedder()
+            hook(embedder)
+            os.environ["OFFPROMPT_EMBEDDING_DIMENSIONS"] = str(embedder.dimensions)
+            return f"{embedder.LABEL}: bm25, knn and hybrid search"
+    return "off (the library has no embedder hook): search is BM25 only"
+
+
+def reset_embeddings() -> None:
+    """Remove the local embedder again (an in-process stack that stops leaves the library as it found it)."""
+    for module_name, attribute in EMBEDDER_HOOKS:
+        module = sys.modules.get(module_name)
+        hook = getattr(module, attribute, None) if module is not None else None
+        if callable(hook):
+            hook(None)
+
+
 # -------------------------------------------------------------------------------------------- stack
 
 
@@ -130,6 +179,7 @@ class LocalStack:
     moto_url: str | None = None
     opensearch_url: str | None = None
     summaries: str = ""
+    embeddings: str = ""
     timings: dict[str, float] = field(default_factory=dict)
     _server: DevServer | None = None
     _moto: Any = None
@@ -167,6 +217,7 @@ class LocalStack:
             raise opensearch_failure[0]
         self._set_handler_environment()
         self.summaries = configure_summaries()
+        self.embeddings = configure_embeddings()
         with self._timed("index"):
             self._ensure_index()
         self.timings["total"] = time.monotonic() - started
@@ -187,6 +238,7 @@ class LocalStack:
         if self._opensearch is not None:
             self._opensearch.stop()
             self._opensearch = None
+        reset_embeddings()
 
     @contextlib.contextmanager
     def _timed(self, step: str) -> Iterator[None]:
@@ -279,6 +331,26 @@ class LocalStack:
             return
         ensure()
         self.log(f"OpenSearch index {self.index!r} ready")
+        self._check_index_dimension(store)
+
+    def _check_index_dimension(self, store: Any) -> None:
+        """Warn when an existing index was built for other vectors than the embedder's (k-NN stores would fail)."""
+        embedder = getattr(store, "embedder", None)
+        client = getattr(store, "client", None)
+        if embedder is None or client is None:
+            return
+        try:
+            mapping = client.indices.get_mapping(index=self.index)
+            properties = next(iter(mapping.values()))["mappings"]["properties"]
+            dimension = int(properties["embedding"]["dimension"])
+        except Exception as exc:  # a diagnostic only: never stop the stack for it
+            self.log(f"could not read the index's embedding dimension ({type(exc).__name__})")
+            return
+        if dimension != embedder.dimensions:
+            self.log(
+                f"WARNING: index {self.index!r} holds {dimension}-dimension vectors but the local embedder makes "
+                f"{embedder.dimensions}; text stores will fail. Use another OFFPROMPT_OPENSEARCH_INDEX or delete it."
+            )
 
     # --- banner
 
@@ -297,6 +369,7 @@ class LocalStack:
             f"  moto        {self.moto_url}   (DynamoDB table {TABLE_NAME!r}, S3 bucket {BUCKET_NAME!r})",
             f"  OpenSearch  {self.opensearch_url}   (index {self.index!r})",
             f"  summaries   {self.summaries}",
+            f"  embeddings  {self.embeddings}",
             "  tenant      X-Offprompt-Tenant header (default 'local'); deployed stacks use the authorizer",
             "",
             "  try:",
