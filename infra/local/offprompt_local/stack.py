@@ -7,7 +7,8 @@
 4. sets the environment the handlers read (the same OFFPROMPT_* settings template.yaml sets, plus
    AWS_ENDPOINT_URL pointing every boto3 client at moto, fake credentials and Powertools settings);
 5. serves the HTTP API (payload v2 events into the real handlers) until Ctrl-C or SIGTERM, then stops the
-   server, moto and the JVM, leaving no process behind.
+   server, moto and the JVM, leaving no process behind. Meanwhile a watchdog thread restarts the local
+   OpenSearch JVM if it dies (same URL, index re-created; not for an external OPENSEARCH_URL node).
 
 Bedrock is not reachable locally, so summary memory runs with a clearly labelled deterministic extractive
 summarizer when the library lets one be injected (see `configure_summaries`); otherwise it is inert. Embeddings
@@ -39,6 +40,10 @@ TABLE_NAME = "offprompt-local"
 BUCKET_NAME = "offprompt-local"
 DEFAULT_INDEX = "offprompt-text"
 REGION = "us-east-1"
+#: The watchdog's retry interval grows to this after failed restarts of the OpenSearch node.
+WATCHDOG_MAX_BACKOFF_S = 30.0
+#: How long stop() waits for a watchdog that is in the middle of a restart.
+STOP_WATCHDOG_TIMEOUT_S = 200.0
 
 #: Fixed settings of the local stack (the deployed stack gets these from template.yaml and IAM).
 BASE_ENVIRONMENT = {
@@ -181,9 +186,14 @@ class LocalStack:
     summaries: str = ""
     embeddings: str = ""
     timings: dict[str, float] = field(default_factory=dict)
+    #: How often the watchdog checks that the local OpenSearch JVM is alive (seconds).
+    watchdog_interval: float = 1.0
     _server: DevServer | None = None
     _moto: Any = None
     _opensearch: Any = None
+    _watchdog: threading.Thread | None = None
+    _stopping: threading.Event = field(default_factory=threading.Event)
+    _opensearch_lock: threading.Lock = field(default_factory=threading.Lock)
 
     # --- lifecycle
 
@@ -220,6 +230,7 @@ class LocalStack:
         self.embeddings = configure_embeddings()
         with self._timed("index"):
             self._ensure_index()
+        self._start_watchdog()
         self.timings["total"] = time.monotonic() - started
 
     def serve_forever(self) -> None:
@@ -227,6 +238,7 @@ class LocalStack:
         self._server.serve_forever(poll_interval=0.2)
 
     def stop(self) -> None:
+        self._stop_watchdog()
         if self._server is not None:
             with contextlib.suppress(Exception):
                 self._server.server_close()
@@ -235,9 +247,10 @@ class LocalStack:
             with contextlib.suppress(Exception):
                 self._moto.stop()
             self._moto = None
-        if self._opensearch is not None:
-            self._opensearch.stop()
-            self._opensearch = None
+        with self._opensearch_lock:  # not while the watchdog is restarting the node
+            if self._opensearch is not None:
+                self._opensearch.stop()
+                self._opensearch = None
         reset_embeddings()
 
     @contextlib.contextmanager
@@ -314,7 +327,7 @@ class LocalStack:
             }
         )
 
-    def _ensure_index(self) -> None:
+    def _ensure_index(self, *, quiet: bool = False) -> None:
         """Create the text index through the text store's own `ensure_index()`, built as the service builds it."""
         from offprompt.config import load_settings
 
@@ -330,8 +343,9 @@ class LocalStack:
             self.log("the text store has no ensure_index(); the index is left to the handlers")
             return
         ensure()
-        self.log(f"OpenSearch index {self.index!r} ready")
-        self._check_index_dimension(store)
+        if not quiet:
+            self.log(f"OpenSearch index {self.index!r} ready")
+            self._check_index_dimension(store)
 
     def _check_index_dimension(self, store: Any) -> None:
         """Warn when an existing index was built for other vectors than the embedder's (k-NN stores would fail)."""
@@ -351,6 +365,51 @@ class LocalStack:
                 f"WARNING: index {self.index!r} holds {dimension}-dimension vectors but the local embedder makes "
                 f"{embedder.dimensions}; text stores will fail. Use another OFFPROMPT_OPENSEARCH_INDEX or delete it."
             )
+
+    # --- OpenSearch watchdog
+
+    def _start_watchdog(self) -> None:
+        """Watch the local JVM (not an external OPENSEARCH_URL node) and restart it if it dies."""
+        node = self._opensearch
+        if node is None or node.external:
+            return
+        self._stopping.clear()
+        self._watchdog = threading.Thread(target=self._watch_opensearch, name="opensearch-watchdog", daemon=True)
+        self._watchdog.start()
+
+    def _stop_watchdog(self) -> None:
+        self._stopping.set()
+        if self._watchdog is not None:
+            self._watchdog.join(timeout=STOP_WATCHDOG_TIMEOUT_S)
+            self._watchdog = None
+
+    def _watch_opensearch(self) -> None:
+        wait = self.watchdog_interval
+        while not self._stopping.wait(wait):
+            with self._opensearch_lock:
+                node = self._opensearch
+                if node is None or self._stopping.is_set() or node.is_running():
+                    wait = self.watchdog_interval
+                    continue
+                restarted = self._restart_opensearch(node)
+            # A node that will not come back (port taken, jars gone) is retried less and less often.
+            wait = self.watchdog_interval if restarted else min(max(2 * wait, 2.0), WATCHDOG_MAX_BACKOFF_S)
+
+    def _restart_opensearch(self, node: Any) -> bool:
+        """Start the dead node again on its URL (the handlers' OFFPROMPT_OPENSEARCH_URL), re-create the index."""
+        pid, code, started = node.pid, node.returncode, time.monotonic()
+        try:
+            url = node.restart()
+            self._ensure_index(quiet=True)
+        except Exception as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            self.log(f"OpenSearch (pid {pid}) exited with code {code}; restart failed, will retry: {reason}")
+            return False
+        self.log(
+            f"OpenSearch (pid {pid}) exited with code {code}; restarted at {url} (pid {node.pid}) "
+            f"in {time.monotonic() - started:.1f}s, index {self.index!r} ready"
+        )
+        return True
 
     # --- banner
 
