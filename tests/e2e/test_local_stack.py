@@ -281,6 +281,22 @@ def test_text_output_off_prompt_load_search_and_delete(alice: OffpromptClient) -
     assert alice.load_artifacts(memory, namespace).value == []
 
 
+def test_knn_and_hybrid_search_by_meaning(stack: RunningStack, alice: OffpromptClient) -> None:
+    # The stack embeds with wordllama (the local stand-in for Titan): "car" shares no word with the automobile note.
+    assert any(line.strip().startswith("embeddings  wordllama") for line in stack.lines), stack.output()
+    memory, namespace = uid("Notes"), "notes"
+    notes = [
+        "A recipe for banana bread with walnuts.",
+        "The automobile was parked in the garage overnight.",
+        "Quarterly tax filing deadlines for small businesses.",
+    ]
+    alice.process_output(memory, "Notes", "save", ListArtifact([TextArtifact(n) for n in notes], name=namespace))
+    for mode in ("knn", "hybrid"):
+        hits = search_until_found(alice, memory, namespace, "car", top_k=3, mode=mode)["hits"]
+        assert hits and hits[0]["text"] == notes[1], (mode, hits)
+    assert alice.search(memory, namespace, "car", mode="bm25")["hits"] == []
+
+
 def test_blob_upload_and_large_load_via_303(alice: OffpromptClient) -> None:
     memory = uid("Blobs")
     small = bytes(range(256)) * 4

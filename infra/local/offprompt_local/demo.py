@@ -4,7 +4,8 @@
 
 A few conversation turns (add-run), a prompt stack under a token budget, a ~2 MB tool output stored off-prompt
 (process-output), a binary blob through a presigned upload, both loaded back byte-exact, a search over the
-stored text, the namespaces and meta entries, and finally the cleanup. Each step prints what happened; the
+stored text, a semantic (k-NN and hybrid) search that finds "car" in a note about an automobile (skipped when the
+stack has no embedder), the namespaces and meta entries, and finally the cleanup. Each step prints what happened; the
 last line is a one-line summary. Any mismatch exits with status 1 (2 when the API cannot be reached).
 """
 
@@ -34,6 +35,15 @@ TURNS = (
     ("What about day trips?", "Sintra is 40 minutes by train: palaces, gardens and forest walks."),
     ("Great. Please remember I'm vegetarian on Mondays.", "Noted: vegetarian on Mondays."),
 )
+#: Step 6b: notes none of which contains the query's word; the automobile one is what it means.
+NOTES = (
+    "A recipe for banana bread with walnuts and cinnamon.",
+    "The automobile was parked in the garage overnight.",
+    "Quarterly tax filing deadlines for small businesses.",
+    "The orchestra rehearsed the symphony until midnight.",
+)
+SEMANTIC_QUERY = "car"
+SEMANTIC_ANSWER = 1
 _WORDS = [
     "memory",
     "agent",
@@ -75,7 +85,7 @@ def check(condition: bool, message: str) -> None:
         raise Mismatch(message)
 
 
-def step(number: int, title: str) -> None:
+def step(number: int | str, title: str) -> None:
     print(f"\n[{number}] {title}", flush=True)
 
 
@@ -101,7 +111,14 @@ def generated_page(size: int, seed: int = 7) -> str:
 
 
 def search_until_found(
-    api: OffpromptClient, memory: str, namespace: str, query: str, *, top_k: int, within: float | None = None
+    api: OffpromptClient,
+    memory: str,
+    namespace: str,
+    query: str,
+    *,
+    top_k: int,
+    within: float | None = None,
+    mode: str | None = None,
 ) -> tuple[list[dict[str, Any]], float]:
     """Search until there are hits or `within` seconds have passed: (hits, seconds waited).
 
@@ -112,7 +129,7 @@ def search_until_found(
     started = time.monotonic()
     pause = 0.1
     while True:
-        hits: list[dict[str, Any]] = api.search(memory, namespace, query, top_k=top_k)["hits"]
+        hits: list[dict[str, Any]] = api.search(memory, namespace, query, top_k=top_k, mode=mode)["hits"]
         waited = time.monotonic() - started
         if hits or waited >= deadline:
             return hits, waited
@@ -200,6 +217,8 @@ def run_demo(api: OffpromptClient, *, keep: bool = False, text_bytes: int = 2_00
     say(f"searchable {since_store:.1f}s after the store (polled {waited:.1f}s; search is near-real-time)")
     say(f"{len(hits)} hit(s); best (score {hits[0]['score']:.2f}) holds {NEEDLE!r}")
 
+    semantic = semantic_search(api, f"notes_{tag}")
+
     step(7, "namespaces and meta memory (GET /memories/{m}/namespaces, /meta)")
     names = {ns["namespace"]: ns for ns in api.iter_namespaces(MEMORY)}
     check(text_ns in names and blob_ns in names, f"namespaces listed: {sorted(names)[:10]}")
@@ -211,7 +230,7 @@ def run_demo(api: OffpromptClient, *, keep: bool = False, text_bytes: int = 2_00
 
     if not keep:
         step(8, "clean up (DELETE namespaces and the thread)")
-        for ns in (text_ns, blob_ns):
+        for ns in (text_ns, blob_ns, *([f"notes_{tag}"] if semantic else [])):
             api.delete_namespace(MEMORY, ns)
             try:
                 api.get_namespace(MEMORY, ns)
@@ -226,8 +245,36 @@ def run_demo(api: OffpromptClient, *, keep: bool = False, text_bytes: int = 2_00
     return (
         f"demo OK in {elapsed:.1f}s: {len(TURNS)} runs, prompt stack {len(tight_messages)}/{len(full_messages)} "
         f"messages at max_tokens={budget}, {len(page.encode()) / 1e6:.1f} MB text + {len(blob) / 1e6:.1f} MB blob "
-        f"stored off-prompt and loaded back byte-exact, search found the needle"
+        f"stored off-prompt and loaded back byte-exact, search found the needle" + (f"; {semantic}" if semantic else "")
     )
+
+
+def semantic_search(api: OffpromptClient, namespace: str) -> str:
+    """Step 6b: k-NN and hybrid search find a note by meaning, not by its words; "" when the stack has no embedder.
+
+    The local stack embeds with wordllama (a small local stand-in for Bedrock Titan); "car" shares no word with
+    the note about an automobile, so only semantic search can find it.
+    """
+    step("6b", "semantic search: k-NN and hybrid (mode knn / hybrid)")
+    notes = {"type": "ListArtifact", "name": namespace, "value": [{"type": "TextArtifact", "value": n} for n in NOTES]}
+    api.process_output(MEMORY, "Notes", "save", notes, raw=True)
+    best: dict[str, str] = {}
+    for mode in ("knn", "hybrid"):
+        try:
+            hits, _ = search_until_found(api, MEMORY, namespace, SEMANTIC_QUERY, top_k=3, mode=mode)
+        except OffpromptClientError as exc:
+            if exc.status == 400 and "embedder" in str(exc):
+                say(f"skipped: this stack has no embedder ({exc}); search is BM25 only")
+                api.delete_namespace(MEMORY, namespace)
+                return ""
+            raise
+        check(bool(hits), f"{mode} search found nothing within {SEARCH_VISIBLE_WITHIN_S:.0f}s")
+        check(hits[0]["text"] == NOTES[SEMANTIC_ANSWER], f"{mode}: the best hit for {SEMANTIC_QUERY!r} is {hits[0]}")
+        best[mode] = f"{hits[0]['score']:.3f}"
+        say(f"{mode:6s} {SEMANTIC_QUERY!r} -> {hits[0]['text']!r} (score {hits[0]['score']:.3f})")
+    lexical = api.search(MEMORY, namespace, SEMANTIC_QUERY, top_k=3, mode="bm25")["hits"]
+    say(f"bm25   {SEMANTIC_QUERY!r} -> {len(lexical)} hit(s): no note contains the word")
+    return f"knn and hybrid found {SEMANTIC_QUERY!r} -> automobile"
 
 
 def _sha(data: bytes) -> str:

@@ -31,6 +31,7 @@ import tempfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -246,6 +247,24 @@ class LocalOpenSearch:
 
     def is_running(self) -> bool:
         return self._process is not None and self._process.poll() is None
+
+    @property
+    def returncode(self) -> int | None:
+        """The JVM's exit code once it has exited (negative: killed by that signal), else None."""
+        return self._process.poll() if self._process is not None else None
+
+    def restart(self) -> str:
+        """Start the node again on the port it had (after its JVM died), so the URL handed out stays valid.
+
+        Cleans up what the dead JVM left (as `stop()` does), then `start()`s with the same settings.
+        """
+        if self.external:
+            raise OpenSearchError(f"{URL_ENV} points at an external node; it is not restarted from here")
+        port = urllib.parse.urlsplit(self.url).port if self.url else None
+        self.stop()
+        if port is not None:
+            self.port = port
+        return self.start()
 
     def __enter__(self) -> str:
         return self.start()

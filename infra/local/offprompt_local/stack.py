@@ -7,10 +7,13 @@
 4. sets the environment the handlers read (the same OFFPROMPT_* settings template.yaml sets, plus
    AWS_ENDPOINT_URL pointing every boto3 client at moto, fake credentials and Powertools settings);
 5. serves the HTTP API (payload v2 events into the real handlers) until Ctrl-C or SIGTERM, then stops the
-   server, moto and the JVM, leaving no process behind.
+   server, moto and the JVM, leaving no process behind. Meanwhile a watchdog thread restarts the local
+   OpenSearch JVM if it dies (same URL, index re-created; not for an external OPENSEARCH_URL node).
 
 Bedrock is not reachable locally, so summary memory runs with a clearly labelled deterministic extractive
-summarizer when the library lets one be injected (see `configure_summaries`); otherwise it is inert.
+summarizer when the library lets one be injected (see `configure_summaries`); otherwise it is inert. Embeddings
+(k-NN and hybrid search) use wordllama's 256-dimension model as a labelled stand-in for Titan (see
+`configure_embeddings`; OFFPROMPT_LOCAL_EMBEDDER=off leaves search BM25-only).
 """
 
 from __future__ import annotations
@@ -37,6 +40,10 @@ TABLE_NAME = "offprompt-local"
 BUCKET_NAME = "offprompt-local"
 DEFAULT_INDEX = "offprompt-text"
 REGION = "us-east-1"
+#: The watchdog's retry interval grows to this after failed restarts of the OpenSearch node.
+WATCHDOG_MAX_BACKOFF_S = 30.0
+#: How long stop() waits for a watchdog that is in the middle of a restart.
+STOP_WATCHDOG_TIMEOUT_S = 200.0
 
 #: Fixed settings of the local stack (the deployed stack gets these from template.yaml and IAM).
 BASE_ENVIRONMENT = {
@@ -117,6 +124,53 @@ def configure_summaries() -> str:
     return "off (Bedrock is not reachable locally and the library has no summarizer hook)"
 
 
+# ------------------------------------------------------------------------------------------- embeddings
+
+#: Where the task-memory service may expose an embedder override for the local stack: (module, attribute).
+EMBEDDER_HOOKS: tuple[tuple[str, str], ...] = (("offprompt.services.task_memory", "set_embedder_override"),)
+#: "wordllama" (default) or "off" (no embedder: BM25 search only, as a deployed stack without EmbeddingModelId).
+LOCAL_EMBEDDER_ENV = "OFFPROMPT_LOCAL_EMBEDDER"
+
+
+def configure_embeddings() -> str:
+    """Install the local wordllama embedder through the library's hook; return a one-line description.
+
+    Also sets OFFPROMPT_EMBEDDING_DIMENSIONS to its 256, so the settings the handlers read agree with the index.
+    """
+    choice = (os.environ.get(LOCAL_EMBEDDER_ENV) or "wordllama").strip().lower()
+    if choice == "off":
+        return f"off ({LOCAL_EMBEDDER_ENV}=off): search is BM25 only"
+    if choice != "wordllama":
+        raise StackError(f"{LOCAL_EMBEDDER_ENV} must be 'wordllama' or 'off', not {choice!r}")
+    from .embedder import LocalWordLlamaEmbedder, WordLlamaUnavailable, model_files
+
+    try:
+        model_files()
+    except WordLlamaUnavailable as exc:
+        return f"off ({exc}): search is BM25 only"
+    for module_name, attribute in EMBEDDER_HOOKS:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        hook = getattr(module, attribute, None)
+        if callable(hook):
+            embedder = LocalWordLlamaEmbedder()
+            hook(embedder)
+            os.environ["OFFPROMPT_EMBEDDING_DIMENSIONS"] = str(embedder.dimensions)
+            return f"{embedder.LABEL}: bm25, knn and hybrid search"
+    return "off (the library has no embedder hook): search is BM25 only"
+
+
+def reset_embeddings() -> None:
+    """Remove the local embedder again (an in-process stack that stops leaves the library as it found it)."""
+    for module_name, attribute in EMBEDDER_HOOKS:
+        module = sys.modules.get(module_name)
+        hook = getattr(module, attribute, None) if module is not None else None
+        if callable(hook):
+            hook(None)
+
+
 # -------------------------------------------------------------------------------------------- stack
 
 
@@ -130,10 +184,16 @@ class LocalStack:
     moto_url: str | None = None
     opensearch_url: str | None = None
     summaries: str = ""
+    embeddings: str = ""
     timings: dict[str, float] = field(default_factory=dict)
+    #: How often the watchdog checks that the local OpenSearch JVM is alive (seconds).
+    watchdog_interval: float = 1.0
     _server: DevServer | None = None
     _moto: Any = None
     _opensearch: Any = None
+    _watchdog: threading.Thread | None = None
+    _stopping: threading.Event = field(default_factory=threading.Event)
+    _opensearch_lock: threading.Lock = field(default_factory=threading.Lock)
 
     # --- lifecycle
 
@@ -167,8 +227,10 @@ class LocalStack:
             raise opensearch_failure[0]
         self._set_handler_environment()
         self.summaries = configure_summaries()
+        self.embeddings = configure_embeddings()
         with self._timed("index"):
             self._ensure_index()
+        self._start_watchdog()
         self.timings["total"] = time.monotonic() - started
 
     def serve_forever(self) -> None:
@@ -176,6 +238,7 @@ class LocalStack:
         self._server.serve_forever(poll_interval=0.2)
 
     def stop(self) -> None:
+        self._stop_watchdog()
         if self._server is not None:
             with contextlib.suppress(Exception):
                 self._server.server_close()
@@ -184,9 +247,11 @@ class LocalStack:
             with contextlib.suppress(Exception):
                 self._moto.stop()
             self._moto = None
-        if self._opensearch is not None:
-            self._opensearch.stop()
-            self._opensearch = None
+        with self._opensearch_lock:  # not while the watchdog is restarting the node
+            if self._opensearch is not None:
+                self._opensearch.stop()
+                self._opensearch = None
+        reset_embeddings()
 
     @contextlib.contextmanager
     def _timed(self, step: str) -> Iterator[None]:
@@ -262,7 +327,7 @@ class LocalStack:
             }
         )
 
-    def _ensure_index(self) -> None:
+    def _ensure_index(self, *, quiet: bool = False) -> None:
         """Create the text index through the text store's own `ensure_index()`, built as the service builds it."""
         from offprompt.config import load_settings
 
@@ -278,7 +343,73 @@ class LocalStack:
             self.log("the text store has no ensure_index(); the index is left to the handlers")
             return
         ensure()
-        self.log(f"OpenSearch index {self.index!r} ready")
+        if not quiet:
+            self.log(f"OpenSearch index {self.index!r} ready")
+            self._check_index_dimension(store)
+
+    def _check_index_dimension(self, store: Any) -> None:
+        """Warn when an existing index was built for other vectors than the embedder's (k-NN stores would fail)."""
+        embedder = getattr(store, "embedder", None)
+        client = getattr(store, "client", None)
+        if embedder is None or client is None:
+            return
+        try:
+            mapping = client.indices.get_mapping(index=self.index)
+            properties = next(iter(mapping.values()))["mappings"]["properties"]
+            dimension = int(properties["embedding"]["dimension"])
+        except Exception as exc:  # a diagnostic only: never stop the stack for it
+            self.log(f"could not read the index's embedding dimension ({type(exc).__name__})")
+            return
+        if dimension != embedder.dimensions:
+            self.log(
+                f"WARNING: index {self.index!r} holds {dimension}-dimension vectors but the local embedder makes "
+                f"{embedder.dimensions}; text stores will fail. Use another OFFPROMPT_OPENSEARCH_INDEX or delete it."
+            )
+
+    # --- OpenSearch watchdog
+
+    def _start_watchdog(self) -> None:
+        """Watch the local JVM (not an external OPENSEARCH_URL node) and restart it if it dies."""
+        node = self._opensearch
+        if node is None or node.external:
+            return
+        self._stopping.clear()
+        self._watchdog = threading.Thread(target=self._watch_opensearch, name="opensearch-watchdog", daemon=True)
+        self._watchdog.start()
+
+    def _stop_watchdog(self) -> None:
+        self._stopping.set()
+        if self._watchdog is not None:
+            self._watchdog.join(timeout=STOP_WATCHDOG_TIMEOUT_S)
+            self._watchdog = None
+
+    def _watch_opensearch(self) -> None:
+        wait = self.watchdog_interval
+        while not self._stopping.wait(wait):
+            with self._opensearch_lock:
+                node = self._opensearch
+                if node is None or self._stopping.is_set() or node.is_running():
+                    wait = self.watchdog_interval
+                    continue
+                restarted = self._restart_opensearch(node)
+            # A node that will not come back (port taken, jars gone) is retried less and less often.
+            wait = self.watchdog_interval if restarted else min(max(2 * wait, 2.0), WATCHDOG_MAX_BACKOFF_S)
+
+    def _restart_opensearch(self, node: Any) -> bool:
+        """Start the dead node again on its URL (the handlers' OFFPROMPT_OPENSEARCH_URL), re-create the index."""
+        pid, code, started = node.pid, node.returncode, time.monotonic()
+        try:
+            url = node.restart()
+            self._ensure_index(quiet=True)
+        except Exception as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            self.log(f"OpenSearch (pid {pid}) exited with code {code}; restart failed, will retry: {reason}")
+            return False
+        self.log(
+            f"OpenSearch (pid {pid}) exited with code {code}; restarted at {url} (pid {node.pid}) "
+            f"in {time.monotonic() - started:.1f}s, index {self.index!r} ready"
+        )
+        return True
 
     # --- banner
 
@@ -297,6 +428,7 @@ class LocalStack:
             f"  moto        {self.moto_url}   (DynamoDB table {TABLE_NAME!r}, S3 bucket {BUCKET_NAME!r})",
             f"  OpenSearch  {self.opensearch_url}   (index {self.index!r})",
             f"  summaries   {self.summaries}",
+            f"  embeddings  {self.embeddings}",
             "  tenant      X-Offprompt-Tenant header (default 'local'); deployed stacks use the authorizer",
             "",
             "  try:",

@@ -40,6 +40,9 @@ INDEX_DEFINITION_PATH = Path(__file__).with_name("opensearch_index.json")
 
 #: Reciprocal-rank fusion constant (Cormack et al. 2009; the value OpenSearch and Elasticsearch use).
 RRF_K = 60
+#: The knn clause's `k` is also the HNSW candidate list (Lucene's numCandidates): asking for k = top_k = 1 is a greedy
+#: graph walk that can miss the nearest chunk. k-NN asks for at least this many candidates and returns `size`.
+KNN_MIN_CANDIDATES = 100
 BULK_MAX_BYTES = 5 * 1024 * 1024
 BULK_MAX_DOCS = 500
 MGET_PAGE = 500
@@ -378,7 +381,9 @@ class OpenSearchTextStore:
         return {
             "size": size,
             "_source": _SOURCE_FIELDS,
-            "query": {"knn": {"embedding": {"vector": vector, "k": size, "filter": scope_filter}}},
+            "query": {
+                "knn": {"embedding": {"vector": vector, "k": max(size, KNN_MIN_CANDIDATES), "filter": scope_filter}}
+            },
         }
 
     def _embed_query(self, query: str) -> list[float]:

@@ -6,7 +6,8 @@
 - `artifact_json`: artifact JSON as stored and returned (Griptape byte-compatible);
 - `requests` / `responses`: the API's request bodies and response objects;
 - `service`: `TaskMemoryService` itself (ports in, plain data out);
-- `wiring`: the service built from settings (`default_service`), with a lazily built OpenSearch text store.
+- `wiring`: the service built from settings (`default_service`), with a lazily built OpenSearch text store
+  (and `set_embedder_override`, the local stack's hook for its stand-in embedder).
 """
 
 from offprompt.errors import SchemaInvalid
@@ -30,6 +31,7 @@ from offprompt.services.task_memory.wiring import (
     LazyTextStore,
     default_service,
     service_from_settings,
+    set_embedder_override,
     text_store_from_settings,
 )
 
@@ -61,5 +63,6 @@ __all__ = [
     "parse_request",
     "record_to_dict",
     "service_from_settings",
+    "set_embedder_override",
     "text_store_from_settings",
 ]

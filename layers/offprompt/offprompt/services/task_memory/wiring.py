@@ -1,4 +1,5 @@
-"""The task-memory service built from settings: the process's default service and its lazily built text store."""
+"""The task-memory service built from settings: the process's default service, its lazily built text store and
+the local-stack embedder hook."""
 
 from __future__ import annotations
 
@@ -9,8 +10,17 @@ from typing import ClassVar, cast
 
 from offprompt.artifacts import TextArtifact
 from offprompt.config import Settings
-from offprompt.ports import SearchHit, SearchMode, TextScope, TextStore
+from offprompt.ports import Embedder, SearchHit, SearchMode, TextScope, TextStore
 from offprompt.services.task_memory.service import TaskMemoryService
+
+# The local stack (no Bedrock there) installs a labelled stand-in here once, at start-up; Lambda never does.
+_embedder_override: Embedder | None = None
+
+
+def set_embedder_override(embedder: Embedder | None) -> None:
+    """Use `embedder` instead of Bedrock Titan in text stores built after this call (local stack only)."""
+    global _embedder_override
+    _embedder_override = embedder
 
 
 def service_from_settings(settings: Settings) -> TaskMemoryService:
@@ -28,15 +38,15 @@ def service_from_settings(settings: Settings) -> TaskMemoryService:
 
 
 def text_store_from_settings(settings: Settings) -> TextStore:
-    """The OpenSearch text store (and its embedder, when configured), built on first use."""
+    """The OpenSearch text store (and its embedder: the override, else Titan when configured), built on first use."""
     from offprompt.adapters.embeddings import BedrockTitanEmbedder
     from offprompt.adapters.opensearch_client import build_opensearch_client
     from offprompt.adapters.opensearch_text import OpenSearchTextStore
     from offprompt.adapters.tokenizer import TiktokenTokenizer
 
     client = build_opensearch_client(settings.require("opensearch_url"), settings.opensearch_auth)
-    embedder = None
-    if settings.embedding_model_id:
+    embedder: Embedder | None = _embedder_override
+    if embedder is None and settings.embedding_model_id:
         embedder = BedrockTitanEmbedder(settings.embedding_model_id, settings.embedding_dimensions)
     # refresh="wait_for": when process-output returns, search sees the text (a later workflow step may search
     # at once); costs up to the index's refresh interval (1 s) per text store.

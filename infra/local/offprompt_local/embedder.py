@@ -1,0 +1,105 @@
+"""LOCAL STAND-IN for Amazon Titan Text Embeddings (the `Embedder` port): wordllama's 256-dimension model.
+
+Bedrock is not reachable locally, so `make dev`, `make demo` and the integration tests embed with wordllama
+(`l2_supercat`, 256 dimensions): a static token-embedding table (from Llama 2's input embeddings, trained for
+sentence similarity) that is averaged over a text's tokens. It is real semantics ("car" is near "automobile")
+but far below Titan's quality, and its vectors are not comparable with Titan's: an index built with it is a
+local index only. Dev dependency only (pyproject `dev` extra); never in the Lambda layer.
+
+The weights and the tokenizer ship inside the wheel. They are opened by path here rather than through
+`WordLlama.load()`, because wordllama 0.4.0 looks for its tokenizer in a `tokenizer/` folder that the wheel
+does not have (it is `tokenizers/`) and then falls back to a download from Hugging Face. Nothing here opens a
+socket (tests/unit/test_local_embedder.py runs it with sockets blocked).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from offprompt.errors import InvalidInput
+
+#: The model configuration shipped in the wordllama wheel, and its width.
+MODEL = "l2_supercat"
+DIMENSIONS = 256
+_TENSOR_KEY = "embedding.weight"
+#: Titan V2's input limit, kept so a text the deployed stack would refuse is refused locally too.
+MAX_INPUT_CHARS = 50_000
+
+
+class WordLlamaUnavailable(RuntimeError):
+    """wordllama (a dev dependency) is not installed, or its wheel lacks the model files."""
+
+
+def model_files() -> tuple[Path, Path]:
+    """(weights, tokenizer) inside the installed wordllama package."""
+    try:
+        import wordllama
+    except ImportError as exc:
+        raise WordLlamaUnavailable("wordllama is not installed (it is in the dev extra: make install)") from exc
+    root = Path(wordllama.__file__).resolve().parent
+    weights = root / "weights" / f"{MODEL}_{DIMENSIONS}.safetensors"
+    tokenizer = root / "tokenizers" / f"{MODEL}_tokenizer_config.json"
+    missing = [str(path) for path in (weights, tokenizer) if not path.is_file()]
+    if missing:
+        raise WordLlamaUnavailable(f"the wordllama wheel lacks {', '.join(missing)}")
+    return weights, tokenizer
+
+
+class LocalWordLlamaEmbedder:
+    """The `Embedder` port over wordllama, loaded on the first `embed()` (about 0.4 s, ~35 MB), thread-safe.
+
+    Vectors are unit length (as Titan V2's with `normalize: true`), deterministic, and computed in batches.
+    """
+
+    LABEL = "wordllama l2_supercat 256-d (local stand-in for Bedrock Titan, not Titan)"
+    dimensions: int = DIMENSIONS
+
+    def __init__(self, batch_size: int = 64) -> None:
+        self.batch_size = batch_size
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"LocalWordLlamaEmbedder(model={MODEL!r}, dimensions={self.dimensions})"
+
+    @property
+    def model(self) -> Any:
+        """The wordllama inference object, built from the wheel's files on first use."""
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    self._model = _load_model()
+        return self._model
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        for text in texts:
+            if not isinstance(text, str) or not text.strip():
+                raise InvalidInput("cannot embed an empty text")
+            if len(text) > MAX_INPUT_CHARS:
+                raise InvalidInput(f"cannot embed a text longer than {MAX_INPUT_CHARS} characters")
+        if not texts:
+            return []
+        import numpy as np
+
+        vectors = np.asarray(self.model.embed(list(texts), norm=False, batch_size=self.batch_size), dtype=np.float64)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        # Every text has at least its <s> token, so a zero vector is not expected; guard anyway (cosine needs >0).
+        norms[norms == 0] = 1.0
+        result: list[list[float]] = (vectors / norms).tolist()
+        return result
+
+
+def _load_model() -> Any:
+    weights, tokenizer_file = model_files()
+    from safetensors import safe_open
+    from tokenizers import Tokenizer
+    from wordllama.inference import WordLlamaInference
+
+    with safe_open(str(weights), framework="np") as tensors:
+        table = tensors.get_tensor(_TENSOR_KEY)
+    if table.ndim != 2 or table.shape[1] != DIMENSIONS:
+        raise WordLlamaUnavailable(f"{weights} holds a {table.shape} table, not (vocabulary, {DIMENSIONS})")
+    return WordLlamaInference(table, Tokenizer.from_file(str(tokenizer_file)))

@@ -1,0 +1,160 @@
+"""`make dev` restarts its OpenSearch node when the JVM dies, on the same URL, and re-creates the index.
+
+The stack runs as a user runs it (a subprocess, its own JVM: no OPENSEARCH_URL). The test SIGKILLs the JVM and
+then expects a store and a search through the API to succeed again within a bounded wait.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from offprompt.artifacts import TextArtifact
+from offprompt.client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
+from offprompt_local.opensearch import LocalOpenSearch
+from offprompt_local.stack import LocalStack
+
+ROOT = Path(__file__).resolve().parents[2]
+BOOT_TIMEOUT_S = 180
+RECOVERY_TIMEOUT_S = 120
+pytestmark = pytest.mark.slow
+_UP = re.compile(r"^\[opensearch\] OpenSearch is up at (http://\S+) after .* \(pid (\d+)\)$")
+
+
+class Stack:
+    def __init__(self) -> None:
+        env = dict(os.environ)
+        for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE", "OFFPROMPT_PORT", "OFFPROMPT_MOTO_PORT", "OPENSEARCH_URL"):
+            env.pop(name, None)
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "functions"), str(ROOT / "layers" / "offprompt")])
+        env["PYTHONUNBUFFERED"] = "1"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "offprompt_local.stack", "--port", "0"],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.lines: list[str] = []
+        self.changed = threading.Condition()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            with self.changed:
+                self.lines.append(line.rstrip("\n"))
+                self.changed.notify_all()
+        with self.changed:
+            self.lines.append("<eof>")
+            self.changed.notify_all()
+
+    def wait_for(self, pattern: str, timeout: float, start: int = 0) -> re.Match[str]:
+        regex = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while True:
+                for line in self.lines[start:]:
+                    if match := regex.search(line):
+                        return match
+                if "<eof>" in self.lines or time.monotonic() > deadline:
+                    pytest.fail(f"no line matching {pattern!r}:\n" + self.output())
+                self.changed.wait(timeout=1)
+
+    def output(self) -> str:
+        return "\n".join(line[:300] for line in self.lines[-40:])
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[Stack]:
+    running = Stack()
+    try:
+        running.wait_for(r"^\[stack\] ready: ", BOOT_TIMEOUT_S)
+        yield running
+    finally:
+        running.process.send_signal(signal.SIGTERM)
+        try:
+            code = running.process.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            running.process.kill()
+            running.process.wait()
+            pytest.fail("the stack did not stop within 90 s of SIGTERM:\n" + running.output())
+        assert code == 0, running.output()
+
+
+def _dead(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def store_and_search(api: OffpromptClient, word: str) -> list[int]:
+    """Store a text naming `word` into a fresh namespace and search for it (bm25 and knn); the hits' positions."""
+    namespace = f"ns-{uuid.uuid4().hex[:8]}"
+    api.process_output("Watchdog", "T", "a", TextArtifact(f"The automobile log mentions {word}.", name=namespace))
+    found: list[int] = []
+    for mode in ("bm25", "knn"):
+        found += [hit["position"] for hit in api.search("Watchdog", namespace, word, top_k=1, mode=mode)["hits"]]
+    return found
+
+
+def test_a_killed_node_is_restarted_on_the_same_url(stack: Stack) -> None:
+    up = stack.wait_for(_UP.pattern, 5)
+    url, pid = up.group(1), int(up.group(2))
+    api_url = stack.wait_for(r"^\[stack\] ready: (\S+)", 5).group(1)
+    api = OffpromptClient(api_url, tenant="watchdog", timeout=60)
+    assert store_and_search(api, "zanzibar") == [0, 0]
+
+    lines_before = len(stack.lines)
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while not _dead(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    killed_at = time.monotonic()
+
+    # Requests fail while the node is down (503 from the handlers), then succeed again on the same URL.
+    last_error: Exception | None = None
+    while time.monotonic() - killed_at < RECOVERY_TIMEOUT_S:
+        try:
+            assert store_and_search(api, "kilimanjaro") == [0, 0]
+            break
+        except (OffpromptClientError, OffpromptConnectionError) as exc:
+            last_error = exc
+            time.sleep(0.5)
+    else:
+        pytest.fail(
+            f"no successful store+search {RECOVERY_TIMEOUT_S}s after the kill ({last_error}):\n{stack.output()}"
+        )
+    recovered = time.monotonic() - killed_at
+    print(f"\nstore+search succeeded again {recovered:.1f}s after SIGKILL of the OpenSearch JVM")
+
+    line = stack.wait_for(r"^\[stack\] OpenSearch \(pid \d+\) exited with code .*; restarted at ", 5, lines_before)
+    assert f"(pid {pid}) exited with code -9; restarted at {url} " in line.string, line.string
+    new_up = stack.wait_for(_UP.pattern, 5, lines_before)
+    assert new_up.group(1) == url and int(new_up.group(2)) != pid
+    watchdog_lines = [ln for ln in stack.lines[lines_before:] if ln.startswith("[stack] OpenSearch (pid")]
+    assert len(watchdog_lines) == 1, watchdog_lines
+    print(watchdog_lines[0])
+
+
+def test_no_watchdog_for_an_external_node(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENSEARCH_URL", "http://127.0.0.1:9")
+    local = LocalStack(api_port=0)
+    local._opensearch = LocalOpenSearch()
+    assert local._opensearch.external
+    local._start_watchdog()
+    assert local._watchdog is None
+    local._opensearch = None
+    local.stop()

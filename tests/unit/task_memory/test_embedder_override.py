@@ -1,0 +1,76 @@
+"""The local stack's embedder hook: `set_embedder_override` in the task-memory wiring, and the stack's use of it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+from offprompt.adapters.embeddings import BedrockTitanEmbedder
+from offprompt.config import load_settings
+from offprompt.services import task_memory
+from offprompt.services.task_memory import set_embedder_override, text_store_from_settings
+from offprompt_local import stack
+from offprompt_local.embedder import LocalWordLlamaEmbedder
+
+BASE = {"OFFPROMPT_OPENSEARCH_URL": "http://127.0.0.1:9", "OFFPROMPT_OPENSEARCH_INDEX": "i"}
+
+
+class Fixed:
+    dimensions = 3
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[1.0, 0.0, 0.0] for _ in texts]
+
+
+@pytest.fixture(autouse=True)
+def no_override() -> Iterator[None]:
+    set_embedder_override(None)
+    yield
+    set_embedder_override(None)
+
+
+def embedder_of(env: dict[str, str]) -> object:
+    return getattr(text_store_from_settings(load_settings(env)), "embedder", "missing")
+
+
+def test_without_override_the_settings_decide() -> None:
+    assert embedder_of(BASE) is None
+    titan = embedder_of({**BASE, "OFFPROMPT_EMBEDDING_MODEL_ID": "amazon.titan-embed-text-v2:0"})
+    assert isinstance(titan, BedrockTitanEmbedder) and titan.dimensions == 1024
+
+
+def test_the_override_wins_and_can_be_removed() -> None:
+    fixed = Fixed()
+    set_embedder_override(fixed)
+    assert embedder_of(BASE) is fixed
+    assert embedder_of({**BASE, "OFFPROMPT_EMBEDDING_MODEL_ID": "amazon.titan-embed-text-v2:0"}) is fixed
+    set_embedder_override(None)
+    assert embedder_of(BASE) is None
+
+
+def test_the_stack_installs_wordllama_and_its_dimension(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(stack.LOCAL_EMBEDDER_ENV, raising=False)
+    monkeypatch.delenv("OFFPROMPT_EMBEDDING_DIMENSIONS", raising=False)
+    described = stack.configure_embeddings()
+    assert "wordllama" in described and "local stand-in" in described and "knn" in described
+    installed = embedder_of(BASE)
+    assert isinstance(installed, LocalWordLlamaEmbedder)
+    assert load_settings(dict(os.environ)).embedding_dimensions == 256
+    stack.reset_embeddings()
+    assert embedder_of(BASE) is None
+
+
+def test_the_stack_can_run_without_embeddings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(stack.LOCAL_EMBEDDER_ENV, "off")
+    assert stack.configure_embeddings().startswith("off")
+    assert embedder_of(BASE) is None
+    monkeypatch.setenv(stack.LOCAL_EMBEDDER_ENV, "titan")
+    with pytest.raises(stack.StackError):
+        stack.configure_embeddings()
+
+
+def test_the_hook_is_where_the_stack_looks() -> None:
+    assert stack.EMBEDDER_HOOKS == (("offprompt.services.task_memory", "set_embedder_override"),)
+    assert callable(task_memory.set_embedder_override)
