@@ -116,6 +116,11 @@ class ThreadState:
     created_at: str | None = None
     updated_at: str | None = None
     summary_updated_at: str | None = None
+    generation: str | None = None  # this incarnation of the thread: a delete ends it, and `put_run` checks it
+
+
+class ThreadDeleting(Exception):
+    """The thread is being deleted, or was deleted since its sequence number was taken."""
 
 
 @dataclass(frozen=True)
@@ -149,11 +154,13 @@ class RunStore(Protocol):
     """Runs of conversation threads, one item per run, ordered by a per-thread sequence number (DynamoDB)."""
 
     def allocate_seq(self, tenant: str, thread_id: str, now: str) -> ThreadState:
-        """Atomically take the next sequence number (creating the thread); returns the state holding it."""
+        """Atomically take the next sequence number (creating the thread); returns the state holding it.
+        `ThreadDeleting` while a delete of the thread is unfinished."""
         ...
 
-    def put_run(self, tenant: str, thread_id: str, run: StoredRun) -> None:
-        """Store a run and its run-id record together; raise RunIdTaken if the run id is already stored."""
+    def put_run(self, tenant: str, thread_id: str, run: StoredRun, generation: str) -> None:
+        """Store a run and its run-id record together; raise RunIdTaken if the run id is already stored, and
+        `ThreadDeleting` (storing nothing) if the thread was deleted since `allocate_seq` gave `generation`."""
         ...
 
     def record_burned(self, tenant: str, thread_id: str) -> None: ...
@@ -187,7 +194,14 @@ class RunStore(Protocol):
         """Compare-and-swap the summary; False when another summary was committed first (or covers more)."""
         ...
 
-    def delete_thread(self, tenant: str, thread_id: str) -> int: ...
+    def delete_thread(self, tenant: str, thread_id: str) -> int:
+        """Mark the thread deleting (adds in flight can no longer commit, new ones are refused; readers see an
+        unknown thread), then delete every item but the marked thread item; `release_thread` ends it."""
+        ...
+
+    def release_thread(self, tenant: str, thread_id: str) -> None:
+        """Delete the marked thread item once everything else is gone: the id can be used again."""
+        ...
 
 
 # ---- task memory: namespace records, committed batches and meta entries (DynamoDB) -------------------------

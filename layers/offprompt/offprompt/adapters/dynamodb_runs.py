@@ -1,13 +1,16 @@
 """RunStore on DynamoDB: one item per run in the thread's partition, plus a run-id item for idempotency.
 
 Partition `T#{tenant}#TH#{thread}` (escaped by `identifiers.key`):
-- `#THREAD`          config, `next_seq` counter, summary state, timestamps;
+- `#THREAD`          config, `next_seq` counter, summary state, timestamps, `generation` (minted when the thread
+                     is created; every run's commit checks it) and, while a delete runs, `deleting` (readers
+                     then see no thread, adds are refused; the item goes last, so a retried delete finishes);
 - `RUN#{seq:012d}`   one run: Griptape JSON (`run`) or an S3 pointer (`blob_key`), token counts, size, hash;
 - `RUNID#{run_id}`   seq + content hash of that run (the conditional put that makes retries idempotent).
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,7 +18,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt.errors import DependencyUnavailable
 from offprompt.identifiers import key
-from offprompt.ports import RunIdTaken, StoredRun, ThreadState
+from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
@@ -58,16 +61,21 @@ class DynamoDbRunStore:
             UpdateExpression=(
                 "ADD next_seq :one SET created_at = if_not_exists(created_at, :now), tenant = :tenant, "
                 "thread_id = :thread, summary_version = if_not_exists(summary_version, :zero), "
-                "summary_through_seq = if_not_exists(summary_through_seq, :zero)"
+                "summary_through_seq = if_not_exists(summary_through_seq, :zero), "
+                "#gen = if_not_exists(#gen, :gen)"
             ),
+            ConditionExpression="attribute_not_exists(#deleting)",
+            ExpressionAttributeNames={"#gen": "generation", "#deleting": "deleting"},
             ExpressionAttributeValues={
                 ":one": {"N": "1"},
                 ":zero": {"N": "0"},
                 ":now": {"S": now},
                 ":tenant": {"S": tenant},
                 ":thread": {"S": thread_id},
+                ":gen": {"S": uuid.uuid4().hex},
             },
             ReturnValues="ALL_NEW",
+            refuse_when_deleting=True,
         )
         return _thread_state(tenant, thread_id, out["Attributes"])
 
@@ -79,7 +87,8 @@ class DynamoDbRunStore:
             ConsistentRead=True,
         )
         item = out.get("Item")
-        return _thread_state(tenant, thread_id, item) if item else None
+        # A thread marked deleting is gone for readers, as it will be once the delete finishes.
+        return _thread_state(tenant, thread_id, item) if item and "deleting" not in item else None
 
     def configure(self, tenant: str, thread_id: str, changes: dict[str, object], now: str) -> ThreadState:
         sets = [
@@ -90,14 +99,16 @@ class DynamoDbRunStore:
             "next_seq = if_not_exists(next_seq, :zero)",
             "summary_version = if_not_exists(summary_version, :zero)",
             "summary_through_seq = if_not_exists(summary_through_seq, :zero)",
+            "#gen = if_not_exists(#gen, :gen)",
         ]
         removes: list[str] = []
-        names: dict[str, str] = {}
+        names: dict[str, str] = {"#gen": "generation", "#deleting": "deleting"}
         values: dict[str, Any] = {
             ":now": {"S": now},
             ":zero": {"N": "0"},
             ":tenant": {"S": tenant},
             ":thread": {"S": thread_id},
+            ":gen": {"S": uuid.uuid4().hex},
         }
         for name in _CONFIG_FIELDS:
             if name not in changes:
@@ -114,22 +125,29 @@ class DynamoDbRunStore:
             "TableName": self.table_name,
             "Key": _key(thread_pk(tenant, thread_id), THREAD_SK),
             "UpdateExpression": expression,
+            "ConditionExpression": "attribute_not_exists(#deleting)",
+            "ExpressionAttributeNames": names,
             "ExpressionAttributeValues": values,
             "ReturnValues": "ALL_NEW",
         }
-        if names:
-            params["ExpressionAttributeNames"] = names
-        out = self._call("update_item", **params)
+        out = self._call("update_item", refuse_when_deleting=True, **params)
         return _thread_state(tenant, thread_id, out["Attributes"])
 
     def record_burned(self, tenant: str, thread_id: str) -> None:
-        self._call(
-            "update_item",
-            TableName=self.table_name,
-            Key=_key(thread_pk(tenant, thread_id), THREAD_SK),
-            UpdateExpression="ADD burned_seqs :one",
-            ExpressionAttributeValues={":one": {"N": "1"}},
-        )
+        try:  # never re-creates a deleted thread's item (a straggling add's failure lands here)
+            self.client.update_item(
+                TableName=self.table_name,
+                Key=_key(thread_pk(tenant, thread_id), THREAD_SK),
+                UpdateExpression="ADD burned_seqs :one",
+                ConditionExpression="attribute_exists(pk) AND attribute_not_exists(#deleting)",
+                ExpressionAttributeNames={"#deleting": "deleting"},
+                ExpressionAttributeValues={":one": {"N": "1"}},
+            )
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":
+                raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
 
     def commit_summary(
         self, tenant: str, thread_id: str, *, summary: str, through_seq: int, expected_version: int, now: str
@@ -159,7 +177,7 @@ class DynamoDbRunStore:
         return True
 
     # ---- runs -----------------------------------------------------------------------------------------
-    def put_run(self, tenant: str, thread_id: str, run: StoredRun) -> None:
+    def put_run(self, tenant: str, thread_id: str, run: StoredRun, generation: str) -> None:
         pk = thread_pk(tenant, thread_id)
         item = _run_item(pk, run, tenant, thread_id)
         id_item: dict[str, Any] = {
@@ -186,10 +204,21 @@ class DynamoDbRunStore:
                             "ConditionExpression": "attribute_not_exists(pk)",
                         }
                     },
+                    {  # the incarnation that gave out the seq is still there and not being deleted
+                        "ConditionCheck": {
+                            "TableName": self.table_name,
+                            "Key": _key(pk, THREAD_SK),
+                            "ConditionExpression": "#gen = :gen AND attribute_not_exists(#deleting)",
+                            "ExpressionAttributeNames": {"#gen": "generation", "#deleting": "deleting"},
+                            "ExpressionAttributeValues": {":gen": {"S": generation}},
+                        }
+                    },
                 ]
             )
         except ClientError as exc:
             reasons = exc.response.get("CancellationReasons") or []
+            if len(reasons) > 2 and reasons[2].get("Code") == "ConditionalCheckFailed":
+                raise ThreadDeleting() from None
             taken = len(reasons) > 1 and reasons[1].get("Code") == "ConditionalCheckFailed"
             if error_code(exc) == "TransactionCanceledException" and taken:
                 existing = self._get(pk, runid_sk(run.run_id))
@@ -244,8 +273,22 @@ class DynamoDbRunStore:
         self._batch_delete(keys)
 
     def delete_thread(self, tenant: str, thread_id: str) -> int:
-        """Delete every item of the thread's partition (runs, run ids, the thread item last)."""
+        """Mark the thread item, then delete every other item of the partition (runs, run ids)."""
         pk = thread_pk(tenant, thread_id)
+        try:
+            self.client.update_item(
+                TableName=self.table_name,
+                Key=_key(pk, THREAD_SK),
+                UpdateExpression="SET #deleting = :yes",
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeNames={"#deleting": "deleting"},
+                ExpressionAttributeValues={":yes": {"BOOL": True}},
+            )
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":  # no thread item: sweep what is there
+                raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
         keys: list[dict[str, Any]] = []
         start: dict[str, Any] | None = None
         while True:
@@ -259,14 +302,26 @@ class DynamoDbRunStore:
             if start:
                 params["ExclusiveStartKey"] = start
             out = self._call("query", **params)
-            keys.extend({"pk": i["pk"], "sk": i["sk"]} for i in out.get("Items", []))
+            keys.extend({"pk": i["pk"], "sk": i["sk"]} for i in out.get("Items", []) if i["sk"]["S"] != THREAD_SK)
             start = out.get("LastEvaluatedKey")
             if not start:
                 break
-        # The thread item goes last, so a failure part-way leaves a thread that can be deleted again.
-        keys.sort(key=lambda k: k["sk"]["S"] == THREAD_SK)
         self._batch_delete(keys)
         return len(keys)
+
+    def release_thread(self, tenant: str, thread_id: str) -> None:
+        try:
+            self.client.delete_item(
+                TableName=self.table_name,
+                Key=_key(thread_pk(tenant, thread_id), THREAD_SK),
+                ConditionExpression="attribute_not_exists(pk) OR attribute_exists(#deleting)",
+                ExpressionAttributeNames={"#deleting": "deleting"},
+            )
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":  # not marked: a new thread, not ours
+                raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
 
     # ---- helpers --------------------------------------------------------------------------------------
     def _get(self, pk: str, sk: str) -> dict[str, Any] | None:
@@ -285,10 +340,14 @@ class DynamoDbRunStore:
             else:
                 raise DependencyUnavailable("DynamoDB batch_write_item left items unprocessed")
 
-    def _call(self, operation: str, **params: Any) -> Any:
+    def _call(self, operation: str, *, refuse_when_deleting: bool = False, **params: Any) -> Any:
         try:
             return getattr(self.client, operation)(**params)
-        except (ClientError, BotoCoreError) as exc:
+        except ClientError as exc:
+            if refuse_when_deleting and error_code(exc) == "ConditionalCheckFailedException":
+                raise ThreadDeleting() from None
+            raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
+        except BotoCoreError as exc:
             raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
 
 
@@ -324,6 +383,7 @@ def _thread_state(tenant: str, thread_id: str, item: dict[str, Any]) -> ThreadSt
         created_at=_s(item, "created_at"),
         updated_at=_s(item, "updated_at"),
         summary_updated_at=_s(item, "summary_updated_at"),
+        generation=_s(item, "generation"),
     )
 
 

@@ -41,7 +41,7 @@ class S3BlobStore:
             return body
         except ClientError as exc:
             if error_code(exc) in ("NoSuchKey", "404"):
-                raise NotFound(f"object {key} does not exist") from exc
+                raise NotFound("the stored object does not exist") from exc  # no internal key in errors
             raise DependencyUnavailable(f"S3 get failed: {failure_reason(exc)}") from exc
         except BotoCoreError as exc:
             raise DependencyUnavailable(f"S3 get failed: {failure_reason(exc)}") from exc

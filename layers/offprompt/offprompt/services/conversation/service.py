@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from offprompt.artifacts import BaseArtifact
-from offprompt.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
+from offprompt.errors import Conflict, DependencyUnavailable, InvalidInput, NotFound, PayloadTooLarge
 from offprompt.identifiers import check_identifier, digest
 from offprompt.memory.conversation import (
     HistoryRun,
@@ -24,9 +24,19 @@ from offprompt.memory.conversation import (
     select_history,
 )
 from offprompt.memory.run import Run
-from offprompt.ports import BlobStore, RunIdTaken, RunStore, StoredRun, Summarizer, ThreadState, Tokenizer
+from offprompt.ports import (
+    BlobStore,
+    RunIdTaken,
+    RunStore,
+    StoredRun,
+    Summarizer,
+    ThreadDeleting,
+    ThreadState,
+    Tokenizer,
+)
 from offprompt.prompt import PromptStack
 from offprompt.services.conversation.cursor import decode_cursor, encode_cursor
+from offprompt.services.conversation.errors import ThreadDeleted
 from offprompt.services.conversation.requests import PromptStackRequest, ThreadConfigRequest
 from offprompt.services.conversation.results import AddRunResult, SummarizeResult
 
@@ -93,11 +103,15 @@ class ConversationService:
             raise PayloadTooLarge(f"run is larger than {self.inline_run_bytes} bytes and no bucket is configured")
 
         now = self.clock()
-        state = self.runs.allocate_seq(tenant, thread_id, _now_iso(now))
-        seq = state.next_seq
+        try:
+            state = self.runs.allocate_seq(tenant, thread_id, _now_iso(now))
+        except ThreadDeleting:
+            raise ThreadDeleted(thread_id) from None
+        seq, generation = state.next_seq, state.generation or ""
         if len(data) > self.inline_run_bytes:
             assert self.blobs is not None
-            blob_key = f"{thread_prefix(tenant, thread_id)}runs/{digest(run.id, content_hash)}.json"
+            # The generation keeps a straggler of a deleted incarnation from ever touching a later one's blob.
+            blob_key = f"{thread_prefix(tenant, thread_id)}runs/{digest(run.id, content_hash, generation)}.json"
             self.blobs.put(blob_key, data, content_type="application/json")
         stored = StoredRun(
             seq=seq,
@@ -113,7 +127,11 @@ class ConversationService:
             memory_type=state.memory_type,
         )
         try:
-            self.runs.put_run(tenant, thread_id, stored)
+            self.runs.put_run(tenant, thread_id, stored, generation)
+        except ThreadDeleting:
+            if blob_key:
+                self._drop_blob(blob_key)
+            raise ThreadDeleted(thread_id) from None
         except RunIdTaken as taken:
             self._burned(tenant, thread_id)
             if taken.content_hash != content_hash:
@@ -200,8 +218,11 @@ class ConversationService:
         if stored.run_json is not None:
             return stored.run_json
         if stored.blob_key is None or self.blobs is None:
-            raise NotFound(f"run {stored.seq} has no body")
-        return self.blobs.get(stored.blob_key).decode("utf-8")
+            raise DependencyUnavailable(f"run {stored.seq} has no body")
+        try:
+            return self.blobs.get(stored.blob_key).decode("utf-8")
+        except NotFound:  # deleted under a reader that listed the run first (a concurrent thread delete)
+            raise DependencyUnavailable(f"run {stored.seq} is gone (deleted concurrently?); retry") from None
 
     def _load_run(self, stored: StoredRun) -> Run:
         return Run.from_json(self._run_json(stored))
@@ -271,14 +292,18 @@ class ConversationService:
         for name in ("memory_type", "offset"):
             if name in changes and changes[name] is None:
                 raise InvalidInput(f"{name} cannot be null")
-        state = self.runs.configure(tenant, thread_id, changes, _now_iso(self.clock()))
+        try:
+            state = self.runs.configure(tenant, thread_id, changes, _now_iso(self.clock()))
+        except ThreadDeleting:
+            raise ThreadDeleted(thread_id) from None
         return self.get_thread(state.tenant, state.thread_id)
 
     def delete_thread(self, tenant: str, thread_id: str) -> int:
         check_identifier("thread_id", thread_id)
-        deleted = self.runs.delete_thread(tenant, thread_id)
+        deleted = self.runs.delete_thread(tenant, thread_id)  # marked: adds in flight can no longer commit
         if self.blobs is not None:
             self.blobs.delete_prefix(thread_prefix(tenant, thread_id))
+        self.runs.release_thread(tenant, thread_id)  # only now may the id be used again
         return deleted
 
     def list_runs(
