@@ -1,7 +1,8 @@
 """Lambda entry points: one handler serves API Gateway HTTP API (v2) events and direct invocations.
 
-Everything (Powertools resolver, logger, metrics, tracer, settings) is built on the first invocation, not at
-import, so importing a handler costs only imports.
+Everything (Powertools resolver, logger, metrics, settings) is built on the first invocation, not at
+import, so importing a handler costs only imports. There is no Powertools Tracer: Lambda's own X-Ray segments
+(`Tracing: Active`) need nothing in the function (docs/adr/0009-tracing.md).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from http import HTTPStatus
 from typing import Any, TypeVar
 from urllib.parse import unquote
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
@@ -34,8 +35,8 @@ DirectHandler = Callable[[str, dict[str, Any]], Any]
 
 
 @functools.cache
-def observability() -> tuple[Logger, Metrics, Tracer]:
-    return Logger(), Metrics(), Tracer()
+def observability() -> tuple[Logger, Metrics]:
+    return Logger(), Metrics()
 
 
 def json_response(body: Any, status: int = HTTPStatus.OK, headers: dict[str, str] | None = None) -> Response:
@@ -87,7 +88,7 @@ def current_tenant(app: APIGatewayHttpResolver) -> str:
 
 def _build_app(register: RouteRegistrar) -> APIGatewayHttpResolver:
     app = APIGatewayHttpResolver(enable_validation=True)
-    logger, _, _ = observability()
+    logger, _ = observability()
 
     @app.exception_handler(OffpromptError)
     def _domain_error(exc: OffpromptError) -> Response:
@@ -124,7 +125,7 @@ def make_handler(register: RouteRegistrar, direct: DirectHandler | None = None) 
     app_cache: list[APIGatewayHttpResolver] = []
 
     def lambda_handler(event: dict[str, Any], context: Any) -> Any:
-        logger, metrics, _ = observability()
+        logger, metrics = observability()
         logger.append_keys(request_id=getattr(context, "aws_request_id", None))
         try:
             if is_http_event(event):

@@ -23,7 +23,7 @@ from offprompt.services.conversation import default_service
 
 def summarize(tenant: str, thread_id: str) -> dict[str, Any]:
     result = default_service().summarize(tenant, thread_id)
-    _, metrics, _ = observability()
+    _, metrics = observability()
     if result.status == "committed":
         metrics.add_metric(name="SummariesCommitted", unit=MetricUnit.Count, value=1)
     elif result.status == "stale":
@@ -32,7 +32,7 @@ def summarize(tenant: str, thread_id: str) -> dict[str, Any]:
 
 
 def handle_stream(event: dict[str, Any]) -> dict[str, Any]:
-    logger, metrics, _ = observability()
+    logger, metrics = observability()
     threads: dict[tuple[str, str], list[str]] = {}
     for record in event.get("Records") or []:
         dynamodb = record.get("dynamodb") or {}

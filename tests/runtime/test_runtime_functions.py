@@ -65,9 +65,9 @@ def test_conversation_functions(start_function: Start, local_aws: dict[str, Any]
     add_run = start_function("AddRunFunction")
     status, body, _ = add_run.http(event("add_run_http.json"))
     assert status == 201, body
-    assert body["type"] == "Run" and body["input"]["type"] == "TextArtifact"
+    assert body["seq"] == 1 and body["run"]["type"] == "Run" and body["run"]["id"] == "run-1"
     direct = add_run.invoke(event("add_run_direct.json"))
-    assert direct["type"] == "Run"
+    assert direct["run"]["id"] == "run-1"  # the same id again: the first result
 
     prompt = start_function("PromptStackFunction")
     status, stack, _ = prompt.http(event("prompt_stack_http.json"))
@@ -79,15 +79,16 @@ def test_conversation_functions(start_function: Start, local_aws: dict[str, Any]
     status, thread, _ = threads.http(event("thread_get_http.json"))
     assert status == 200 and thread["thread_id"] == "thread-1", thread
     status, runs, _ = threads.http(event("thread_runs_http.json"))
-    assert status == 200 and runs["runs"], runs
+    assert status == 200 and [r["run"]["id"] for r in runs["runs"]] == ["run-1"], runs
     status, configured, _ = threads.http(event("thread_put_http.json"))
-    assert status == 200, configured
+    assert status == 200 and configured["max_runs"] == 10, configured
     assert threads.invoke(event("thread_direct.json"))["thread_id"] == "thread-1"
     assert threads.invoke(event("thread_runs_direct.json"))["runs"]
     assert threads.invoke(event("thread_configure_direct.json"))["memory_type"] == "summary"
 
     summarizer = start_function("SummarizerFunction")
-    assert summarizer.invoke(event("summarizer_direct.json"))["status"]
+    summarized = summarizer.invoke(event("summarizer_direct.json"))
+    assert summarized == {"status": "nothing_to_do", "through_seq": 0, "summarized_runs": 0}
     assert summarizer.invoke(event("summarizer_stream.json")) == {"batchItemFailures": []}
 
     status, body, _ = threads.http(event("thread_delete_http.json"))
