@@ -7,6 +7,7 @@ import, so importing a handler costs only imports. There is no Powertools Tracer
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 from pydantic import BaseModel, ValidationError
 
 from offprompt.config import get_settings
+from offprompt.deadline import deadline_after, invocation_budget
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge
 
 from .errors import status_for
@@ -116,6 +118,16 @@ def is_http_event(event: Any) -> bool:
     return isinstance(event, dict) and "http" in (event.get("requestContext") or {})
 
 
+def invocation_deadline(context: Any, *, http: bool) -> contextlib.AbstractContextManager[None]:
+    """Bounds every dependency call of this invocation: the Lambda context's remaining time (and, for HTTP,
+    API Gateway's 30 s) minus a margin, so a hung dependency answers 503 `dependency_timeout` in time."""
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    remaining_ms = remaining() if callable(remaining) else None
+    if isinstance(remaining_ms, bool) or not isinstance(remaining_ms, int | float):
+        remaining_ms = None  # a stand-in context without the runtime's clock (local tools)
+    return deadline_after(invocation_budget(remaining_ms, http=http))
+
+
 def make_handler(register: RouteRegistrar, direct: DirectHandler | None = None) -> Callable[[dict[str, Any], Any], Any]:
     """The `lambda_handler` of a function: HTTP events go to the routes, anything else to `direct`.
 
@@ -127,16 +139,18 @@ def make_handler(register: RouteRegistrar, direct: DirectHandler | None = None) 
     def lambda_handler(event: dict[str, Any], context: Any) -> Any:
         logger, metrics = observability()
         logger.append_keys(request_id=getattr(context, "aws_request_id", None))
+        http = is_http_event(event)
         try:
-            if is_http_event(event):
-                if not app_cache:
-                    app_cache.append(_build_app(register))
-                return app_cache[0].resolve(event, context)
-            if direct is None:
-                raise InvalidInput("this function only serves HTTP events")
-            if not isinstance(event, dict):
-                raise InvalidInput("a direct invocation event must be a JSON object")
-            return direct(direct_tenant(event), event)
+            with invocation_deadline(context, http=http):
+                if http:
+                    if not app_cache:
+                        app_cache.append(_build_app(register))
+                    return app_cache[0].resolve(event, context)
+                if direct is None:
+                    raise InvalidInput("this function only serves HTTP events")
+                if not isinstance(event, dict):
+                    raise InvalidInput("a direct invocation event must be a JSON object")
+                return direct(direct_tenant(event), event)
         finally:
             if metrics.metric_set:  # one EMF line for what this request recorded
                 metrics.flush_metrics()

@@ -16,7 +16,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 from aws_lambda_powertools.metrics import MetricUnit
 
-from api_common.entry import make_handler, observability
+from api_common.entry import invocation_deadline, make_handler, observability
 from offprompt.errors import InvalidInput
 from offprompt.services.conversation import default_service
 
@@ -71,5 +71,6 @@ _direct_handler = make_handler(_no_routes, direct)
 
 def lambda_handler(event: dict[str, Any], context: Any) -> Any:
     if isinstance(event, dict) and isinstance(event.get("Records"), list):
-        return handle_stream(event)
+        with invocation_deadline(context, http=False):
+            return handle_stream(event)
     return _direct_handler(event, context)

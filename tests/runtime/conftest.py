@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -94,3 +95,38 @@ def start_text_function(
 ) -> Iterator[Start]:
     """`start(logical_id)`: the function in a fresh interpreter, over moto and the local OpenSearch node."""
     yield from _start_factory(functions, runtime_deps_dir, local_aws, opensearch_url)
+
+
+@pytest.fixture
+def freezable_opensearch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, int]]:
+    """(url, pid) of a local OpenSearch node this test process started, so the test may SIGSTOP it.
+
+    The session's node when it is ours; with `OPENSEARCH_URL` set (someone else's node) a dedicated one.
+    """
+    from offprompt_local import opensearch as local_opensearch
+
+    if not os.environ.get(local_opensearch.URL_ENV):
+        url = request.getfixturevalue("opensearch_url")
+        for node in list(local_opensearch._running):
+            if node.url == url and node.pid is not None and node.is_running():
+                yield url, node.pid
+                return
+    monkeypatch.delenv(local_opensearch.URL_ENV, raising=False)
+    node = local_opensearch.LocalOpenSearch()
+    try:
+        url = node.start()
+        assert node.pid is not None
+        yield url, node.pid
+    finally:
+        node.stop()
+
+
+@pytest.fixture
+def start_on_freezable_opensearch(
+    functions: dict[str, LambdaFunction],
+    runtime_deps_dir: Path,
+    local_aws: dict[str, Any],
+    freezable_opensearch: tuple[str, int],
+) -> Iterator[Start]:
+    """`start(logical_id)` over moto and `freezable_opensearch`."""
+    yield from _start_factory(functions, runtime_deps_dir, local_aws, freezable_opensearch[0])
