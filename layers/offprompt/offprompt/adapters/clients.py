@@ -22,8 +22,9 @@ from offprompt import deadline
 from offprompt.errors import DependencyTimeout
 
 _CONFIG = Config(
-    # 3 attempts: botocore's sleeps before a retry are then at most 1 s and 2 s (deadline.RETRY_BACKOFF_S).
-    retries={"mode": "standard", "max_attempts": 3},
+    # 3 attempts in all (botocore's `max_attempts` counts retries): its sleeps before a retry are then at most
+    # 1 s and 2 s (deadline.RETRY_BACKOFF_S).
+    retries={"mode": "standard", "total_max_attempts": 3},
     connect_timeout=2,
     read_timeout=10,
     # Path-style keeps presigned URLs working against moto's server and in every region.
