@@ -13,7 +13,6 @@ environment resolved as CloudFormation would, and a clean interpreter per functi
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import hashlib
 import json
@@ -23,9 +22,10 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -234,9 +234,9 @@ class LambdaProcess:
             "timeout_s": function.timeout_s,
             "sys_path": [str(deps), str(LAYER_PACKAGE_DIR), env["LAMBDA_TASK_ROOT"]],
         }
-        self.stderr_path = ROOT / "build" / "runtime-logs" / f"{function.logical_id}-{time.time_ns()}.log"
-        self.stderr_path.parent.mkdir(parents=True, exist_ok=True)
-        self._stderr = self.stderr_path.open("w")
+        # What the function writes (its logs, EMF metrics): CloudWatch's share, kept for failure messages.
+        self._stderr = tempfile.TemporaryFile("w+")  # noqa: SIM115 - closed by close()
+        started = time.monotonic()
         self.process = subprocess.Popen(
             [sys.executable, "-S", "-I", str(DRIVER), json.dumps(config)],
             stdin=subprocess.PIPE,
@@ -247,6 +247,7 @@ class LambdaProcess:
             text=True,
         )
         self.init = self._read()
+        self.init_s = time.monotonic() - started  # interpreter start + handler import (Lambda's init phase)
         if "init_error" in self.init:
             raise LambdaError(f"{function.logical_id} failed to import: {self.init['init_error']['traceback']}")
         self.sys_path: list[str] = self.init["sys_path"]
@@ -260,8 +261,12 @@ class LambdaProcess:
         return result
 
     def logs(self) -> str:
+        """The tail of what the function wrote to stdout/stderr."""
         self._stderr.flush()
-        return self.stderr_path.read_text()[-4000:]
+        self._stderr.seek(0)
+        text = self._stderr.read()
+        self._stderr.seek(0, os.SEEK_END)
+        return text[-4000:]
 
     def invoke_raw(self, event: Any, remaining_ms: int | None = None) -> dict[str, Any]:
         """{"result"} or {"error"}, and `elapsed_ms`."""
@@ -292,12 +297,3 @@ class LambdaProcess:
             self.process.kill()
             self.process.wait()
         self._stderr.close()
-
-
-@contextlib.contextmanager
-def lambda_process(function: LambdaFunction, env: Mapping[str, str], deps: Path) -> Iterator[LambdaProcess]:
-    process = LambdaProcess(function, env, deps)
-    try:
-        yield process
-    finally:
-        process.close()
