@@ -68,6 +68,10 @@ def test_conversation_functions(start_function: Start, local_aws: dict[str, Any]
     assert body["seq"] == 1 and body["run"]["type"] == "Run" and body["run"]["id"] == "run-1"
     direct = add_run.invoke(event("add_run_direct.json"))
     assert direct["run"]["id"] == "run-1"  # the same id again: the first result
+    # Metrics are not disabled anywhere: one EMF line per request on stdout, as CloudWatch receives it.
+    emf = [json.loads(line) for line in add_run.logs().splitlines() if line.startswith("{") and '"_aws"' in line]
+    assert [m["_aws"]["CloudWatchMetrics"][0]["Namespace"] for m in emf] == ["offprompt", "offprompt"]
+    assert "RunsAdded" in emf[0] and "RunsReplayed" in emf[1]
 
     prompt = start_function("PromptStackFunction")
     status, stack, _ = prompt.http(event("prompt_stack_http.json"))
