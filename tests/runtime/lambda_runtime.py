@@ -77,6 +77,9 @@ def runtime_deps() -> Path:
         (staging / ".complete").write_text(json.dumps(deps) + "\n")
         shutil.rmtree(target, ignore_errors=True)
         staging.rename(target)
+        for stale in DEPS_ROOT.iterdir():  # earlier dependency lists: ~100 MB each
+            if stale.is_dir() and stale != target:
+                shutil.rmtree(stale, ignore_errors=True)
     return target
 
 
