@@ -11,6 +11,7 @@ import copy
 import json
 import os
 import signal
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -91,3 +92,23 @@ def test_a_frozen_opensearch_answers_503_within_the_budget_and_commits_nothing(
     assert status == 200 and body["name"] == FROZEN_NS, body
     assert sorted(namespaces(memories)) == sorted([NS, FROZEN_NS])
     assert memories.http(search, remaining_ms=REMAINING_MS)[0] == 200
+
+
+def test_a_hung_dynamodb_answers_503_within_the_budget(start_function: Start, local_aws: dict[str, Any]) -> None:
+    """The same for botocore: an AWS endpoint that accepts connections and never answers."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    try:
+        hung = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        add_run = start_function("AddRunFunction", extra_env={"AWS_ENDPOINT_URL": hung})
+        started = time.monotonic()
+        status, body, _ = add_run.http(event("add_run_http.json"), remaining_ms=REMAINING_MS)
+        elapsed = time.monotonic() - started
+        assert status == 503 and body["code"] == "dependency_timeout", body
+        assert 1.0 < elapsed < REMAINING_MS / 1000, elapsed
+        outcome = add_run.invoke_raw(event("add_run_direct.json"), remaining_ms=REMAINING_MS)
+        assert outcome.get("error", {}).get("type") == "DependencyTimeout", outcome
+    finally:
+        listener.close()
+    assert local_aws["dynamodb"].scan(TableName=local_aws["table"])["Items"] == []
