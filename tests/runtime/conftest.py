@@ -5,27 +5,25 @@ from __future__ import annotations
 import dataclasses
 import os
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
 from lambda_runtime import (
+    BUCKET,
+    TABLE,
     LambdaFunction,
     LambdaProcess,
     Resolver,
+    Start,
     lambda_environment,
     runtime_deps,
     template_functions,
 )
 
 from offprompt_local.resources import create_bucket, create_table
-
-TABLE = "offprompt-runtime-table"
-BUCKET = "offprompt-runtime-bucket"
-
-Start = Callable[..., LambdaProcess]
 
 
 @pytest.fixture(scope="session")

@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,8 @@ LAYER_PACKAGE_DIR = ROOT / "layers" / "offprompt"
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
 STACK = "offprompt-runtime"
+TABLE = "offprompt-runtime-table"
+BUCKET = "offprompt-runtime-bucket"
 
 
 # ------------------------------------------------------------------------------------------ dependencies
@@ -300,3 +302,7 @@ class LambdaProcess:
             self.process.kill()
             self.process.wait()
         self._stderr.close()
+
+
+#: The fixtures' `start(logical_id, extra_env=None, handler=None)`: a function in a fresh interpreter.
+Start = Callable[..., LambdaProcess]

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conftest import Start
+from lambda_runtime import Start
 
 ROOT = Path(__file__).resolve().parents[2]
 NS = "e59302f3225041b697b0efa5d1d93369"

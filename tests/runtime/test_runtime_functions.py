@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import BUCKET, Start
-from lambda_runtime import LambdaError, LambdaFunction, runtime_dependencies
+from lambda_runtime import BUCKET, LambdaError, LambdaFunction, Start, runtime_dependencies
 
 ROOT = Path(__file__).resolve().parents[2]
 NS = "e59302f3225041b697b0efa5d1d93369"
