@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # Paths Lambda puts on sys.path: the function code and the layer's python/ tree.
 export PYTHONPATH := $(CURDIR)/functions:$(CURDIR)/layers/offprompt
 
-.PHONY: help install test test-unit test-integration test-infra lint fmt layer opensearch dev demo build deploy clean
+.PHONY: help install test test-unit test-integration test-infra test-runtime lint fmt layer opensearch dev demo build deploy clean
 
 help: ## Show this help
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -37,6 +37,9 @@ test-integration: install opensearch ## Integration tests (moto + the real local
 
 test-infra: install ## Template and layer checks
 	$(PY) -m pytest tests/infrastructure
+
+test-runtime: install opensearch ## Every function as Lambda starts it: clean interpreter, only the layer's runtime deps
+	$(PY) -m pytest tests/runtime
 
 lint: install ## ruff + mypy
 	$(VENV)/bin/ruff check .

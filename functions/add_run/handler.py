@@ -19,7 +19,7 @@ DIRECT_ONLY_KEYS = ("tenant", "thread_id", "action")
 
 def add(tenant: str, thread_id: str, payload: Any) -> dict[str, Any]:
     result = default_service().add_run(tenant, thread_id, payload)
-    logger, metrics, _ = observability()
+    logger, metrics = observability()
     if result.replayed:
         metrics.add_metric(name="RunsReplayed", unit=MetricUnit.Count, value=1)
     else:

@@ -1,11 +1,13 @@
 """Lambda entry points: one handler serves API Gateway HTTP API (v2) events and direct invocations.
 
-Everything (Powertools resolver, logger, metrics, tracer, settings) is built on the first invocation, not at
-import, so importing a handler costs only imports.
+Everything (Powertools resolver, logger, metrics, settings) is built on the first invocation, not at
+import, so importing a handler costs only imports. There is no Powertools Tracer: Lambda's own X-Ray segments
+(`Tracing: Active`) need nothing in the function (docs/adr/0009-tracing.md).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 from collections.abc import Callable
@@ -13,12 +15,13 @@ from http import HTTPStatus
 from typing import Any, TypeVar
 from urllib.parse import quote, unquote
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
 from offprompt.config import get_settings
+from offprompt.deadline import deadline_after, invocation_budget
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge
 
 from .errors import status_for
@@ -34,8 +37,8 @@ DirectHandler = Callable[[str, dict[str, Any]], Any]
 
 
 @functools.cache
-def observability() -> tuple[Logger, Metrics, Tracer]:
-    return Logger(), Metrics(), Tracer()
+def observability() -> tuple[Logger, Metrics]:
+    return Logger(), Metrics()
 
 
 def json_response(body: Any, status: int = HTTPStatus.OK, headers: dict[str, str] | None = None) -> Response:
@@ -90,7 +93,7 @@ def current_tenant(app: APIGatewayHttpResolver) -> str:
 
 def _build_app(register: RouteRegistrar) -> APIGatewayHttpResolver:
     app = APIGatewayHttpResolver(enable_validation=True)
-    logger, _, _ = observability()
+    logger, _ = observability()
 
     @app.exception_handler(OffpromptError)
     def _domain_error(exc: OffpromptError) -> Response:
@@ -135,6 +138,16 @@ def is_http_event(event: Any) -> bool:
     return isinstance(event, dict) and "http" in (event.get("requestContext") or {})
 
 
+def invocation_deadline(context: Any, *, http: bool) -> contextlib.AbstractContextManager[None]:
+    """Bounds every dependency call of this invocation: the Lambda context's remaining time (and, for HTTP,
+    API Gateway's 30 s) minus a margin, so a hung dependency answers 503 `dependency_timeout` in time."""
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    remaining_ms = remaining() if callable(remaining) else None
+    if isinstance(remaining_ms, bool) or not isinstance(remaining_ms, int | float):
+        remaining_ms = None  # a stand-in context without the runtime's clock (local tools)
+    return deadline_after(invocation_budget(remaining_ms, http=http))
+
+
 def make_handler(register: RouteRegistrar, direct: DirectHandler | None = None) -> Callable[[dict[str, Any], Any], Any]:
     """The `lambda_handler` of a function: HTTP events go to the routes, anything else to `direct`.
 
@@ -144,18 +157,20 @@ def make_handler(register: RouteRegistrar, direct: DirectHandler | None = None) 
     app_cache: list[APIGatewayHttpResolver] = []
 
     def lambda_handler(event: dict[str, Any], context: Any) -> Any:
-        logger, metrics, _ = observability()
+        logger, metrics = observability()
         logger.append_keys(request_id=getattr(context, "aws_request_id", None))
+        http = is_http_event(event)
         try:
-            if is_http_event(event):
-                if not app_cache:
-                    app_cache.append(_build_app(register))
-                return app_cache[0].resolve(routable(event), context)
-            if direct is None:
-                raise InvalidInput("this function only serves HTTP events")
-            if not isinstance(event, dict):
-                raise InvalidInput("a direct invocation event must be a JSON object")
-            return direct(direct_tenant(event), event)
+            with invocation_deadline(context, http=http):
+                if http:
+                    if not app_cache:
+                        app_cache.append(_build_app(register))
+                    return app_cache[0].resolve(routable(event), context)
+                if direct is None:
+                    raise InvalidInput("this function only serves HTTP events")
+                if not isinstance(event, dict):
+                    raise InvalidInput("a direct invocation event must be a JSON object")
+                return direct(direct_tenant(event), event)
         finally:
             if metrics.metric_set:  # one EMF line for what this request recorded
                 metrics.flush_metrics()

@@ -7,6 +7,7 @@ from http import HTTPStatus
 from offprompt.config import ConfigurationError
 from offprompt.errors import (
     Conflict,
+    DependencyTimeout,
     DependencyUnavailable,
     InvalidInput,
     NotFound,
@@ -22,6 +23,7 @@ STATUS_BY_ERROR: dict[type[OffpromptError], HTTPStatus] = {
     Conflict: HTTPStatus.CONFLICT,
     PayloadTooLarge: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
     DependencyUnavailable: HTTPStatus.SERVICE_UNAVAILABLE,
+    DependencyTimeout: HTTPStatus.SERVICE_UNAVAILABLE,
     ConfigurationError: HTTPStatus.INTERNAL_SERVER_ERROR,
 }
 

@@ -23,7 +23,7 @@ from offprompt.services.conversation import PromptStackRequest, default_service,
 
 def build(tenant: str, thread_id: str, request: PromptStackRequest) -> dict[str, Any]:
     stack = default_service().prompt_stack(tenant, thread_id, request)
-    _, metrics, _ = observability()
+    _, metrics = observability()
     metrics.add_metric(name="PromptStacksBuilt", unit=MetricUnit.Count, value=1)
     return stack.to_dict()
 

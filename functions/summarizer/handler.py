@@ -16,14 +16,14 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 from aws_lambda_powertools.metrics import MetricUnit
 
-from api_common.entry import make_handler, observability
+from api_common.entry import invocation_deadline, make_handler, observability
 from offprompt.errors import InvalidInput
 from offprompt.services.conversation import default_service
 
 
 def summarize(tenant: str, thread_id: str) -> dict[str, Any]:
     result = default_service().summarize(tenant, thread_id)
-    _, metrics, _ = observability()
+    _, metrics = observability()
     if result.status == "committed":
         metrics.add_metric(name="SummariesCommitted", unit=MetricUnit.Count, value=1)
     elif result.status == "stale":
@@ -32,7 +32,7 @@ def summarize(tenant: str, thread_id: str) -> dict[str, Any]:
 
 
 def handle_stream(event: dict[str, Any]) -> dict[str, Any]:
-    logger, metrics, _ = observability()
+    logger, metrics = observability()
     threads: dict[tuple[str, str], list[str]] = {}
     for record in event.get("Records") or []:
         dynamodb = record.get("dynamodb") or {}
@@ -71,5 +71,6 @@ _direct_handler = make_handler(_no_routes, direct)
 
 def lambda_handler(event: dict[str, Any], context: Any) -> Any:
     if isinstance(event, dict) and isinstance(event.get("Records"), list):
-        return handle_stream(event)
+        with invocation_deadline(context, http=False):
+            return handle_stream(event)
     return _direct_handler(event, context)

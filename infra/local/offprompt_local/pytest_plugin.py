@@ -71,7 +71,6 @@ def aws_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
     # An empty config/credentials file keeps ~/.aws from leaking profiles, regions or endpoints in.
     monkeypatch.setenv("AWS_CONFIG_FILE", "/dev/null")
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
-    monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "1")
     monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "offprompt")
     monkeypatch.setenv("POWERTOOLS_SERVICE_NAME", "offprompt")
 

@@ -53,8 +53,6 @@ BASE_ENVIRONMENT = {
     "AWS_REGION": REGION,
     "POWERTOOLS_SERVICE_NAME": "offprompt",
     "POWERTOOLS_METRICS_NAMESPACE": "offprompt",
-    "POWERTOOLS_TRACE_DISABLED": "1",
-    "POWERTOOLS_METRICS_DISABLED": "1",
     "POWERTOOLS_LOG_LEVEL": "WARNING",
 }
 #: Host settings that would point boto3 at a real account or profile; removed from the stack's environment.

@@ -68,3 +68,10 @@ class DependencyUnavailable(OffpromptError):
     """DynamoDB, S3, OpenSearch or Bedrock failed; nothing was committed, the request is safe to retry (503)."""
 
     code = "dependency_unavailable"
+
+
+class DependencyTimeout(DependencyUnavailable):
+    """A dependency did not answer within the request's time budget (offprompt.deadline); nothing was committed,
+    the request is safe to retry (HTTP 503, answered before API Gateway's and the function's own timeout)."""
+
+    code = "dependency_timeout"

@@ -46,7 +46,6 @@ def aws(moto_aws: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, A
     monkeypatch.setenv("OFFPROMPT_TABLE", TABLE)
     monkeypatch.setenv("OFFPROMPT_BUCKET", BUCKET)
     monkeypatch.setenv("OFFPROMPT_SUMMARIZE_MODE", "async")
-    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
     reset_clients()
     get_settings.cache_clear()
     default_service.cache_clear()

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from offprompt import deadline
 from offprompt.config import ConfigurationError
 from offprompt.errors import DependencyUnavailable, InvalidInput
 
@@ -60,7 +61,7 @@ class BedrockTitanEmbedder:
         if len(texts) <= 1 or self.max_workers == 1:
             return [self._embed_one(text) for text in texts]
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(texts))) as pool:
-            return list(pool.map(self._embed_one, texts))
+            return list(pool.map(deadline.bind(self._embed_one), texts))
 
     def _embed_one(self, text: str) -> list[float]:
         from botocore.exceptions import BotoCoreError, ClientError

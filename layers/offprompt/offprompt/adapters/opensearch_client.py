@@ -10,7 +10,10 @@ Transport choices:
   request the text store sends is idempotent (deterministic document ids, mget, search, delete by query),
   so retrying a timed-out write cannot duplicate data;
 - SigV4: `Urllib3AWSV4SignerAuth` over boto3's credential chain (the Lambda role); refreshable credentials
-  are frozen per request by the signer, so long-lived clients survive credential rotation.
+  are frozen per request by the signer, so long-lived clients survive credential rotation;
+- deadlines (offprompt.deadline): every attempt's timeout is capped by the time the invocation has left, and
+  no attempt (first or retry) starts without time left: it raises DependencyTimeout instead, which ends
+  opensearch-py's retry loop (it retries only its own TransportErrors).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import functools
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
+from offprompt import deadline
 from offprompt.config import ConfigurationError
 
 if TYPE_CHECKING:
@@ -42,7 +46,7 @@ def build_opensearch_client(
     pool_maxsize: int = 10,
 ) -> OpenSearch:
     """A new client for the OpenSearch endpoint at `url` (http:// or https://, optional port)."""
-    from opensearchpy import OpenSearch, Urllib3HttpConnection
+    from opensearchpy import OpenSearch
 
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -58,7 +62,7 @@ def build_opensearch_client(
         "use_ssl": use_ssl,
         "verify_certs": use_ssl,
         "ssl_show_warn": use_ssl,
-        "connection_class": Urllib3HttpConnection,
+        "connection_class": _deadline_connection_class(),
         "timeout": timeout,
         "max_retries": max_retries,
         "retry_on_timeout": True,
@@ -68,6 +72,29 @@ def build_opensearch_client(
     if auth != "none":
         options["http_auth"] = _sigv4(_SERVICES[auth], region)
     return OpenSearch(**options)
+
+
+@functools.cache
+def _deadline_connection_class() -> type:
+    """`Urllib3HttpConnection` whose every request (each retry too) obeys the invocation's deadline."""
+    from opensearchpy import Urllib3HttpConnection
+
+    class DeadlineConnection(Urllib3HttpConnection):
+        def perform_request(
+            self,
+            method: str,
+            url: str,
+            params: Any = None,
+            body: Any = None,
+            timeout: Any = None,
+            ignore: Any = (),
+            headers: Any = None,
+        ) -> Any:
+            usual = float(timeout) if timeout is not None else float(self.timeout)
+            capped = deadline.attempt_timeout(usual, "OpenSearch")
+            return super().perform_request(method, url, params, body, timeout=capped, ignore=ignore, headers=headers)
+
+    return DeadlineConnection
 
 
 def _sigv4(service: str, region: str | None) -> Any:

@@ -26,6 +26,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from offprompt import deadline
 from offprompt.artifacts import BaseArtifact, TextArtifact
 from offprompt.errors import ArtifactError, DependencyUnavailable, InvalidInput, OffpromptError
 from offprompt.identifiers import digest
@@ -471,7 +472,7 @@ class _BulkSender:
         self.wait()
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="offprompt-bulk")
-        self._pending = self._pool.submit(self._bulk, lines, docs)
+        self._pending = self._pool.submit(deadline.bind(self._bulk), lines, docs)
 
     def wait(self) -> None:
         """Wait for the request in flight; re-raise its error."""
@@ -559,6 +560,9 @@ def _translate(exc: Exception, action: str) -> Exception:
     from opensearchpy import exceptions as ose
 
     if isinstance(exc, ose.ConnectionTimeout):
+        left = deadline.remaining()
+        if left is not None and left < deadline.MIN_ATTEMPT_S:  # the request's budget, not OpenSearch's own
+            return deadline.timed_out(f"OpenSearch ({action})")
         return DependencyUnavailable(f"OpenSearch timed out during {action}")
     if isinstance(exc, ose.ConnectionError):  # includes SSLError; opensearch-py already retried
         return DependencyUnavailable(f"cannot reach OpenSearch during {action}: {type(exc.info).__name__}")

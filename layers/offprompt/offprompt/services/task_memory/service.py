@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
+from offprompt import deadline
 from offprompt.artifacts import BaseArtifact, BlobArtifact, TextArtifact
 from offprompt.artifacts.action import ToolAction
 from offprompt.errors import (
@@ -290,7 +291,8 @@ class TaskMemoryService:
         if len(entries) <= 1:
             return [self._blob_json(e) for e in entries]
         with ThreadPoolExecutor(max_workers=min(8, len(entries))) as pool:
-            return list(pool.map(self._blob_json, entries))
+            # deadline.bind: each thread obeys the request's deadline
+            return list(pool.map(deadline.bind(self._blob_json), entries))
 
     def _entries(self, batch: StoredBatch) -> list[dict[str, object]]:
         if batch.entries is not None:

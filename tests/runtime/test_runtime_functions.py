@@ -1,0 +1,160 @@
+"""Every function of template.yaml, started as Lambda starts it, answers its sample events from events/.
+
+Each function runs in its own `python -S -I` interpreter whose `sys.path` holds only the standard library,
+the layer's runtime dependencies (pyproject `[project].dependencies`, nothing from the dev environment), the
+layer's package dir and `functions/`; its environment is Lambda's plus the template's variables, with tracing
+as the template deploys it (`Tracing: Active`: a sampled `_X_AMZN_TRACE_ID` on every invocation).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lambda_runtime import BUCKET, LambdaError, LambdaFunction, Start, runtime_dependencies
+
+ROOT = Path(__file__).resolve().parents[2]
+NS = "e59302f3225041b697b0efa5d1d93369"
+STORED_LINE = (
+    f'Output of "WebTool.fetch" was stored in memory with memory_name "TaskMemory" and artifact_namespace "{NS}"'
+)
+# Every function this tier runs; a function added to the template without a test here fails the check below.
+EXERCISED = {
+    "AddRunFunction",
+    "PromptStackFunction",
+    "ThreadsFunction",
+    "SummarizerFunction",
+    "ProcessOutputFunction",
+    "LoadArtifactsFunction",
+    "MemoriesFunction",
+    "ExampleToolFunction",
+}
+
+
+def event(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((ROOT / "events" / name).read_text())
+    return data
+
+
+def error_type(process: Any, sample: dict[str, Any]) -> str:
+    outcome = process.invoke_raw(sample)
+    assert "error" in outcome, outcome
+    return str(outcome["error"]["type"])
+
+
+def test_every_template_function_is_exercised(functions: dict[str, LambdaFunction]) -> None:
+    assert set(functions) == EXERCISED
+    assert {f.tracing for f in functions.values()} == {"Active"}  # as deployed: the tier runs with it
+
+
+def test_interpreter_sees_only_the_layer_and_the_function_code(start_function: Start, runtime_deps_dir: Path) -> None:
+    process = start_function("ThreadsFunction")
+    outside_stdlib = [p for p in process.sys_path if not p.startswith(("/usr/lib/python", "/usr/local/lib/python"))]
+    assert outside_stdlib[-3:] == [str(runtime_deps_dir), str(ROOT / "layers" / "offprompt"), str(ROOT / "functions")]
+    assert not [p for p in process.sys_path if "site-packages" in p or ".venv" in p]
+    installed = json.loads((runtime_deps_dir / ".complete").read_text())
+    assert installed == runtime_dependencies()
+    # No dev package is importable: the function would find only what the layer ships.
+    assert not (runtime_deps_dir / "moto").exists() and not (runtime_deps_dir / "griptape").exists()
+
+
+def test_conversation_functions(start_function: Start, local_aws: dict[str, Any]) -> None:
+    add_run = start_function("AddRunFunction")
+    status, body, _ = add_run.http(event("add_run_http.json"))
+    assert status == 201, body
+    assert body["seq"] == 1 and body["run"]["type"] == "Run" and body["run"]["id"] == "run-1"
+    direct = add_run.invoke(event("add_run_direct.json"))
+    assert direct["run"]["id"] == "run-1"  # the same id again: the first result
+    # Metrics are not disabled anywhere: one EMF line per request on stdout, as CloudWatch receives it.
+    emf = [json.loads(line) for line in add_run.logs().splitlines() if line.startswith("{") and '"_aws"' in line]
+    assert [m["_aws"]["CloudWatchMetrics"][0]["Namespace"] for m in emf] == ["offprompt", "offprompt"]
+    assert "RunsAdded" in emf[0] and "RunsReplayed" in emf[1]
+
+    prompt = start_function("PromptStackFunction")
+    status, stack, _ = prompt.http(event("prompt_stack_http.json"))
+    assert status == 200, stack
+    assert stack["type"] == "PromptStack" and stack["messages"][0]["role"] == "system"
+    assert prompt.invoke(event("prompt_stack_direct.json"))["type"] == "PromptStack"
+
+    threads = start_function("ThreadsFunction")
+    status, thread, _ = threads.http(event("thread_get_http.json"))
+    assert status == 200 and thread["thread_id"] == "thread-1", thread
+    status, runs, _ = threads.http(event("thread_runs_http.json"))
+    assert status == 200 and [r["run"]["id"] for r in runs["runs"]] == ["run-1"], runs
+    status, configured, _ = threads.http(event("thread_put_http.json"))
+    assert status == 200 and configured["max_runs"] == 10, configured
+    assert threads.invoke(event("thread_direct.json"))["thread_id"] == "thread-1"
+    assert threads.invoke(event("thread_runs_direct.json"))["runs"]
+    assert threads.invoke(event("thread_configure_direct.json"))["memory_type"] == "summary"
+
+    summarizer = start_function("SummarizerFunction")
+    summarized = summarizer.invoke(event("summarizer_direct.json"))
+    assert summarized == {"status": "nothing_to_do", "through_seq": 0, "summarized_runs": 0}
+    assert summarizer.invoke(event("summarizer_stream.json")) == {"batchItemFailures": []}
+
+    status, body, _ = threads.http(event("thread_delete_http.json"))
+    assert status == 204, body
+    status, body, _ = threads.http(event("thread_get_http.json"))
+    assert status == 404 and body["code"] == "not_found"
+    assert error_type(threads, event("thread_direct.json")) == "NotFound"
+
+
+def test_task_memory_functions(start_text_function: Start, local_aws: dict[str, Any]) -> None:
+    process_output = start_text_function("ProcessOutputFunction")
+    status, body, headers = process_output.http(event("process_output_http.json"))
+    assert status == 200, body
+    assert body["type"] == "InfoArtifact" and body["value"] == STORED_LINE
+    assert headers["X-Offprompt-Stored"] == "true"
+    assert process_output.invoke(event("process_output_direct.json"))["value"] == STORED_LINE
+    status, upload, _ = process_output.http(event("process_output_upload_http.json"))
+    assert status == 201 and set(upload) == {"upload_id", "url", "expires_in", "headers", "s3_uri"}
+    assert process_output.invoke(event("process_output_upload_direct.json"))["s3_uri"].startswith(f"s3://{BUCKET}/")
+
+    load = start_text_function("LoadArtifactsFunction")
+    status, loaded, _ = load.http(event("load_artifacts_http.json"))
+    assert status == 200 and loaded["type"] == "ListArtifact", loaded
+    assert [a["value"] for a in loaded["value"]] == ["The quick brown fox jumps over the lazy dog."] * 2
+    assert load.invoke(event("load_artifacts_direct.json"))["value"] == loaded["value"]
+
+    memories = start_text_function("MemoriesFunction")
+    status, listed, _ = memories.http(event("memories_list_namespaces_http.json"))
+    assert status == 200 and [n["namespace"] for n in listed["namespaces"]] == [NS], listed
+    assert memories.invoke(event("memories_list_namespaces_direct.json")) == listed
+    status, record, _ = memories.http(event("memories_get_namespace_http.json"))
+    assert status == 200 and record["tool"] == "WebTool", record
+    assert memories.invoke(event("memories_get_namespace_direct.json")) == record
+    status, meta, _ = memories.http(event("memories_meta_http.json"))
+    assert status == 200 and meta["entries"][0]["answer"] == STORED_LINE, meta
+    assert memories.invoke(event("memories_meta_direct.json")) == meta
+    status, found, _ = memories.http(event("memories_search_http.json"))
+    assert status == 200 and found["hits"], found
+    assert set(found["hits"][0]) == {"artifact_id", "position", "chunk", "text", "score"}
+    assert memories.invoke(event("memories_search_direct.json"))["hits"] == found["hits"]
+    status, body, _ = memories.http(event("memories_delete_namespace_http.json"))
+    assert status == 204 and body is None
+    assert error_type(memories, event("memories_delete_namespace_direct.json")) == "NotFound"
+    status, body, _ = memories.http(event("memories_get_namespace_http.json"))
+    assert status == 404 and body["code"] == "not_found"
+
+
+def test_example_tool_fills_a_presigned_upload(start_function: Start, local_aws: dict[str, Any]) -> None:
+    process_output = start_function("ProcessOutputFunction")
+    upload = process_output.invoke(event("process_output_upload_direct.json"))
+    tool = start_function("ExampleToolFunction")
+    result = tool.invoke({"upload": upload, "topic": "runtime tier", "size_bytes": 50_000})
+    assert result["bytes"] >= 50_000 and len(result["sha256"]) == 64
+    key = upload["s3_uri"].removeprefix(f"s3://{BUCKET}/")
+    assert local_aws["s3"].head_object(Bucket=BUCKET, Key=key)["ContentLength"] == result["bytes"]
+
+
+def test_a_direct_event_that_is_not_an_object_raises_invalid_input(start_function: Start) -> None:
+    threads = start_function("ThreadsFunction")
+    assert error_type(threads, ["not", "an", "object"]) == "InvalidInput"
+
+
+def test_a_failed_import_is_reported(start_function: Start) -> None:
+    """The harness itself: a handler that cannot be imported fails with the import error, as Lambda's init does."""
+    with pytest.raises(LambdaError, match="No module named 'no_such_module'"):
+        start_function("ThreadsFunction", handler="no_such_module.handler.lambda_handler")
