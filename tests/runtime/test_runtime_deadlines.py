@@ -79,11 +79,12 @@ def test_a_frozen_opensearch_answers_503_within_the_budget_and_commits_nothing(
         assert outcome["elapsed_ms"] < REMAINING_MS
 
         # Nothing committed: no namespace record or batch; every earlier item unchanged. The only new item is
-        # the namespace's position counter, which the store reserves before writing text (ADR 0006).
+        # the namespace's position counter and generation, which the store reserves before writing text
+        # (ADR 0006) and which no reader sees.
         assert namespaces(memories) == [NS]
         items_after = local_aws["dynamodb"].scan(TableName=local_aws["table"])["Items"]
         assert [i for i in items_before if i not in items_after] == []
-        assert [set(i) for i in items_after if i not in items_before] == [{"pk", "sk", "next_position"}]
+        assert [set(i) for i in items_after if i not in items_before] == [{"pk", "sk", "next_position", "generation"}]
     finally:
         os.kill(pid, signal.SIGCONT)
 
