@@ -276,3 +276,20 @@ def test_parallel_copies_of_one_retry_all_get_the_first_result(api: Api, aws: di
     assert {status for status, _ in results} <= {200, 201}, results
     assert len({json.dumps(body, sort_keys=True) for _, body in results}) == 1
     assert len([i for i in all_items(aws["dynamodb"]) if i["sk"]["S"].startswith("RUN#")]) == 1
+
+
+def test_reposting_the_run_the_server_returned_is_a_retry(api: Api, aws: dict[str, Any]) -> None:
+    raw = json.dumps(
+        {
+            "id": "echo",
+            "input": {"type": "TextArtifact", "value": "q"},
+            "output": {"type": "TextArtifact", "value": "a" * 400_000},
+        }
+    )
+    status, first = api.post_run("t", None, raw=raw)
+    assert status == 201
+    assert api.post_run("t", first["run"]) == (status, first)  # what the server stored, posted back
+    assert api.post_run("t", None, raw=raw) == (status, first)  # the request as first sent
+    assert len(all_objects(aws["s3"])) == 1  # one body: the retries left no orphan and kept the first's
+    _, listed = api.runs("t")
+    assert [r["run"] for r in listed["runs"]] == [first["run"]]

@@ -110,8 +110,10 @@ class ConversationService:
         seq, generation = state.next_seq, state.generation or ""
         if len(data) > self.inline_run_bytes:
             assert self.blobs is not None
-            # The generation keeps a straggler of a deleted incarnation from ever touching a later one's blob.
-            blob_key = f"{thread_prefix(tenant, thread_id)}runs/{digest(run.id, content_hash, generation)}.json"
+            # Named by the bytes it holds (a retry's generated ids make other bytes, so it never overwrites the
+            # first run's body) and the generation (a straggler never touches a later incarnation's body).
+            body_hash = hashlib.sha256(data).hexdigest()
+            blob_key = f"{thread_prefix(tenant, thread_id)}runs/{digest(run.id, body_hash, generation)}.json"
             self.blobs.put(blob_key, data, content_type="application/json")
         stored = StoredRun(
             seq=seq,
@@ -134,15 +136,17 @@ class ConversationService:
             raise ThreadDeleted(thread_id) from None
         except RunIdTaken as taken:
             self._burned(tenant, thread_id)
-            if taken.content_hash != content_hash:
-                if blob_key:
-                    self._drop_blob(blob_key)
+            first = self.runs.get_run(tenant, thread_id, taken.seq)
+            if blob_key and (first is None or first.blob_key != blob_key):
+                self._drop_blob(blob_key)  # ours is not the first run's body (an exact retry rewrote that one)
+            stored_json = self._run_json(first) if first is not None else None
+            # The same request as sent, or exactly the run the first request stored (a client re-posting
+            # what it got back): both are retries. Anything else under the same id is a conflict.
+            if stored_json is None or (taken.content_hash != content_hash and stored_json != run_json):
                 raise Conflict(
                     f'run id "{run.id[:100]}" is already stored in this thread with different content',
                     details={"seq": taken.seq},
                 ) from None
-            first = self.runs.get_run(tenant, thread_id, taken.seq)
-            stored_json = self._run_json(first) if first is not None else run_json
             return AddRunResult(json.loads(stored_json), taken.seq, replayed=True)
         except Exception:
             self._burned(tenant, thread_id)
