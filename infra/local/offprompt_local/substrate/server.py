@@ -219,6 +219,7 @@ class AtomicMotoServer:
         if self._thread is not None:
             self._thread.join()
             self._thread = None
-        if self.store is not None and self.app is not None:
-            with self.app.dynamodb_lock, self.app.other_lock:
+        app, self.app = self.app, None  # a second stop() must not snapshot whatever moto holds by then
+        if self.store is not None and app is not None:
+            with app.dynamodb_lock, app.other_lock:
                 self.store.close()
