@@ -228,3 +228,31 @@ def test_query_results_equal_moto_for_the_adapters_query_shapes(server: Server) 
         assert moto_patches.stats.query_fast - fast_before >= compared  # the fast path answered, not a fallback
     finally:
         plain.stop()
+
+
+def test_reads_and_updates_leave_nothing_behind(server: Server) -> None:
+    """moto keeps every Item it ever creates (deep copies for each Query result and UpdateItem included) and every
+    stream record in `instances_tracked`, so memory grows with each request, not with the data kept."""
+    from moto.dynamodb.models.dynamo_type import Item
+    from moto.dynamodb.models.table import StreamRecord
+
+    _fill(server, {"t": 50}, size=20)
+    ddb = server.dynamodb()
+
+    def retained() -> int:
+        return len(Item.instances_tracked) + len(StreamRecord.instances_tracked)  # type: ignore[attr-defined]
+
+    def request(i: int) -> None:
+        _newest(server, "t")
+        ddb.update_item(
+            TableName=TABLE,
+            Key={"pk": {"S": "t"}, "sk": {"S": "meta"}},
+            UpdateExpression="ADD n :one",
+            ExpressionAttributeValues={":one": {"N": "1"}},
+        )
+
+    request(0)
+    before = retained()
+    for i in range(50):
+        request(i)
+    assert retained() - before <= 5, retained() - before  # plain moto: ~1,100 (20 copies per Query, +2 per update)

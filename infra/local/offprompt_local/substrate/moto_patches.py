@@ -10,7 +10,9 @@ runs through `SubstrateApp` (see `server.py`), which sets the thread-local `cont
 - its stream shard is a `BoundedStreamShard`: records older than 24 h, or beyond `STREAM_MAX_RECORDS`, are
   trimmed (moto keeps every record forever);
 - `transact_write_items` saves only the touched items' prior state to roll back (moto deep-copies every
-  table named in the transaction, stream records included).
+  table named in the transaction, stream records included);
+- items and stream records created during its requests are not added to moto's `instances_tracked` lists,
+  which otherwise keep every deep copy (each Query result, each UpdateItem's old image) alive forever.
 
 The substrate also needs to know which items a request changed (for the journal): `context.touched` collects
 (table, hash key, range key) from PutItem/DeleteItem/UpdateItem at the model level, transactions and batches
@@ -418,6 +420,7 @@ def install() -> None:
         if not hasattr(Item, "size"):
             raise MotoInternalsChanged(f"moto's Item.size is missing (moto {PINNED_MOTO}?)")
         BoundedStreamShard = _stream_shard_class()
+        _stop_tracking_instances(Item, table_module.StreamRecord)
 
         def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
             original_init(self, *args, **kwargs)
@@ -490,6 +493,29 @@ def install() -> None:
         DynamoDBBackend.update_item = update_item  # type: ignore[method-assign]
         DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
         _installed = True
+
+
+def _stop_tracking_instances(*classes: type) -> None:
+    """moto's `BaseModel.__new__` appends every instance to `cls.instances_tracked` (for its dashboard) and
+    never lets go: every deep copy a Query or an UpdateItem makes, every stream record, stays alive for as long
+    as the server runs. Inside the substrate's requests these two classes are created untracked."""
+    from moto.core.common_models import BaseModel
+
+    tracked_new = BaseModel.__dict__.get("__new__")
+    if tracked_new is None:
+        raise MotoInternalsChanged(f"moto's BaseModel.__new__ is missing (moto {PINNED_MOTO}?)")
+    tracked_new = tracked_new.__func__ if isinstance(tracked_new, staticmethod) else tracked_new
+    for cls in classes:
+        if not hasattr(cls, "instances_tracked") or "__new__" in cls.__dict__:
+            raise MotoInternalsChanged(f"moto's {cls.__name__} is not a plain tracked BaseModel (moto {PINNED_MOTO}?)")
+
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
+        if active() is None:
+            return tracked_new(cls, *args, **kwargs)
+        return object.__new__(cls)
+
+    for cls in classes:
+        cls.__new__ = __new__  # type: ignore[assignment]
 
 
 def _key_of(table: Any, key: Any) -> tuple[Any, Any]:

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import io
+import json
 import threading
 import urllib.parse
 from collections.abc import Callable, Iterable
@@ -70,6 +71,17 @@ def _read_body(environ: dict[str, Any]) -> bytes:
     return body
 
 
+def _is_select(operation: str, body: bytes) -> bool:
+    """A PartiQL ExecuteStatement that only reads (a write through PartiQL is folded into a snapshot)."""
+    if operation != "ExecuteStatement":
+        return False
+    try:
+        statement = json.loads(body).get("Statement", "")
+    except ValueError:
+        return False
+    return isinstance(statement, str) and statement.lstrip().upper().startswith("SELECT")
+
+
 def _needs_snapshot(method: str, path: str, query: str) -> bool:
     """S3 writes replayed from the journal must be deterministic; these are not, or are bucket-level."""
     parameters = urllib.parse.parse_qs(query, keep_blank_values=True)
@@ -123,7 +135,7 @@ class SubstrateApp:
                     if operation in ITEM_WRITES:
                         for table, hash_key, range_key in state.touched.values():
                             self.store.append(item_record(table, hash_key, range_key))
-                    elif operation not in READ_ONLY and succeeded:
+                    elif operation not in READ_ONLY and succeeded and not _is_select(operation, body):
                         snapshot = True
                 elif environ["REQUEST_METHOD"] not in _SAFE_METHODS and succeeded:
                     if _needs_snapshot(
