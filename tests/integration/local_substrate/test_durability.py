@@ -18,6 +18,7 @@ from offprompt_local.datadir import DataDir
 from .conftest import BUCKET, TABLE, Server, reset_moto
 
 BLOB = bytes(range(256)) * 4096  # 1 MiB, every byte value
+MULTIPART = bytes(reversed(range(256))) * (24 * 1024)  # 6 MiB: two parts
 
 
 def _write(server: Server) -> None:
@@ -45,6 +46,15 @@ def _write(server: Server) -> None:
     s3.put_object(Bucket=BUCKET, Key="blobs/two.txt", Body=b"two", ContentType="text/plain")
     s3.delete_object(Bucket=BUCKET, Key="blobs/two.txt")
     s3.put_object(Bucket=BUCKET, Key="blobs/three.txt", Body=b"three")
+    # A multipart upload: CreateMultipartUpload snapshots (its UploadId is random), the parts are journaled.
+    upload = s3.create_multipart_upload(Bucket=BUCKET, Key="blobs/multi.bin")["UploadId"]
+    parts = []
+    for number, chunk in enumerate((MULTIPART[: 5 * 2**20], MULTIPART[5 * 2**20 :]), start=1):
+        etag = s3.upload_part(Bucket=BUCKET, Key="blobs/multi.bin", UploadId=upload, PartNumber=number, Body=chunk)
+        parts.append({"ETag": etag["ETag"], "PartNumber": number})
+    s3.complete_multipart_upload(
+        Bucket=BUCKET, Key="blobs/multi.bin", UploadId=upload, MultipartUpload={"Parts": parts}
+    )
 
 
 def _check(server: Server) -> None:
@@ -64,8 +74,9 @@ def _check(server: Server) -> None:
     assert ttl["TimeToLiveStatus"] == "ENABLED"
     assert s3.get_object(Bucket=BUCKET, Key="blobs/one.bin")["Body"].read() == BLOB
     assert s3.get_object(Bucket=BUCKET, Key="blobs/three.txt")["Body"].read() == b"three"
+    assert s3.get_object(Bucket=BUCKET, Key="blobs/multi.bin")["Body"].read() == MULTIPART
     listed = [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET, Prefix="blobs/")["Contents"]]
-    assert listed == ["blobs/one.bin", "blobs/three.txt"]
+    assert listed == ["blobs/multi.bin", "blobs/one.bin", "blobs/three.txt"]
     encryption = s3.get_bucket_encryption(Bucket=BUCKET)["ServerSideEncryptionConfiguration"]
     assert encryption["Rules"]
 

@@ -286,6 +286,8 @@ def _fast_query(
     from moto.dynamodb.models.dynamo_type import DynamoType
     from moto.dynamodb.models.table import RESULT_SIZE_LIMIT
 
+    if not isinstance(scan_index_forward, bool):
+        return None  # moto treats anything but False as forward in one place and compares with == in another
     if range_key_conditions and (len(range_key_conditions) > 1 or range_key_conditions[-1][0] != table.range_key_attr):
         return None
     partition = table.items.get(hash_key)
