@@ -62,7 +62,7 @@ def test_concurrent_conditional_puts_on_one_key_have_exactly_one_winner(server: 
 
 def test_concurrent_add_updates_all_count(server: Server) -> None:
     ddb = _client(server)
-    per_worker = 3
+    per_worker = 5
     ddb.put_item(TableName=TABLE, Item={**_key("counter"), **PAYLOAD, "n": {"N": "0"}})
 
     def add(worker: int) -> None:
