@@ -76,9 +76,10 @@ def _is_select(operation: str, body: bytes) -> bool:
     if operation != "ExecuteStatement":
         return False
     try:
-        statement = json.loads(body).get("Statement", "")
+        request = json.loads(body)
     except ValueError:
         return False
+    statement = request.get("Statement") if isinstance(request, dict) else None
     return isinstance(statement, str) and statement.lstrip().upper().startswith("SELECT")
 
 
