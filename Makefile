@@ -53,8 +53,8 @@ fmt: install ## Format and autofix
 layer: install ## Build the Lambda layer zip (python3.12, arm64) into build/layer/
 	$(PY) -m offprompt_local.layer
 
-dev: install opensearch ## Run the whole stack on 127.0.0.1: API :3000 (OFFPROMPT_PORT), moto, OpenSearch; Ctrl-C stops all
-	$(PY) -m offprompt_local.stack
+dev: install opensearch ## Run the whole stack on 127.0.0.1: API :3000 (OFFPROMPT_PORT), moto, OpenSearch; data in .offprompt/ (FRESH=1 starts empty)
+	$(PY) -m offprompt_local.stack $(if $(filter 1 yes true,$(FRESH)),--fresh)
 
 demo: install ## Scripted agent session against a running `make dev` (OFFPROMPT_API_URL, default http://127.0.0.1:3000)
 	$(PY) -m offprompt_local.demo

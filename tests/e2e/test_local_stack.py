@@ -13,9 +13,11 @@ import functools
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -74,10 +76,16 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+#: The stacks started here keep their data in a throwaway directory, never in the repository's `.offprompt/`
+#: (a developer's `make dev` holds that one).
+E2E_DATA_DIR = Path(tempfile.gettempdir()) / f"offprompt-e2e-data-{os.getpid()}"
+
+
 def stack_env(opensearch_url: str, index: str) -> dict[str, str]:
     env = dict(os.environ)
     for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE", "OFFPROMPT_PORT", "OFFPROMPT_MOTO_PORT"):
         env.pop(name, None)
+    env["OFFPROMPT_DATA_DIR"] = str(E2E_DATA_DIR)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "functions"), str(ROOT / "layers" / "offprompt")])
     env["OPENSEARCH_URL"] = opensearch_url
     env["OFFPROMPT_OPENSEARCH_INDEX"] = index
@@ -89,7 +97,7 @@ def stack_env(opensearch_url: str, index: str) -> dict[str, str]:
 def stack(opensearch_url: str) -> Iterator[RunningStack]:
     index = f"offprompt-e2e-{uuid.uuid4().hex[:12]}"
     process = subprocess.Popen(
-        [sys.executable, "-m", "offprompt_local.stack", "--port", "0"],
+        [sys.executable, "-m", "offprompt_local.stack", "--port", "0", "--fresh"],
         env=stack_env(opensearch_url, index),
         cwd=ROOT,
         stdout=subprocess.PIPE,
@@ -131,6 +139,7 @@ def stack(opensearch_url: str) -> Iterator[RunningStack]:
             process.wait()
             pytest.fail("the stack did not stop within 60 s of SIGTERM:\n" + running.output())
         reader.join(timeout=10)
+        shutil.rmtree(E2E_DATA_DIR, ignore_errors=True)
         with contextlib.suppress(OSError):
             urllib.request.urlopen(urllib.request.Request(f"{opensearch_url}/{index}", method="DELETE"), timeout=30)
         survivors = [pid for pid in descendants if _alive(pid)]

@@ -3,7 +3,8 @@
 `infra/opensearch/pom.xml` resolves OpenSearch core, the modules offprompt needs and the k-NN plugin, and
 compiles a small Java launcher (`EmbeddedOpenSearch`). This module builds it on demand (`ensure_built`) and
 runs it as a child JVM (`LocalOpenSearch`) that binds 127.0.0.1 only, keeps its data in a throwaway
-directory, and exits on its own when its stdin closes, so a parent that dies never leaves an orphan JVM.
+directory (or, for the local stack, a persistent `home`), and exits on its own when its stdin closes, so a
+parent that dies never leaves an orphan JVM.
 
 If `OPENSEARCH_URL` is set, no node is started and that URL is used instead.
 
@@ -223,8 +224,12 @@ class LocalOpenSearch:
         *,
         heap: str | None = None,
         startup_timeout: float = STARTUP_TIMEOUT_S,
+        home: Path | None = None,
     ) -> None:
         self.port = port  # None: the node binds a free port itself (no race) and reports it
+        # A persistent home (the local stack's data dir): path.data is `home/data` and survives stop().
+        # None: a throwaway temporary home, deleted on stop (and by the JVM itself if we are killed).
+        self.persistent_home = home
         self.heap = heap or os.environ.get(HEAP_ENV) or DEFAULT_HEAP
         self.startup_timeout = startup_timeout
         self.url: str | None = None
@@ -283,7 +288,11 @@ class LocalOpenSearch:
             return self.url
         ensure_built()
         java = find_java_home() / "bin" / "java"
-        self.home = Path(tempfile.mkdtemp(prefix="offprompt-opensearch-"))
+        if self.persistent_home is not None:
+            self.persistent_home.mkdir(parents=True, exist_ok=True)
+            self.home = self.persistent_home
+        else:
+            self.home = Path(tempfile.mkdtemp(prefix="offprompt-opensearch-"))
         assert self.log_path is not None
         self._log_file = self.log_path.open("wb")
         started = time.monotonic()
@@ -325,7 +334,8 @@ class LocalOpenSearch:
             "-Dlog4j2.disable.jmx=true",
             "-Dlog4j.shutdownHookEnabled=false",  # keep logging while the node closes
             f"-Dlog4j2.configurationFile={OPENSEARCH_DIR / 'log4j2.properties'}",
-            "-Doffprompt.deleteHomeOnExit=true",  # our throwaway home goes even if we are SIGKILLed
+            # A throwaway home goes even if we are SIGKILLed; a persistent one stays.
+            f"-Doffprompt.deleteHomeOnExit={'false' if self.persistent_home is not None else 'true'}",
             *os.environ.get(JAVA_OPTS_ENV, "").split(),
         ]
 
@@ -380,7 +390,8 @@ class LocalOpenSearch:
             self._log_file.close()
             self._log_file = None
         if self.home is not None:
-            shutil.rmtree(self.home, ignore_errors=True)
+            if self.persistent_home is None:
+                shutil.rmtree(self.home, ignore_errors=True)
             self.home = None
         self.url = None
 

@@ -8,7 +8,7 @@ Enabled by `pytest_plugins = ["offprompt_local.pytest_plugin"]` in the root `tes
 - `opensearch_index` (function): a fresh index from `infra/opensearch/index.json`, deleted afterwards.
 - `aws_credentials` (autouse): fake credentials and Powertools settings; host AWS settings removed.
 - `moto_aws`: moto's in-process mock of every AWS service.
-- `moto_server`: a moto HTTP server on 127.0.0.1 (a free port); yields its endpoint URL.
+- `moto_server`: the local substrate's moto HTTP server on 127.0.0.1 (a free port, in memory); yields its URL.
 """
 
 from __future__ import annotations
@@ -86,14 +86,19 @@ def moto_aws(aws_credentials: None) -> Iterator[None]:
 
 @pytest.fixture
 def moto_server(aws_credentials: None) -> Iterator[str]:
-    """A real HTTP endpoint backed by moto, for code that talks to AWS over the network."""
+    """A real HTTP endpoint backed by moto, for code that talks to AWS over the network.
+
+    It is the local stack's substrate (`offprompt_local.substrate.AtomicMotoServer`) in memory: DynamoDB
+    requests are atomic, transactions cost O(items touched), Query reads only what it returns.
+    """
     from moto.moto_api import _internal
-    from moto.server import ThreadedMotoServer
+
+    from offprompt_local.substrate import AtomicMotoServer
 
     # Every server in this process shares moto's one set of backends: start and end each test from a clean
     # state, or a table/bucket (and 50 MB objects) from an earlier test would still be there.
     _internal.moto_api_backend.reset()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server = AtomicMotoServer(ip_address="127.0.0.1", port=0)
     server.start()
     host, port = server.get_host_and_port()
     try:

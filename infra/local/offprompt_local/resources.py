@@ -25,8 +25,13 @@ def template_resource(logical_id: str, template: Path = TEMPLATE) -> dict[str, A
     return properties
 
 
-def create_table(client: Any, table_name: str) -> None:
-    """Create the memory table as template.yaml declares it (keys, billing, stream, TTL)."""
+def create_table(client: Any, table_name: str, *, exist_ok: bool = False) -> bool:
+    """Create the memory table as template.yaml declares it (keys, billing, stream, TTL).
+
+    With `exist_ok`, an existing table (a restarted local stack) is kept as it is. Returns True if created.
+    """
+    if exist_ok and _table_exists(client, table_name):
+        return False
     props = template_resource("MemoryTable")
     client.create_table(
         TableName=table_name,
@@ -40,9 +45,31 @@ def create_table(client: Any, table_name: str) -> None:
     client.update_time_to_live(
         TableName=table_name, TimeToLiveSpecification={"AttributeName": ttl["AttributeName"], "Enabled": True}
     )
+    return True
 
 
-def create_bucket(client: Any, bucket_name: str) -> None:
+def _table_exists(client: Any, table_name: str) -> bool:
+    try:
+        client.describe_table(TableName=table_name)
+    except client.exceptions.ResourceNotFoundException:
+        return False
+    return True
+
+
+def _bucket_exists(client: Any, bucket_name: str) -> bool:
+    try:
+        client.head_bucket(Bucket=bucket_name)
+    except client.exceptions.ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") in ("404", "NoSuchBucket", "NotFound"):
+            return False
+        raise
+    return True
+
+
+def create_bucket(client: Any, bucket_name: str, *, exist_ok: bool = False) -> bool:
+    """Create the blob bucket with template.yaml's encryption; with `exist_ok`, keep an existing one."""
+    if exist_ok and _bucket_exists(client, bucket_name):
+        return False
     client.create_bucket(Bucket=bucket_name)
     props = template_resource("BlobBucket")
     # CloudFormation's property names differ from the API's (ServerSideEncryptionByDefault vs Apply...).
@@ -51,3 +78,4 @@ def create_bucket(client: Any, bucket_name: str) -> None:
         for rule in props["BucketEncryption"]["ServerSideEncryptionConfiguration"]
     ]
     client.put_bucket_encryption(Bucket=bucket_name, ServerSideEncryptionConfiguration={"Rules": rules})
+    return True

@@ -1,9 +1,13 @@
 """The whole offprompt stack on 127.0.0.1 (`make dev`): `python -m offprompt_local.stack [--port N]`.
 
 1. binds the API port first (3000, or OFFPROMPT_PORT / --port), so a taken port fails fast and clearly;
-2. starts moto's server (DynamoDB + S3; a free port, or OFFPROMPT_MOTO_PORT) and creates the table and the
-   bucket from template.yaml's own definitions;
+2. starts moto's server (DynamoDB + S3; a free port, or OFFPROMPT_MOTO_PORT) behind the local substrate
+   (atomic, O(items touched), durable: `offprompt_local.substrate`) and creates the table and the bucket from
+   template.yaml's own definitions unless a previous run left them in the data directory;
 3. starts the local OpenSearch node (or uses OPENSEARCH_URL) and creates the text index;
+
+State lives in the data directory (`.offprompt/` in the repository root, or OFFPROMPT_DATA_DIR) and survives
+restarts; `--fresh` (`make dev FRESH=1`) starts empty.
 4. sets the environment the handlers read (the same OFFPROMPT_* settings template.yaml sets, plus
    AWS_ENDPOINT_URL pointing every boto3 client at moto, fake credentials and Powertools settings);
 5. serves the HTTP API (payload v2 events into the real handlers) until Ctrl-C or SIGTERM, then stops the
@@ -30,9 +34,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from .datadir import DataDir, DataDirBusy, data_dir_from_env
 from .devserver import DEFAULT_HOST, DevServer, port_from_env
 
 MOTO_PORT_ENV = "OFFPROMPT_MOTO_PORT"
@@ -186,6 +192,11 @@ class LocalStack:
     timings: dict[str, float] = field(default_factory=dict)
     #: How often the watchdog checks that the local OpenSearch JVM is alive (seconds).
     watchdog_interval: float = 1.0
+    #: Where tables, objects and the index live across restarts; None keeps everything in memory.
+    data_dir: Path | None = None
+    #: Delete what `data_dir` holds before starting (`make dev FRESH=1`).
+    fresh: bool = False
+    _data: DataDir | None = None
     _server: DevServer | None = None
     _moto: Any = None
     _opensearch: Any = None
@@ -199,6 +210,7 @@ class LocalStack:
         started = time.monotonic()
         with self._timed("api port"):
             self._bind_api()
+        self._open_data_dir()
         os.environ.update(BASE_ENVIRONMENT)
         for name in REMOVED_ENVIRONMENT:
             os.environ.pop(name, None)
@@ -250,6 +262,9 @@ class LocalStack:
                 self._opensearch.stop()
                 self._opensearch = None
         reset_embeddings()
+        if self._data is not None:
+            self._data.release()
+            self._data = None
 
     @contextlib.contextmanager
     def _timed(self, step: str) -> Iterator[None]:
@@ -272,20 +287,36 @@ class LocalStack:
         self.api_url = self._server.url
         self.log(f"API port bound: {self.api_url}")
 
+    def _open_data_dir(self) -> None:
+        if self.data_dir is None:
+            return
+        data = DataDir(self.data_dir)
+        try:
+            data.acquire()
+        except DataDirBusy as exc:
+            raise StackError(str(exc)) from None
+        self._data = data
+        if self.fresh:
+            data.wipe()
+            self.log(f"FRESH: emptied {data.root}")
+        self.log(f"data directory: {data.root}")
+
     def _start_moto(self) -> None:
-        from moto.server import ThreadedMotoServer
+        from .substrate import AtomicMotoServer, StoreError
 
         logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one access-log line per AWS call otherwise
-        self.log("starting moto (DynamoDB, S3)")
-        self._moto = ThreadedMotoServer(ip_address=DEFAULT_HOST, port=self.moto_port, verbose=False)
+        self.log("starting moto (DynamoDB, S3) behind the local substrate")
+        store = self._data.moto if self._data is not None else None
+        self._moto = AtomicMotoServer(ip_address=DEFAULT_HOST, port=self.moto_port, data_dir=store)
         try:
             self._moto.start()
-        except OSError as exc:
+        except (OSError, StoreError) as exc:
             self._moto = None
             raise StackError(f"cannot start moto on {DEFAULT_HOST}:{self.moto_port}: {exc}") from None
         host, port = self._moto.get_host_and_port()
         self.moto_url = f"http://{host}:{port}"
-        self.log(f"moto is up at {self.moto_url}")
+        loaded = f" (restored {self._moto.loaded.describe()})" if self._moto.loaded is not None else ""
+        self.log(f"moto is up at {self.moto_url}{loaded}")
 
     def _create_resources(self) -> None:
         import boto3
@@ -293,15 +324,19 @@ class LocalStack:
         from .resources import create_bucket, create_table
 
         session = boto3.session.Session(region_name=REGION)
-        create_table(session.client("dynamodb", endpoint_url=self.moto_url), TABLE_NAME)
-        self.log(f"DynamoDB table {TABLE_NAME!r} created from template.yaml")
-        create_bucket(session.client("s3", endpoint_url=self.moto_url), BUCKET_NAME)
-        self.log(f"S3 bucket {BUCKET_NAME!r} created from template.yaml")
+        if create_table(session.client("dynamodb", endpoint_url=self.moto_url), TABLE_NAME, exist_ok=True):
+            self.log(f"DynamoDB table {TABLE_NAME!r} created from template.yaml")
+        else:
+            self.log(f"DynamoDB table {TABLE_NAME!r} found in the data directory")
+        if create_bucket(session.client("s3", endpoint_url=self.moto_url), BUCKET_NAME, exist_ok=True):
+            self.log(f"S3 bucket {BUCKET_NAME!r} created from template.yaml")
+        else:
+            self.log(f"S3 bucket {BUCKET_NAME!r} found in the data directory")
 
     def _start_opensearch(self) -> None:
         from .opensearch import LocalOpenSearch, OpenSearchError
 
-        self._opensearch = LocalOpenSearch()
+        self._opensearch = LocalOpenSearch(home=self._data.opensearch if self._data is not None else None)
         if not self._opensearch.external:
             self.log("starting the local OpenSearch node (first run resolves the jars; about 20-60 s)")
         try:
@@ -427,6 +462,7 @@ class LocalStack:
             f"  OpenSearch  {self.opensearch_url}   (index {self.index!r})",
             f"  summaries   {self.summaries}",
             f"  embeddings  {self.embeddings}",
+            f"  data        {self.data_dir or 'in memory'}   (kept across restarts; `make dev FRESH=1` starts empty)",
             "  tenant      X-Offprompt-Tenant header (default 'local'); deployed stacks use the authorizer",
             "",
             "  try:",
@@ -455,13 +491,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m offprompt_local.stack", description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=None, help="API port (default: OFFPROMPT_PORT or 3000)")
     parser.add_argument("--moto-port", type=int, default=None, help="moto port (default: OFFPROMPT_MOTO_PORT or free)")
+    parser.add_argument(
+        "--fresh", action="store_true", help="start empty: delete the data directory's tables, objects and index"
+    )
     args = parser.parse_args(argv)
     api_port = args.port if args.port is not None else port_from_env()
     moto_port = args.moto_port if args.moto_port is not None else int(os.environ.get(MOTO_PORT_ENV) or 0)
     index = os.environ.get("OFFPROMPT_OPENSEARCH_INDEX") or DEFAULT_INDEX
     signal.signal(signal.SIGTERM, _raise_on_sigterm)  # SIGTERM unwinds like Ctrl-C: every `finally` runs
 
-    stack = LocalStack(api_port=api_port, moto_port=moto_port, index=index)
+    stack = LocalStack(
+        api_port=api_port, moto_port=moto_port, index=index, data_dir=data_dir_from_env(), fresh=args.fresh
+    )
     try:
         _say("starting the offprompt local stack")
         stack.start()

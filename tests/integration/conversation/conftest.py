@@ -43,6 +43,18 @@ def _table_props(logical_id: str) -> dict[str, Any]:
 
 @pytest.fixture
 def aws(moto_aws: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    yield from _resources(monkeypatch)
+
+
+@pytest.fixture
+def aws_over_http(moto_server: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """The same table and bucket behind the local substrate's moto server (atomic requests, like DynamoDB):
+    for tests whose claim is about concurrent requests."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL", moto_server)
+    yield from _resources(monkeypatch)
+
+
+def _resources(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     monkeypatch.setenv("OFFPROMPT_TABLE", TABLE)
     monkeypatch.setenv("OFFPROMPT_BUCKET", BUCKET)
     monkeypatch.setenv("OFFPROMPT_SUMMARIZE_MODE", "async")

@@ -11,7 +11,6 @@ from conversation_api import Api, all_items, all_objects, load_event, text_run
 from griptape.memory.structure import Run as GriptapeRun
 
 from offprompt.errors import Conflict, InvalidInput
-from offprompt.services.conversation import default_service
 
 
 def test_http_sample_event_adds_a_run(api: Api) -> None:
@@ -68,31 +67,10 @@ def test_same_run_id_in_two_threads_is_independent(api: Api) -> None:
     assert api.post_run("t2", text_run("r1", "q", "b"))[0] == 201
 
 
-class AtomicRequests:
-    """moto's in-process backend is not thread-safe (it deep-copies tables mid-mutation); real DynamoDB executes
-    each request atomically. This wrapper makes each request atomic, and nothing more: the steps of one add
-    (allocate seq, transaction, lookups) still interleave freely across threads."""
-
-    _lock = threading.Lock()
-
-    def __init__(self, client: Any) -> None:
-        self._client = client
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._client, name)
-        if not callable(attr):
-            return attr
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            with self._lock:
-                return attr(*args, **kwargs)
-
-        return call
-
-
-def test_concurrent_appends_are_all_stored_once_in_a_total_order(api: Api, aws: dict[str, Any]) -> None:
-    service = default_service()
-    service.runs._client = AtomicRequests(aws["dynamodb"])  # type: ignore[attr-defined]
+def test_concurrent_appends_are_all_stored_once_in_a_total_order(aws_over_http: dict[str, Any]) -> None:
+    """Over HTTP to the local substrate, where each DynamoDB request is atomic as in DynamoDB; the steps of one
+    add (allocate seq, transaction, lookups) interleave freely across threads."""
+    api = Api()
     n = 24
     results: list[Any] = [None] * n
     errors: list[BaseException] = []

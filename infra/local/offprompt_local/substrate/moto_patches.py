@@ -1,0 +1,667 @@
+"""Changes to moto 5.2.5's DynamoDB models that the local substrate switches on per table and per request.
+
+Everything here is installed once (`install()`), checked against the internals of the pinned moto version, and
+is inert for anything the substrate does not manage: plain `mock_aws()` tests and plain `ThreadedMotoServer`
+instances in the same process keep moto's own behaviour. A table is *managed* when it is created while a request
+runs through `SubstrateApp` (see `server.py`), which sets the thread-local `context`:
+
+- its partitions are `SortedPartition` dicts that keep their range keys sorted (`bisect`), so a key-condition
+  Query reads only the items it returns (moto sorts the whole table on every Query);
+- its stream shard is a `BoundedStreamShard`: records older than 24 h, or beyond `STREAM_MAX_RECORDS`, are
+  trimmed (moto keeps every record forever);
+- `transact_write_items` saves only the touched items' prior state to roll back (moto deep-copies every
+  table named in the transaction, stream records included);
+- items and stream records created during its requests are not added to moto's `instances_tracked` lists,
+  which otherwise keep every deep copy (each Query result, each UpdateItem's old image) alive forever.
+
+The substrate also needs to know which items a request changed (for the journal): `context.touched` collects
+(table, hash key, range key) from PutItem/DeleteItem/UpdateItem at the model level, transactions and batches
+included.
+"""
+
+from __future__ import annotations
+
+import bisect
+import copy
+import inspect
+import threading
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+#: The moto version whose internals this module was written against.
+PINNED_MOTO = "5.2.5"
+#: DynamoDB Streams keeps records for 24 hours.
+STREAM_RETENTION = timedelta(hours=24)
+#: And we keep at most this many per shard (a local stack does not need more; AWS has no count limit).
+STREAM_MAX_RECORDS = 10_000
+_MANAGED = "_offprompt_managed"
+
+
+class MotoInternalsChanged(RuntimeError):
+    """moto is not the version (or shape) the substrate was written for; it refuses to guess."""
+
+
+# ------------------------------------------------------------------------------------------- request context
+
+
+@dataclass
+class RequestState:
+    touched: dict[tuple[int, Any, Any], tuple[Any, Any, Any]] = field(default_factory=dict)
+
+    def touch(self, table: Any, hash_key: Any, range_key: Any) -> None:
+        self.touched[(id(table), hash_key, range_key)] = (table, hash_key, range_key)
+
+
+class _Context(threading.local):
+    state: RequestState | None = None
+
+
+context = _Context()
+
+
+def active() -> RequestState | None:
+    """The substrate's state for the request running on this thread, or None outside the substrate."""
+    return context.state
+
+
+#: Counters for tests and benchmarks (items a fast-path Query looked at; items a transaction saved).
+@dataclass
+class Stats:
+    query_fast: int = 0
+    query_items_read: int = 0
+    transaction_items_saved: int = 0
+
+
+stats = Stats()
+
+
+# ---------------------------------------------------------------------------------------- sorted partitions
+
+
+def _cast(key: Any) -> Any:
+    return key.cast_value
+
+
+class SortedPartition(dict[Any, Any]):
+    """One partition of a managed table: range key (DynamoType) -> Item, plus the range keys in sorted order.
+
+    moto writes partitions only with `[]=` and `pop`; the other mutators are kept consistent too.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.order: list[Any] = sorted(super().keys(), key=_cast)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if key not in self:
+            bisect.insort(self.order, key, key=_cast)
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        super().__delitem__(key)
+        self._forget(key)
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        if key in self:
+            value = super().pop(key)
+            self._forget(key)
+            return value
+        if default:
+            return default[0]
+        raise KeyError(key)
+
+    def _forget(self, key: Any) -> None:
+        index = bisect.bisect_left(self.order, _cast(key), key=_cast)
+        while index < len(self.order) and self.order[index] != key:
+            index += 1  # equal cast values of another type cannot exist in one partition; be safe anyway
+        del self.order[index]
+
+    def popitem(self) -> tuple[Any, Any]:
+        key, value = super().popitem()
+        self._forget(key)
+        return key, value
+
+    def clear(self) -> None:
+        super().clear()
+        self.order.clear()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def __reduce__(self) -> Any:  # pickle/deepcopy: rebuild through __init__ so `order` is consistent
+        return (SortedPartition, (dict(self),))
+
+
+def _sorted_partitions() -> defaultdict[Any, SortedPartition]:
+    return defaultdict(SortedPartition)
+
+
+# ------------------------------------------------------------------------------------ bounded stream shard
+
+
+def _stream_shard_class() -> type:
+    from moto.dynamodb.models.table import StreamShard
+
+    class BoundedStreamShard(StreamShard):
+        """DynamoDB Streams keeps 24 hours of records; this keeps ≤ 24 h and ≤ STREAM_MAX_RECORDS.
+
+        moto numbers records by list position (`starting_sequence_number + index`); trimming the front moves
+        `starting_sequence_number` forward by as many records, so numbers stay stable and increasing.
+        Trimming is deferred while a transaction runs (its rollback truncates by length).
+        """
+
+        hold_trim = False
+
+        def add(self, old: Any, new: Any) -> None:
+            super().add(old, new)
+            if not self.hold_trim:
+                self.trim()
+
+        def __getstate__(self) -> dict[str, Any]:
+            # Stream records are not persisted: a restored table's stream starts empty (numbers keep growing).
+            state = dict(self.__dict__)
+            state["starting_sequence_number"] = self.starting_sequence_number + len(self.items)
+            state["items"] = []
+            state.pop("hold_trim", None)
+            return state
+
+        def get(self, start: int, quantity: int) -> list[dict[str, Any]]:
+            # An iterator older than the trim horizon reads from the oldest record kept (moto asserts; AWS
+            # answers TrimmedDataAccessException).
+            records: list[dict[str, Any]] = super().get(max(start, self.starting_sequence_number), quantity)
+            return records
+
+        def trim(self, now: datetime | None = None) -> int:
+            excess = len(self.items) - STREAM_MAX_RECORDS
+            drop = excess + STREAM_MAX_RECORDS // 10 if excess > 0 else 0  # trim in batches: amortised O(1)
+            drop = min(drop, len(self.items))
+            if self.items:
+                oldest = self.items[drop] if drop < len(self.items) else None
+                cutoff = (now or _utcnow()) - STREAM_RETENTION
+                while oldest is not None and _record_time(oldest) < cutoff:
+                    drop += 1
+                    oldest = self.items[drop] if drop < len(self.items) else None
+            if drop:
+                del self.items[:drop]
+                self.starting_sequence_number += drop
+            return drop
+
+    BoundedStreamShard.__module__ = __name__
+    BoundedStreamShard.__qualname__ = "BoundedStreamShard"
+    return BoundedStreamShard
+
+
+def _utcnow() -> datetime:
+    from moto.core.utils import utcnow
+
+    now: datetime = utcnow()
+    return now
+
+
+def _record_time(record: Any) -> datetime:
+    created: datetime = record.record["dynamodb"]["ApproximateCreationDateTime"]
+    return created
+
+
+BoundedStreamShard: type | None = None  # set by install(); a module attribute so pickle finds the class
+
+
+def _manage_stream(table: Any) -> None:
+    shard = getattr(table, "stream_shard", None)
+    if shard is not None and BoundedStreamShard is not None and type(shard) is not BoundedStreamShard:
+        shard.__class__ = BoundedStreamShard
+
+
+# ------------------------------------------------------------------------------------------- fast Query
+
+
+_RANGE_OPS = {"=", "EQ", "<", "LT", "<=", "LE", ">", "GT", ">=", "GE", "BETWEEN", "BEGINS_WITH"}
+
+
+def _bounds(order: list[Any], comparison: str | None, values: list[Any]) -> tuple[int, int] | None:
+    """[lo, hi) of the sorted range keys that satisfy the key condition; None when not accelerated."""
+    n = len(order)
+    if comparison is None:
+        return 0, n
+    op = comparison.upper()
+    if op not in _RANGE_OPS:
+        return None
+    casts = [v.cast_value for v in values]
+
+    def left(x: Any) -> int:
+        return bisect.bisect_left(order, x, key=_cast)
+
+    def right(x: Any) -> int:
+        return bisect.bisect_right(order, x, key=_cast)
+
+    if op in ("=", "EQ"):
+        return left(casts[0]), right(casts[0])
+    if op in ("<", "LT"):
+        return 0, left(casts[0])
+    if op in ("<=", "LE"):
+        return 0, right(casts[0])
+    if op in (">", "GT"):
+        return right(casts[0]), n
+    if op in (">=", "GE"):
+        return left(casts[0]), n
+    if op == "BETWEEN":
+        lo, hi = left(casts[0]), right(casts[1])
+        return lo, max(lo, hi)
+    prefix = casts[0]  # BEGINS_WITH: the matching keys are contiguous from bisect_left(prefix)
+    if not isinstance(prefix, (str, bytes)):
+        return None
+    lo = left(prefix)
+    first, last = lo, n
+    while first < last:
+        mid = (first + last) // 2
+        if order[mid].cast_value.startswith(prefix):
+            first = mid + 1
+        else:
+            last = mid
+    return lo, first
+
+
+def _fast_query(
+    table: Any,
+    hash_key: Any,
+    range_comparison: str | None,
+    range_objs: list[Any],
+    limit: int | None,
+    exclusive_start_key: dict[str, Any] | None,
+    scan_index_forward: bool,
+    projection_expressions: Any,
+    filter_expression: Any,
+    range_key_conditions: list[tuple[str, str, list[Any]]] | None,
+) -> tuple[list[Any], int, dict[str, Any] | None] | None:
+    """moto's Table.query for a table's own key condition, reading only the items it returns (None: not handled)."""
+    from moto.dynamodb.models.dynamo_type import DynamoType
+    from moto.dynamodb.models.table import RESULT_SIZE_LIMIT
+
+    if not isinstance(scan_index_forward, bool):
+        return None  # moto treats anything but False as forward in one place and compares with == in another
+    if range_key_conditions and (len(range_key_conditions) > 1 or range_key_conditions[-1][0] != table.range_key_attr):
+        return None
+    partition = table.items.get(hash_key)
+    if partition is None:
+        partition = SortedPartition()
+    if not isinstance(partition, SortedPartition):
+        return None
+    order = partition.order
+    bounds = _bounds(order, range_comparison, range_objs)
+    if bounds is None:
+        return None
+    lo, hi = bounds
+    if exclusive_start_key is not None:
+        start_hash = exclusive_start_key.get(table.hash_key_attr)
+        start_range = exclusive_start_key.get(table.range_key_attr)
+        if start_hash is None or start_range is None or DynamoType(start_hash) != hash_key:
+            return None
+        start = DynamoType(start_range).cast_value
+        if scan_index_forward:
+            lo = max(lo, bisect.bisect_right(order, start, key=_cast))
+        else:
+            hi = min(hi, bisect.bisect_left(order, start, key=_cast))
+    indices: Iterable[int] = range(lo, hi) if scan_index_forward else range(hi - 1, lo - 1, -1)
+    stats.query_fast += 1
+    results: list[Any] = []
+    result_size = 0
+    scanned = 0
+    last_key: dict[str, Any] | None = None
+    stopped = False
+    for index in indices:
+        item = partition[order[index]]
+        stats.query_items_read += 1
+        if len(results) == limit or result_size + item.size() > RESULT_SIZE_LIMIT:
+            last_key = table._get_last_evaluated_key(results[-1], None)
+            stopped = True
+            break
+        if range_comparison and not item.range_key.compare(range_comparison, range_objs):
+            continue  # cannot happen for the monotone conditions above; kept as moto's own check
+        results.append(item)
+        result_size += item.size()
+        scanned += 1
+    if not stopped and results:
+        # moto keeps walking the partition past the matching keys and sets LastEvaluatedKey when the next
+        # item (matching or not) would exceed the limit; reproduce that with the one next item.
+        beyond = hi if scan_index_forward else lo - 1
+        if 0 <= beyond < len(order) and (beyond >= hi or beyond < lo):
+            following = partition[order[beyond]]
+            stats.query_items_read += 1
+            if len(results) == limit or result_size + following.size() > RESULT_SIZE_LIMIT:
+                last_key = table._get_last_evaluated_key(results[-1], None)
+    results = copy.deepcopy(results)
+    if filter_expression is not None:
+        results = [item for item in results if filter_expression.expr(item)]
+    if projection_expressions:
+        results = [item.project(projection_expressions) for item in results]
+    return results, scanned, last_key
+
+
+# --------------------------------------------------------------------------------------------- install
+
+
+_installed = False
+_install_lock = threading.Lock()
+
+
+def _require(owner: Any, name: str, parameters: Iterable[str] = ()) -> Callable[..., Any]:
+    function = getattr(owner, name, None)
+    if not callable(function):
+        raise MotoInternalsChanged(
+            f"moto's {owner.__name__}.{name} is missing; offprompt_local.substrate was written for moto "
+            f"{PINNED_MOTO}. Pin moto=={PINNED_MOTO} or update offprompt_local/substrate/moto_patches.py."
+        )
+    present = set(inspect.signature(function).parameters)
+    missing = [p for p in parameters if p not in present]
+    if missing:
+        raise MotoInternalsChanged(
+            f"moto's {owner.__name__}.{name} no longer takes {missing}; offprompt_local.substrate was written "
+            f"for moto {PINNED_MOTO}. Pin moto=={PINNED_MOTO} or update offprompt_local/substrate/moto_patches.py."
+        )
+    return function
+
+
+def install() -> None:
+    """Patch moto's DynamoDB models (idempotent). Raises MotoInternalsChanged on an unexpected moto."""
+    global _installed, BoundedStreamShard
+    with _install_lock:
+        if _installed:
+            return
+        import moto
+        from moto.dynamodb.models import DynamoDBBackend
+        from moto.dynamodb.models import table as table_module
+        from moto.dynamodb.models.dynamo_type import DynamoType, Item
+
+        if moto.__version__ != PINNED_MOTO:
+            raise MotoInternalsChanged(
+                f"moto {moto.__version__} is installed; offprompt_local.substrate patches moto {PINNED_MOTO}'s "
+                "internals (transactions, Query, streams). Install moto=={PINNED_MOTO} (pyproject.toml pins it)."
+            )
+        Table = table_module.Table
+        for name in ("RESULT_SIZE_LIMIT", "StreamShard"):
+            if not hasattr(table_module, name):
+                raise MotoInternalsChanged(f"moto.dynamodb.models.table.{name} is missing (moto {PINNED_MOTO}?)")
+        original_init = _require(Table, "__init__", ("table_name", "account_id", "region", "schema", "streams"))
+        original_set_stream = _require(Table, "set_stream_specification", ("streams",))
+        original_put = _require(Table, "put_item", ("item_attrs", "condition_expression"))
+        original_delete = _require(Table, "delete_item", ("hash_key", "range_key"))
+        original_query = _require(
+            Table,
+            "query",
+            (
+                "hash_key",
+                "range_comparison",
+                "range_objs",
+                "limit",
+                "exclusive_start_key",
+                "scan_index_forward",
+                "projection_expressions",
+                "index_name",
+                "filter_expression",
+                "range_key_conditions",
+            ),
+        )
+        _require(Table, "_get_last_evaluated_key", ("last_result", "index_name"))
+        _require(Table, "get_item", ("hash_key", "range_key"))
+        original_update = _require(DynamoDBBackend, "update_item", ("table_name", "key"))
+        original_transact = _require(DynamoDBBackend, "transact_write_items", ("transact_items",))
+        for name in ("get_item", "put_item", "delete_item", "get_table"):
+            _require(DynamoDBBackend, name)
+        for name in ("cast_value", "compare", "to_json"):
+            if not hasattr(DynamoType, name):
+                raise MotoInternalsChanged(f"moto's DynamoType.{name} is missing (moto {PINNED_MOTO}?)")
+        if not hasattr(Item, "size"):
+            raise MotoInternalsChanged(f"moto's Item.size is missing (moto {PINNED_MOTO}?)")
+        BoundedStreamShard = _stream_shard_class()
+        _stop_tracking_instances(Item, table_module.StreamRecord)
+
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            original_init(self, *args, **kwargs)
+            if active() is not None:
+                setattr(self, _MANAGED, True)
+                self.items = _sorted_partitions()
+                _manage_stream(self)
+
+        def set_stream_specification(self: Any, streams: Any) -> None:
+            original_set_stream(self, streams)
+            if getattr(self, _MANAGED, False):
+                _manage_stream(self)
+
+        def put_item(self: Any, item_attrs: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+            item = original_put(self, item_attrs, *args, **kwargs)
+            state = active()
+            if state is not None:
+                state.touch(self, item.hash_key, item.range_key)
+            return item
+
+        def delete_item(self: Any, hash_key: Any, range_key: Any) -> Any:
+            state = active()
+            if state is not None:
+                state.touch(self, hash_key, range_key)
+            return original_delete(self, hash_key, range_key)
+
+        def query(self: Any, hash_key: Any, range_comparison: Any, range_objs: Any, *args: Any, **kwargs: Any) -> Any:
+            if getattr(self, _MANAGED, False) and self.range_key_attr is not None and hash_key is not None:
+                bound = inspect.signature(original_query).bind(
+                    self, hash_key, range_comparison, range_objs, *args, **kwargs
+                )
+                bound.apply_defaults()
+                a = bound.arguments
+                if not a["index_name"] and not a["filter_kwargs"]:
+                    fast = _fast_query(
+                        self,
+                        hash_key,
+                        range_comparison,
+                        range_objs,
+                        a["limit"],
+                        a["exclusive_start_key"],
+                        a["scan_index_forward"],
+                        a["projection_expressions"],
+                        a["filter_expression"],
+                        a["range_key_conditions"],
+                    )
+                    if fast is not None:
+                        return fast
+            return original_query(self, hash_key, range_comparison, range_objs, *args, **kwargs)
+
+        def update_item(self: Any, table_name: str, key: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+            state = active()
+            if state is not None:
+                table = self.get_table(table_name)
+                hash_key, range_key = _key_of(table, key)
+                state.touch(table, hash_key, range_key)
+            return original_update(self, table_name, key, *args, **kwargs)
+
+        def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
+            if active() is None:
+                original_transact(self, transact_items)
+                return
+            _transact_write_items(self, transact_items)
+
+        Table.__init__ = __init__  # type: ignore[method-assign]
+        Table.set_stream_specification = set_stream_specification  # type: ignore[method-assign]
+        Table.put_item = put_item  # type: ignore[method-assign]
+        Table.delete_item = delete_item  # type: ignore[method-assign]
+        Table.query = query  # type: ignore[method-assign]
+        DynamoDBBackend.update_item = update_item  # type: ignore[method-assign]
+        DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+        _installed = True
+
+
+def _stop_tracking_instances(*classes: type) -> None:
+    """moto's `BaseModel.__new__` appends every instance to `cls.instances_tracked` (for its dashboard) and
+    never lets go: every deep copy a Query or an UpdateItem makes, every stream record, stays alive for as long
+    as the server runs. Inside the substrate's requests these two classes are created untracked."""
+    from moto.core.common_models import BaseModel
+
+    tracked_new = BaseModel.__dict__.get("__new__")
+    if tracked_new is None:
+        raise MotoInternalsChanged(f"moto's BaseModel.__new__ is missing (moto {PINNED_MOTO}?)")
+    tracked_new = tracked_new.__func__ if isinstance(tracked_new, staticmethod) else tracked_new
+    for cls in classes:
+        if not hasattr(cls, "instances_tracked") or "__new__" in cls.__dict__:
+            raise MotoInternalsChanged(f"moto's {cls.__name__} is not a plain tracked BaseModel (moto {PINNED_MOTO}?)")
+
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
+        if active() is None:
+            return tracked_new(cls, *args, **kwargs)
+        return object.__new__(cls)
+
+    for cls in classes:
+        cls.__new__ = __new__  # type: ignore[assignment]
+
+
+def _key_of(table: Any, key: Any) -> tuple[Any, Any]:
+    """moto's own (hash, range) derivation in DynamoDBBackend.update_item."""
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    if table.hash_key_attr in key and table.range_key_attr in key:
+        return DynamoType(key[table.hash_key_attr]), DynamoType(key[table.range_key_attr])
+    if table.hash_key_attr in key:
+        return DynamoType(key[table.hash_key_attr]), None
+    return DynamoType(key), None
+
+
+# ------------------------------------------------------------------------------------------ transactions
+
+
+def _transact_write_items(backend: Any, transact_items: list[dict[str, Any]]) -> None:
+    """moto 5.2.5's DynamoDBBackend.transact_write_items with an O(items touched) rollback.
+
+    Same checks, order and errors as moto's; instead of deep-copying every table named in the transaction it
+    saves, before each operation, the prior state of that one item and the length of the table's stream, and
+    restores exactly those on failure.
+    """
+    from moto.dynamodb.comparisons import get_filter_expression
+    from moto.dynamodb.exceptions import (
+        ConditionalCheckFailed,
+        MockValidationException,
+        MultipleTransactionsException,
+        TooManyTransactionsException,
+        TransactionCanceledException,
+        TransactWriteSingleOpException,
+    )
+
+    if len(transact_items) > 100:
+        raise TooManyTransactionsException()
+    saved: list[tuple[Any, Any, Any, Any]] = []  # (table, hash, range, prior item or None)
+    streams: dict[int, tuple[Any, int]] = {}
+    target_items: set[tuple[str, str]] = set()
+
+    def check_unicity(table_name: str, key: dict[str, Any]) -> None:
+        item = (str(table_name), str(dict(sorted(key.items()))))
+        if item in target_items:
+            raise MultipleTransactionsException()
+        target_items.add(item)
+
+    def save(table_name: str, key: dict[str, Any], current: Any) -> None:
+        table = backend.get_table(table_name)
+        hash_key, range_key = _key_of(table, key)
+        saved.append((table, hash_key, range_key, copy.deepcopy(current)))
+        stats.transaction_items_saved += 1
+        shard = table.stream_shard
+        if shard is not None and id(shard) not in streams:
+            streams[id(shard)] = (shard, len(shard.items))
+            shard.hold_trim = True
+
+    def rollback() -> None:
+        for table, hash_key, range_key, prior in reversed(saved):
+            if range_key is not None:
+                if prior is None:
+                    table.items[hash_key].pop(range_key, None)
+                else:
+                    table.items[hash_key][range_key] = prior
+            elif prior is None:
+                table.items.pop(hash_key, None)
+            else:
+                table.items[hash_key] = prior
+        for shard, length in streams.values():
+            del shard.items[length:]
+
+    errors: list[tuple[str, str, dict[str, Any]] | tuple[None, None, None]] = []
+    try:
+        for item in transact_items:
+            original_item: dict[str, Any] | None = None
+            if len(list(item.keys())) > 1:
+                rollback()  # moto leaves the earlier operations applied here; AWS rejects the whole request
+                raise TransactWriteSingleOpException
+            try:
+                op_type, op = next(iter(item.items()))
+                if op_type not in {"ConditionCheck", "Put", "Delete", "Update"}:
+                    raise ValueError("Unsupported transaction operation")
+                table_name = op["TableName"]
+                condition_expression = op.get("ConditionExpression")
+                expression_attribute_names = op.get("ExpressionAttributeNames")
+                expression_attribute_values = op.get("ExpressionAttributeValues")
+                return_values_on_condition_check_failure = op.get("ReturnValuesOnConditionCheckFailure")
+                if op_type == "Put":
+                    attrs = op["Item"]
+                    table = backend.get_table(table_name)
+                    key = {table.hash_key_attr: attrs[table.hash_key_attr]}
+                    if table.range_key_attr is not None:
+                        key[table.range_key_attr] = attrs[table.range_key_attr]
+                else:
+                    key = op["Key"]
+                check_unicity(table_name, key)
+                current = backend.get_item(table_name, key)
+                if condition_expression is not None:
+                    condition_op = get_filter_expression(
+                        condition_expression, expression_attribute_names, expression_attribute_values
+                    )
+                    if not condition_op.expr(current):
+                        if return_values_on_condition_check_failure == "ALL_OLD" and current:
+                            original_item = current.to_json()["Attributes"]
+                        raise ConditionalCheckFailed(item=original_item)
+                if op_type != "ConditionCheck":
+                    save(table_name, key, current)
+                if op_type == "Put":
+                    backend.put_item(
+                        table_name,
+                        op["Item"],
+                        condition_expression=condition_expression,
+                        expression_attribute_names=expression_attribute_names,
+                        expression_attribute_values=expression_attribute_values,
+                    )
+                elif op_type == "Delete":
+                    backend.delete_item(
+                        table_name,
+                        key,
+                        condition_expression=condition_expression,
+                        expression_attribute_names=expression_attribute_names,
+                        expression_attribute_values=expression_attribute_values,
+                    )
+                elif op_type == "Update":
+                    backend.update_item(
+                        table_name,
+                        key,
+                        update_expression=op["UpdateExpression"],
+                        condition_expression=condition_expression,
+                        expression_attribute_names=expression_attribute_names,
+                        expression_attribute_values=expression_attribute_values,
+                    )
+                errors.append((None, None, None))
+            except (MultipleTransactionsException, MockValidationException):
+                rollback()
+                raise
+            except ConditionalCheckFailed as e:
+                errors.append(("ConditionalCheckFailed", str(e.message), original_item))  # type: ignore[arg-type]
+            except Exception as e:  # moto's own catch-all, kept
+                errors.append((type(e).__name__, str(e), original_item))  # type: ignore[arg-type]
+        if any(code is not None for code, _, _ in errors):
+            rollback()
+            raise TransactionCanceledException(errors)
+    finally:
+        for shard, _ in streams.values():
+            shard.hold_trim = False
+            trim = getattr(shard, "trim", None)
+            if trim is not None:
+                trim()

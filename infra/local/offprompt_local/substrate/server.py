@@ -1,0 +1,238 @@
+"""`AtomicMotoServer`: moto's HTTP server with atomic DynamoDB requests and, optionally, durable state.
+
+`SubstrateApp` wraps moto's WSGI application:
+
+- every DynamoDB (and DynamoDB Streams) request runs under one lock, so each request — a conditional write,
+  an `ADD`, a transaction — is atomic and the order of requests is a valid linearization. moto's threaded
+  server otherwise runs them interleaved (20 racing conditional puts on one key: 37 "successes" measured).
+  Every other request (S3, moto's own API) runs under a second lock;
+- it marks the request (`moto_patches.context`) so the tables it creates are managed by the substrate
+  (sorted partitions, O(touched) transactions, bounded streams);
+- with a `Store`, it journals each write before the response leaves (see `store.py`).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+import urllib.parse
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from . import moto_patches
+from .store import LoadReport, Store, item_record
+
+_DYNAMODB_TARGETS = ("DynamoDB_20120810.", "DynamoDBStreams_20120810.")
+#: DynamoDB operations that change nothing.
+READ_ONLY = frozenset(
+    {
+        "GetItem",
+        "BatchGetItem",
+        "Query",
+        "Scan",
+        "TransactGetItems",
+        "DescribeTable",
+        "ListTables",
+        "DescribeTimeToLive",
+        "DescribeContinuousBackups",
+        "ListTagsOfResource",
+        "DescribeEndpoints",
+        "DescribeLimits",
+        "DescribeStream",
+        "ListStreams",
+        "GetShardIterator",
+        "GetRecords",
+        "DescribeBackup",
+        "ListBackups",
+        "DescribeExport",
+        "ListExports",
+        "DescribeImport",
+        "GetResourcePolicy",
+    }
+)
+#: DynamoDB operations whose effect is the touched items (journaled item by item).
+ITEM_WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"})
+#: WSGI keys kept to replay an S3 request.
+_REPLAY_KEYS = ("REQUEST_METHOD", "PATH_INFO", "QUERY_STRING", "CONTENT_TYPE", "SERVER_NAME", "SERVER_PORT", "RAW_URI")
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def _read_body(environ: dict[str, Any]) -> bytes:
+    stream = environ["wsgi.input"]
+    length = environ.get("CONTENT_LENGTH")
+    if length:
+        body: bytes = stream.read(int(length))
+    elif environ.get("wsgi.input_terminated"):
+        body = stream.read()
+    else:
+        body = b""
+    return body
+
+
+def _is_select(operation: str, body: bytes) -> bool:
+    """A PartiQL ExecuteStatement that only reads (a write through PartiQL is folded into a snapshot)."""
+    if operation != "ExecuteStatement":
+        return False
+    try:
+        request = json.loads(body)
+    except ValueError:
+        return False
+    statement = request.get("Statement") if isinstance(request, dict) else None
+    return isinstance(statement, str) and statement.lstrip().upper().startswith("SELECT")
+
+
+def _needs_snapshot(method: str, path: str, query: str) -> bool:
+    """S3 writes replayed from the journal must be deterministic; these are not, or are bucket-level."""
+    parameters = urllib.parse.parse_qs(query, keep_blank_values=True)
+    if "uploads" in parameters:  # CreateMultipartUpload returns a random UploadId
+        return True
+    segments = [part for part in path.split("/") if part]
+    # Bucket-level writes (CreateBucket, PutBucketEncryption, DeleteBucket...) are rare and small.
+    return len(segments) <= 1 and not (method == "POST" and "delete" in parameters)
+
+
+class SubstrateApp:
+    def __init__(self, app: Callable[..., Any], store: Store | None) -> None:
+        self.app = app
+        self.store = store
+        self.dynamodb_lock = threading.Lock()
+        self.other_lock = threading.Lock()
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        target = environ.get("HTTP_X_AMZ_TARGET", "")
+        dynamodb = target.startswith(_DYNAMODB_TARGETS)
+        operation = target.rpartition(".")[2] if dynamodb else ""
+        body = _read_body(environ)
+        environ["wsgi.input"] = io.BytesIO(body)
+        environ["CONTENT_LENGTH"] = str(len(body))
+        environ.pop("HTTP_TRANSFER_ENCODING", None)
+        environ.pop("wsgi.input_terminated", None)
+        status: list[str] = []
+
+        def recording_start_response(code: str, headers: Any, exc_info: Any = None) -> Any:
+            status.append(code)
+            return start_response(code, headers, exc_info)
+
+        snapshot = False
+        lock = self.dynamodb_lock if dynamodb else self.other_lock
+        with lock:
+            state = moto_patches.RequestState()
+            moto_patches.context.state = state
+            try:
+                response = self.app(environ, recording_start_response)
+                try:
+                    chunks = list(response)
+                finally:
+                    close = getattr(response, "close", None)
+                    if close is not None:
+                        close()
+            finally:
+                moto_patches.context.state = None
+            succeeded = bool(status) and status[0][:1] == "2"
+            if self.store is not None:
+                if dynamodb:
+                    if operation in ITEM_WRITES:
+                        for table, hash_key, range_key in state.touched.values():
+                            self.store.append(item_record(table, hash_key, range_key))
+                    elif operation not in READ_ONLY and succeeded and not _is_select(operation, body):
+                        snapshot = True
+                elif environ["REQUEST_METHOD"] not in _SAFE_METHODS and succeeded:
+                    if _needs_snapshot(
+                        environ["REQUEST_METHOD"], environ.get("PATH_INFO", ""), environ.get("QUERY_STRING", "")
+                    ):
+                        snapshot = True
+                    else:
+                        self.store.append(("request", self._replayable(environ, body)))
+                snapshot = snapshot or self.store.wants_compaction()
+        if snapshot:
+            self.snapshot()  # before the response leaves: a created table or bucket is durable once acknowledged
+        return chunks
+
+    @staticmethod
+    def _replayable(environ: dict[str, Any], body: bytes) -> dict[str, Any]:
+        kept = {key: environ[key] for key in _REPLAY_KEYS if key in environ}
+        kept.update({key: value for key, value in environ.items() if key.startswith("HTTP_")})
+        kept["body"] = body
+        return kept
+
+    def replay(self, request: dict[str, Any]) -> int:
+        """Run a journaled S3 request through moto again (at startup); returns the HTTP status code."""
+        from werkzeug.test import EnvironBuilder
+
+        body: bytes = request["body"]
+        environ = EnvironBuilder(method=request["REQUEST_METHOD"]).get_environ()
+        environ.update({key: value for key, value in request.items() if key != "body"})
+        environ["wsgi.input"] = io.BytesIO(body)
+        environ["CONTENT_LENGTH"] = str(len(body))
+        status: list[str] = []
+
+        def start_response(code: str, headers: Any, exc_info: Any = None) -> Callable[[bytes], None]:
+            status.append(code)
+            return lambda data: None
+
+        with self.other_lock:
+            response = self.app(environ, start_response)
+            for _ in response:
+                pass
+        return int(status[0].split()[0]) if status else 0
+
+    def snapshot(self) -> None:
+        if self.store is None:
+            return
+        with self.dynamodb_lock, self.other_lock:
+            self.store.snapshot()
+
+
+class AtomicMotoServer:
+    """A moto server (DynamoDB, S3, ...) on `ip_address:port` (0: a free port) with atomic DynamoDB requests.
+
+    `data_dir=None`: in memory, like moto. With a directory: state is loaded from it at `start()`, every write is
+    journaled before it is acknowledged, and `stop()` writes a snapshot.
+    """
+
+    def __init__(self, ip_address: str = "127.0.0.1", port: int = 0, *, data_dir: Path | None = None) -> None:
+        self.ip_address = ip_address
+        self.port = port
+        self.data_dir = data_dir
+        self.store = Store(data_dir) if data_dir is not None else None
+        self.loaded: LoadReport | None = None
+        self.app: SubstrateApp | None = None
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+        from werkzeug.serving import make_server
+
+        moto_patches.install()
+        self.app = SubstrateApp(DomainDispatcherApplication(create_backend_app), self.store)
+        if self.store is not None:
+            self.loaded = self.store.load(self.app.replay)
+        self._server = make_server(self.ip_address, self.port, self.app, True, request_handler=MotoRequestHandler)
+        self._thread = threading.Thread(target=self._server.serve_forever, name="moto-substrate", daemon=True)
+        self._thread.start()
+
+    def get_host_and_port(self) -> tuple[str, int]:
+        assert self._server is not None, "call start() first"
+        host, port = self._server.server_address[:2]
+        return str(host), int(port)
+
+    @property
+    def url(self) -> str:
+        host, port = self.get_host_and_port()
+        return f"http://{host}:{port}"
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        app, self.app = self.app, None  # a second stop() must not snapshot whatever moto holds by then
+        if self.store is not None and app is not None:
+            with app.dynamodb_lock, app.other_lock:
+                self.store.close()
