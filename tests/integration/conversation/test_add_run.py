@@ -232,9 +232,8 @@ def test_retry_of_a_run_whose_artifacts_have_no_ids_is_idempotent(api: Api, aws:
     assert other[0] == 409
 
 
-def test_parallel_copies_of_one_retry_all_get_the_first_result(api: Api, aws: dict[str, Any]) -> None:
-    service = default_service()
-    service.runs._client = AtomicRequests(aws["dynamodb"])  # type: ignore[attr-defined]
+def test_parallel_copies_of_one_retry_all_get_the_first_result(aws_over_http: dict[str, Any]) -> None:
+    api = Api()
     raw = json.dumps(
         {"id": "dup", "input": {"type": "TextArtifact", "value": "q"}, "output": {"type": "TextArtifact", "value": "a"}}
     )
@@ -253,7 +252,7 @@ def test_parallel_copies_of_one_retry_all_get_the_first_result(api: Api, aws: di
         t.join()
     assert {status for status, _ in results} <= {200, 201}, results
     assert len({json.dumps(body, sort_keys=True) for _, body in results}) == 1
-    assert len([i for i in all_items(aws["dynamodb"]) if i["sk"]["S"].startswith("RUN#")]) == 1
+    assert len([i for i in all_items(aws_over_http["dynamodb"]) if i["sk"]["S"].startswith("RUN#")]) == 1
 
 
 def test_reposting_the_run_the_server_returned_is_a_retry(api: Api, aws: dict[str, Any]) -> None:

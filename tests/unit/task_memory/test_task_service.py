@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import threading
 from typing import Any
 
 import boto3
@@ -380,30 +379,6 @@ def test_commit_raises_storage_kind_taken_from_the_adapter(aws: None) -> None:
         store_.commit("t", "m", "n", blob, commit, None, second.generation)
     assert err.value.kind == "text"
     assert len(store_.batches("t", "m", "n")) == 1  # the losing batch was rolled back with the transaction
-
-
-def test_concurrent_appends_never_collide(svc: TaskMemoryService) -> None:
-    errors: list[BaseException] = []
-
-    def worker(i: int) -> None:
-        try:
-            arts = [BlobArtifact(b"w%d-%d" % (i, j), name=f"w{i}-{j}") for j in range(3)]
-            store(svc, ListArtifact(arts, name="shared"))
-        except BaseException as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
-    items = loaded(svc, "shared")
-    assert len(items) == 24
-    names = [i["name"] for i in items]
-    for i in range(8):  # each batch contiguous and in order
-        k = names.index(f"w{i}-0")
-        assert names[k : k + 3] == [f"w{i}-0", f"w{i}-1", f"w{i}-2"]
 
 
 def test_deleted_bucket_is_503(svc: TaskMemoryService) -> None:
