@@ -98,3 +98,79 @@ class EchoTool(BaseTool):
 
 def echo_call(question: str) -> tuple[str, str, dict[str, Any]]:
     return "EchoTool", "echo", {"text": question}
+
+
+Step = Callable[[PromptStack, list[str]], tuple[str, str, dict[str, Any]] | str]
+
+
+@define
+class ScriptedPromptDriver(CannedPromptDriver):
+    """Follows `script(prompt_stack, tool_results_so_far)`: a (tool, activity, values) call, or the answer text."""
+
+    script: Step | None = field(default=None, kw_only=True)
+
+    def try_run(self, prompt_stack: PromptStack) -> Message:
+        self.prompts.append(prompt_stack)
+        self.calls += 1
+        assert self.script is not None
+        results = [
+            content.artifact.to_text()
+            for message in prompt_stack.messages
+            for content in message.get_content_type(ActionResultMessageContent)
+        ]
+        step = self.script(prompt_stack, results)
+        if isinstance(step, str):
+            return Message(step, role=Message.ASSISTANT_ROLE, usage=Message.Usage(input_tokens=1, output_tokens=1))
+        name, path, values = step
+        action = ToolAction(tag=f"call-{self.calls}", name=name, path=path, input=values)
+        content = [
+            TextMessageContent(TextArtifact(f"thinking about {name}.{path}")),
+            ActionCallMessageContent(ActionArtifact(action)),
+        ]
+        return Message(
+            content=content, role=Message.ASSISTANT_ROLE, usage=Message.Usage(input_tokens=1, output_tokens=1)
+        )
+
+
+@define
+class Cl100kTokenizer(BaseTokenizer):
+    """Griptape's tokenizer interface over offprompt's cl100k_base counter (offline, the bundled BPE file), so
+    Griptape's own autoprune and offprompt's prompt-stack count the same tokens."""
+
+    model: str = field(default="cl100k", kw_only=True)
+
+    def count_tokens(self, text: str) -> int:
+        from offprompt.adapters.tokenizer import TiktokenTokenizer
+
+        return TiktokenTokenizer("cl100k_base").count_tokens(text)
+
+
+class BigOutputTool(BaseTool):
+    """Returns `size` characters of text: too much for any prompt."""
+
+    @activity(config={"description": "Fetches a large document", "schema": Schema({Literal("size"): int})})
+    def fetch(self, params: dict[str, Any]) -> BaseArtifact:
+        size = params["values"]["size"]
+        line = "offprompt keeps this line out of the prompt. "
+        return TextArtifact((line * (size // len(line) + 1))[:size])
+
+
+class MemoryReaderTool(BaseTool):
+    """Reads a task-memory namespace (as Griptape's QueryTool / ExtractionTool do) and reports its size."""
+
+    @activity(
+        config={
+            "description": "Reads an artifact namespace from task memory",
+            "schema": Schema({Literal("memory_name"): str, Literal("artifact_namespace"): str}),
+        }
+    )
+    def read(self, params: dict[str, Any]) -> BaseArtifact:
+        import hashlib
+
+        values = params["values"]
+        memory = self.find_input_memory(values["memory_name"])
+        if memory is None:
+            return TextArtifact(f"no memory named {values['memory_name']}")
+        artifacts = memory.load_artifacts(values["artifact_namespace"])
+        text = "".join(a.to_text() for a in artifacts.value)
+        return TextArtifact(f"read {len(text)} characters, sha256 {hashlib.sha256(text.encode()).hexdigest()}")

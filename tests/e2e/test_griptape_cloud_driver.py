@@ -23,7 +23,7 @@ from griptape.structures import Agent
 from griptape_support import CannedPromptDriver, EchoTool, SummaryPromptDriver, echo_call
 from test_local_stack import RunningStack, stack, uid  # noqa: F401  (stack: the module's local stack fixture)
 
-from offprompt.client import OffpromptClient
+from offprompt_client import OffpromptClient
 
 pytestmark = pytest.mark.slow
 HERE = Path(__file__).resolve().parent
