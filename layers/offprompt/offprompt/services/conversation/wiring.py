@@ -32,6 +32,7 @@ def service_from_settings(settings: Settings) -> ConversationService:
         blobs=S3BlobStore(settings.bucket_name) if settings.bucket_name else None,
         summarizer=_summarizer_override or BedrockSummarizer(settings.summary_model_id),
         summarize_mode=settings.summarize_mode,
+        encodings=TiktokenTokenizer,
     )
 
 
