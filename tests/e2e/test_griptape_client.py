@@ -17,6 +17,7 @@ from griptape.artifacts import TextArtifact
 from griptape.common import PromptStack
 from griptape.memory.structure import ConversationMemory, Run
 from griptape.structures import Agent
+from griptape.tokenizers import SimpleTokenizer
 from griptape_support import (
     BigOutputTool,
     CannedPromptDriver,
@@ -72,7 +73,7 @@ def test_conversation_memory_is_lazy_and_prunes_server_side(stack: RunningStack)
     prompt_driver = CannedPromptDriver(tool_call=echo_call)
     bot = Agent(prompt_driver=prompt_driver, tools=[EchoTool()], conversation_memory=memory)
     for n in (1, 2, 3):
-        bot.run(f"question {n}")
+        assert bot.run(f"question {n}").output.value == f"answer to question {n}"  # Griptape swallows errors
     assert memory.runs == []  # nothing loaded, nothing kept
     assert stored_inputs(stack.url, thread) == ["question 1", "question 2", "question 3"]
     history = [m.to_text() for m in prompt_driver.prompts[-1].messages if m.is_text()]
@@ -87,8 +88,15 @@ def test_conversation_memory_is_lazy_and_prunes_server_side(stack: RunningStack)
     assert fresh.to_prompt_stack().messages[-1].to_text() == "answer to question 4"
 
 
+TOKENIZERS = {
+    "cl100k": lambda budget: Cl100kTokenizer(max_input_tokens=budget, max_output_tokens=100),
+    "chars4": lambda budget: SimpleTokenizer(characters_per_token=4, max_input_tokens=budget, max_output_tokens=100),
+}
+
+
+@pytest.mark.parametrize("kind", TOKENIZERS)
 @pytest.mark.parametrize("budget", [60, 90, 140, 400, 100_000])
-def test_same_history_as_griptape_autoprune(stack: RunningStack, budget: int) -> None:  # noqa: F811
+def test_same_history_as_griptape_autoprune(stack: RunningStack, budget: int, kind: str) -> None:  # noqa: F811
     thread = uid("budget")
     offprompt_driver = driver(stack.url, thread)
     runs = [
@@ -97,7 +105,7 @@ def test_same_history_as_griptape_autoprune(stack: RunningStack, budget: int) ->
     ]
     for run in runs:
         offprompt_driver.add_run(run)
-    prompt_driver = CannedPromptDriver(tokenizer=Cl100kTokenizer(max_input_tokens=budget, max_output_tokens=100))
+    prompt_driver = CannedPromptDriver(tokenizer=TOKENIZERS[kind](budget))
 
     def base() -> PromptStack:
         stack_ = PromptStack()
@@ -112,7 +120,7 @@ def test_same_history_as_griptape_autoprune(stack: RunningStack, budget: int) ->
     got = ours.add_to_prompt_stack(prompt_driver, base(), 1)
     assert [(m.role, m.to_text()) for m in got.messages] == [(m.role, m.to_text()) for m in expected.messages]
     kept = (len(got.messages) - 2) // 2
-    assert kept == 8 if budget >= 400 else 0 < kept < 8 or budget == 60  # the small budgets really prune
+    assert kept == 8 if budget >= 400 else kept < 8  # the small budgets really prune
 
 
 def script(results_needed: int) -> Any:

@@ -190,6 +190,8 @@ class OffpromptClient:
         max_tokens: int | None = ...,
         last_n: int | None = ...,
         memory_index: int | None = ...,
+        model: str | None = ...,
+        tokenizer: str | None = ...,
         raw: Literal[False] = ...,
     ) -> PromptStack: ...
 
@@ -203,6 +205,8 @@ class OffpromptClient:
         max_tokens: int | None = ...,
         last_n: int | None = ...,
         memory_index: int | None = ...,
+        model: str | None = ...,
+        tokenizer: str | None = ...,
         raw: Literal[True],
     ) -> dict[str, Any]: ...
 
@@ -215,15 +219,20 @@ class OffpromptClient:
         max_tokens: int | None = None,
         last_n: int | None = None,
         memory_index: int | None = None,
+        model: str | None = None,
+        tokenizer: str | None = None,
         raw: bool = False,
     ) -> PromptStack | dict[str, Any]:
-        """The thread's history as a PromptStack (system, summary, runs, input) pruned to `max_tokens`."""
+        """The thread's history as a PromptStack (system, summary, runs, input) pruned to `max_tokens`, counted
+        as Griptape counts for `model`, or with `tokenizer` (cl100k_base, o200k_base, chars_per_token:N)."""
         fields = {
             "system": system,
             "input": input,
             "max_tokens": max_tokens,
             "last_n": last_n,
             "memory_index": memory_index,
+            "model": model,
+            "tokenizer": tokenizer,
         }
         body = {k: _to_dict(v) for k, v in fields.items() if v is not None}
         data = self._json("POST", f"/threads/{_segment(thread_id)}/prompt-stack", body)

@@ -193,6 +193,7 @@ class OffpromptConversationMemory(ConversationMemory):
         if self.max_runs is not None:
             options["last_n"] = self.max_runs
         if self.autoprune:
+            options.update(tokenizer_hint(prompt_driver))
             # Griptape keeps the most runs n with max_input_tokens - count(render(stack + memory(n))) > 0.
             # render(stack + memory) = render(stack) + render(memory) - "Assistant:" (both end with it), so
             # offprompt applies the same test to the memory alone with this budget.
@@ -272,6 +273,17 @@ class OffpromptTaskMemory(TaskMemory):
             raise
         loaded = BaseArtifact.from_dict(data)
         return loaded if isinstance(loaded, ListArtifact) else ListArtifact([loaded])
+
+
+def tokenizer_hint(prompt_driver: BasePromptDriver) -> dict[str, str]:
+    """How offprompt should count for this prompt driver: Griptape's tokenizer, by kind (ADR 0013)."""
+    tokenizer = prompt_driver.tokenizer
+    per_token = getattr(tokenizer, "characters_per_token", None)
+    if isinstance(per_token, int):  # SimpleTokenizer, AmazonBedrockTokenizer
+        return {"tokenizer": f"chars_per_token:{per_token}"}
+    if type(tokenizer).__name__ == "OpenAiTokenizer" and tokenizer.model:
+        return {"model": tokenizer.model}
+    return {}  # offprompt's default, cl100k_base
 
 
 def _segment(value: str) -> str:
