@@ -162,3 +162,36 @@ def test_task_memory_keeps_a_1mb_output_off_prompt(stack: RunningStack) -> None:
     assert "BigOutputTool" in str(entries[0]["actions"])
     assert task_memory.name == memory_name and OffpromptTaskMemory().name == "TaskMemory"
     assert task_memory.load_artifacts("no-such-namespace").value == []
+
+
+def test_griptapes_prompt_summary_tool_reads_offprompt_task_memory(stack: RunningStack) -> None:  # noqa: F811
+    from griptape.engines import PromptSummaryEngine
+    from griptape.tools import PromptSummaryTool
+    from griptape_support import SummaryPromptDriver
+
+    def steps(_: PromptStack, results: list[str]) -> Any:
+        if not results:
+            return ("BigOutputTool", "fetch", {"size": 200_000})
+        if len(results) == 1:
+            found = re.search(r'memory_name "([^"]+)" and artifact_namespace "([^"]+)"', results[0])
+            assert found, results[0]
+            target = {"memory_name": found[1], "artifact_namespace": found[2]}
+            return ("PromptSummaryTool", "summarize", {"summary": target})
+        return f"done: {results[-1]}"
+
+    summarizer = SummaryPromptDriver()
+    prompt_driver = ScriptedPromptDriver(script=steps)
+    bot = Agent(
+        prompt_driver=prompt_driver,
+        tools=[
+            BigOutputTool(off_prompt=True),
+            PromptSummaryTool(prompt_summary_engine=PromptSummaryEngine(prompt_driver=summarizer), off_prompt=False),
+        ],
+        task_memory=OffpromptTaskMemory(name=uid("TaskMemory"), base_url=stack.url, tenant=TENANT),
+    )
+    output = bot.run("summarize the big document").output.value
+    assert output.startswith("done: summary #"), output
+    # Griptape's own tool loaded the 200 KB text from offprompt and summarized it; the agent never saw it
+    summarized = "".join(m.to_text() for p in summarizer.prompts for m in p.messages)
+    assert summarized.count("keeps this line out of the prompt") >= 200_000 // 46
+    assert not any("keeps this line out" in str(p.to_dict()) for p in prompt_driver.prompts)
