@@ -5,6 +5,7 @@ works unchanged (docs/adr/0012-griptape-threads-api.md).
 - `GET /api/threads?alias=` → `{"threads": [...], "pagination": {...}}`
 - `GET /api/threads/{thread_id}` → `{thread_id, name, alias, metadata, created_at, updated_at}`
 - `PATCH /api/threads/{thread_id}` `{messages?, name?, metadata?, ...meta}` → the thread (messages: a diff by run id)
+- `DELETE /api/threads/{thread_id}` → 204 (idempotent; the alias is released)
 - `GET /api/threads/{thread_id}/messages?page=&page_size=` → `{"messages": [...], "pagination": {...}}`
 """
 
@@ -40,6 +41,12 @@ def register(app: APIGatewayHttpResolver) -> None:
         tenant = current_tenant(app)
         thread = path_param(app, "thread_id", thread_id)
         return json_response(default_cloud_threads().patch(tenant, thread, json_body(app)))
+
+    @app.delete("/api/threads/<thread_id>")
+    def delete_thread(thread_id: str) -> Response[Any]:
+        tenant = current_tenant(app)
+        default_cloud_threads().delete(tenant, path_param(app, "thread_id", thread_id))
+        return Response(status_code=HTTPStatus.NO_CONTENT, body="")
 
     @app.get("/api/threads/<thread_id>/messages")
     def get_messages(thread_id: str) -> Response[Any]:

@@ -83,6 +83,7 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/api/threads", "cloud_threads"),
     Route("GET", "/api/threads/{thread_id}", "cloud_threads"),
     Route("PATCH", "/api/threads/{thread_id}", "cloud_threads"),
+    Route("DELETE", "/api/threads/{thread_id}", "cloud_threads"),
     Route("GET", "/api/threads/{thread_id}/messages", "cloud_threads"),
     # task memory
     Route("POST", "/memories/{memory_name}/outputs", "process_output"),

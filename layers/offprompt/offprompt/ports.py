@@ -209,6 +209,10 @@ class RunStore(Protocol):
         """The thread id the tenant's alias points at, or None."""
         ...
 
+    def release_alias(self, tenant: str, alias: str, thread_id: str) -> None:
+        """Delete the alias if it still points at `thread_id`."""
+        ...
+
 
 # ---- task memory: namespace records, committed batches and meta entries (DynamoDB) -------------------------
 

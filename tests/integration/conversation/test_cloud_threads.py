@@ -229,3 +229,18 @@ def test_errors(cloud: Cloud) -> None:
     assert cloud.messages(thread, query={"page_size": "0"})[0] == 400
     assert cloud.messages(thread, query={"page": "x"})[0] == 400
     assert cloud.messages(thread, query={"page_size": "1001"})[0] == 400
+
+
+def test_delete_releases_the_alias_and_is_idempotent(cloud: Cloud, api: Api) -> None:
+    thread = new_thread(cloud, alias="gone-soon")
+    cloud.patch(thread, {"messages": [message(1), message(2)]})
+    other = new_thread(cloud, alias="stays")
+    assert cloud.call("DELETE", f"/api/threads/{thread}", thread_id=thread)[0] == 204
+    assert cloud.get(thread)[0] == 404
+    assert api.runs(thread)[1]["runs"] == []
+    assert cloud.call("DELETE", f"/api/threads/{thread}", thread_id=thread)[0] == 204  # idempotent
+    _, found = cloud.call("GET", "/api/threads", query={"alias": "gone-soon"})
+    assert found["threads"] == []
+    assert new_thread(cloud, alias="gone-soon") != thread  # the alias is free again
+    _, kept = cloud.call("GET", "/api/threads", query={"alias": "stays"})
+    assert [t["thread_id"] for t in kept["threads"]] == [other]

@@ -336,6 +336,21 @@ class DynamoDbRunStore:
             raise DependencyUnavailable(f"DynamoDB put_item failed: {type(exc).__name__}") from exc
         return True
 
+    def release_alias(self, tenant: str, alias: str, thread_id: str) -> None:
+        try:
+            self.client.delete_item(
+                TableName=self.table_name,
+                Key=_key(alias_pk(tenant, alias), ALIAS_SK),
+                ConditionExpression="thread_id = :t",
+                ExpressionAttributeValues={":t": {"S": thread_id}},
+            )
+        except ClientError as exc:
+            if error_code(exc) == "ConditionalCheckFailedException":
+                return  # the alias names another thread now (or nothing): leave it
+            raise DependencyUnavailable(f"DynamoDB delete_item failed: {error_code(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB delete_item failed: {type(exc).__name__}") from exc
+
     def alias_target(self, tenant: str, alias: str) -> str | None:
         item = self._get(alias_pk(tenant, alias), ALIAS_SK)
         return _s(item, "thread_id") if item else None

@@ -101,6 +101,14 @@ class CloudThreadsService:
             state = self.runs.set_thread_fields(tenant, thread_id, fields, self._now())
         return self.view(state)
 
+    def delete(self, tenant: str, thread_id: str) -> None:
+        """Delete the thread (runs, blobs) and release its alias; idempotent."""
+        check_identifier("thread_id", thread_id)
+        state = self.runs.get_thread(tenant, thread_id)
+        self.conversation.delete_thread(tenant, thread_id)
+        if state is not None and state.alias is not None:
+            self.runs.release_alias(tenant, state.alias, thread_id)
+
     def view(self, state: ThreadState) -> dict[str, Any]:
         return {
             "thread_id": state.thread_id,
