@@ -14,11 +14,12 @@ export PYTHONPATH := $(CURDIR)/functions:$(CURDIR)/layers/offprompt
 help: ## Show this help
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	@echo ">> creating $(VENV) and installing runtime + dev dependencies"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e ./clients/python
 	touch $(STAMP)
 
 install: $(STAMP) ## Create .venv and install everything (Python packages; Java jars are fetched on first use)
@@ -44,7 +45,7 @@ test-runtime: install opensearch ## Every function as Lambda starts it: clean in
 lint: install ## ruff + mypy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy layers/offprompt/offprompt functions infra/local
+	$(VENV)/bin/mypy layers/offprompt/offprompt functions infra/local clients/python/src
 
 fmt: install ## Format and autofix
 	$(VENV)/bin/ruff format .

@@ -30,8 +30,8 @@ from typing import Any
 import pytest
 
 from offprompt.artifacts import BlobArtifact, InfoArtifact, ListArtifact, TextArtifact
-from offprompt.client import OffpromptClient, OffpromptClientError
 from offprompt.prompt import PromptStack
+from offprompt_client import OffpromptClient, OffpromptClientError
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOT_TIMEOUT_S = 120

@@ -16,7 +16,16 @@ def _read_by_code() -> set[str]:
     aliases = {f.alias for f in Settings.model_fields.values() if f.alias}
     graph = code_graph()
     literal = set()
-    for module in ("add_run", "prompt_stack", "threads", "summarizer", "process_output", "load_artifacts", "memories"):
+    for module in (
+        "add_run",
+        "prompt_stack",
+        "threads",
+        "cloud_threads",
+        "summarizer",
+        "process_output",
+        "load_artifacts",
+        "memories",
+    ):
         literal |= {n for n in graph.reach(f"{module}.handler").env_names if n != "OFFPROMPT_"}
     return aliases | literal
 

@@ -395,6 +395,7 @@ from sam_support import condition_values, resolve_conditions, sam_transform  # n
 # checked: the gating setting really has that value in template.yaml.
 CONFIG_GATED = {
     "add_run": ({"bedrock:InvokeModel"}, ("OFFPROMPT_SUMMARIZE_MODE", "async")),  # inline summaries only
+    "cloud_threads": ({"bedrock:InvokeModel"}, ("OFFPROMPT_SUMMARIZE_MODE", "async")),  # add-run's inline summaries
 }
 # Adapters the code builds only when a setting is non-empty (`if settings.embedding_model_id:` in
 # services/task_memory/wiring.text_store_from_settings): the calls only they make are expected only when the deployed

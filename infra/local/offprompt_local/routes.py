@@ -78,6 +78,13 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/threads/{thread_id}", "threads"),
     Route("PUT", "/threads/{thread_id}", "threads"),
     Route("DELETE", "/threads/{thread_id}", "threads"),
+    # Griptape Cloud-compatible Threads API (docs/adr/0012-griptape-threads-api.md)
+    Route("POST", "/api/threads", "cloud_threads"),
+    Route("GET", "/api/threads", "cloud_threads"),
+    Route("GET", "/api/threads/{thread_id}", "cloud_threads"),
+    Route("PATCH", "/api/threads/{thread_id}", "cloud_threads"),
+    Route("DELETE", "/api/threads/{thread_id}", "cloud_threads"),
+    Route("GET", "/api/threads/{thread_id}/messages", "cloud_threads"),
     # task memory
     Route("POST", "/memories/{memory_name}/outputs", "process_output"),
     Route("POST", "/memories/{memory_name}/uploads", "process_output"),

@@ -117,6 +117,10 @@ class ThreadState:
     updated_at: str | None = None
     summary_updated_at: str | None = None
     generation: str | None = None  # this incarnation of the thread: a delete ends it, and `put_run` checks it
+    # Set through the Griptape Cloud-compatible Threads API (`/api/threads`); None for threads made elsewhere.
+    name: str | None = None
+    alias: str | None = None
+    metadata_json: str | None = None  # the thread's `metadata` object as JSON
 
 
 class ThreadDeleting(Exception):
@@ -201,6 +205,26 @@ class RunStore(Protocol):
 
     def release_thread(self, tenant: str, thread_id: str) -> None:
         """Delete the marked thread item once everything else is gone: the id can be used again."""
+        ...
+
+    def run_seq(self, tenant: str, thread_id: str, run_id: str) -> int | None:
+        """The sequence number of the stored run with this id, or None (one read of its run-id record)."""
+        ...
+
+    def set_thread_fields(self, tenant: str, thread_id: str, fields: dict[str, str], now: str) -> ThreadState:
+        """Set `name`, `alias` and/or `metadata_json` on the thread record (creating it); returns the new state."""
+        ...
+
+    def claim_alias(self, tenant: str, alias: str, thread_id: str, *, replace: str | None = None) -> bool:
+        """Point the tenant's `alias` at `thread_id` if it is free (or still points at `replace`); False if taken."""
+        ...
+
+    def alias_target(self, tenant: str, alias: str) -> str | None:
+        """The thread id the tenant's alias points at, or None."""
+        ...
+
+    def release_alias(self, tenant: str, alias: str, thread_id: str) -> None:
+        """Delete the alias if it still points at `thread_id`."""
         ...
 
 

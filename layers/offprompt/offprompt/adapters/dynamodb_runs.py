@@ -6,6 +6,9 @@ Partition `T#{tenant}#TH#{thread}` (escaped by `identifiers.key`):
                      then see no thread, adds are refused; the item goes last, so a retried delete finishes);
 - `RUN#{seq:012d}`   one run: Griptape JSON (`run`) or an S3 pointer (`blob_key`), token counts, size, hash;
 - `RUNID#{run_id}`   seq + content hash of that run (the conditional put that makes retries idempotent).
+
+Partition `T#{tenant}#ALIAS#{alias}`, item `#ALIAS`: the thread id a Griptape Cloud-style alias names (unique per
+tenant by a conditional put).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from .clients import aws_client
 THREAD_SK = "#THREAD"
 RUN_PREFIX = "RUN"
 RUNID_PREFIX = "RUNID"
+ALIAS_SK = "#ALIAS"
+_THREAD_TEXT_FIELDS = ("name", "alias", "metadata_json")
 _CONFIG_FIELDS = ("max_runs", "memory_type", "offset", "retention_days")
 
 
@@ -39,6 +44,10 @@ def run_sk(seq: int) -> str:
 
 def runid_sk(run_id: str) -> str:
     return key(RUNID_PREFIX, run_id)
+
+
+def alias_pk(tenant: str, alias: str) -> str:
+    return key("T", tenant, "ALIAS", alias)
 
 
 class DynamoDbRunStore:
@@ -323,6 +332,86 @@ class DynamoDbRunStore:
         except BotoCoreError as exc:
             raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
 
+    # ---- Griptape Cloud-style thread fields and aliases ----------------------------------------------------
+    def run_seq(self, tenant: str, thread_id: str, run_id: str) -> int | None:
+        item = self._get(thread_pk(tenant, thread_id), runid_sk(run_id))
+        return int(item["seq"]["N"]) if item else None
+
+    def set_thread_fields(self, tenant: str, thread_id: str, fields: dict[str, str], now: str) -> ThreadState:
+        sets = [
+            "created_at = if_not_exists(created_at, :now)",
+            "updated_at = :now",
+            "tenant = :tenant",
+            "thread_id = :thread",
+            "next_seq = if_not_exists(next_seq, :zero)",
+            "summary_version = if_not_exists(summary_version, :zero)",
+            "summary_through_seq = if_not_exists(summary_through_seq, :zero)",
+            "#gen = if_not_exists(#gen, :gen)",
+        ]
+        names: dict[str, str] = {"#gen": "generation", "#deleting": "deleting"}
+        values: dict[str, Any] = {
+            ":now": {"S": now},
+            ":zero": {"N": "0"},
+            ":tenant": {"S": tenant},
+            ":thread": {"S": thread_id},
+            ":gen": {"S": uuid.uuid4().hex},
+        }
+        for name in _THREAD_TEXT_FIELDS:
+            if name in fields:
+                names[f"#{name}"] = name
+                sets.append(f"#{name} = :{name}")
+                values[f":{name}"] = {"S": fields[name]}
+        params: dict[str, Any] = {
+            "TableName": self.table_name,
+            "Key": _key(thread_pk(tenant, thread_id), THREAD_SK),
+            "UpdateExpression": "SET " + ", ".join(sets),
+            "ConditionExpression": "attribute_not_exists(#deleting)",
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+            "ReturnValues": "ALL_NEW",
+        }
+        out = self._call("update_item", refuse_when_deleting=True, **params)
+        return _thread_state(tenant, thread_id, out["Attributes"])
+
+    def claim_alias(self, tenant: str, alias: str, thread_id: str, *, replace: str | None = None) -> bool:
+        params: dict[str, Any] = {
+            "TableName": self.table_name,
+            "Item": {**_key(alias_pk(tenant, alias), ALIAS_SK), "thread_id": {"S": thread_id}},
+        }
+        if replace is None:
+            params["ConditionExpression"] = "attribute_not_exists(pk)"
+        else:
+            params["ConditionExpression"] = "thread_id = :old"
+            params["ExpressionAttributeValues"] = {":old": {"S": replace}}
+        try:
+            self.client.put_item(**params)
+        except ClientError as exc:
+            if error_code(exc) == "ConditionalCheckFailedException":
+                return False
+            raise DependencyUnavailable(f"DynamoDB put_item failed: {error_code(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB put_item failed: {type(exc).__name__}") from exc
+        return True
+
+    def release_alias(self, tenant: str, alias: str, thread_id: str) -> None:
+        try:
+            self.client.delete_item(
+                TableName=self.table_name,
+                Key=_key(alias_pk(tenant, alias), ALIAS_SK),
+                ConditionExpression="thread_id = :t",
+                ExpressionAttributeValues={":t": {"S": thread_id}},
+            )
+        except ClientError as exc:
+            if error_code(exc) == "ConditionalCheckFailedException":
+                return  # the alias names another thread now (or nothing): leave it
+            raise DependencyUnavailable(f"DynamoDB delete_item failed: {error_code(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB delete_item failed: {type(exc).__name__}") from exc
+
+    def alias_target(self, tenant: str, alias: str) -> str | None:
+        item = self._get(alias_pk(tenant, alias), ALIAS_SK)
+        return _s(item, "thread_id") if item else None
+
     # ---- helpers --------------------------------------------------------------------------------------
     def _get(self, pk: str, sk: str) -> dict[str, Any] | None:
         out = self._call("get_item", TableName=self.table_name, Key=_key(pk, sk), ConsistentRead=True)
@@ -384,6 +473,9 @@ def _thread_state(tenant: str, thread_id: str, item: dict[str, Any]) -> ThreadSt
         updated_at=_s(item, "updated_at"),
         summary_updated_at=_s(item, "summary_updated_at"),
         generation=_s(item, "generation"),
+        name=_s(item, "name"),
+        alias=_s(item, "alias"),
+        metadata_json=_s(item, "metadata_json"),
     )
 
 

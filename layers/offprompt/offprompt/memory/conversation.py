@@ -87,6 +87,55 @@ class HistoryPlan:
     candidates_read: int = 0  # runs pulled from the source (returned + at most one that did not fit)
 
 
+def _select_by_search(
+    base: Sequence[Message],
+    pull: Callable[[], HistoryRun | None],
+    tokenizer: Tokenizer,
+    summary: str | None,
+    max_tokens: int,
+    read: Callable[[], int],
+) -> HistoryPlan:
+    counts = 0
+
+    def fits(n: int) -> bool:
+        nonlocal counts
+        if n == 0 and not summary:
+            return True
+        counts += 1
+        mem = history_messages(summary, list(reversed(candidates[:n])))
+        return max_tokens - tokenizer.count_tokens(render_messages([*base, *mem])) > 0
+
+    candidates: list[HistoryRun] = []  # newest first
+    known_fit = 0  # the largest n known to fit
+    exhausted = False
+    while True:
+        # read more candidates: double what is known to fit (at least 8), so a few rounds cover any ratio
+        # between the stored counts' encoding and this tokenizer
+        want = max(8, 2 * len(candidates))
+        while len(candidates) < want and (r := pull()) is not None:
+            candidates.append(r)
+        exhausted = len(candidates) < want
+        if not candidates or not fits(len(candidates)):
+            break
+        known_fit = len(candidates)
+        if exhausted:
+            break
+    lo, hi = known_fit, len(candidates)  # fits(lo); not fits(hi) unless lo == hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid
+    n = hi if hi == lo else lo
+    if n == 0:
+        if summary and not candidates and fits(0):
+            return HistoryPlan([summary_message(summary)], [], True, counts, read())
+        return HistoryPlan([], [], False, counts, read())
+    chosen = list(reversed(candidates[:n]))
+    return HistoryPlan(history_messages(summary, chosen), chosen, bool(summary), counts, read())
+
+
 def history_messages(summary: str | None, runs: Sequence[HistoryRun]) -> list[Message]:
     """Summary (if any) then the runs' pairs, oldest first: Griptape's to_prompt_stack(n)."""
     messages = [summary_message(summary)] if summary else []
@@ -103,12 +152,16 @@ def select_history(
     summary: str | None = None,
     max_tokens: int | None = None,
     last_n: int | None = None,
+    estimates_exact: bool = True,
 ) -> HistoryPlan:
     """The memory messages Griptape's autoprune would insert, reading only the runs it returns (+1).
 
     Griptape keeps the largest n (from all runs down) for which
     `max_tokens - count(render(base + memory(n))) > 0`; with none, no memory at all. A summary (summary
     memory) comes first and is dropped only together with the last run.
+
+    `estimates_exact=False`: the runs' stored counts are of another encoding than `tokenizer` (ADR 0013); they
+    only bound how many runs are read, and n is found by binary search over exact counts (O(log n) counts).
     """
     cap = last_n if last_n is not None else None
     taken: list[HistoryRun] = []  # newest first
@@ -131,6 +184,9 @@ def select_history(
             taken.append(r)
         chosen = list(reversed(taken))
         return HistoryPlan(history_messages(summary, chosen), chosen, bool(summary), 0, read)
+
+    if not estimates_exact:
+        return _select_by_search(base, pull, tokenizer, summary, max_tokens, lambda: read)
 
     sep = tokenizer.count_tokens(SEPARATOR)
     counts = 0

@@ -6,9 +6,11 @@ HTTP-free; takes ports (RunStore, BlobStore, Tokenizer, Summarizer). See docs/ad
 - `results`: what add-run and summarize return;
 - `cursor`: the opaque list-runs cursor;
 - `service`: `ConversationService` itself (ports in, plain data out);
+- `cloud_threads`: Griptape Cloud's Threads API (`/api/threads`) mapped onto threads and runs;
 - `wiring`: the service built from settings (`default_service`) and the local stack's summarizer hook.
 """
 
+from offprompt.services.conversation.cloud_threads import CloudThreadsService
 from offprompt.services.conversation.requests import PromptStackRequest, ThreadConfigRequest, parse_model
 from offprompt.services.conversation.results import AddRunResult, SummarizeResult
 from offprompt.services.conversation.service import (
@@ -20,7 +22,12 @@ from offprompt.services.conversation.service import (
     ConversationService,
     thread_prefix,
 )
-from offprompt.services.conversation.wiring import default_service, service_from_settings, set_summarizer_override
+from offprompt.services.conversation.wiring import (
+    default_cloud_threads,
+    default_service,
+    service_from_settings,
+    set_summarizer_override,
+)
 
 __all__ = [
     "DAY",
@@ -29,10 +36,12 @@ __all__ = [
     "PRUNE_BATCH",
     "PRUNE_SLACK",
     "AddRunResult",
+    "CloudThreadsService",
     "ConversationService",
     "PromptStackRequest",
     "SummarizeResult",
     "ThreadConfigRequest",
+    "default_cloud_threads",
     "default_service",
     "parse_model",
     "service_from_settings",

@@ -17,6 +17,10 @@ class PromptStackRequest(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1)
     last_n: int | None = Field(default=None, ge=1)
     memory_index: int | None = Field(default=None, ge=0)
+    # Count as Griptape would for this model (e.g. "gpt-4o" → o200k_base, "anthropic.claude-3-5-sonnet..." →
+    # ceil(chars / 4)), or with this tokenizer: "cl100k_base", "o200k_base", "chars_per_token:N" (ADR 0013).
+    model: str | None = Field(default=None, min_length=1, max_length=256)
+    tokenizer: str | None = Field(default=None, min_length=1, max_length=64)
 
 
 class ThreadConfigRequest(BaseModel):

@@ -24,6 +24,7 @@ from offprompt.memory.conversation import (
     select_history,
 )
 from offprompt.memory.run import Run
+from offprompt.memory.tokenizers import CHARS_PREFIX, CharsTokenizer, tokenizer_name
 from offprompt.ports import (
     BlobStore,
     RunIdTaken,
@@ -77,9 +78,11 @@ class ConversationService:
         summarize_mode: Literal["inline", "async", "off"] = "async",
         clock: Callable[[], float] = time.time,
         inline_run_bytes: int = INLINE_RUN_BYTES,
+        encodings: Callable[[str], Tokenizer] | None = None,
     ) -> None:
         self.runs = runs
-        self.tokenizer = tokenizer
+        self.tokenizer = tokenizer  # counts stored at write time (ADR 0013: eager cl100k_base)
+        self.encodings = encodings  # other tiktoken encodings, built on demand for prompt-stack
         self.blobs = blobs
         self.summarizer = summarizer
         self.summarize_mode = summarize_mode
@@ -244,6 +247,7 @@ class ConversationService:
             index = 1 if request.system is not None else 0
         if index > len(stack.messages):
             raise InvalidInput(f"memory_index must be between 0 and {len(stack.messages)}")
+        tokenizer = self._tokenizer_for(request)
         state = self.runs.get_thread(tenant, thread_id)
         if state is None:
             return stack
@@ -256,13 +260,24 @@ class ConversationService:
         plan = select_history(
             list(stack.messages),
             source,
-            self.tokenizer,
+            tokenizer,
             summary=state.summary if summary_memory else None,
             max_tokens=request.max_tokens,
             last_n=cap,
+            estimates_exact=tokenizer.encoding_name == self.tokenizer.encoding_name,
         )
         stack.messages[index:index] = plan.messages
         return stack
+
+    def _tokenizer_for(self, request: PromptStackRequest) -> Tokenizer:
+        name = tokenizer_name(model=request.model, tokenizer=request.tokenizer)
+        if name is None or name == self.tokenizer.encoding_name:
+            return self.tokenizer
+        if name.startswith(CHARS_PREFIX):
+            return CharsTokenizer.parse(name)
+        if self.encodings is None:
+            raise InvalidInput(f"this deployment counts only {self.tokenizer.encoding_name}")
+        return self.encodings(name)
 
     def _newest_first(self, tenant: str, thread_id: str, lo: int, cap: int | None) -> Iterator[HistoryRun]:
         hi: int | None = None

@@ -6,6 +6,7 @@ import functools
 
 from offprompt.config import Settings
 from offprompt.ports import Summarizer
+from offprompt.services.conversation.cloud_threads import CloudThreadsService
 from offprompt.services.conversation.service import ConversationService
 
 # The local stack (no Bedrock there) installs a labelled stand-in here once, at start-up; Lambda never does.
@@ -31,6 +32,7 @@ def service_from_settings(settings: Settings) -> ConversationService:
         blobs=S3BlobStore(settings.bucket_name) if settings.bucket_name else None,
         summarizer=_summarizer_override or BedrockSummarizer(settings.summary_model_id),
         summarize_mode=settings.summarize_mode,
+        encodings=TiktokenTokenizer,
     )
 
 
@@ -40,3 +42,9 @@ def default_service() -> ConversationService:
     from offprompt.config import get_settings
 
     return service_from_settings(get_settings())
+
+
+@functools.cache
+def default_cloud_threads() -> CloudThreadsService:
+    """The Griptape Cloud-compatible Threads API over the process's conversation service."""
+    return CloudThreadsService(default_service())

@@ -1,6 +1,6 @@
 """A small HTTP client for the offprompt API, on the standard library only (urllib + json).
 
-    from offprompt.client import OffpromptClient
+    from offprompt_client import OffpromptClient
 
     api = OffpromptClient("http://127.0.0.1:3000", tenant="alice")      # local stack (`make dev`)
     api = OffpromptClient("https://abc.execute-api.eu-west-1.amazonaws.com",
@@ -13,10 +13,10 @@
 It covers every route of the HTTP API, raises `OffpromptClientError(status, code, message)` for 4xx/5xx (and
 `OffpromptConnectionError` when the API cannot be reached), follows the load route's 303 to S3 without
 forwarding credentials, and never imports boto3. Results are parsed JSON; the artifact/prompt-stack routes
-return offprompt objects (pydantic is then needed) unless `raw=True`. Nothing happens at import time.
-
-Not part of request handling: the library's "HTTP-free" rule is about the service code, which never imports
-this module.
+return offprompt objects unless `raw=True` (that needs the `offprompt` library and pydantic, as in the dev
+environment; Griptape users get Griptape objects from `offprompt_client.griptape`). Nothing happens at
+import time. Standard library only: this is the `offprompt-client` distribution (`clients/python`); the
+Lambda layer does not ship it.
 """
 
 from __future__ import annotations
@@ -190,6 +190,8 @@ class OffpromptClient:
         max_tokens: int | None = ...,
         last_n: int | None = ...,
         memory_index: int | None = ...,
+        model: str | None = ...,
+        tokenizer: str | None = ...,
         raw: Literal[False] = ...,
     ) -> PromptStack: ...
 
@@ -203,6 +205,8 @@ class OffpromptClient:
         max_tokens: int | None = ...,
         last_n: int | None = ...,
         memory_index: int | None = ...,
+        model: str | None = ...,
+        tokenizer: str | None = ...,
         raw: Literal[True],
     ) -> dict[str, Any]: ...
 
@@ -215,20 +219,26 @@ class OffpromptClient:
         max_tokens: int | None = None,
         last_n: int | None = None,
         memory_index: int | None = None,
+        model: str | None = None,
+        tokenizer: str | None = None,
         raw: bool = False,
     ) -> PromptStack | dict[str, Any]:
-        """The thread's history as a PromptStack (system, summary, runs, input) pruned to `max_tokens`."""
+        """The thread's history as a PromptStack (system, summary, runs, input) pruned to `max_tokens`, counted
+        as Griptape counts for `model`, or with `tokenizer` (cl100k_base, o200k_base, chars_per_token:N)."""
         fields = {
             "system": system,
             "input": input,
             "max_tokens": max_tokens,
             "last_n": last_n,
             "memory_index": memory_index,
+            "model": model,
+            "tokenizer": tokenizer,
         }
         body = {k: _to_dict(v) for k, v in fields.items() if v is not None}
         data = self._json("POST", f"/threads/{_segment(thread_id)}/prompt-stack", body)
         if raw:
             return dict(data)
+        _need_library()
         from offprompt.prompt import PromptStack
 
         return PromptStack.from_dict(data)
@@ -452,9 +462,20 @@ class OffpromptClient:
 def _artifact(data: Any, raw: bool) -> Any:
     if raw or not isinstance(data, dict) or "type" not in data:
         return data
+    _need_library()
     from offprompt.artifacts import BaseArtifact
 
     return BaseArtifact.from_dict(data)
+
+
+def _need_library() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("offprompt") is None:
+        raise ImportError(
+            "decoding artifacts needs the offprompt library; pass raw=True for JSON, "
+            "or use offprompt_client.griptape for Griptape objects"
+        )
 
 
 def _error_from(response: Response) -> OffpromptClientError:

@@ -1,0 +1,320 @@
+"""Griptape Cloud's Threads API over offprompt's threads and runs (no second store). See docs/adr/0012.
+
+Griptape's `GriptapeCloudConversationMemoryDriver` creates or finds a thread (by id or alias), then on every
+turn PATCHes the *whole* message list (already trimmed to `max_runs`, oldest first) with the memory's `meta`
+merged into the body's top level. Here a message is a run (`metadata.run_id` is the run id) and a PATCH is a
+diff, not a rewrite:
+
+- the newest stored run is looked up (one query); the messages after it in the list are appended;
+- the list's first message names the oldest run to keep (one read of its run-id record); every stored run
+  older than it is deleted (those are the ones Griptape trimmed);
+- top-level keys other than `messages`/`name`/`alias`/`metadata` become the thread's `metadata` (with
+  `metadata` itself), so `SummaryConversationMemory`'s `summary` / `summary_index` come back on GET.
+
+So a PATCH costs O(new + removed runs), whatever the thread's length. When the newest stored run is not in the
+list at all, the list replaces everything stored (delete all, append all): still what "replace" means.
+
+HTTP-free: plain dicts in, plain dicts out, library errors for bad input.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+from offprompt.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
+from offprompt.identifiers import check_identifier
+from offprompt.ports import StoredRun, ThreadDeleting, ThreadState
+from offprompt.services.conversation.errors import ThreadDeleted
+from offprompt.services.conversation.service import ConversationService, _now_iso
+
+MAX_PAGE_SIZE = 1000
+DEFAULT_PAGE_SIZE = 1000  # Griptape's driver asks for no page: it gets up to this many, oldest first
+MAX_METADATA_BYTES = 64_000
+MAX_NAME_CHARS = 1024
+MAX_MESSAGES = 10_000
+# Keys of a PATCH body that are not the memory's meta.
+_BODY_FIELDS = ("messages", "name", "alias", "metadata")
+_TEXT_ARTIFACT = "TextArtifact"
+
+
+class CloudThreadsService:
+    """The `/api/threads` use cases, over a ConversationService (its RunStore, BlobStore and add-run)."""
+
+    def __init__(self, conversation: ConversationService) -> None:
+        self.conversation = conversation
+        self.runs = conversation.runs
+
+    # ---- threads --------------------------------------------------------------------------------------
+    def create(self, tenant: str, body: Any) -> dict[str, Any]:
+        body = _object(body, "request body")
+        name = _name(body.get("name"))
+        alias = body.get("alias")
+        metadata = _metadata(body.get("metadata"))
+        thread_id = str(uuid.uuid4())
+        if alias is not None:
+            alias = check_identifier("alias", alias)
+            self._claim(tenant, alias, thread_id)
+        fields = {"name": name or thread_id}
+        if alias is not None:
+            fields["alias"] = alias
+        if metadata is not None:
+            fields["metadata_json"] = metadata
+        state = self._set_fields(tenant, thread_id, fields)
+        return self.view(state)
+
+    def get(self, tenant: str, thread_id: str) -> dict[str, Any]:
+        return self.view(self._state(tenant, thread_id))
+
+    def find(self, tenant: str, query: dict[str, str]) -> dict[str, Any]:
+        alias = query.get("alias")
+        if alias is None:
+            raise InvalidInput("listing threads needs ?alias= (offprompt keeps no tenant-wide thread index)")
+        alias = check_identifier("alias", alias)
+        threads = []
+        target = self.runs.alias_target(tenant, alias)
+        if target is not None:
+            state = self.runs.get_thread(tenant, target)
+            if state is not None and state.alias == alias:
+                threads.append(self.view(state))
+        pagination = {"page": 1, "page_size": MAX_PAGE_SIZE, "total_count": len(threads), "total_pages": 1}
+        return {"threads": threads, "pagination": pagination}
+
+    def patch(self, tenant: str, thread_id: str, body: Any) -> dict[str, Any]:
+        body = _object(body, "request body")
+        state = self._state(tenant, thread_id)
+        fields: dict[str, str] = {}
+        if "name" in body:
+            fields["name"] = _name(body["name"]) or thread_id
+        if body.get("alias") is not None and body["alias"] != state.alias:
+            raise InvalidInput("a thread's alias is set when it is created and cannot be changed")
+        meta = {k: v for k, v in body.items() if k not in _BODY_FIELDS}
+        if "metadata" in body or meta:
+            merged = dict(_object(body.get("metadata") or {}, "metadata"))
+            merged.update(meta)
+            fields["metadata_json"] = _metadata(merged) or "{}"
+        if "messages" in body:
+            self._replace_messages(tenant, thread_id, body["messages"])
+        if fields or "messages" in body:
+            state = self._set_fields(tenant, thread_id, fields)
+        return self.view(state)
+
+    def _set_fields(self, tenant: str, thread_id: str, fields: dict[str, str]) -> ThreadState:
+        try:
+            return self.runs.set_thread_fields(tenant, thread_id, fields, self._now())
+        except ThreadDeleting:  # a delete of the thread is unfinished (or won a race with this write)
+            raise ThreadDeleted(thread_id) from None
+
+    def delete(self, tenant: str, thread_id: str) -> None:
+        """Delete the thread (runs, blobs) and release its alias; idempotent."""
+        check_identifier("thread_id", thread_id)
+        state = self.runs.get_thread(tenant, thread_id)
+        self.conversation.delete_thread(tenant, thread_id)
+        if state is not None and state.alias is not None:
+            self.runs.release_alias(tenant, state.alias, thread_id)
+
+    def view(self, state: ThreadState) -> dict[str, Any]:
+        return {
+            "thread_id": state.thread_id,
+            "name": state.name or state.thread_id,
+            "alias": state.alias,
+            "metadata": json.loads(state.metadata_json) if state.metadata_json else {},
+            "created_at": state.created_at,
+            "updated_at": state.updated_at or state.created_at,
+        }
+
+    # ---- messages -------------------------------------------------------------------------------------
+    def messages(self, tenant: str, thread_id: str, query: dict[str, str]) -> dict[str, Any]:
+        state = self._state(tenant, thread_id)
+        page = _positive(query.get("page"), "page", 1)
+        page_size = _positive(query.get("page_size"), "page_size", DEFAULT_PAGE_SIZE)
+        if page_size > MAX_PAGE_SIZE:
+            raise InvalidInput(f"page_size must be between 1 and {MAX_PAGE_SIZE}")
+        floor = self.conversation._visible_floor(state, None)
+        skip = (page - 1) * page_size
+        keys = list(self._keys(tenant, thread_id, lo=floor))
+        chosen = keys[skip : skip + page_size]
+        messages = []
+        for index, key in enumerate(chosen, start=skip):
+            stored = self.runs.get_run(tenant, thread_id, key.seq) if key.run_json is None else key
+            if stored is None:  # deleted between the two reads
+                continue
+            messages.append(self._message(thread_id, index, stored))
+        total = len(keys)
+        pagination = {
+            "page": page,
+            "page_size": page_size,
+            "total_count": total,
+            "total_pages": (total + page_size - 1) // page_size,
+        }
+        return {"messages": messages, "pagination": pagination}
+
+    def _message(self, thread_id: str, index: int, stored: StoredRun) -> dict[str, Any]:
+        run = json.loads(self.conversation._run_json(stored))
+        metadata = dict(run.get("meta") or {})
+        metadata["run_id"] = run["id"]
+        return {
+            "message_id": run["id"],
+            "thread_id": thread_id,
+            "index": index,
+            "input": json.dumps(run["input"]),
+            "output": json.dumps(run["output"]),
+            "metadata": metadata,
+            "created_at": stored.created_at,
+        }
+
+    def _replace_messages(self, tenant: str, thread_id: str, messages: Any) -> None:
+        if not isinstance(messages, list):
+            raise InvalidInput("messages must be a list")
+        if len(messages) > MAX_MESSAGES:
+            raise InvalidInput(f"at most {MAX_MESSAGES} messages per PATCH")
+        runs = [_message_run(m, i) for i, m in enumerate(messages)]
+        ids = [r["id"] for r in runs]
+        if len(set(ids)) != len(ids):
+            raise InvalidInput("two messages carry the same metadata.run_id")
+        tail = self._newest(tenant, thread_id)
+        if tail is None:
+            new, keep_from = runs, None
+        elif tail.run_id in ids:
+            new = runs[ids.index(tail.run_id) + 1 :]
+            keep_from = self.runs.run_seq(tenant, thread_id, ids[0])
+            if keep_from is None:
+                raise Conflict(
+                    "the message list keeps the newest stored run but starts with a run that is not stored; "
+                    "send the list Griptape keeps (oldest runs dropped, new runs appended)"
+                )
+        else:  # the list shares nothing with the newest stored run: it replaces everything
+            new, keep_from = runs, tail.seq + 1
+        if keep_from is not None:
+            self._delete_before(tenant, thread_id, keep_from)
+        for run in new:
+            self.conversation.add_run(tenant, thread_id, run)
+
+    def _delete_before(self, tenant: str, thread_id: str, seq: int) -> None:
+        """Delete every stored run older than `seq` (already-deleted ones cost nothing: O(removed))."""
+        while True:
+            old, _ = self.runs.page_runs(
+                tenant, thread_id, lo=1, hi=seq - 1, newest_first=False, limit=100, now_epoch=0, keys_only=True
+            )
+            if not old:
+                return
+            self.runs.delete_runs(tenant, thread_id, old)
+            for r in old:
+                if r.blob_key:
+                    self.conversation._drop_blob(r.blob_key)
+
+    def _newest(self, tenant: str, thread_id: str) -> StoredRun | None:
+        hi: int | None = None
+        while True:
+            runs, after = self.runs.page_runs(
+                tenant, thread_id, lo=1, hi=hi, newest_first=True, limit=1, now_epoch=0, keys_only=True
+            )
+            if runs:
+                return runs[0]
+            if after is None or after <= 1:
+                return None
+            hi = after - 1
+
+    def _keys(self, tenant: str, thread_id: str, *, lo: int) -> Iterator[StoredRun]:
+        now = int(self.conversation.clock())
+        while True:
+            runs, last = self.runs.page_runs(
+                tenant, thread_id, lo=lo, hi=None, newest_first=False, limit=500, now_epoch=now
+            )
+            yield from runs
+            if last is None:
+                return
+            lo = last + 1
+
+    # ---- helpers --------------------------------------------------------------------------------------
+    def _state(self, tenant: str, thread_id: str) -> ThreadState:
+        check_identifier("thread_id", thread_id)
+        state = self.runs.get_thread(tenant, thread_id)
+        if state is None:
+            raise NotFound(f'thread "{thread_id[:100]}" does not exist')
+        return state
+
+    def _claim(self, tenant: str, alias: str, thread_id: str) -> None:
+        if self.runs.claim_alias(tenant, alias, thread_id):
+            return
+        holder = self.runs.alias_target(tenant, alias)
+        if holder is not None:
+            state = self.runs.get_thread(tenant, holder)
+            if state is not None and state.alias == alias:
+                raise Conflict(f'alias "{alias[:100]}" already names thread {holder}', details={"thread_id": holder})
+            # the alias points at a deleted (or never completed) thread: take it over, atomically
+            if self.runs.claim_alias(tenant, alias, thread_id, replace=holder):
+                return
+        raise Conflict(f'alias "{alias[:100]}" was taken concurrently; retry')
+
+    def _now(self) -> str:
+        return _now_iso(self.conversation.clock())
+
+
+def _object(value: Any, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{what} must be a JSON object")
+    return value
+
+
+def _name(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) > MAX_NAME_CHARS:
+        raise InvalidInput(f"name must be a string of at most {MAX_NAME_CHARS} characters")
+    return value
+
+
+def _metadata(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = json.dumps(_object(value, "metadata"), separators=(",", ":"))
+    if len(text.encode("utf-8")) > MAX_METADATA_BYTES:
+        raise PayloadTooLarge(f"thread metadata is larger than {MAX_METADATA_BYTES} bytes")
+    return text
+
+
+def _positive(value: str | None, name: str, default: int) -> int:
+    if value is None:
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise InvalidInput(f"{name} must be a positive integer") from None
+    if number < 1:
+        raise InvalidInput(f"{name} must be a positive integer")
+    return number
+
+
+def _artifact(value: Any, where: str) -> dict[str, Any]:
+    """A message's input/output: Griptape sends an artifact's JSON; plain text becomes a TextArtifact."""
+    if isinstance(value, dict):
+        return value
+    if not isinstance(value, str):
+        raise InvalidInput(f"{where} must be a string (an artifact's JSON, or text)")
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict) and "type" in parsed:
+        return parsed
+    return {"type": _TEXT_ARTIFACT, "value": value}
+
+
+def _message_run(message: Any, index: int) -> dict[str, Any]:
+    """A message as offprompt's Run JSON: run id from `metadata.run_id`, the rest of `metadata` (and any
+    top-level extra keys, where Griptape's driver merges `run.meta`) as the run's meta."""
+    message = _object(message, f"messages[{index}]")
+    metadata = dict(_object(message.get("metadata") or {}, f"messages[{index}].metadata"))
+    extra = {k: v for k, v in message.items() if k not in ("input", "output", "metadata", "message_id", "index")}
+    run_id = metadata.pop("run_id", None)
+    inp = _artifact(message.get("input"), f"messages[{index}].input")
+    out = _artifact(message.get("output"), f"messages[{index}].output")
+    if run_id is None:  # no id: derive one from the content, so resending the same message is a no-op
+        run_id = hashlib.sha256(json.dumps([inp, out], sort_keys=True).encode()).hexdigest()[:32]
+    run_id = check_identifier("metadata.run_id", run_id)
+    meta = {**metadata, **extra} or None
+    return {"type": "Run", "id": run_id, "meta": meta, "input": inp, "output": out}
