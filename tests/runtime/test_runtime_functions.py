@@ -30,6 +30,7 @@ EXERCISED = {
     "LoadArtifactsFunction",
     "MemoriesFunction",
     "ExampleToolFunction",
+    "CloudThreadsFunction",
 }
 
 
@@ -159,3 +160,25 @@ def test_a_failed_import_is_reported(start_function: Start) -> None:
     """The harness itself: a handler that cannot be imported fails with the import error, as Lambda's init does."""
     with pytest.raises(LambdaError, match="No module named 'no_such_module'"):
         start_function("ThreadsFunction", handler="no_such_module.handler.lambda_handler")
+
+
+def with_thread(sample: dict[str, Any], thread_id: str) -> dict[str, Any]:
+    return json.loads(json.dumps(sample).replace("THREAD_ID", thread_id))
+
+
+def test_cloud_threads_function(start_function: Start, local_aws: dict[str, Any]) -> None:
+    cloud = start_function("CloudThreadsFunction")
+    status, thread, _ = cloud.http(event("cloud_threads_create_http.json"))
+    assert status == 201 and thread["alias"] == "user-42", thread
+    thread_id = thread["thread_id"]
+    status, found, _ = cloud.http(event("cloud_threads_find_http.json"))
+    assert status == 200 and [t["thread_id"] for t in found["threads"]] == [thread_id], found
+    status, patched, _ = cloud.http(with_thread(event("cloud_threads_patch_http.json"), thread_id))
+    assert status == 200 and patched["metadata"] == {"summary": None, "summary_index": 0}, patched
+    status, page, _ = cloud.http(with_thread(event("cloud_threads_messages_http.json"), thread_id))
+    assert status == 200, page
+    # As Griptape's Cloud driver sends and reads them: artifacts as JSON strings.
+    assert [(m["metadata"]["run_id"], json.loads(m["output"])["value"]) for m in page["messages"]] == [
+        ("run-1", "Paris."),
+        ("run-2", "Rome."),
+    ]
