@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from offprompt.artifacts import TextArtifact
-from offprompt.client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
+from offprompt_client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
 from offprompt_local.opensearch import LocalOpenSearch
 from offprompt_local.stack import LocalStack
 
