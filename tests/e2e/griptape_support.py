@@ -174,3 +174,49 @@ class MemoryReaderTool(BaseTool):
         artifacts = memory.load_artifacts(values["artifact_namespace"])
         text = "".join(a.to_text() for a in artifacts.value)
         return TextArtifact(f"read {len(text)} characters, sha256 {hashlib.sha256(text.encode()).hexdigest()}")
+
+
+INVOICES = {"INV-1042": "1,234.56 EUR", "INV-2718": "99.00 USD", "INV-3141": "7,000.00 CHF"}
+FILLER = "Lorem ipsum filler that no query is about, repeated to make the report long. "
+
+
+class ReportTool(BaseTool):
+    """Returns a long report (about 200 KB) with three invoice lines buried in filler text."""
+
+    @activity(config={"description": "Fetches a quarterly report", "schema": Schema({Literal("quarter"): str})})
+    def fetch(self, params: dict[str, Any]) -> BaseArtifact:
+        parts = [f"Report for {params['values']['quarter']}\n"]
+        for number, (invoice, total) in enumerate(INVOICES.items()):
+            parts.append(FILLER * 800 + "\n")
+            parts.append(f"Invoice {invoice} total: {total} (line {number}).\n")
+        parts.append(FILLER * 800)
+        return TextArtifact("".join(parts))
+
+
+@define
+class RagAnswerDriver(CannedPromptDriver):
+    """Answers a RAG prompt (Griptape's QueryTool) with the lines of its system prompt that contain the query."""
+
+    def try_run(self, prompt_stack: PromptStack) -> Message:
+        self.prompts.append(prompt_stack)
+        self.calls += 1
+        system = "\n".join(m.to_text() for m in prompt_stack.messages if m.is_system())
+        query = question_of(prompt_stack)
+        found = [line.strip() for line in system.splitlines() if query and query in line]
+        return Message(" | ".join(found) or "nothing found", role=Message.ASSISTANT_ROLE)
+
+
+@define
+class InvoiceExtractionDriver(CannedPromptDriver):
+    """Answers an extraction prompt (Griptape's JsonExtractionEngine) with a JSON list of the invoice lines of the
+    text it is given, as a model following the template schema would."""
+
+    def try_run(self, prompt_stack: PromptStack) -> Message:
+        import json
+        import re
+
+        self.prompts.append(prompt_stack)
+        self.calls += 1
+        text = "\n".join(m.to_text() for m in prompt_stack.messages if m.is_user())
+        rows = [{"invoice": i, "total": t} for i, t in re.findall(r"Invoice (INV-\d+) total: ([^(]+?) \(", text)]
+        return Message(f"Here you go:\n{json.dumps(rows)}", role=Message.ASSISTANT_ROLE)

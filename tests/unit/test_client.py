@@ -211,6 +211,49 @@ def test_process_upload_puts_octet_stream_then_references_it(stub: Stub) -> None
     assert create.headers["authorization"] == "Bearer secret"
 
 
+def test_process_output_uploads_values_past_the_request_limit_by_itself(stub: Stub) -> None:
+    import base64
+
+    ticket = {"upload_id": "1" * 32, "url": stub.url + "/bucket/up?sig=2", "headers": {}, "expires_in": 900}
+    info = {"type": "InfoArtifact", "id": "i", "reference": None, "meta": {}, "name": "i", "value": "stored"}
+    stub.on("POST", "/memories/m/uploads", json_reply(201, ticket))
+    stub.on("PUT", "/bucket/up?sig=2", (200, {}, b""))
+    stub.on("POST", "/memories/m/outputs", json_reply(200, info))
+    limit = 70 * 1024  # EVENT_OVERHEAD (64 KiB) + 6 KiB for the body
+    api = OffpromptClient(stub.url, max_request_bytes=limit)
+
+    # within the limit: one request, inline
+    api.process_output("m", "T", "a", {"type": "TextArtifact", "name": "n", "value": "x" * 4000}, raw=True)
+    assert [s.path for s in stub.seen] == ["/memories/m/outputs"]
+    # quotes are escaped once more in the Lambda event: 4,000 of them count 8,000 bytes
+    assert not api.request_too_large(b"x" * 6000) and api.request_too_large(b'"' * 4000)
+
+    stub.seen.clear()
+    text = 'ü"' * 2000  # 6 KB of UTF-8, 16 KB as JSON (escaped ü and "): past the limit
+    artifact = {"type": "TextArtifact", "name": "n", "meta": {"k": 1}, "value": text}
+    api.process_output("m", "T", "a", artifact, thought="t", raw=True)
+    create, put, output = stub.seen
+    assert (create.path, put.method, put.body) == ("/memories/m/uploads", "PUT", text.encode("utf-8"))
+    assert json.loads(output.body) == {
+        "tool": "T",
+        "activity": "a",
+        "artifact": {"type": "TextArtifact", "name": "n", "meta": {"k": 1}},
+        "thought": "t",
+        "value_from": {"upload_id": "1" * 32},
+    }
+
+    stub.seen.clear()  # a blob's bytes are uploaded, not its base64
+    blob = bytes(range(256)) * 40
+    api.process_output("m", "T", "a", {"type": "BlobArtifact", "name": "b", "value": base64.b64encode(blob).decode()})
+    assert stub.seen[1].body == blob and "value" not in json.loads(stub.seen[2].body)["artifact"]
+
+    stub.seen.clear()  # a ListArtifact cannot be referenced: it goes inline (the server decides)
+    items = {"type": "ListArtifact", "value": [{"type": "TextArtifact", "value": text}]}
+    api.process_output("m", "T", "a", items, raw=True)
+    assert [s.path for s in stub.seen] == ["/memories/m/outputs"]
+    assert json.loads(stub.seen[0].body)["artifact"] == items
+
+
 def test_every_route_uses_the_documented_method_and_path(stub: Stub) -> None:
     empty_list = {"type": "ListArtifact", "id": "x", "reference": None, "meta": {}, "name": "x", "value": []}
     calls: list[tuple[str, str, Callable[[OffpromptClient], Any], Any]] = [

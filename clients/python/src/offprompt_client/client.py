@@ -12,15 +12,17 @@
 
 It covers every route of the HTTP API, raises `OffpromptClientError(status, code, message)` for 4xx/5xx (and
 `OffpromptConnectionError` when the API cannot be reached), follows the load route's 303 to S3 without
-forwarding credentials, and never imports boto3. Results are parsed JSON; the artifact/prompt-stack routes
-return offprompt objects unless `raw=True` (that needs the `offprompt` library and pydantic, as in the dev
-environment; Griptape users get Griptape objects from `offprompt_client.griptape`). Nothing happens at
-import time. Standard library only: this is the `offprompt-client` distribution (`clients/python`); the
-Lambda layer does not ship it.
+forwarding credentials, sends process-output values too large for a Lambda request through the uploads route
+(presigned PUT + `value_from`) by itself, and never imports boto3. Results are parsed JSON; the
+artifact/prompt-stack routes return offprompt objects unless `raw=True` (that needs the `offprompt` library
+and pydantic, as in the dev environment; Griptape users get Griptape objects from `offprompt_client.griptape`).
+Nothing happens at import time. Standard library only: this is the `offprompt-client` distribution
+(`clients/python`); the Lambda layer does not ship it.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import urllib.error
 import urllib.parse
@@ -38,6 +40,12 @@ __all__ = ["OffpromptClient", "OffpromptClientError", "OffpromptConnectionError"
 TENANT_HEADER = "X-Offprompt-Tenant"
 DEFAULT_TIMEOUT = 30.0
 USER_AGENT = "offprompt-client/0.1"
+# Lambda's synchronous invocation payload limit (6 MB). The request body travels inside the event as a JSON
+# string (each `"` and `\` escaped once more), next to headers and request context: EVENT_OVERHEAD is kept free.
+MAX_REQUEST_BYTES = 6 * 1024 * 1024
+EVENT_OVERHEAD = 64 * 1024
+# Artifact kinds the server accepts by reference (`value_from`): their value is one string or one byte string.
+_BY_REFERENCE = ("TextArtifact", "BlobArtifact", "ImageArtifact", "AudioArtifact")
 
 
 class OffpromptClientError(Exception):
@@ -101,9 +109,11 @@ class OffpromptClient:
         tenant: str | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        max_request_bytes: int = MAX_REQUEST_BYTES,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
+        self.max_request_bytes = max_request_bytes  # process_output uploads values whose request would exceed it
         self.headers: dict[str, str] = {"Accept": "application/json", "User-Agent": USER_AGENT}
         if tenant is not None:
             self.headers[TENANT_HEADER] = tenant  # honoured by the local stack only
@@ -311,7 +321,9 @@ class OffpromptClient:
     ) -> BaseArtifact | dict[str, Any]:
         """Store a tool's output off-prompt; returns the InfoArtifact reference (or Griptape's other answers).
 
-        `value_from` ({"upload_id": ...} from `create_upload`) gives the value by reference; see `process_upload`.
+        A request too large for Lambda (see `request_too_large`) goes through the uploads route automatically:
+        a Text/Blob/Image/Audio artifact's value is PUT to S3 (presigned) and the request carries the envelope and
+        `value_from`. `value_from` ({"upload_id": ...} from `create_upload`) may also be given explicitly.
         """
         body: dict[str, Any] = {"tool": tool, "activity": activity, "artifact": _to_dict(artifact)}
         if value_from is not None:
@@ -320,8 +332,25 @@ class OffpromptClient:
             body["actions"] = [_to_dict(a) for a in actions] if isinstance(actions, list | tuple) else actions
         if thought is not None:
             body["thought"] = thought
-        data = self._json("POST", f"/memories/{_segment(memory_name)}/outputs", body)
+        encoded = json.dumps(body).encode("utf-8")
+        if value_from is None and self.request_too_large(encoded):
+            split = _split_value(body["artifact"])
+            if split is not None:  # other kinds (a ListArtifact) are sent as they are: the API answers 413
+                envelope, payload = split
+                del encoded  # bounded memory: the value is held once as JSON, once as bytes
+                ticket = self.upload(memory_name, payload)
+                body["artifact"] = envelope
+                body["value_from"] = {"upload_id": ticket["upload_id"]}
+                encoded = json.dumps(body).encode("utf-8")
+        path = f"/memories/{_segment(memory_name)}/outputs"
+        data = self.request("POST", path, data=encoded, headers={"Content-Type": "application/json"}).json()
         return _artifact(data, raw)
+
+    def request_too_large(self, body: bytes) -> bool:
+        """Whether a JSON request body would push the Lambda event past `max_request_bytes` (the event carries
+        the body as a JSON string: every `"` and `\\` gains an escape)."""
+        escaped = len(body) + body.count(b'"') + body.count(b"\\")
+        return escaped + EVENT_OVERHEAD > self.max_request_bytes
 
     def create_upload(self, memory_name: str) -> Any:
         """A presigned S3 PUT for a value too large for a request body: `{upload_id, url, expires_in, headers,
@@ -457,6 +486,21 @@ class OffpromptClient:
         body = {k: v for k, v in {"query": query, "top_k": top_k, "mode": mode}.items() if v is not None}
         path = f"/memories/{_segment(memory_name)}/namespaces/{_segment(namespace)}/search"
         return self._json("POST", path, body)
+
+
+def _split_value(artifact: Any) -> tuple[dict[str, Any], bytes] | None:
+    """An artifact dict as (envelope without the value, the value's bytes) when the API accepts it by reference:
+    UTF-8 text for TextArtifact, the decoded base64 for Blob/Image/Audio artifacts; None otherwise."""
+    if not isinstance(artifact, dict) or artifact.get("type") not in _BY_REFERENCE:
+        return None
+    value = artifact.get("value")
+    if not isinstance(value, str):
+        return None
+    try:
+        payload = value.encode("utf-8") if artifact["type"] == "TextArtifact" else base64.b64decode(value)
+    except (UnicodeEncodeError, ValueError):  # lone surrogates, not base64: send inline
+        return None
+    return {k: v for k, v in artifact.items() if k != "value"}, payload
 
 
 def _artifact(data: Any, raw: bool) -> Any:

@@ -16,7 +16,9 @@ TaskMemory that keeps tool outputs off-prompt in offprompt.
   per prompt); each run is one POST.
 - `OffpromptTaskMemory`: Griptape's `TaskMemory` (name `TaskMemory` by default) storing through
   `POST /memories/{name}/outputs` (with the subtask's thought and actions: offprompt keeps the meta memory)
-  and loading through the artifacts route.
+  and loading through the artifacts route. Outputs past Lambda's 6 MB request payload go through the uploads
+  route (presigned PUT, then `value_from`) and large loads through the 303's presigned GET, by themselves.
+  Griptape's QueryTool, ExtractionTool and PromptSummaryTool read it (they only call `load_artifacts`).
 
 Connection settings: `base_url` (default `OFFPROMPT_API_URL`, else the local stack `http://127.0.0.1:3000`),
 `api_key` (default `OFFPROMPT_API_KEY`; sent as `Authorization: Bearer`), `tenant` (the local stack's
