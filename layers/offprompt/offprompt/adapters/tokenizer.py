@@ -15,7 +15,6 @@ downloads the file when the cache is cold.
 
 from __future__ import annotations
 
-import sys
 import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -74,7 +73,7 @@ CL100K_BASE = EncodingSpec(
     bpe_resource="data/cl100k_base.tiktoken",
     bpe_sha256="223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
     ranks_resource="data/cl100k_base.ranks",
-    ranks_sha256="3e40e280fae5bec48f8b028be44ef4caf1ef0a0c5ea388faad225072f72a3553",
+    ranks_sha256="f63b8015ac01b311b332b0026067db3f4f26fb396c3091036fc8be555e260f22",
     pat_str=(
         r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|"""
         r"""\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
@@ -118,47 +117,38 @@ def load_bpe_ranks(source: Traversable | Path, expected_sha256: str) -> dict[byt
     return ranks
 
 
-# The pre-parsed form: MAGIC; the token count n and the length f of a `struct` format (uint32 each); that
-# format, `<len>s` per token (ASCII); n ranks (uint32); the tokens concatenated. Integers are little-endian.
-# Loading is one struct.unpack (C splits the tokens) and one dict(zip(...)): ~25 ms, a third of base64 parsing.
-RANKS_MAGIC = b"offprompt-bpe-ranks/2\n"
+# The pre-parsed form: MAGIC, then `marshal.dumps(ranks, 2)` with the tokens in rank order. marshal format 2 has
+# no back-references (those depend on reference counts), so the bytes depend on the ranks alone and their hash can
+# be pinned; every Python 3 reads it. Loading is one C call: ~25 ms against ~80 ms to base64-decode the file.
+# marshal is only ever fed bytes whose sha256 matched the pin.
+RANKS_MAGIC = b"offprompt-bpe-ranks/marshal-2\n"
+_MARSHAL_VERSION = 2
 
 
 def dump_ranks(ranks: dict[bytes, int]) -> bytes:
     """The pre-parsed form of `ranks`, tokens in rank order (deterministic: same ranks, same bytes)."""
-    from array import array
+    import marshal
 
-    tokens = sorted(ranks, key=ranks.__getitem__)
-    layout = "".join(f"{len(token)}s" for token in tokens).encode("ascii")
-    values = array("I", map(ranks.__getitem__, tokens))
-    if sys.byteorder == "big":
-        values.byteswap()
-    header = RANKS_MAGIC + len(tokens).to_bytes(4, "little") + len(layout).to_bytes(4, "little")
-    return header + layout + values.tobytes() + b"".join(tokens)
+    ordered = {token: ranks[token] for token in sorted(ranks, key=ranks.__getitem__)}
+    return RANKS_MAGIC + marshal.dumps(ordered, _MARSHAL_VERSION)
 
 
 def load_ranks(source: Traversable | Path, expected_sha256: str) -> dict[bytes, int]:
     """Read pre-parsed ranks (`dump_ranks`); refuse them unless their sha256 matches."""
     import hashlib
-    import struct
-    from array import array
+    import marshal
 
     try:
         data = source.read_bytes()
     except OSError as exc:
         raise BpeFileError(f"cannot read BPE ranks {source} (run `make install` or `make layer`): {exc}") from exc
     actual = hashlib.sha256(data).hexdigest()
-    if actual != expected_sha256:
+    if actual != expected_sha256 or not data.startswith(RANKS_MAGIC):
         raise BpeFileError(f"BPE ranks {source} have sha256 {actual}, expected {expected_sha256}")
-    start = len(RANKS_MAGIC)
-    count = int.from_bytes(data[start : start + 4], "little")
-    layout_end = start + 8 + int.from_bytes(data[start + 4 : start + 8], "little")
-    values = array("I")
-    values.frombytes(data[layout_end : layout_end + 4 * count])
-    if sys.byteorder == "big":
-        values.byteswap()
-    tokens = struct.unpack(b"<" + data[start + 8 : layout_end], data[layout_end + 4 * count :])
-    return dict(zip(tokens, values, strict=True))
+    ranks = marshal.loads(memoryview(data)[len(RANKS_MAGIC) :])
+    if not isinstance(ranks, dict):
+        raise BpeFileError(f"BPE ranks {source} do not hold a dict")
+    return ranks
 
 
 def get_encoding(encoding_name: str) -> tiktoken.Encoding:
