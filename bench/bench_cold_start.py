@@ -78,10 +78,17 @@ def peak_rss_mib(pid: int) -> float:
 PYTHON_FLAGS = ["-S", "-I"]
 
 
+def cpu_ms(process: subprocess.Popen[str]) -> float:
+    """Reap `process` and return the CPU time (user + system) it used over its life, in ms."""
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return (usage.ru_utime + usage.ru_stime) * 1000
+
+
 def run_function(
     python: str, function: LambdaFunction, env: dict[str, str], sys_path: list[str], payload: dict[str, Any]
-) -> tuple[float, float, dict[str, Any]]:
-    """(ms to first response, peak RSS MiB, response) of one cold start."""
+) -> tuple[float, float, float, dict[str, Any]]:
+    """(ms to first response, CPU ms of the process, peak RSS MiB, response) of one cold start."""
     config = {
         "handler": function.handler,
         "function_name": env["AWS_LAMBDA_FUNCTION_NAME"],
@@ -109,13 +116,13 @@ def run_function(
     elapsed = (time.perf_counter() - started) * 1000
     rss = peak_rss_mib(process.pid)
     process.stdin.close()
-    process.wait(timeout=30)
+    cpu = cpu_ms(process)
     if "error" in outcome:
         raise RuntimeError(f"{function.logical_id} raised: {outcome['error']['traceback']}")
-    return elapsed, rss, outcome["result"]
+    return elapsed, cpu, rss, outcome["result"]
 
 
-def run_reference(python: str, env: dict[str, str], layer: Path, calls: str) -> tuple[float, float]:
+def run_reference(python: str, env: dict[str, str], layer: Path, calls: str) -> tuple[float, float, float]:
     started = time.perf_counter()
     process = subprocess.Popen(
         [python, *PYTHON_FLAGS, str(REFERENCE), str(layer), calls],
@@ -129,9 +136,10 @@ def run_reference(python: str, env: dict[str, str], layer: Path, calls: str) -> 
     elapsed = (time.perf_counter() - started) * 1000
     rss = peak_rss_mib(process.pid)
     process.stdin.close()
-    if process.wait(timeout=30) != 0 or not line:
+    cpu = cpu_ms(process)
+    if process.returncode != 0 or not line:
         raise RuntimeError("the boto3 reference failed")
-    return elapsed, rss
+    return elapsed, cpu, rss
 
 
 def build_layer(reuse: bool) -> Path:
@@ -150,6 +158,7 @@ def main() -> None:
     parser.add_argument("--deps", type=Path, help="measure these python3.12 dependencies instead of the layer")
     parser.add_argument("--code-root", type=Path, default=ROOT, help="checkout whose functions/ and layers/ run")
     parser.add_argument("--no-bytecode", action="store_true", help="python -B: never write .pyc (read-only /opt)")
+    parser.add_argument("--reference-deps", type=Path, help="boto3 for the reference (default: the measured layer's)")
     args = parser.parse_args()
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     if args.no_bytecode:
@@ -158,6 +167,7 @@ def main() -> None:
     from moto.server import ThreadedMotoServer
 
     layer = args.deps.resolve() if args.deps else build_layer(args.reuse_layer)
+    reference = (args.reference_deps or layer).resolve()
     python = layer_build.python312()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
@@ -182,9 +192,13 @@ def main() -> None:
         payload["body"] = payload["body"].replace("run-1", f"run-{n}")
         run_function(python, add_run, add_env, sys_path, payload)
 
-    print(f"cold start = process start to first response; median of {args.runs}; python3.12, layer {layer}")
-    print("| function | AWS calls | function ms | bare boto3 ms | ratio | function MiB | boto3 MiB |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"cold start = process start to first response (CPU: the process' whole life); median of {args.runs}")
+    print(f"python3.12 {PYTHON_FLAGS}; measured {layer} + {code}; reference boto3 from {reference}")
+    print(
+        "| function | AWS calls | wall ms | bare boto3 wall ms | ratio | CPU ms | bare boto3 CPU ms | ratio "
+        "| MiB | bare boto3 MiB |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as scratch:
         for logical_id, make_event in CASES.items():
             function = functions[logical_id]
@@ -199,18 +213,17 @@ def main() -> None:
             run_function(python, function, env, sys_path, make_event("warm"))  # the state the samples see
             run_function(python, recorder, recorder_env, [*sys_path, str(ROOT / "bench")], make_event("rec"))
             recorded = calls_file.read_text()
-            fn_ms, fn_rss, ref_ms, ref_rss = [], [], [], []
+
+            fn: list[tuple[float, float, float]] = []
+            ref: list[tuple[float, float, float]] = []
             for i in range(args.runs):
-                ms, rss = run_function(python, function, env, sys_path, make_event(str(i)))[:2]
-                fn_ms.append(ms)
-                fn_rss.append(rss)
-                ms, rss = run_reference(python, env, layer, recorded.replace("bench-add-rec", f"bench-ref-{i}"))
-                ref_ms.append(ms)
-                ref_rss.append(rss)
-            f, r = statistics.median(fn_ms), statistics.median(ref_ms)
+                fn.append(run_function(python, function, env, sys_path, make_event(str(i)))[:3])
+                ref.append(run_reference(python, env, reference, recorded.replace("bench-add-rec", f"bench-ref-{i}")))
+            f_wall, f_cpu, f_rss = (statistics.median(sample[k] for sample in fn) for k in range(3))
+            r_wall, r_cpu, r_rss = (statistics.median(sample[k] for sample in ref) for k in range(3))
             print(
-                f"| {logical_id} | {len(json.loads(recorded))} | {f:.0f} | {r:.0f} | {f / r:.2f}x "
-                f"| {statistics.median(fn_rss):.0f} | {statistics.median(ref_rss):.0f} |",
+                f"| {logical_id} | {len(json.loads(recorded))} | {f_wall:.0f} | {r_wall:.0f} | {f_wall / r_wall:.2f}x "
+                f"| {f_cpu:.0f} | {r_cpu:.0f} | {f_cpu / r_cpu:.2f}x | {f_rss:.0f} | {r_rss:.0f} |",
                 flush=True,
             )
     server.stop()

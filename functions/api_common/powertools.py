@@ -54,7 +54,7 @@ def install_lazy_event_handler() -> None:
 
         package.__getattr__ = __getattr__  # type: ignore[method-assign]
         sys.modules[PACKAGE] = package
-        aws_lambda_powertools.event_handler = package  # type: ignore[attr-defined]
+        aws_lambda_powertools.event_handler = package
         api_gateway = importlib.import_module(f"{PACKAGE}.api_gateway")
         for name, value in vars(api_gateway).items():
             if not name.startswith("_") and getattr(value, "__module__", None) == api_gateway.__name__:

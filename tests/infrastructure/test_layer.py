@@ -247,3 +247,21 @@ def test_offprompt_sources_compile_from_the_built_tree(built: Built, tmp_path: P
     assert sources
     for index, source in enumerate(sources):
         py_compile.compile(str(source), cfile=str(tmp_path / f"{index}.pyc"), doraise=True)
+
+
+def test_no_python312_fails_the_build_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a 3.12 to compile with, no layer: never one whose bytecode is missing or for another Python."""
+    from offprompt_local import layer
+
+    class Failed:
+        returncode, stdout = 1, ""
+
+    monkeypatch.setenv(layer.PYTHON312_ENV, sys.executable)  # 3.11: refused for its magic number
+    monkeypatch.setattr(layer.shutil, "which", lambda name: None)
+    monkeypatch.setattr(layer.glob, "glob", lambda pattern: [])
+    real_run = subprocess.run
+    monkeypatch.setattr(
+        layer.subprocess, "run", lambda cmd, **kw: Failed() if cmd[0] == layer.uv() else real_run(cmd, **kw)
+    )
+    with pytest.raises(SystemExit, match=r"no CPython 3\.12 found"):
+        layer.python312()

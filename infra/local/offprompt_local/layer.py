@@ -138,28 +138,39 @@ def write_bpe_ranks(python_dir: Path) -> Path:
     return path
 
 
-def python312() -> str:
-    """A CPython 3.12 to compile the layer's bytecode with: $OFFPROMPT_PYTHON312, python3.12 on PATH, pyenv's or
-    uv's. SystemExit when there is none: .pyc from another version would be ignored (and stale ones worse)."""
+def _is_python312(candidate: str) -> bool:
+    probe = subprocess.run(
+        [
+            candidate,
+            "-c",
+            "import importlib.util, sys; print(sys.implementation.cache_tag, importlib.util.MAGIC_NUMBER.hex())",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return probe.returncode == 0 and probe.stdout.split() == [PYC_TAG, PY312_MAGIC.hex()]
+
+
+def python312(*, install: bool = True) -> str:
+    """A CPython 3.12 to compile the layer's bytecode with (and to run the runtime tier): $OFFPROMPT_PYTHON312,
+    python3.12 on PATH, pyenv's, or uv's (`uv python install 3.12`, from GitHub, when none is found and `install`).
+    SystemExit when there is none: .pyc from another version would be ignored, and stale ones are worse."""
     candidates = [os.environ.get(PYTHON312_ENV, ""), shutil.which("python3.12") or ""]
     candidates += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.12*/bin/python3.12")), reverse=True)
-    candidates += sorted(glob.glob(os.path.expanduser("~/.local/share/uv/python/cpython-3.12*/bin/python3.12")))
     for candidate in filter(None, candidates):
-        probe = subprocess.run(
-            [
-                candidate,
-                "-c",
-                "import importlib.util, sys; print(sys.implementation.cache_tag, importlib.util.MAGIC_NUMBER.hex())",
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if probe.returncode == 0 and probe.stdout.split() == [PYC_TAG, PY312_MAGIC.hex()]:
+        if _is_python312(candidate):
             return candidate
+    find = [uv(), "python", "find", "--managed-python", PYTHON_VERSION]
+    found = subprocess.run(find, capture_output=True, text=True, check=False)
+    if found.returncode != 0 and install:
+        subprocess.run([uv(), "python", "install", "--no-bin", PYTHON_VERSION], check=False)
+        found = subprocess.run(find, capture_output=True, text=True, check=False)
+    if found.returncode == 0 and _is_python312(found.stdout.strip()):
+        return found.stdout.strip()
     raise SystemExit(
         "no CPython 3.12 found to compile the layer's bytecode (tried $OFFPROMPT_PYTHON312, python3.12 on PATH, "
-        "~/.pyenv/versions/3.12*, uv's pythons): install one (e.g. `uv python install 3.12`) or set "
+        "~/.pyenv/versions/3.12*, and `uv python install 3.12`): install one or set "
         f"{PYTHON312_ENV}. The layer is not built without it."
     )
 
