@@ -7,16 +7,14 @@ the upload in task memory (`value_from`) and answers with Griptape's one-line In
 
 The function needs no AWS permissions of its own: the presigned URL is the authorization, scoped to one key.
 Event: `{"upload": {"url", "headers"}, "topic": str, "size_bytes": int}`.
-
-The PUT uses the standard library (`urllib.request`): the layer ships no HTTP client for this function alone
-(docs/adr/0016-layer-lock-and-contents.md).
 """
 
 from __future__ import annotations
 
 import hashlib
-import urllib.request
 from typing import Any
+
+import requests
 
 MAX_SIZE_BYTES = 64 * 1024 * 1024
 PARAGRAPH = (
@@ -45,13 +43,6 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     if not 0 < size_bytes <= MAX_SIZE_BYTES:
         raise ValueError(f"size_bytes must be from 1 to {MAX_SIZE_BYTES}")
     page = render_page(str(event.get("topic", "example")), size_bytes)
-    url = str(upload["url"])
-    if not url.startswith(("https://", "http://")):
-        raise ValueError("upload.url must be an http(s) URL")
-    # The ticket's headers are signed; without a Content-Type urllib would send its form type, so default it.
-    headers = {"Content-Type": "application/octet-stream", **dict(upload.get("headers") or {})}
-    request = urllib.request.Request(url, data=page, headers=headers, method="PUT")
-    # urlopen raises HTTPError for any status >= 400, as raise_for_status did.
-    with urllib.request.urlopen(request, timeout=60) as response:
-        response.read()
+    response = requests.put(upload["url"], data=page, headers=dict(upload.get("headers") or {}), timeout=60)
+    response.raise_for_status()
     return {"bytes": len(page), "sha256": hashlib.sha256(page).hexdigest()}
