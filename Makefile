@@ -9,20 +9,33 @@ STAMP := $(VENV)/.installed
 # Paths Lambda puts on sys.path: the function code and the layer's python/ tree.
 export PYTHONPATH := $(CURDIR)/functions:$(CURDIR)/layers/offprompt
 
-.PHONY: help install test test-unit test-integration test-infra test-runtime lint fmt layer opensearch dev demo build deploy clean
+.PHONY: help install lock test test-unit test-integration test-infra test-runtime lint fmt layer opensearch dev demo build deploy clean
 
 help: ## Show this help
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
 
-$(STAMP): pyproject.toml clients/python/pyproject.toml
-	@echo ">> creating $(VENV) and installing runtime + dev dependencies"
+UV := $(VENV)/bin/uv
+LOCKS := requirements/bootstrap.lock requirements/dev.lock requirements/runtime.lock
+# One universal resolution (every platform, Python >= 3.11, hashes of every wheel): the venv (this machine), the
+# runtime tier (this machine, runtime deps only) and the layer (python3.12/arm64) install the same pins.
+LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --quiet
+
+$(STAMP): $(LOCKS) clients/python/pyproject.toml
+	@echo ">> creating $(VENV) and installing requirements/dev.lock (runtime + dev, hash-checked)"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
-	$(PY) -m pip install -q -e ./clients/python
+	$(PY) -m pip install -q --disable-pip-version-check --require-hashes -r requirements/bootstrap.lock
+	$(UV) pip sync -q --python $(PY) --require-hashes requirements/dev.lock
+	$(UV) pip install -q --python $(PY) --no-deps -e . -e ./clients/python
 	touch $(STAMP)
 
-install: $(STAMP) ## Create .venv and install everything (Python packages; Java jars are fetched on first use)
+install: $(STAMP) ## Create .venv and install requirements/dev.lock (Python packages; Java jars are fetched on first use)
+	$(PY) -m offprompt_local.bpe
+
+lock: ## Re-resolve pyproject.toml into requirements/*.lock (after changing a dependency, or to take updates)
+	test -x $(UV) || { test -x $(PY) || $(PYTHON) -m venv $(VENV); $(PY) -m pip install -q -r requirements/bootstrap.lock; }
+	$(UV) pip compile pyproject.toml --extra dev $(LOCK_FLAGS) --overrides requirements/overrides.txt -o requirements/dev.lock
+	$(UV) pip compile pyproject.toml $(LOCK_FLAGS) --overrides requirements/runtime-overrides.txt -c requirements/dev.lock -o requirements/runtime.lock
+	$(UV) pip compile requirements/bootstrap.in $(LOCK_FLAGS) -c requirements/dev.lock -o requirements/bootstrap.lock
 
 opensearch: $(STAMP) ## Resolve the OpenSearch jars from Maven Central and compile the launcher
 	$(PY) -m offprompt_local.opensearch --build-only
@@ -51,7 +64,7 @@ fmt: install ## Format and autofix
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-layer: install ## Build the Lambda layer zip (python3.12, arm64) into build/layer/
+layer: install ## Build the Lambda layer zip (python3.12/arm64, from requirements/runtime.lock, 3.12 bytecode) into build/
 	$(PY) -m offprompt_local.layer
 
 dev: install opensearch ## Run the whole stack on 127.0.0.1: API :3000 (OFFPROMPT_PORT), moto, OpenSearch; data in .offprompt/ (FRESH=1 starts empty)

@@ -1,57 +1,237 @@
-"""Cold-start indicators: each handler's import time (fresh interpreter, `-X importtime`) and the layer size.
+"""Cold start: import + first request of each function against a bare boto3 client making the same AWS calls.
 
-    .venv/bin/python bench/bench_cold_start.py [--runs 7]
+    .venv/bin/python bench/bench_cold_start.py [--runs 7] [--reuse-layer]
+    .venv/bin/python bench/bench_cold_start.py --deps DIR --code-root CHECKOUT --no-bytecode   # another build
 
-Import time is the cumulative `-X importtime` figure of the handler module (what Lambda pays before the first
-invocation, on top of the runtime's own start). Reports the median of --runs fresh processes per handler, and the
-same for `import boto3` as a reference point. Layer size comes from build/offprompt-layer.zip if `make layer` ran.
+(The second form measures another build, e.g. an older commit's: `DIR` holds its dependencies installed for
+python3.12, `CHECKOUT` its functions/ and layers/offprompt/; -B stops Python writing bytecode, as Lambda's read-only
+/opt does, so a tree without .pyc compiles at every start. docs/benchmarks.md has the exact before commands.)
+
+A Lambda-like harness: the layer as built (`python -m offprompt_local.layer --platform host`: the same lock, AWS
+model trimming and 3.12 unchecked-hash bytecode as the arm64 layer, wheels for this CPU), a fresh
+`python3.12 -S -I` per sample (tests/runtime/lambda_driver.py, as the runtime tier starts functions), template.yaml's
+environment, and a moto server as the AWS endpoint. A sample is the wall time from process start to the first
+response. The reference is tests' bare boto3 (from the same layer) in the same kind of process making the calls the
+function made, recorded once beforehand (bench/_cold_start_recorder.py, replayed by bench/_cold_start_reference.py).
+Function and reference samples alternate; medians, their ratio and peak RSS (VmHWM) are reported; nothing is
+subtracted. Figures depend on the machine: compare ratios, and only within one run.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import logging
 import os
 import statistics
 import subprocess
 import sys
-import zipfile
+import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-HANDLERS = ["add_run", "prompt_stack", "threads", "summarizer", "process_output", "load_artifacts", "memories"]
+sys.path[:0] = [str(ROOT / "tests" / "runtime"), str(ROOT / "tests")]
+
+import boto3  # noqa: E402
+from lambda_runtime import (  # noqa: E402
+    BUCKET,
+    DRIVER,
+    TABLE,
+    LambdaFunction,
+    Resolver,
+    lambda_environment,
+    template_functions,
+)
+
+from offprompt_local import layer as layer_build  # noqa: E402
+from offprompt_local.resources import create_bucket, create_table  # noqa: E402
+
+LAYER_OUT = ROOT / "build" / "bench-layer"
+REFERENCE = Path(__file__).with_name("_cold_start_reference.py")
 
 
-def import_ms(module: str) -> float:
-    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'functions'}:{ROOT / 'layers' / 'offprompt'}"}
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", f"import {module}"],
-        capture_output=True,
-        text=True,
+def event(name: str, thread_id: str = "thread-1") -> dict[str, Any]:
+    text = (ROOT / "events" / name).read_text().replace("thread-1", thread_id)
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+# function logical id -> (sample event for run i, the thread id that event names)
+CASES: dict[str, Callable[[str], dict[str, Any]]] = {
+    "AddRunFunction": lambda i: event("add_run_http.json", f"bench-add-{i}"),  # a new thread each time
+    "PromptStackFunction": lambda i: event("prompt_stack_http.json"),
+    "ThreadsFunction": lambda i: event("thread_get_http.json"),
+    "SummarizerFunction": lambda i: event("summarizer_direct.json"),
+}
+
+
+def peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+PYTHON_FLAGS = ["-S", "-I"]
+
+
+def cpu_ms(process: subprocess.Popen[str]) -> float:
+    """Reap `process` and return the CPU time (user + system) it used over its life, in ms."""
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def run_function(
+    python: str, function: LambdaFunction, env: dict[str, str], sys_path: list[str], payload: dict[str, Any]
+) -> tuple[float, float, float, dict[str, Any]]:
+    """(ms to first response, CPU ms of the process, peak RSS MiB, response) of one cold start."""
+    config = {
+        "handler": function.handler,
+        "function_name": env["AWS_LAMBDA_FUNCTION_NAME"],
+        "memory_size": function.memory_size,
+        "timeout_s": function.timeout_s,
+        "sys_path": sys_path,
+    }
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [python, *PYTHON_FLAGS, str(DRIVER), json.dumps(config)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         env=env,
-        check=True,
+        cwd=env["LAMBDA_TASK_ROOT"],
+        text=True,
     )
-    # Last line is the module itself: "import time: self | cumulative | name"
-    last = [line for line in proc.stderr.splitlines() if line.startswith("import time:")][-1]
-    return int(last.split("|")[1]) / 1000
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(json.dumps({"event": payload}) + "\n")
+    process.stdin.flush()
+    ready = json.loads(process.stdout.readline() or "{}")
+    if not ready.get("ready"):
+        raise RuntimeError(f"{function.logical_id} failed to start: {ready}")
+    outcome = json.loads(process.stdout.readline())
+    elapsed = (time.perf_counter() - started) * 1000
+    rss = peak_rss_mib(process.pid)
+    process.stdin.close()
+    cpu = cpu_ms(process)
+    if "error" in outcome:
+        raise RuntimeError(f"{function.logical_id} raised: {outcome['error']['traceback']}")
+    return elapsed, cpu, rss, outcome["result"]
+
+
+def run_reference(python: str, env: dict[str, str], layer: Path, calls: str) -> tuple[float, float, float]:
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [python, *PYTHON_FLAGS, str(REFERENCE), str(layer), calls],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    line = process.stdout.readline()
+    elapsed = (time.perf_counter() - started) * 1000
+    rss = peak_rss_mib(process.pid)
+    process.stdin.close()
+    cpu = cpu_ms(process)
+    if process.returncode != 0 or not line:
+        raise RuntimeError("the boto3 reference failed")
+    return elapsed, cpu, rss
+
+
+def build_layer(reuse: bool) -> Path:
+    python_dir = LAYER_OUT / "layer" / "python"
+    if not (reuse and python_dir.is_dir()):
+        env = {**os.environ, "PYTHONPATH": f"{ROOT / 'infra' / 'local'}:{ROOT / 'layers' / 'offprompt'}"}
+        command = [sys.executable, "-m", "offprompt_local.layer", "--platform", "host", "--out", str(LAYER_OUT)]
+        subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)
+    return python_dir
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--reuse-layer", action="store_true", help=f"reuse {LAYER_OUT} if it exists")
+    parser.add_argument("--deps", type=Path, help="measure these python3.12 dependencies instead of the layer")
+    parser.add_argument("--code-root", type=Path, default=ROOT, help="checkout whose functions/ and layers/ run")
+    parser.add_argument("--no-bytecode", action="store_true", help="python -B: never write .pyc (read-only /opt)")
+    parser.add_argument("--reference-deps", type=Path, help="boto3 for the reference (default: the measured layer's)")
     args = parser.parse_args()
-    rows = []
-    for module in ["boto3", *(f"{h}.handler" for h in HANDLERS)]:
-        samples = [import_ms(module) for _ in range(args.runs)]
-        rows.append((module, statistics.median(samples), min(samples), max(samples)))
-    print(f"| module | import ms (median of {args.runs}) | min | max |")
-    print("|---|---|---|---|")
-    for module, med, lo, hi in rows:
-        print(f"| `{module}` | {med:.0f} | {lo:.0f} | {hi:.0f} |")
-    layer = ROOT / "build" / "offprompt-layer.zip"
-    if layer.exists():
-        with zipfile.ZipFile(layer) as zf:
-            unzipped = sum(i.file_size for i in zf.infolist())
-        print(f"\nlayer: {layer.stat().st_size / 2**20:.1f} MiB zipped, {unzipped / 2**20:.1f} MiB unzipped")
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    if args.no_bytecode:
+        PYTHON_FLAGS.append("-B")
+
+    from moto.server import ThreadedMotoServer
+
+    layer = args.deps.resolve() if args.deps else build_layer(args.reuse_layer)
+    reference = (args.reference_deps or layer).resolve()
+    python = layer_build.python312()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    os.environ.update(AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1")
+    create_table(boto3.client("dynamodb", endpoint_url=endpoint), TABLE)
+    create_bucket(boto3.client("s3", endpoint_url=endpoint), BUCKET)
+    functions = template_functions()
+    resolve = Resolver(
+        {"AuthMode": "iam", "OpenSearchMode": "existing"},
+        physical={"MemoryTable": TABLE, "BlobBucket": BUCKET},
+        attributes={},
+    )
+    code = args.code_root.resolve()
+    sys_path = [str(layer), str(code / "layers" / "offprompt"), str(code / "functions")]
+    # A thread with a few runs, for prompt-stack, threads and the summarizer to read.
+    add_run = functions["AddRunFunction"]
+    add_env = lambda_environment(add_run, resolve, endpoint_url=endpoint)
+    for n in range(1, 4):
+        payload = event("add_run_http.json")
+        payload["body"] = payload["body"].replace("run-1", f"run-{n}")
+        run_function(python, add_run, add_env, sys_path, payload)
+
+    print(f"cold start = process start to first response (CPU: the process' whole life); median of {args.runs}")
+    print(f"python3.12 {PYTHON_FLAGS}; measured {layer} + {code}; reference boto3 from {reference}")
+    print(
+        "| function | AWS calls | wall ms | bare boto3 wall ms | ratio | CPU ms | bare boto3 CPU ms | ratio "
+        "| MiB | bare boto3 MiB |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as scratch:
+        for logical_id, make_event in CASES.items():
+            function = functions[logical_id]
+            env = lambda_environment(function, resolve, endpoint_url=endpoint)
+            calls_file = Path(scratch) / f"{logical_id}.json"
+            recorder_env = {
+                **env,
+                "BENCH_TARGET_HANDLER": function.handler,
+                "BENCH_CALLS_FILE": str(calls_file),
+            }
+            recorder = LambdaFunction(**{**function.__dict__, "handler": "_cold_start_recorder.lambda_handler"})
+            run_function(python, function, env, sys_path, make_event("warm"))  # the state the samples see
+            run_function(python, recorder, recorder_env, [*sys_path, str(ROOT / "bench")], make_event("rec"))
+            recorded = calls_file.read_text()
+
+            fn: list[tuple[float, float, float]] = []
+            ref: list[tuple[float, float, float]] = []
+            for i in range(args.runs):
+                fn.append(run_function(python, function, env, sys_path, make_event(str(i)))[:3])
+                ref.append(run_reference(python, env, reference, recorded.replace("bench-add-rec", f"bench-ref-{i}")))
+            f_wall, f_cpu, f_rss = (statistics.median(sample[k] for sample in fn) for k in range(3))
+            r_wall, r_cpu, r_rss = (statistics.median(sample[k] for sample in ref) for k in range(3))
+            print(
+                f"| {logical_id} | {len(json.loads(recorded))} | {f_wall:.0f} | {r_wall:.0f} | {f_wall / r_wall:.2f}x "
+                f"| {f_cpu:.0f} | {r_cpu:.0f} | {f_cpu / r_cpu:.2f}x | {f_rss:.0f} | {r_rss:.0f} |",
+                flush=True,
+            )
+    server.stop()
+    if not args.deps:
+        layer_zip = LAYER_OUT / layer_build.ZIP_NAME
+        print(
+            f"\nlayer (host build, same contents as the arm64 one): {layer_zip.stat().st_size / 2**20:.1f} MiB zipped"
+        )
 
 
 if __name__ == "__main__":

@@ -7,10 +7,10 @@ A retry with the same run id and content returns the first result; different con
 from http import HTTPStatus
 from typing import Any
 
-from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.metrics import MetricUnit
 
 from api_common.entry import current_tenant, json_body, json_response, make_handler, observability, path_param
+from api_common.powertools import APIGatewayHttpResolver, Response
 from offprompt.errors import InvalidInput
 from offprompt.services.conversation import default_service
 

@@ -12,9 +12,8 @@ import json
 from http import HTTPStatus
 from typing import Any
 
-from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
-
 from api_common.entry import current_tenant, json_response, make_handler, path_param
+from api_common.powertools import APIGatewayHttpResolver, Response
 from offprompt.errors import InvalidInput
 from offprompt.services.task_memory import MAX_INLINE_RESPONSE_BYTES, LoadedArtifacts, default_service
 

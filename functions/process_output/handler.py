@@ -11,9 +11,8 @@ Direct events: the same fields plus `tenant`, `memory_name` and `action` ("proce
 from http import HTTPStatus
 from typing import Any
 
-from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
-
 from api_common.entry import current_tenant, json_body, json_response, make_handler, path_param
+from api_common.powertools import APIGatewayHttpResolver, Response
 from offprompt.errors import Conflict, InvalidInput
 from offprompt.services.task_memory import (
     OutputRequest,

@@ -6,7 +6,6 @@ object). Direct invocation: the same fields plus `tenant` and `thread_id`; retur
 
 from typing import Any
 
-from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.metrics import MetricUnit
 
 from api_common.entry import (
@@ -17,6 +16,7 @@ from api_common.entry import (
     observability,
     path_param,
 )
+from api_common.powertools import APIGatewayHttpResolver, Response
 from offprompt.errors import InvalidInput
 from offprompt.services.conversation import PromptStackRequest, default_service, parse_model
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
 from aws_lambda_powertools.metrics import MetricUnit
 
 from api_common.entry import invocation_deadline, make_handler, observability
+from api_common.powertools import APIGatewayHttpResolver
 from offprompt.errors import InvalidInput
 from offprompt.services.conversation import default_service
 

@@ -11,9 +11,8 @@ Direct invocation: `{"tenant", "thread_id", "action": "get"|"configure"|"delete"
 from http import HTTPStatus
 from typing import Any
 
-from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
-
 from api_common.entry import current_tenant, json_response, make_handler, model_body, path_param
+from api_common.powertools import APIGatewayHttpResolver, Response
 from offprompt.errors import InvalidInput
 from offprompt.services.conversation import ThreadConfigRequest, default_service, parse_model
 

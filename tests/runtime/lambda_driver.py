@@ -7,7 +7,8 @@ uses nothing but the standard library.
 
 Protocol: the driver imports the handler (Lambda's init phase), then reads one JSON object per line from stdin
 (`{"event": ..., "remaining_ms": int}`) and writes one JSON line per invocation to its *original* stdout:
-`{"result": ...}` or `{"error": {"type", "message", "traceback"}}`, with `elapsed_ms`. The handler's own
+`{"result": ...}` or `{"error": {"type", "message", "traceback"}}`, with `elapsed_ms`. A line
+`{"report": "modules"}` is answered with `{"modules": [...]}`, the top-level names in `sys.modules`. The handler's own
 output (Powertools logs, EMF metrics), which Lambda sends to CloudWatch, goes to stderr instead.
 An import failure is reported as `{"init_error": ...}` and ends the process, as Lambda's Runtime.ImportModuleError.
 """
@@ -66,6 +67,10 @@ def main() -> int:
         if not line.strip():
             continue
         request = json.loads(line)
+        if request.get("report") == "modules":  # the harness asks what the function imported
+            top_level = sorted({name.partition(".")[0] for name in sys.modules})
+            results.write(json.dumps({"modules": top_level}) + "\n")
+            continue
         # Lambda sets a new trace header for every invocation (sampled: Tracing: Active).
         now = int(time.time())
         os.environ["_X_AMZN_TRACE_ID"] = (

@@ -1,18 +1,22 @@
 """The Lambda-runtime tier's harness: the layer's runtime dependencies alone, template.yaml's functions and
 environment resolved as CloudFormation would, and a clean interpreter per function (lambda_driver.py).
 
-- `runtime_deps()` installs exactly pyproject's `[project].dependencies` for this host into
-  `build/runtime-deps/<hash>` (pip --target; cached by the hash of the dependency list, the interpreter and the
-  platform), so the functions run with what the layer ships and nothing the dev environment adds.
+- `runtime_deps()` builds the layer's third-party tree for this machine exactly as `make layer` builds it for
+  arm64 (offprompt_local.layer: requirements/runtime.lock hash-checked, unused AWS models removed, bytecode
+  compiled by a python3.12 with unchecked-hash) into `build/runtime-deps/<hash>` (cached by the hash of the
+  lock and of the build code), so the functions run with what the layer ships and nothing the dev environment adds.
 - `template_functions()` reads every `AWS::Serverless::Function` (Globals merged) from template.yaml.
 - `lambda_environment()` is what Lambda gives the function: the runtime's own variables (name, task root,
   region, memory, execution env, a sampled X-Ray trace header as `Tracing: Active` does) plus the template's
   Globals and per-function variables with Ref / GetAtt / Sub / If / Join resolved for the local resources.
-- `LambdaProcess` runs one function in `python -S -I` with `sys.path` = stdlib + those three directories.
+- `LambdaProcess` runs one function in `python3.12 -S -I` (Lambda's runtime version; the same interpreter the
+  layer's bytecode is compiled with) with `sys.path` = stdlib + those three directories. On close it asks the
+  driver which top-level modules the function imported (`IMPORTED`), for the layer-contents test.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -21,16 +25,16 @@ import platform
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sam_support import condition_values, load_template
+
+from offprompt_local import layer as layer_build
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).with_name("lambda_driver.py")
@@ -48,20 +52,35 @@ BUCKET = "offprompt-runtime-bucket"
 
 
 def runtime_dependencies() -> list[str]:
-    """pyproject's `[project].dependencies`: what the layer ships, nothing else."""
-    with (ROOT / "pyproject.toml").open("rb") as f:
-        return list(tomllib.load(f)["project"]["dependencies"])
+    """The pins of requirements/runtime.lock (`name==version`, sorted): what the layer ships, nothing else."""
+    return lock_pins(ROOT / layer_build.RUNTIME_LOCK)
 
 
-def deps_key(deps: list[str]) -> str:
-    tag = f"{sys.implementation.cache_tag}-{platform.system()}-{platform.machine()}"
-    return hashlib.sha256(json.dumps([sorted(deps), tag]).encode()).hexdigest()[:16]
+def lock_pins(lock: Path) -> list[str]:
+    """`name==version` of every requirement of a lock file that applies to Lambda (never-true markers left out)."""
+    pins = []
+    for line in lock.read_text().splitlines():
+        match = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)\s*(;[^\\]*)?", line)
+        if match and "'never'" not in (match.group(3) or "") and '"never"' not in (match.group(3) or ""):
+            pins.append(f"{match.group(1).lower()}=={match.group(2)}")
+    return sorted(pins)
+
+
+def lambda_python() -> str:
+    """The python3.12 functions run under here (the one `make layer` compiles the layer's bytecode with)."""
+    return layer_build.python312()
+
+
+def deps_key() -> str:
+    build_code = Path(layer_build.__file__).read_bytes()
+    lock = (ROOT / layer_build.RUNTIME_LOCK).read_bytes()
+    tag = f"{lambda_python()}-{platform.system()}-{platform.machine()}"
+    return hashlib.sha256(lock + build_code + tag.encode()).hexdigest()[:16]
 
 
 def runtime_deps() -> Path:
-    """The directory holding exactly the runtime dependencies (installed once per dependency list)."""
-    deps = runtime_dependencies()
-    target = DEPS_ROOT / deps_key(deps)
+    """The directory holding exactly the layer's third-party tree for this machine (built once per lock)."""
+    target = DEPS_ROOT / deps_key()
     if (target / ".complete").exists():
         return target
     DEPS_ROOT.mkdir(parents=True, exist_ok=True)
@@ -71,18 +90,39 @@ def runtime_deps() -> Path:
             return target
         staging = DEPS_ROOT / f".{target.name}.partial"
         shutil.rmtree(staging, ignore_errors=True)
-        command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-        command += ["--no-input", "--target", str(staging), *deps]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
-        if done.returncode != 0:
-            raise RuntimeError(f"installing the runtime dependencies failed:\n{done.stdout}\n{done.stderr}")
-        (staging / ".complete").write_text(json.dumps(deps) + "\n")
+        try:
+            layer_build.install_runtime_tree(staging, ROOT, platform=None)
+            layer_build.compile_bytecode(staging, lambda_python())
+        except subprocess.CalledProcessError as exc:
+            raise RuntimeError(f"building the runtime dependencies failed: {exc}") from exc
+        (staging / ".complete").write_text(json.dumps(runtime_dependencies()) + "\n")
         shutil.rmtree(target, ignore_errors=True)
         staging.rename(target)
-        for stale in DEPS_ROOT.iterdir():  # earlier dependency lists: ~100 MB each
+        for stale in DEPS_ROOT.iterdir():  # earlier locks: ~40 MB each
             if stale.is_dir() and stale != target:
                 shutil.rmtree(stale, ignore_errors=True)
     return target
+
+
+def shipped_top_level(deps: Path) -> set[str]:
+    """The importable top-level names of a layer tree: packages, modules and extension modules."""
+    names = set()
+    for entry in deps.iterdir():
+        if (
+            entry.name.startswith(".")
+            or entry.name.endswith((".dist-info", ".data"))
+            or entry.name in {"bin", "__pycache__"}
+        ):
+            continue
+        if entry.is_dir():
+            names.add(entry.name)
+        elif entry.suffix in {".py", ".so", ".pyc"}:
+            names.add(entry.name.split(".")[0])
+    return names
+
+
+#: logical id -> the top-level modules that function imported (from anywhere), filled as processes close.
+IMPORTED: dict[str, set[str]] = {}
 
 
 # ------------------------------------------------------------------------------------------ the template
@@ -243,7 +283,7 @@ class LambdaProcess:
         self._stderr = tempfile.TemporaryFile("w+")  # noqa: SIM115 - closed by close()
         started = time.monotonic()
         self.process = subprocess.Popen(
-            [sys.executable, "-S", "-I", str(DRIVER), json.dumps(config)],
+            [lambda_python(), "-S", "-I", str(DRIVER), json.dumps(config)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
@@ -293,7 +333,18 @@ class LambdaProcess:
         body = response.get("body")
         return response["statusCode"], (json.loads(body) if body else None), response.get("headers") or {}
 
+    def imported_modules(self) -> set[str]:
+        """The top-level names in the function's `sys.modules` (everything it imported so far)."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps({"report": "modules"}) + "\n")
+        self.process.stdin.flush()
+        return set(self._read()["modules"])
+
     def close(self) -> None:
+        if self.process.poll() is None and self.process.stdin is not None:
+            # A process that died has already failed its test.
+            with contextlib.suppress(OSError, LambdaError, ValueError, KeyError):
+                IMPORTED.setdefault(self.function.logical_id, set()).update(self.imported_modules())
         if self.process.stdin is not None:
             self.process.stdin.close()
         try:

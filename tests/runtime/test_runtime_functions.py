@@ -1,9 +1,10 @@
 """Every function of template.yaml, started as Lambda starts it, answers its sample events from events/.
 
-Each function runs in its own `python -S -I` interpreter whose `sys.path` holds only the standard library,
-the layer's runtime dependencies (pyproject `[project].dependencies`, nothing from the dev environment), the
-layer's package dir and `functions/`; its environment is Lambda's plus the template's variables, with tracing
-as the template deploys it (`Tracing: Active`: a sampled `_X_AMZN_TRACE_ID` on every invocation).
+Each function runs in its own `python3.12 -S -I` interpreter whose `sys.path` holds only the standard library,
+the layer's runtime dependencies (requirements/runtime.lock as `make layer` installs it, nothing from the dev
+environment), the layer's package dir and `functions/`; its environment is Lambda's plus the template's
+variables, with tracing as the template deploys it (`Tracing: Active`: a sampled `_X_AMZN_TRACE_ID` on every
+invocation).
 """
 
 from __future__ import annotations
@@ -13,7 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lambda_runtime import BUCKET, LambdaError, LambdaFunction, Start, runtime_dependencies
+from lambda_runtime import (
+    BUCKET,
+    IMPORTED,
+    LambdaError,
+    LambdaFunction,
+    Start,
+    runtime_dependencies,
+    shipped_top_level,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 NS = "e59302f3225041b697b0efa5d1d93369"
@@ -57,6 +66,12 @@ def test_interpreter_sees_only_the_layer_and_the_function_code(start_function: S
     assert not [p for p in process.sys_path if "site-packages" in p or ".venv" in p]
     installed = json.loads((runtime_deps_dir / ".complete").read_text())
     assert installed == runtime_dependencies()
+    dist_infos = {
+        d.name.removesuffix(".dist-info").rpartition("-")[0].lower().replace("_", "-")
+        for d in runtime_deps_dir.glob("*.dist-info")
+    }
+    assert dist_infos == {pin.partition("==")[0].replace("_", "-") for pin in installed}
+    assert {"offprompt", "threads"} <= process.imported_modules()  # the driver answers the harness
     # No dev package is importable: the function would find only what the layer ships.
     assert not (runtime_deps_dir / "moto").exists() and not (runtime_deps_dir / "griptape").exists()
 
@@ -182,3 +197,27 @@ def test_cloud_threads_function(start_function: Start, local_aws: dict[str, Any]
         ("run-1", "Paris."),
         ("run-2", "Rome."),
     ]
+
+
+# Shipped top-level names no function imports, each with the reason it stays. Keep this empty if you can: an
+# entry here is a package every cold start downloads for nothing.
+SHIPPED_BUT_UNUSED_ALLOWED: dict[str, str] = {}
+
+
+def test_layer_ships_no_package_that_no_function_imports(runtime_deps_dir: Path) -> None:
+    """Runs last: every test above has exercised its functions; their processes reported `sys.modules` on close."""
+    if set(IMPORTED) != EXERCISED:
+        pytest.skip(f"needs the whole runtime tier (functions run so far: {sorted(IMPORTED)})")
+    imported = set().union(*IMPORTED.values())
+    unused = shipped_top_level(runtime_deps_dir) - imported - set(SHIPPED_BUT_UNUSED_ALLOWED)
+    assert not unused, f"shipped in the layer but imported by no function: {sorted(unused)}"
+    assert not set(SHIPPED_BUT_UNUSED_ALLOWED) & imported, "an allowed-unused package is imported now: drop it"
+
+
+def test_shipped_top_level_names_a_layer_tree(tmp_path: Path) -> None:
+    for name in ["pkg", "pkg-1.0.dist-info", "__pycache__", "bin", ".complete"]:
+        (tmp_path / name).mkdir() if "." not in name or name.endswith("dist-info") else (tmp_path / name).touch()
+    (tmp_path / "mod.py").touch()
+    (tmp_path / "_ext.cpython-312-aarch64-linux-gnu.so").touch()
+    (tmp_path / "ext2.cpython-312-aarch64-linux-gnu.so").touch()
+    assert shipped_top_level(tmp_path) == {"pkg", "mod", "_ext", "ext2"}

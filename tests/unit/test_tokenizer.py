@@ -27,8 +27,10 @@ from offprompt.adapters.tokenizer import (
     O200K_BASE,
     BpeFileError,
     TiktokenTokenizer,
+    dump_ranks,
     get_encoding,
     load_bpe_ranks,
+    load_ranks,
     read_bpe_file,
 )
 from offprompt.ports import Tokenizer
@@ -183,9 +185,9 @@ def test_first_use_loads_once_and_all_instances_share_it(empty_cache: None, monk
     def slow_load(source: object, expected_sha256: str) -> dict[bytes, int]:
         calls.append(1)
         time.sleep(0.2)  # widen the race window
-        return load_bpe_ranks(CL100K_BASE.bpe_file, expected_sha256)
+        return load_ranks(CL100K_BASE.ranks_file, expected_sha256)
 
-    monkeypatch.setattr(tokenizer_module, "load_bpe_ranks", slow_load)
+    monkeypatch.setattr(tokenizer_module, "load_ranks", slow_load)
     counts: list[int] = []
     threads = [
         threading.Thread(target=lambda: counts.append(TiktokenTokenizer().count_tokens("hello world")))
@@ -295,3 +297,42 @@ def test_tampered_o200k_file_is_refused(tmp_path: Path) -> None:
     tampered.write_bytes(gzip.compress(bytes(data)))
     with pytest.raises(BpeFileError, match="sha256"):
         read_bpe_file(tampered, O200K_BASE.bpe_sha256)
+
+
+def test_the_pre_parsed_ranks_are_the_official_file_parsed() -> None:
+    """What the encoding loads (the generated ranks file) equals the official BPE file, token for token."""
+    official = load_bpe_ranks(CL100K_BASE.bpe_file, CL100K_BASE.bpe_sha256)
+    assert load_ranks(CL100K_BASE.ranks_file, CL100K_BASE.ranks_sha256) == official
+    # The pin in the adapter is the hash of exactly this conversion, so `offprompt_local.bpe` can check it.
+    assert hashlib.sha256(dump_ranks(official)).hexdigest() == CL100K_BASE.ranks_sha256
+
+
+def test_dump_and_load_round_trip_any_ranks(tmp_path: Path) -> None:
+    ranks = {b"": 3, b"a": 0, bytes(range(256)): 1, b"\x00\xff" * 100: 7, "é€".encode(): 2}
+    data = dump_ranks(ranks)
+    (tmp_path / "r.ranks").write_bytes(data)
+    assert load_ranks(tmp_path / "r.ranks", hashlib.sha256(data).hexdigest()) == ranks
+    assert dump_ranks(dict(reversed(ranks.items()))) == data  # deterministic: insertion order does not matter
+
+
+def test_tampered_ranks_are_refused_and_missing_ranks_name_the_fix(tmp_path: Path) -> None:
+    data = bytearray(Path(str(CL100K_BASE.ranks_file)).read_bytes())
+    data[-1] ^= 1  # one bit of the last token
+    (tmp_path / "tampered.ranks").write_bytes(bytes(data))
+    with pytest.raises(BpeFileError, match="sha256"):
+        load_ranks(tmp_path / "tampered.ranks", CL100K_BASE.ranks_sha256)
+    with pytest.raises(BpeFileError, match="make install"):
+        load_ranks(tmp_path / "absent.ranks", CL100K_BASE.ranks_sha256)
+
+
+def test_make_bpe_writes_the_pinned_file_and_refuses_a_wrong_pin(tmp_path: Path) -> None:
+    import dataclasses
+
+    from offprompt_local.bpe import write_ranks
+
+    out = tmp_path / "data" / "cl100k_base.ranks"
+    assert write_ranks(out) is True
+    assert out.read_bytes() == Path(str(CL100K_BASE.ranks_file)).read_bytes()
+    assert write_ranks(out) is False  # already the pinned bytes: untouched
+    with pytest.raises(SystemExit, match="pinned"):
+        write_ranks(tmp_path / "other.ranks", dataclasses.replace(CL100K_BASE, ranks_sha256="0" * 64))

