@@ -9,7 +9,13 @@ HTTP-free; takes ports (RunStore, BlobStore, Tokenizer, Summarizer). See docs/ad
 - `wiring`: the service built from settings (`default_service`) and the local stack's summarizer hook.
 """
 
-from offprompt.services.conversation.requests import PromptStackRequest, ThreadConfigRequest, parse_model
+from offprompt.services.conversation.requests import (
+    PromptStackRequest,
+    RunIn,
+    RunsQuery,
+    ThreadConfigRequest,
+    parse_model,
+)
 from offprompt.services.conversation.results import AddRunResult, SummarizeResult
 from offprompt.services.conversation.service import (
     DAY,
@@ -31,6 +37,8 @@ __all__ = [
     "AddRunResult",
     "ConversationService",
     "PromptStackRequest",
+    "RunIn",
+    "RunsQuery",
     "SummarizeResult",
     "ThreadConfigRequest",
     "default_service",

@@ -33,6 +33,7 @@ from offprompt.limits import (
     MAX_INLINE_ENTRIES_BYTES,
     MAX_INLINE_RESPONSE_BYTES,
     MAX_META_BYTES,
+    MAX_PAGE_LIMIT,
     MAX_QUERY_CHARS,
     MAX_SEARCH_DEPTH,
     MAX_TOP_K,
@@ -399,8 +400,8 @@ class TaskMemoryService:
 
 
 def _limit(limit: Any) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
-        raise InvalidInput("limit must be an integer from 1 to 1000")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE_LIMIT:
+        raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE_LIMIT}")
     return limit
 
 
