@@ -80,8 +80,9 @@ _DESCRIPTIONS: dict[int, str] = {
     503: "A dependency failed or timed out; nothing was committed, safe to retry",
 }
 
-#: Statuses any route can answer with.
-COMMON_ERRORS = (400, 401, 405, 413, 422, 500, 503)
+#: Statuses any route can answer with (404 and 409 too: an identifier may be refused by the route table, and a
+#: delete racing any request makes it a conflict).
+COMMON_ERRORS = (400, 401, 404, 405, 409, 413, 422, 500, 503)
 
 
 def error_responses(*extra: int) -> dict[int, Any]:

@@ -149,3 +149,53 @@ def test_a_bad_limit_is_422_schema_invalid_on_every_list_route_and_directly(aws:
     assert over_http(spec, query={"limit": limit}) == (422, "schema_invalid")
     direct_limit: Any = int(limit) if limit.lstrip("-").isascii() and limit.lstrip("-").isdigit() else limit
     assert directly(spec, {"limit": direct_limit}) == (422, "schema_invalid")
+
+
+# ---- finding 10 in the handlers themselves: API Gateway's $default route (or a direct test) reaching a function
+# with a wrong method gets 405 and Allow from the function's own routes.
+
+
+@pytest.mark.parametrize(
+    ("function", "method", "path", "params", "allow"),
+    [
+        ("prompt_stack", "GET", "/threads/{thread_id}/prompt-stack", T, "POST"),
+        ("threads", "POST", "/threads/{thread_id}", T, "DELETE, GET, PUT"),
+        ("memories", "PUT", "/memories/{memory_name}/namespaces/{namespace}", MN, "DELETE, GET"),
+    ],
+)
+def test_a_handler_answers_405_with_allow(
+    aws: Any, function: str, method: str, path: str, params: dict[str, str], allow: str
+) -> None:
+    out = handler(function)(http_event(method, path, params, None, {}), None)
+    assert (out["statusCode"], json.loads(out["body"])["code"]) == (405, "method_not_allowed")
+    assert out["headers"]["Allow"] == allow
+
+
+# ---- finding 11 (second half): prompt-stack says how many tokens it has and whether it went over budget
+
+
+def test_prompt_stack_reports_tokens_and_over_budget_in_headers(aws: Any) -> None:
+    from griptape.common import PromptStack
+
+    route = BODY_ROUTES["prompt_stack"]
+    for _ in range(3):
+        handler("add_run")(http_event("POST", "/threads/{thread_id}/runs", T, json.dumps(RUN).encode(), {}), None)
+
+    def build(body: dict[str, Any]) -> tuple[int, bool, dict[str, Any]]:
+        event = http_event("POST", route["path"], T, json.dumps(body).encode(), {})
+        out = handler("prompt_stack")(event, None)
+        assert out["statusCode"] == 200, out
+        stack = json.loads(out["body"])
+        PromptStack.from_dict(stack)  # the body is still Griptape's PromptStack JSON
+        return (
+            int(out["headers"]["X-Offprompt-Prompt-Tokens"]),
+            out["headers"]["X-Offprompt-Over-Budget"] == "true",
+            stack,
+        )
+
+    tokens, over, stack = build({"system": "You are helpful.", "input": "hello there"})
+    assert tokens > 0 and not over and len(stack["messages"]) == 8
+    tokens, over, stack = build({"system": "You are helpful.", "input": "hello there", "max_tokens": 5})
+    assert over and tokens >= 5 and len(stack["messages"]) == 2
+    tokens, over, stack = build({"input": "hello", "max_tokens": 10_000})
+    assert not over and tokens < 10_000
