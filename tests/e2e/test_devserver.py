@@ -351,3 +351,10 @@ def test_the_openapi_document_and_swagger_ui_are_served(server: DevServer) -> No
     status, headers, body = call(server, "GET", "/docs")
     assert status == 200 and headers["content-type"].startswith("text/html")
     assert b"SwaggerUIBundle" in body and b"cdn" not in body.lower()  # assets inline: no network needed
+
+
+@pytest.mark.parametrize("method", ["TRACE", "CONNECT", "FOO"])
+def test_any_other_method_is_a_json_405_or_404_not_a_501(server: DevServer, method: str) -> None:
+    status, headers, body = call(server, method, "/threads/t/runs")
+    assert (status, headers.get("allow"), json.loads(body)["code"]) == (405, "GET, POST", "method_not_allowed")
+    assert call(server, method, "/nope")[0] == 404

@@ -292,6 +292,13 @@ class _RequestHandler(BaseHTTPRequestHandler):
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_GET
 
+    def __getattr__(self, name: str) -> Any:
+        # Any other method (TRACE, CONNECT, a made-up one) gets the route table's answer too (405 on a known
+        # path, else 404), as from API Gateway, instead of http.server's HTML 501.
+        if name.startswith("do_") and name[3:].isalpha():
+            return self._handle
+        raise AttributeError(name)
+
     def log_message(self, format: str, *args: Any) -> None:  # http.server's own (noisy) lines
         pass
 
