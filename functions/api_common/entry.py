@@ -12,24 +12,20 @@ import functools
 import json
 from collections.abc import Callable
 from http import HTTPStatus
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import quote, unquote
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.middlewares.openapi_validation import OpenAPIRequestValidationMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
-from pydantic import BaseModel
 
 from offprompt.config import get_settings
 from offprompt.deadline import deadline_after, invocation_budget
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge, schema_invalid
-from offprompt.validation import validate
 
 from .errors import METHOD_NOT_ALLOWED, ROUTE_NOT_FOUND, status_for
 from .tenancy import direct_tenant, http_tenant
-
-M = TypeVar("M", bound=BaseModel)
 
 # Lambda's synchronous payload limit is 6 MB; larger values go through presigned S3 URLs.
 MAX_BODY_BYTES = 6 * 1024 * 1024
@@ -70,12 +66,6 @@ def json_body(app: APIGatewayHttpResolver) -> Any:
         return json.loads(raw)
     except (ValueError, RecursionError) as exc:
         raise InvalidInput(f"request body is not valid JSON: {str(exc)[:200]}") from None
-
-
-def model_body(app: APIGatewayHttpResolver, model: type[M]) -> M:
-    """The JSON request body as `model` (for a route that cannot declare `Annotated[model, Body()]`): 400 when
-    it is not UTF-8 JSON, 422 `schema_invalid` when it does not fit, exactly as a declared body."""
-    return validate(model, json_body(app))
 
 
 class _BodyValidation(OpenAPIRequestValidationMiddleware):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import logging
 import re
 import uuid
 from collections.abc import Callable, Sequence
@@ -24,7 +25,6 @@ from offprompt.errors import (
     DependencyUnavailable,
     InvalidInput,
     NotFound,
-    OffpromptError,
     PayloadTooLarge,
 )
 from offprompt.identifiers import check_identifier, digest
@@ -67,6 +67,8 @@ from offprompt.services.task_memory.results import LoadedArtifacts, ProcessResul
 
 _UPLOAD_ID = re.compile(r"^[0-9a-f]{32}$")
 _VALUE_FROM_TYPES = ("TextArtifact", "BlobArtifact", "ImageArtifact", "AudioArtifact")
+
+_log = logging.getLogger("offprompt.task_memory")
 
 
 class TaskMemoryService:
@@ -406,9 +408,8 @@ def _limit(limit: Any) -> int:
 
 
 def _best_effort(action: Callable[[], Any]) -> None:
+    """Run a cleanup step; a failure is logged (what is left is swept later) and never hides the request's outcome."""
     try:
         action()
-    except (OffpromptError, OSError):
-        pass
-    except Exception:  # cleanup never hides the original outcome
-        pass
+    except Exception as exc:
+        _log.warning("cleanup failed; left for the sweep", extra={"error": type(exc).__name__}, exc_info=True)
