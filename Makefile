@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # Paths Lambda puts on sys.path: the function code and the layer's python/ tree.
 export PYTHONPATH := $(CURDIR)/functions:$(CURDIR)/layers/offprompt
 
-.PHONY: help install lock test test-unit test-integration test-infra test-runtime lint fmt layer opensearch dev demo build deploy clean
+.PHONY: help openapi install lock test test-unit test-integration test-infra test-runtime lint fmt layer opensearch dev demo build deploy clean
 
 help: ## Show this help
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -63,6 +63,9 @@ lint: install ## ruff + mypy
 fmt: install ## Format and autofix
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
+
+openapi: install ## Regenerate docs/openapi.json from the functions' routes (a test checks it is current)
+	PYTHONPATH=$(PYTHONPATH):$(CURDIR)/infra/local $(PY) -m offprompt_local.docs
 
 layer: install ## Build the Lambda layer zip (python3.12/arm64, from requirements/runtime.lock, 3.12 bytecode) into build/
 	$(PY) -m offprompt_local.layer

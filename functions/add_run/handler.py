@@ -2,17 +2,19 @@
 
 Direct invocation: `{"tenant", "thread_id", "run": <Run JSON>}` (or the Run's fields at the top level).
 A retry with the same run id and content returns the first result; different content → Conflict (409).
+The body is validated by the library's `RunIn` on both paths (422 `schema_invalid` / SchemaInvalid).
 """
 
 from http import HTTPStatus
-from typing import Any
+from typing import Annotated, Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from api_common.entry import current_tenant, json_body, json_response, make_handler, observability, path_param
-from api_common.powertools import APIGatewayHttpResolver, Response
-from offprompt.errors import InvalidInput
-from offprompt.services.conversation import default_service
+from api_common.entry import current_tenant, direct_field, json_response, make_handler, observability, path_param
+from api_common.errors import error_responses
+from api_common.powertools import APIGatewayHttpResolver, Body, Path, Response
+from api_common.schemas import AddRunResponse, json_content
+from offprompt.services.conversation import RunIn, default_service
 
 DIRECT_ONLY_KEYS = ("tenant", "thread_id", "action")
 
@@ -29,17 +31,24 @@ def add(tenant: str, thread_id: str, payload: Any) -> dict[str, Any]:
 
 
 def register(app: APIGatewayHttpResolver) -> None:
-    @app.post("/threads/<thread_id>/runs")
-    def post_run(thread_id: str) -> Response[Any]:
-        body = add(current_tenant(app), path_param(app, "thread_id", thread_id), json_body(app))
+    @app.post(
+        "/threads/<thread_id>/runs",
+        summary="Append a run to a thread",
+        responses={
+            201: json_content(AddRunResponse, "The run as stored and its sequence number"),
+            **error_responses(409),
+        },
+    )
+    def post_run(thread_id: Annotated[str, Path()], run: Annotated[RunIn, Body()]) -> Response[Any]:
+        payload = run.model_dump(exclude_unset=True)  # the fields as sent: the idempotency hash covers them
+        body = add(current_tenant(app), path_param(app, "thread_id", thread_id), payload)
         return json_response(body, HTTPStatus.CREATED)
 
 
 def direct(tenant: str, event: dict[str, Any]) -> dict[str, Any]:
-    if "thread_id" not in event:
-        raise InvalidInput('a direct invocation must name its "thread_id"')
+    thread_id = direct_field(event, "thread_id")
     payload = event["run"] if "run" in event else {k: v for k, v in event.items() if k not in DIRECT_ONLY_KEYS}
-    return add(tenant, event["thread_id"], payload)
+    return add(tenant, thread_id, payload)
 
 
 lambda_handler = make_handler(register, direct)

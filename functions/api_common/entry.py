@@ -12,22 +12,20 @@ import functools
 import json
 from collections.abc import Callable
 from http import HTTPStatus
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import quote, unquote
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
+from aws_lambda_powertools.event_handler.middlewares.openapi_validation import OpenAPIRequestValidationMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ValidationError
 
 from offprompt.config import get_settings
 from offprompt.deadline import deadline_after, invocation_budget
-from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge
+from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge, schema_invalid
 
-from .errors import status_for
-from .tenancy import Unauthenticated, direct_tenant, http_tenant
-
-M = TypeVar("M", bound=BaseModel)
+from .errors import METHOD_NOT_ALLOWED, ROUTE_NOT_FOUND, status_for
+from .tenancy import direct_tenant, http_tenant
 
 # Lambda's synchronous payload limit is 6 MB; larger values go through presigned S3 URLs.
 MAX_BODY_BYTES = 6 * 1024 * 1024
@@ -70,15 +68,38 @@ def json_body(app: APIGatewayHttpResolver) -> Any:
         raise InvalidInput(f"request body is not valid JSON: {str(exc)[:200]}") from None
 
 
-def model_body(app: APIGatewayHttpResolver, model: type[M]) -> M:
-    """The JSON request body as `model`: 400 when it is not an object, 422 when it does not fit the model."""
-    body = json_body(app)
-    if not isinstance(body, dict):
-        raise InvalidInput("request body must be a JSON object")
-    try:
-        return model.model_validate(body)
-    except ValidationError as exc:
-        raise RequestValidationError(exc.errors(include_url=False)) from None
+class _BodyValidation(OpenAPIRequestValidationMiddleware):
+    """Powertools' request validation, with the body read by `json_body` whatever the Content-Type.
+
+    So a body that is not UTF-8 JSON is a 400 `invalid_input` (not Powertools' 422 `json_invalid` or a 500 on
+    bytes that do not decode), too large a body a 413, and JSON that does not fit the declared model a 422
+    `schema_invalid`: the same answers a direct invocation gets from the same models (`offprompt.validation`).
+    """
+
+    def _get_body(self, app: Any) -> Any:
+        return json_body(app)
+
+
+def direct_field(event: dict[str, Any], name: str) -> str:
+    """A string field a direct event must carry (the HTTP route's path parameter): SchemaInvalid when it is not."""
+    value = event.get(name)
+    if not isinstance(value, str):
+        kind = "missing" if name not in event else "string_type"
+        msg = "Field required" if name not in event else "Input should be a valid string"
+        raise schema_invalid([{"loc": (name,), "type": kind, "msg": msg}])
+    return value
+
+
+def direct_fields(event: dict[str, Any], *envelope: str) -> dict[str, Any]:
+    """The event without its envelope keys (`tenant`, `action` and the path parameters): the request's fields."""
+    drop = {"tenant", "action", *envelope}
+    return {k: v for k, v in event.items() if k not in drop}
+
+
+def allowed_methods(app: APIGatewayHttpResolver, path: str) -> list[str]:
+    """The methods of every route of `app` whose path pattern matches `path` (for 405's `Allow`)."""
+    routes = [*app._static_routes, *app._dynamic_routes]  # Powertools keeps no public list of its routes
+    return sorted({route.method for route in routes if route.rule.match(path)})
 
 
 def path_param(app: APIGatewayHttpResolver, name: str, matched: str) -> str:
@@ -93,25 +114,29 @@ def current_tenant(app: APIGatewayHttpResolver) -> str:
 
 def _build_app(register: RouteRegistrar) -> APIGatewayHttpResolver:
     app = APIGatewayHttpResolver(enable_validation=True)
+    app._request_validation_middleware = _BodyValidation()  # read before any route builds its middleware stack
     logger, _ = observability()
 
-    @app.exception_handler(OffpromptError)
-    def _domain_error(exc: OffpromptError) -> Response:
-        status = HTTPStatus.UNAUTHORIZED if isinstance(exc, Unauthenticated) else status_for(exc)
+    def _error(exc: OffpromptError) -> Response:
+        status = status_for(exc)
         if status >= 500:
             logger.exception("request failed", extra={"code": exc.code})
         return json_response(error_body(exc), status)
 
+    app.exception_handler(OffpromptError)(_error)
+
     @app.exception_handler(RequestValidationError)
     def _schema_error(exc: RequestValidationError) -> Response:
-        details = [{"loc": list(e.get("loc", ())), "type": e.get("type"), "msg": e.get("msg")} for e in exc.errors()]
-        body = {"code": "schema_invalid", "message": "request does not match the schema", "details": details}
-        return json_response(body, HTTPStatus.UNPROCESSABLE_ENTITY)
+        return _error(schema_invalid(list(exc.errors())))
 
     @app.not_found
     def _no_route(exc: Exception) -> Response:
-        body = {"code": "route_not_found", "message": "no such route"}
-        return json_response(body, HTTPStatus.NOT_FOUND)
+        path = app.current_event.path
+        methods = allowed_methods(app, path)
+        if methods:
+            body = {"code": METHOD_NOT_ALLOWED, "message": f"{app.current_event.http_method} is not allowed here"}
+            return json_response(body, HTTPStatus.METHOD_NOT_ALLOWED, headers={"Allow": ", ".join(methods)})
+        return json_response({"code": ROUTE_NOT_FOUND, "message": "no such route"}, HTTPStatus.NOT_FOUND)
 
     register(app)
     return app

@@ -9,7 +9,8 @@ asks the package for a name only its `__init__` defines, a module `__getattr__` 
 `from aws_lambda_powertools.event_handler import X` keeps working for every X.
 
 `api_common/__init__.py` installs it, so it is in place before any module of this package imports Powertools;
-handlers import `APIGatewayHttpResolver` and `Response` from here (a third-party import would run first). The
+handlers import `APIGatewayHttpResolver`, `Response` and the OpenAPI parameter markers (`Body`, `Path`,
+`Query`) from here (a third-party import would run first). The
 package starts out holding `api_gateway`'s public names, the ones the real `__init__` re-exports from there.
 """
 
@@ -67,5 +68,6 @@ from aws_lambda_powertools.event_handler.api_gateway import (  # noqa: E402
     APIGatewayHttpResolver,
     Response,
 )
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query  # noqa: E402
 
-__all__ = ["APIGatewayHttpResolver", "Response", "install_lazy_event_handler"]
+__all__ = ["APIGatewayHttpResolver", "Body", "Path", "Query", "Response", "install_lazy_event_handler"]

@@ -12,14 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from offprompt.config import Settings
-from offprompt.errors import InvalidInput, OffpromptError
+from offprompt.errors import InvalidInput, Unauthenticated
 from offprompt.identifiers import check_identifier
 
 LOCAL_TENANT_HEADER = "x-offprompt-tenant"
 
-
-class Unauthenticated(OffpromptError):
-    code = "unauthenticated"
+__all__ = ["LOCAL_TENANT_HEADER", "Unauthenticated", "direct_tenant", "http_tenant"]
 
 
 def http_tenant(event: dict[str, Any], settings: Settings) -> str:

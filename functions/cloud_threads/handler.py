@@ -12,9 +12,8 @@ works unchanged (docs/adr/0012-griptape-threads-api.md).
 from http import HTTPStatus
 from typing import Any
 
-from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
-
 from api_common.entry import current_tenant, json_body, json_response, make_handler, path_param
+from api_common.powertools import APIGatewayHttpResolver, Response
 from offprompt.services.conversation import default_cloud_threads
 
 

@@ -10,12 +10,20 @@ whose states are capped at 256 KB, so they get the ListArtifact inline only up t
 
 import json
 from http import HTTPStatus
-from typing import Any
+from typing import Annotated, Any
 
-from api_common.entry import current_tenant, json_response, make_handler, path_param
-from api_common.powertools import APIGatewayHttpResolver, Response
-from offprompt.errors import InvalidInput
-from offprompt.services.task_memory import MAX_INLINE_RESPONSE_BYTES, LoadedArtifacts, default_service
+from pydantic import BaseModel, ConfigDict, Field
+
+from api_common.entry import current_tenant, direct_field, json_response, make_handler, path_param
+from api_common.errors import error_responses
+from api_common.powertools import APIGatewayHttpResolver, Path, Response
+from api_common.schemas import ArtifactJSON, Download, json_content
+from offprompt.services.task_memory import (
+    MAX_INLINE_RESPONSE_BYTES,
+    LoadedArtifacts,
+    default_service,
+    parse_request,
+)
 
 # A Step Functions state (input or output) is capped at 256 KB: keep the inline answer well below it.
 DIRECT_MAX_INLINE_BYTES = 200 * 1024
@@ -30,8 +38,16 @@ def download(loaded: LoadedArtifacts) -> dict[str, Any]:
 
 
 def register(app: APIGatewayHttpResolver) -> None:
-    @app.get("/memories/<memory_name>/namespaces/<namespace>/artifacts")
-    def get_artifacts(memory_name: str, namespace: str) -> Response[Any]:
+    @app.get(
+        "/memories/<memory_name>/namespaces/<namespace>/artifacts",
+        summary="A namespace's artifacts as Griptape ListArtifact JSON",
+        responses={
+            200: json_content(ArtifactJSON, "The ListArtifact JSON, byte-exact"),
+            303: json_content(Download, "Too large to answer inline: Location is a presigned GET of the JSON"),
+            **error_responses(409),
+        },
+    )
+    def get_artifacts(memory_name: Annotated[str, Path()], namespace: Annotated[str, Path()]) -> Response[Any]:
         memory = path_param(app, "memory_name", memory_name)
         name = path_param(app, "namespace", namespace)
         loaded = service().load_artifacts(current_tenant(app), memory, name)
@@ -40,23 +56,25 @@ def register(app: APIGatewayHttpResolver) -> None:
         return Response(status_code=HTTPStatus.OK, content_type="application/json", body=loaded.body)
 
 
+class DirectLoad(BaseModel):
+    """The optional field of a direct load event."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    max_inline_bytes: int | None = Field(default=None, ge=1, le=MAX_INLINE_RESPONSE_BYTES)
+
+
 def direct(tenant: str, event: dict[str, Any]) -> Any:
-    memory, namespace = event.get("memory_name"), event.get("namespace")
-    if not isinstance(memory, str) or not isinstance(namespace, str):
-        raise InvalidInput('a direct invocation must name its "memory_name" and "namespace"')
+    memory, namespace = direct_field(event, "memory_name"), direct_field(event, "namespace")
     limit = direct_inline_limit(event)
     loaded = service().load_artifacts(tenant, memory, namespace, max_inline_bytes=limit)
     return json.loads(loaded.body) if loaded.body is not None else download(loaded)
 
 
 def direct_inline_limit(event: dict[str, Any]) -> int:
-    """The event's `max_inline_bytes` (1..5 MB), or 200 KB when absent or null."""
-    value = event.get("max_inline_bytes")
-    if value is None:
-        return DIRECT_MAX_INLINE_BYTES
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_INLINE_RESPONSE_BYTES:
-        raise InvalidInput(f"max_inline_bytes must be an integer from 1 to {MAX_INLINE_RESPONSE_BYTES}")
-    return value
+    """The event's `max_inline_bytes` (1..5 MB), or 200 KB when absent or null; SchemaInvalid otherwise."""
+    value = parse_request(DirectLoad, {"max_inline_bytes": event.get("max_inline_bytes")}).max_inline_bytes
+    return DIRECT_MAX_INLINE_BYTES if value is None else value
 
 
 lambda_handler = make_handler(register, direct)

@@ -8,16 +8,20 @@
 - `POST /memories/{memory_name}/namespaces/{namespace}/search` body `{query, top_k=5, mode}`
   → `{"hits": [...]}` (empty for an unknown namespace)
 Direct events: `{tenant, memory_name, action, ...}` with action one of list_namespaces, get_namespace,
-delete_namespace, list_meta, search.
+delete_namespace, list_meta, search; their fields are validated by the same models (`PageQuery`, `SearchRequest`).
 """
 
 from http import HTTPStatus
-from typing import Any
+from typing import Annotated, Any
 
-from api_common.entry import current_tenant, json_body, json_response, make_handler, path_param
-from api_common.powertools import APIGatewayHttpResolver, Response
+from api_common.entry import current_tenant, direct_field, direct_fields, json_response, make_handler, path_param
+from api_common.errors import error_responses
+from api_common.powertools import APIGatewayHttpResolver, Body, Path, Query, Response
+from api_common.schemas import NO_CONTENT, MetaPage, NamespaceRecord, NamespacesPage, SearchHits, json_content
 from offprompt.errors import InvalidInput
+from offprompt.limits import DEFAULT_PAGE_LIMIT, MAX_CURSOR_CHARS, MAX_PAGE_LIMIT
 from offprompt.services.task_memory import (
+    PageQuery,
     SearchRequest,
     default_service,
     hit_to_dict,
@@ -25,92 +29,107 @@ from offprompt.services.task_memory import (
     record_to_dict,
 )
 
-DEFAULT_LIMIT = 100
-
-
 # Looked up at call time, so tests can substitute a service built on their own adapters.
 service = default_service
 
-
-def paging(source: dict[str, Any]) -> tuple[int, str | None]:
-    limit: Any = source.get("limit", DEFAULT_LIMIT)
-    if isinstance(limit, str):
-        if not (limit.isascii() and limit.isdigit()) or len(limit) > 6:
-            raise InvalidInput("limit must be an integer from 1 to 1000")
-        limit = int(limit)
-    cursor = source.get("cursor")
-    if cursor is not None and not isinstance(cursor, str):
-        raise InvalidInput("cursor must be a string")
-    return limit, cursor or None
+Limit = Annotated[int, Query(ge=1, le=MAX_PAGE_LIMIT)]
+Cursor = Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)]
 
 
-def list_namespaces(tenant: str, memory: str, source: dict[str, Any]) -> dict[str, Any]:
-    records, cursor = service().list_namespaces(tenant, memory, *paging(source))
+def list_namespaces(tenant: str, memory: str, page: PageQuery) -> dict[str, Any]:
+    records, cursor = service().list_namespaces(tenant, memory, page.limit, page.cursor or None)
     return {"namespaces": [record_to_dict(r) for r in records], "next_cursor": cursor}
 
 
-def list_meta(tenant: str, memory: str, source: dict[str, Any]) -> dict[str, Any]:
-    entries, cursor = service().meta_entries(tenant, memory, *paging(source))
+def list_meta(tenant: str, memory: str, page: PageQuery) -> dict[str, Any]:
+    entries, cursor = service().meta_entries(tenant, memory, page.limit, page.cursor or None)
     return {"entries": entries, "next_cursor": cursor}
 
 
-def search(tenant: str, memory: str, namespace: str, data: Any) -> dict[str, Any]:
-    request = parse_request(SearchRequest, data)
+def search(tenant: str, memory: str, namespace: str, request: SearchRequest) -> dict[str, Any]:
     hits = service().search(tenant, memory, namespace, request.query, request.top_k, request.mode)
     return {"hits": [hit_to_dict(h) for h in hits]}
 
 
 def register(app: APIGatewayHttpResolver) -> None:
-    @app.get("/memories/<memory_name>/namespaces")
-    def get_namespaces(memory_name: str) -> Response[Any]:
+    @app.get(
+        "/memories/<memory_name>/namespaces",
+        summary="A page of a memory's namespaces",
+        responses={200: json_content(NamespacesPage, "Namespace records"), **error_responses()},
+    )
+    def get_namespaces(
+        memory_name: Annotated[str, Path()], limit: Limit = DEFAULT_PAGE_LIMIT, cursor: Cursor = None
+    ) -> Response[Any]:
         memory = path_param(app, "memory_name", memory_name)
-        return json_response(list_namespaces(current_tenant(app), memory, app.current_event.query_string_parameters))
+        page = PageQuery(limit=limit, cursor=cursor)
+        return json_response(list_namespaces(current_tenant(app), memory, page))
 
-    @app.get("/memories/<memory_name>/namespaces/<namespace>")
-    def get_namespace(memory_name: str, namespace: str) -> Response[Any]:
+    @app.get(
+        "/memories/<memory_name>/namespaces/<namespace>",
+        summary="A namespace's record",
+        responses={200: json_content(NamespaceRecord, "The record"), **error_responses(404)},
+    )
+    def get_namespace(memory_name: Annotated[str, Path()], namespace: Annotated[str, Path()]) -> Response[Any]:
         memory, name = path_param(app, "memory_name", memory_name), path_param(app, "namespace", namespace)
         return json_response(record_to_dict(service().get_namespace(current_tenant(app), memory, name)))
 
-    @app.delete("/memories/<memory_name>/namespaces/<namespace>")
-    def delete_namespace(memory_name: str, namespace: str) -> Response[Any]:
+    @app.delete(
+        "/memories/<memory_name>/namespaces/<namespace>",
+        summary="Delete a namespace and its data (idempotent)",
+        responses={204: NO_CONTENT, **error_responses()},
+    )
+    def delete_namespace(memory_name: Annotated[str, Path()], namespace: Annotated[str, Path()]) -> Response[Any]:
         memory, name = path_param(app, "memory_name", memory_name), path_param(app, "namespace", namespace)
         service().delete_namespace(current_tenant(app), memory, name)
         return Response(status_code=HTTPStatus.NO_CONTENT, body="")
 
-    @app.get("/memories/<memory_name>/meta")
-    def get_meta(memory_name: str) -> Response[Any]:
+    @app.get(
+        "/memories/<memory_name>/meta",
+        summary="A page of a memory's ActionSubtask meta entries",
+        responses={200: json_content(MetaPage, "Meta entries"), **error_responses()},
+    )
+    def get_meta(
+        memory_name: Annotated[str, Path()], limit: Limit = DEFAULT_PAGE_LIMIT, cursor: Cursor = None
+    ) -> Response[Any]:
         memory = path_param(app, "memory_name", memory_name)
-        return json_response(list_meta(current_tenant(app), memory, app.current_event.query_string_parameters))
+        page = PageQuery(limit=limit, cursor=cursor)
+        return json_response(list_meta(current_tenant(app), memory, page))
 
-    @app.post("/memories/<memory_name>/namespaces/<namespace>/search")
-    def post_search(memory_name: str, namespace: str) -> Response[Any]:
+    @app.post(
+        "/memories/<memory_name>/namespaces/<namespace>/search",
+        summary="Search a namespace's text",
+        responses={200: json_content(SearchHits, "Hits, best first"), **error_responses(409)},
+    )
+    def post_search(
+        memory_name: Annotated[str, Path()],
+        namespace: Annotated[str, Path()],
+        request: Annotated[SearchRequest, Body()],
+    ) -> Response[Any]:
         memory, name = path_param(app, "memory_name", memory_name), path_param(app, "namespace", namespace)
-        return json_response(search(current_tenant(app), memory, name, json_body(app)))
+        return json_response(search(current_tenant(app), memory, name, request))
 
 
 ACTIONS = ("list_namespaces", "get_namespace", "delete_namespace", "list_meta", "search")
 
 
 def direct(tenant: str, event: dict[str, Any]) -> Any:
-    action, memory = event.get("action"), event.get("memory_name")
+    action = event.get("action")
     if action not in ACTIONS:
         raise InvalidInput(f"action must be one of {', '.join(ACTIONS)}")
-    if not isinstance(memory, str):
-        raise InvalidInput('a direct invocation must name its "memory_name"')
+    memory = direct_field(event, "memory_name")
     if action == "list_namespaces":
-        return list_namespaces(tenant, memory, event)
+        return list_namespaces(tenant, memory, parse_request(PageQuery, direct_fields(event, "memory_name")))
     if action == "list_meta":
-        return list_meta(tenant, memory, event)
-    namespace = event.get("namespace")
-    if not isinstance(namespace, str):
-        raise InvalidInput('this action needs a "namespace"')
+        return list_meta(tenant, memory, parse_request(PageQuery, direct_fields(event, "memory_name")))
+    namespace = direct_field(event, "namespace")
     if action == "get_namespace":
         return record_to_dict(service().get_namespace(tenant, memory, namespace))
     if action == "delete_namespace":
         existed = service().delete_namespace(tenant, memory, namespace)
         return {"deleted": existed, "namespace": namespace}
-    fields = {k: event[k] for k in ("query", "top_k", "mode") if k in event}
-    return search(tenant, memory, namespace, fields)
+    return search(
+        tenant, memory, namespace, parse_request(SearchRequest, direct_fields(event, "memory_name", "namespace"))
+    )
 
 
 lambda_handler = make_handler(register, direct)

@@ -9,10 +9,12 @@ Direct events: the same fields plus `tenant`, `memory_name` and `action` ("proce
 """
 
 from http import HTTPStatus
-from typing import Any
+from typing import Annotated, Any
 
-from api_common.entry import current_tenant, json_body, json_response, make_handler, path_param
-from api_common.powertools import APIGatewayHttpResolver, Response
+from api_common.entry import current_tenant, direct_field, json_response, make_handler, path_param
+from api_common.errors import error_responses
+from api_common.powertools import APIGatewayHttpResolver, Body, Path, Response
+from api_common.schemas import ArtifactJSON, Upload, json_content
 from offprompt.errors import Conflict, InvalidInput
 from offprompt.services.task_memory import (
     OutputRequest,
@@ -26,8 +28,7 @@ from offprompt.services.task_memory import (
 service = default_service
 
 
-def process(tenant: str, memory: str, data: Any) -> ProcessResult:
-    request = parse_request(OutputRequest, data)
+def process(tenant: str, memory: str, request: OutputRequest) -> ProcessResult:
     return service().process_output(
         tenant,
         memory,
@@ -41,10 +42,19 @@ def process(tenant: str, memory: str, data: Any) -> ProcessResult:
 
 
 def register(app: APIGatewayHttpResolver) -> None:
-    @app.post("/memories/<memory_name>/outputs")
-    def post_output(memory_name: str) -> Response[Any]:
+    stored = {"X-Offprompt-Stored": {"description": "whether the output was stored", "schema": {"type": "string"}}}
+
+    @app.post(
+        "/memories/<memory_name>/outputs",
+        summary="Store a tool's output off-prompt (Griptape TaskMemory.process_output)",
+        responses={
+            200: json_content(ArtifactJSON, "The artifact to give the model", headers=stored),
+            **error_responses(409),
+        },
+    )
+    def post_output(memory_name: Annotated[str, Path()], request: Annotated[OutputRequest, Body()]) -> Response[Any]:
         memory = path_param(app, "memory_name", memory_name)
-        result = process(current_tenant(app), memory, json_body(app))
+        result = process(current_tenant(app), memory, request)
         return Response(
             status_code=HTTPStatus.OK,
             content_type="application/json",
@@ -52,8 +62,12 @@ def register(app: APIGatewayHttpResolver) -> None:
             headers={"X-Offprompt-Stored": "true" if result.stored else "false"},
         )
 
-    @app.post("/memories/<memory_name>/uploads")
-    def post_upload(memory_name: str) -> Response[Any]:
+    @app.post(
+        "/memories/<memory_name>/uploads",
+        summary="A presigned S3 PUT for a value too large for a request body",
+        responses={201: json_content(Upload, "The upload"), **error_responses()},
+    )
+    def post_upload(memory_name: Annotated[str, Path()]) -> Response[Any]:
         memory = path_param(app, "memory_name", memory_name)
         upload = service().create_upload(current_tenant(app), memory)
         return json_response(upload.to_dict(), HTTPStatus.CREATED)
@@ -61,16 +75,14 @@ def register(app: APIGatewayHttpResolver) -> None:
 
 def direct(tenant: str, event: dict[str, Any]) -> Any:
     action = event.get("action", "process_output")
-    memory = event.get("memory_name")
-    if not isinstance(memory, str):
-        raise InvalidInput('a direct invocation must name its "memory_name"')
+    memory = direct_field(event, "memory_name")
     if action == "create_upload":
         return service().create_upload(tenant, memory).to_dict()
     if action != "process_output":
         raise InvalidInput('action must be "process_output" or "create_upload"')
     fields = {k: v for k, v in event.items() if k not in ("tenant", "memory_name", "action")}
     try:
-        return process(tenant, memory, fields).artifact.to_dict()
+        return process(tenant, memory, parse_request(OutputRequest, fields)).artifact.to_dict()
     except StorageKindConflict as exc:
         # Step Functions matches on the error's class name: a plain Conflict, carrying Griptape's ErrorArtifact.
         raise Conflict(exc.message, details={**exc.details, "artifact": exc.artifact.to_dict()}) from None

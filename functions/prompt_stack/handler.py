@@ -1,46 +1,79 @@
 """prompt-stack: `POST /threads/{thread_id}/prompt-stack` → Griptape PromptStack JSON.
 
 Body `{system?, input?, max_tokens?, last_n?, memory_index?}` (system/input: a string or an artifact JSON
-object). Direct invocation: the same fields plus `tenant` and `thread_id`; returns the PromptStack JSON.
+object), validated by the library's `PromptStackRequest` on both paths. The body stays Griptape's PromptStack
+JSON; the headers `X-Offprompt-Prompt-Tokens` (tokens of the rendered stack) and `X-Offprompt-Over-Budget`
+(`true` when `max_tokens` is smaller than the system and input alone, so no budget could be kept) report on it.
+Direct invocation: the same fields plus `tenant` and `thread_id`; returns the PromptStack JSON unchanged (the
+count and the over-budget flag go to the log line and the metrics; docs/adr/0017-api-contract.md).
 """
 
-from typing import Any
+from typing import Annotated, Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
 from api_common.entry import (
     current_tenant,
+    direct_field,
+    direct_fields,
     json_response,
     make_handler,
-    model_body,
     observability,
     path_param,
 )
-from api_common.powertools import APIGatewayHttpResolver, Response
-from offprompt.errors import InvalidInput
+from api_common.errors import error_responses
+from api_common.powertools import APIGatewayHttpResolver, Body, Path, Response
+from api_common.schemas import PromptStackJSON, json_content
 from offprompt.services.conversation import PromptStackRequest, default_service, parse_model
 
+TOKENS_HEADER = "X-Offprompt-Prompt-Tokens"
+OVER_BUDGET_HEADER = "X-Offprompt-Over-Budget"
 
-def build(tenant: str, thread_id: str, request: PromptStackRequest) -> dict[str, Any]:
-    stack = default_service().prompt_stack(tenant, thread_id, request)
-    _, metrics = observability()
+
+def build(tenant: str, thread_id: str, request: PromptStackRequest) -> tuple[dict[str, Any], int, bool]:
+    service = default_service()
+    stack = service.prompt_stack(tenant, thread_id, request)
+    tokens = service.prompt_tokens(stack, request)
+    over = request.max_tokens is not None and tokens >= request.max_tokens
+    logger, metrics = observability()
     metrics.add_metric(name="PromptStacksBuilt", unit=MetricUnit.Count, value=1)
-    return stack.to_dict()
+    if over:
+        metrics.add_metric(name="PromptStacksOverBudget", unit=MetricUnit.Count, value=1)
+    logger.info("prompt stack built", extra={"prompt_tokens": tokens, "over_budget": over})
+    return stack.to_dict(), tokens, over
+
+
+_HEADERS = {
+    TOKENS_HEADER: {"description": "Tokens of the rendered prompt stack", "schema": {"type": "integer"}},
+    OVER_BUDGET_HEADER: {
+        "description": "true when max_tokens is smaller than the system and input messages alone",
+        "schema": {"type": "string", "enum": ["true", "false"]},
+    },
+}
 
 
 def register(app: APIGatewayHttpResolver) -> None:
-    @app.post("/threads/<thread_id>/prompt-stack")
-    def post_prompt_stack(thread_id: str) -> Response[Any]:
+    @app.post(
+        "/threads/<thread_id>/prompt-stack",
+        summary="Build Griptape's PromptStack from a thread's memory",
+        responses={
+            200: json_content(PromptStackJSON, "Griptape PromptStack JSON", headers=_HEADERS),
+            **error_responses(),
+        },
+    )
+    def post_prompt_stack(
+        thread_id: Annotated[str, Path()], request: Annotated[PromptStackRequest, Body()]
+    ) -> Response[Any]:
         tenant = current_tenant(app)
-        request = model_body(app, PromptStackRequest)
-        return json_response(build(tenant, path_param(app, "thread_id", thread_id), request))
+        body, tokens, over = build(tenant, path_param(app, "thread_id", thread_id), request)
+        headers = {TOKENS_HEADER: str(tokens), OVER_BUDGET_HEADER: "true" if over else "false"}
+        return json_response(body, headers=headers)
 
 
 def direct(tenant: str, event: dict[str, Any]) -> dict[str, Any]:
-    if "thread_id" not in event:
-        raise InvalidInput('a direct invocation must name its "thread_id"')
-    fields = {k: v for k, v in event.items() if k not in ("tenant", "thread_id", "action")}
-    return build(tenant, event["thread_id"], parse_model(PromptStackRequest, fields))
+    thread_id = direct_field(event, "thread_id")
+    request = parse_model(PromptStackRequest, direct_fields(event, "thread_id"))
+    return build(tenant, thread_id, request)[0]
 
 
 lambda_handler = make_handler(register, direct)

@@ -5,83 +5,89 @@
 - `DELETE /threads/{thread_id}` → 204 (idempotent: everything the thread owns is gone afterwards)
 - `GET /threads/{thread_id}/runs?limit=&cursor=&order=asc|desc` → `{"runs": [...], "next_cursor"}`
 
-Direct invocation: `{"tenant", "thread_id", "action": "get"|"configure"|"delete"|"list_runs", ...fields}`.
+Direct invocation: `{"tenant", "thread_id", "action": "get"|"configure"|"delete"|"list_runs", ...fields}`;
+bodies and query fields are validated by the same library models (`ThreadConfigRequest`, `RunsQuery`).
 """
 
 from http import HTTPStatus
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from api_common.entry import current_tenant, json_response, make_handler, model_body, path_param
-from api_common.powertools import APIGatewayHttpResolver, Response
+from api_common.entry import current_tenant, direct_field, direct_fields, json_response, make_handler, path_param
+from api_common.errors import error_responses
+from api_common.powertools import APIGatewayHttpResolver, Body, Path, Query, Response
+from api_common.schemas import NO_CONTENT, RunsPage, ThreadView, json_content
 from offprompt.errors import InvalidInput
-from offprompt.services.conversation import ThreadConfigRequest, default_service, parse_model
+from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_CURSOR_CHARS, MAX_LIST_LIMIT
+from offprompt.services.conversation import RunsQuery, ThreadConfigRequest, default_service, parse_model
 
 ACTIONS = ("get", "configure", "delete", "list_runs")
 
 
-def _int(value: Any, name: str, default: int) -> int:
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise InvalidInput(f"{name} must be an integer")
-    try:
-        return int(value)
-    except ValueError:
-        raise InvalidInput(f"{name} must be an integer") from None
-
-
-def list_runs(tenant: str, thread_id: str, params: dict[str, Any]) -> dict[str, Any]:
-    cursor = params.get("cursor")
-    if cursor is not None and not isinstance(cursor, str):
-        raise InvalidInput("cursor must be a string")
-    order = params.get("order") or "asc"
+def list_runs(tenant: str, thread_id: str, query: RunsQuery) -> dict[str, Any]:
     return default_service().list_runs(
-        tenant, thread_id, limit=_int(params.get("limit"), "limit", 20), cursor=cursor, order=str(order)
+        tenant, thread_id, limit=query.limit, cursor=query.cursor or None, order=query.order
     )
 
 
 def register(app: APIGatewayHttpResolver) -> None:
-    @app.get("/threads/<thread_id>")
-    def get_thread(thread_id: str) -> Response[Any]:
+    @app.get(
+        "/threads/<thread_id>",
+        summary="A thread's configuration, counts and summary",
+        responses={200: json_content(ThreadView, "The thread"), **error_responses(404)},
+    )
+    def get_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
         tenant = current_tenant(app)
         return json_response(default_service().get_thread(tenant, path_param(app, "thread_id", thread_id)))
 
-    @app.put("/threads/<thread_id>")
-    def put_thread(thread_id: str) -> Response[Any]:
+    @app.put(
+        "/threads/<thread_id>",
+        summary="Configure a thread (creates it)",
+        responses={200: json_content(ThreadView, "The thread"), **error_responses(409)},
+    )
+    def put_thread(thread_id: Annotated[str, Path()], request: Annotated[ThreadConfigRequest, Body()]) -> Response[Any]:
         tenant = current_tenant(app)
-        request = model_body(app, ThreadConfigRequest)
         return json_response(default_service().configure(tenant, path_param(app, "thread_id", thread_id), request))
 
-    @app.delete("/threads/<thread_id>")
-    def delete_thread(thread_id: str) -> Response[Any]:
+    @app.delete(
+        "/threads/<thread_id>",
+        summary="Delete a thread and everything it owns (idempotent)",
+        responses={204: NO_CONTENT, **error_responses()},
+    )
+    def delete_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
         tenant = current_tenant(app)
         default_service().delete_thread(tenant, path_param(app, "thread_id", thread_id))
         return Response(status_code=HTTPStatus.NO_CONTENT, body="")
 
-    @app.get("/threads/<thread_id>/runs")
-    def get_runs(thread_id: str) -> Response[Any]:
+    @app.get(
+        "/threads/<thread_id>/runs",
+        summary="A page of a thread's runs",
+        responses={200: json_content(RunsPage, "Runs, oldest first (asc) or newest first (desc)"), **error_responses()},
+    )
+    def get_runs(
+        thread_id: Annotated[str, Path()],
+        limit: Annotated[int, Query(ge=1, le=MAX_LIST_LIMIT)] = DEFAULT_RUNS_LIMIT,
+        cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
+        order: Annotated[Literal["asc", "desc"], Query()] = "asc",
+    ) -> Response[Any]:
         tenant = current_tenant(app)
-        params = dict(app.current_event.query_string_parameters or {})
-        return json_response(list_runs(tenant, path_param(app, "thread_id", thread_id), params))
+        query = RunsQuery(limit=limit, cursor=cursor, order=order)
+        return json_response(list_runs(tenant, path_param(app, "thread_id", thread_id), query))
 
 
 def direct(tenant: str, event: dict[str, Any]) -> Any:
     action = event.get("action")
     if action not in ACTIONS:
         raise InvalidInput(f'"action" must be one of {", ".join(ACTIONS)}')
-    thread_id = event.get("thread_id")
-    if thread_id is None:
-        raise InvalidInput('a direct invocation must name its "thread_id"')
+    thread_id = direct_field(event, "thread_id")
     service = default_service()
     if action == "get":
         return service.get_thread(tenant, thread_id)
     if action == "configure":
-        fields = {k: v for k, v in event.items() if k not in ("tenant", "thread_id", "action")}
-        return service.configure(tenant, thread_id, parse_model(ThreadConfigRequest, fields))
+        return service.configure(tenant, thread_id, parse_model(ThreadConfigRequest, direct_fields(event, "thread_id")))
     if action == "delete":
         service.delete_thread(tenant, thread_id)
         return {"deleted": True}
-    return list_runs(tenant, thread_id, event)
+    return list_runs(tenant, thread_id, parse_model(RunsQuery, direct_fields(event, "thread_id")))
 
 
 lambda_handler = make_handler(register, direct)

@@ -144,7 +144,7 @@ def test_text_body_that_is_not_utf8_is_base64(server: DevServer, recorder: Recor
 
 
 def test_unknown_route_is_a_json_404(server: DevServer, recorder: Recorder) -> None:
-    for method, target in [("GET", "/nope"), ("PATCH", "/threads/t1"), ("GET", "/threads/t1/runs/extra"), ("GET", "/")]:
+    for method, target in [("GET", "/nope"), ("PATCH", "/nope/t1"), ("GET", "/threads/t1/runs/extra"), ("GET", "/")]:
         status, headers, body = call(server, method, target)
         assert status == 404
         assert headers["content-type"] == "application/json"
@@ -324,3 +324,40 @@ def test_a_burst_of_100_connections_is_queued_not_dropped() -> None:
         for sock in sockets:
             sock.close()
         dev.stop()
+
+
+# ---- issue 11, finding 10: a known path with a wrong method is 405 with Allow (was 404 route_not_found)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("GET", "/threads/t/prompt-stack", "POST"),
+        ("POST", "/threads/t", "DELETE, GET, PUT"),
+        ("PATCH", "/threads/t/runs", "GET, POST"),
+        ("PUT", "/memories/m/namespaces/n", "DELETE, GET"),
+    ],
+)
+def test_a_wrong_method_on_a_known_path_is_405_with_allow(
+    server: DevServer, recorder: Recorder, method: str, path: str, allow: str
+) -> None:
+    status, headers, body = call(server, method, path)
+    assert (status, headers.get("allow"), json.loads(body)["code"]) == (405, allow, "method_not_allowed")
+    assert recorder.events == []
+    assert call(server, "GET", "/threads/t/nope")[0] == 404
+
+
+def test_the_openapi_document_and_swagger_ui_are_served(server: DevServer) -> None:
+    status, headers, body = call(server, "GET", "/openapi.json")
+    assert status == 200 and headers["content-type"] == "application/json"
+    assert json.loads(body)["openapi"].startswith("3.1")
+    status, headers, body = call(server, "GET", "/docs")
+    assert status == 200 and headers["content-type"].startswith("text/html")
+    assert b"SwaggerUIBundle" in body and b"cdn" not in body.lower()  # assets inline: no network needed
+
+
+@pytest.mark.parametrize("method", ["TRACE", "CONNECT", "FOO"])
+def test_any_other_method_is_a_json_405_or_404_not_a_501(server: DevServer, method: str) -> None:
+    status, headers, body = call(server, method, "/threads/t/runs")
+    assert (status, headers.get("allow"), json.loads(body)["code"]) == (405, "GET, POST", "method_not_allowed")
+    assert call(server, method, "/nope")[0] == 404

@@ -1,7 +1,8 @@
 """An in-memory TextStore for unit tests of service logic (integration tests use the real OpenSearch store).
 
 Chunks are fixed-size character slices; documents keep the artifact envelope so load is byte-exact.
-BM25 is approximated by counting query-term occurrences.
+BM25 is approximated by counting query-term occurrences. Its rules (limits, refusals, errors) are the real
+store's: tests/integration/test_text_store_contract.py runs one contract against both.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ import json
 from collections.abc import Sequence
 
 from offprompt.artifacts import BaseArtifact, TextArtifact
-from offprompt.errors import InvalidInput
-from offprompt.limits import MAX_QUERY_CHARS, MAX_SEARCH_DEPTH
+from offprompt.errors import DependencyUnavailable, InvalidInput
+from offprompt.limits import MAX_QUERY_CHARS, MAX_SEARCH_DEPTH, SEARCH_MODES
 from offprompt.ports import SearchHit, SearchMode, TextScope
 
 
@@ -42,6 +43,11 @@ class InMemoryTextStore:
         self.calls.append("load")
         out = []
         for position, chunks in layout:
+            if isinstance(chunks, bool) or not isinstance(chunks, int) or chunks < 1:
+                raise InvalidInput(f"chunk count must be at least 1, got {chunks}")
+            missing = [c for c in range(chunks) if (scope, position, c) not in self.docs]
+            if missing:  # as OpenSearch's mget: a committed layout whose documents are gone is the store's failure
+                raise DependencyUnavailable(f"text store is missing position {position} chunk {missing[0]}")
             docs = [self.docs[(scope, position, c)] for c in range(chunks)]
             data = json.loads(str(docs[0]["envelope"]))
             data["value"] = "".join(str(d["text"]) for d in docs)
@@ -57,6 +63,10 @@ class InMemoryTextStore:
             raise InvalidInput(f"query must be 1 to {MAX_QUERY_CHARS} characters")
         if isinstance(top_k, bool) or not 1 <= top_k <= MAX_SEARCH_DEPTH:
             raise InvalidInput(f"top_k must be an integer from 1 to {MAX_SEARCH_DEPTH}")
+        if mode not in SEARCH_MODES:
+            raise InvalidInput(f"mode must be one of {', '.join(SEARCH_MODES)}")
+        if mode != "bm25":  # like the real store without an embedder; vector search is tested on OpenSearch
+            raise InvalidInput(f"{mode} search needs an embedder, and none is configured")
         terms = query.lower().split()
         hits = []
         for (s, position, chunk), doc in self.docs.items():

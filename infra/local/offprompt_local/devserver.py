@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .routes import ROUTES, Route
+from .routes import ROUTES, Route, allowed_methods
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 3000
@@ -235,6 +235,19 @@ def error_result(status: int, code: str, message: str) -> HttpResult:
     return HttpResult(status, [("Content-Type", "application/json")], body)
 
 
+def api_documents() -> dict[str, Callable[[], HttpResult]]:
+    """`/openapi.json` (docs/openapi.json as checked in) and `/docs` (Swagger UI with Powertools' bundled assets)."""
+    from . import docs
+
+    def openapi() -> HttpResult:
+        return HttpResult(200, [("Content-Type", "application/json")], docs.openapi_bytes())
+
+    def swagger() -> HttpResult:
+        return HttpResult(200, [("Content-Type", "text/html; charset=utf-8")], docs.swagger_html().encode())
+
+    return {"/openapi.json": openapi, "/docs": swagger}
+
+
 # -------------------------------------------------------------------------------------------- functions
 
 
@@ -278,6 +291,13 @@ class _RequestHandler(BaseHTTPRequestHandler):
         self._handle()
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_GET
+
+    def __getattr__(self, name: str) -> Any:
+        # Any other method (TRACE, CONNECT, a made-up one) gets the route table's answer too (405 on a known
+        # path, else 404), as from API Gateway, instead of http.server's HTML 501.
+        if name.startswith("do_") and name[3:].isalpha():
+            return self._handle
+        raise AttributeError(name)
 
     def log_message(self, format: str, *args: Any) -> None:  # http.server's own (noisy) lines
         pass
@@ -336,8 +356,15 @@ class _RequestHandler(BaseHTTPRequestHandler):
             message = f"request body is larger than API Gateway's {MAX_REQUEST_BODY} bytes"
             return error_result(413, "payload_too_large", message), "-"
         raw_path = self.path.partition("?")[0]
+        if self.command == "GET" and raw_path in self.server.documents:
+            return self.server.documents[raw_path](), "docs"
         found = self.server.find_route(self.command, raw_path)
         if found is None:
+            methods = allowed_methods(raw_path, self.server.routes)
+            if methods:
+                result = error_result(405, "method_not_allowed", f"{self.command} is not allowed here")
+                result.headers.append(("Allow", ", ".join(methods)))
+                return result, "-"
             message = f"no route for {self.command} {urllib.parse.unquote(raw_path)}"
             return error_result(404, "route_not_found", message), "-"
         route, params = found
@@ -410,6 +437,8 @@ class DevServer(ThreadingHTTPServer):
         super().__init__((host, port), _RequestHandler)
         self.routes = routes
         self.functions = FunctionHost(handlers)
+        #: Paths the dev server answers itself (GET): the OpenAPI document and Swagger UI (docs.py).
+        self.documents: dict[str, Callable[[], HttpResult]] = api_documents()
         self._log = log if log is not None else _default_log
         self._on_event = on_event
         self._thread: threading.Thread | None = None

@@ -109,6 +109,11 @@ def routes_by_function() -> dict[str, tuple[Route, ...]]:
     return {name: tuple(r for r in ROUTES if r.function == name) for name in functions()}
 
 
+def allowed_methods(raw_path: str, routes: tuple[Route, ...] = ROUTES) -> tuple[str, ...]:
+    """Every method some route serves at `raw_path` (a 405's `Allow`); empty for an unknown path."""
+    return tuple(sorted({r.method for r in routes if r.match(r.method, raw_path) is not None}))
+
+
 def find_route(method: str, raw_path: str) -> tuple[Route, dict[str, str]] | None:
     """The route serving `method raw_path` and its decoded path parameters, or None (API Gateway's 404)."""
     for route in ROUTES:

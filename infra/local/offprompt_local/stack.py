@@ -250,12 +250,10 @@ class LocalStack:
     def stop(self) -> None:
         self._stop_watchdog()
         if self._server is not None:
-            with contextlib.suppress(Exception):
-                self._server.server_close()
+            _stop_quietly("the API server", self._server.server_close)
             self._server = None
         if self._moto is not None:
-            with contextlib.suppress(Exception):
-                self._moto.stop()
+            _stop_quietly("moto", self._moto.stop)
             self._moto = None
         with self._opensearch_lock:  # not while the watchdog is restarting the node
             if self._opensearch is not None:
@@ -525,3 +523,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _stop_quietly(what: str, stop: Callable[[], object]) -> None:
+    """Shutdown goes on when one part fails to stop; the failure is one log line."""
+    try:
+        stop()
+    except Exception as exc:
+        print(f"[stack] stopping {what} failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)

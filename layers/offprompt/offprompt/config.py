@@ -12,13 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from offprompt.errors import OffpromptError
-
-
-class ConfigurationError(OffpromptError):
-    """The deployment is misconfigured (a server-side problem, never the client's)."""
-
-    code = "configuration_error"
+from offprompt.errors import ConfigurationError
 
 
 class Settings(BaseModel):

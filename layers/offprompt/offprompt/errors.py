@@ -46,6 +46,12 @@ class SchemaInvalid(InvalidInput):
         return {"code": self.code, "message": self.message, "details": self.details.get("errors", [])}
 
 
+class Unauthenticated(OffpromptError):
+    """The request carries no caller identity the deployment accepts (HTTP 401)."""
+
+    code = "unauthenticated"
+
+
 class NotFound(OffpromptError):
     """The thing asked for does not exist, or belongs to another tenant (HTTP 404)."""
 
@@ -75,3 +81,28 @@ class DependencyTimeout(DependencyUnavailable):
     the request is safe to retry (HTTP 503, answered before API Gateway's and the function's own timeout)."""
 
     code = "dependency_timeout"
+
+
+class ConfigurationError(OffpromptError):
+    """The deployment is misconfigured (a server-side problem, never the client's; HTTP 500)."""
+
+    code = "configuration_error"
+
+
+def schema_invalid(errors: list[dict[str, Any]], *, limit: int = 20) -> SchemaInvalid:
+    """SchemaInvalid for pydantic-style `errors`: `details` is `[{loc, type, msg}]` and the message names the first.
+
+    The one place a schema error gets its shape, whether the request came over HTTP or as a direct invocation.
+    """
+    details = [
+        {
+            "loc": [p if isinstance(p, int) else str(p) for p in e.get("loc", ())],
+            "type": str(e.get("type")),
+            "msg": str(e.get("msg")),
+        }
+        for e in errors[:limit]
+    ]
+    if not details:
+        return SchemaInvalid("request does not match the schema")
+    where = ".".join(str(p) for p in details[0]["loc"]) or "body"
+    return SchemaInvalid(f"{where}: {details[0]['msg']}"[:500], details={"errors": details})

@@ -26,3 +26,13 @@ SEARCH_MODES = ("bm25", "knn", "hybrid")
 # A stored output's thought and actions (JSON) together, in UTF-8 bytes: they are kept in the namespace record
 # and the meta entry, DynamoDB items of at most 400 KB each.
 MAX_META_BYTES = 100_000
+
+# ---- list routes
+#: Runs on one page of `GET /threads/{thread_id}/runs` (default 20).
+MAX_LIST_LIMIT = 100
+DEFAULT_RUNS_LIMIT = 20
+#: Namespaces or meta entries on one page of the task-memory list routes.
+MAX_PAGE_LIMIT = 1000
+DEFAULT_PAGE_LIMIT = 100
+#: Paging cursors are opaque strings of at most this many characters.
+MAX_CURSOR_CHARS = 4096

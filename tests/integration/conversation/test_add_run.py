@@ -130,10 +130,10 @@ def test_big_run_goes_to_s3_and_round_trips_byte_exact(api: Api, aws: dict[str, 
 
 BAD_RUNS = [
     ("not json {", 400, "invalid_input"),
-    ("[]", 400, "invalid_artifact"),
-    ('"a string"', 400, "invalid_artifact"),
-    ("{}", 400, "invalid_artifact"),
-    (json.dumps({"input": {"type": "TextArtifact", "value": "x"}}), 400, "invalid_artifact"),
+    ("[]", 422, "schema_invalid"),
+    ('"a string"', 422, "schema_invalid"),
+    ("{}", 422, "schema_invalid"),
+    (json.dumps({"input": {"type": "TextArtifact", "value": "x"}}), 422, "schema_invalid"),
     (
         json.dumps({"input": {"type": "Nope", "value": 1}, "output": {"type": "TextArtifact", "value": "x"}}),
         400,
@@ -143,8 +143,8 @@ BAD_RUNS = [
         json.dumps(
             {"id": 5, "input": {"type": "TextArtifact", "value": "x"}, "output": {"type": "TextArtifact", "value": "y"}}
         ),
-        400,
-        "invalid_input",
+        422,
+        "schema_invalid",
     ),
     (
         json.dumps(
@@ -166,8 +166,8 @@ BAD_RUNS = [
                 "extra": 1,
             }
         ),
-        400,
-        "invalid_artifact",
+        422,
+        "schema_invalid",
     ),
     ("", 400, "invalid_input"),
 ]

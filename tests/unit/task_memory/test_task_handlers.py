@@ -11,7 +11,7 @@ import boto3
 import pytest
 from tm_unit_helpers import BUCKET, Ctx, all_items, all_objects, call, http_event, load_event
 
-from offprompt.errors import Conflict, InvalidInput
+from offprompt.errors import Conflict, InvalidInput, SchemaInvalid
 
 NS = "e59302f3225041b697b0efa5d1d93369"
 LINE = f'Output of "WebTool.fetch" was stored in memory with memory_name "TaskMemory" and artifact_namespace "{NS}"'
@@ -222,7 +222,8 @@ def test_bad_requests_are_4xx_and_write_nothing(
     got, body, _ = post_output(handlers, **kwargs)
     assert (got, body["code"]) == (status, code), body
     if status == 422:  # same body as every other route's schema errors: a list of {loc, type, msg}
-        assert body["message"] == "request does not match the schema"
+        first = ".".join(str(p) for p in body["details"][0]["loc"])
+        assert body["message"] == f"{first}: {body['details'][0]['msg']}"  # names the first problem
         assert body["details"] and all(set(d) == {"loc", "type", "msg"} for d in body["details"]), body
     assert all_items() == [] and all_objects() == []
 
@@ -253,7 +254,7 @@ def test_direct_errors_are_raised(handlers: SimpleNamespace) -> None:
         handlers.po.lambda_handler({"memory_name": "m"}, Ctx())
     with pytest.raises(InvalidInput, match="action"):
         handlers.mh.lambda_handler({"tenant": "t", "memory_name": "m", "action": "drop_table"}, Ctx())
-    with pytest.raises(InvalidInput, match="schema"):
+    with pytest.raises(SchemaInvalid, match="tool"):
         handlers.po.lambda_handler({"tenant": "t", "memory_name": "m", "tool": 1}, Ctx())
 
 
@@ -344,6 +345,6 @@ def test_dependency_failure_is_503(handlers: SimpleNamespace) -> None:
 
 def test_query_paging_params(handlers: SimpleNamespace) -> None:
     status, body, _ = call(handlers.mh, http_event("memories_meta_http.json", query={"limit": "abc"}))
-    assert (status, body["code"]) == (400, "invalid_input")
+    assert (status, body["code"]) == (422, "schema_invalid")
     status, body, _ = call(handlers.mh, http_event("memories_meta_http.json", query={"cursor": "%%%"}))
     assert status == 400

@@ -11,7 +11,13 @@ HTTP-free; takes ports (RunStore, BlobStore, Tokenizer, Summarizer). See docs/ad
 """
 
 from offprompt.services.conversation.cloud_threads import CloudThreadsService
-from offprompt.services.conversation.requests import PromptStackRequest, ThreadConfigRequest, parse_model
+from offprompt.services.conversation.requests import (
+    PromptStackRequest,
+    RunIn,
+    RunsQuery,
+    ThreadConfigRequest,
+    parse_model,
+)
 from offprompt.services.conversation.results import AddRunResult, SummarizeResult
 from offprompt.services.conversation.service import (
     DAY,
@@ -39,6 +45,8 @@ __all__ = [
     "CloudThreadsService",
     "ConversationService",
     "PromptStackRequest",
+    "RunIn",
+    "RunsQuery",
     "SummarizeResult",
     "ThreadConfigRequest",
     "default_cloud_threads",

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from offprompt.errors import InvalidInput
+from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_CURSOR_CHARS, MAX_LIST_LIMIT
+from offprompt.validation import validate
 
 
 class PromptStackRequest(BaseModel):
@@ -35,15 +36,29 @@ class ThreadConfigRequest(BaseModel):
 M = TypeVar("M", bound=BaseModel)
 
 
+class RunsQuery(BaseModel):
+    """`GET /threads/{thread_id}/runs` query parameters (and the same fields of a direct `list_runs`)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    limit: int = Field(default=DEFAULT_RUNS_LIMIT, ge=1, le=MAX_LIST_LIMIT)
+    cursor: str | None = Field(default=None, max_length=MAX_CURSOR_CHARS)
+    order: Literal["asc", "desc"] = "asc"
+
+
+class RunIn(BaseModel):
+    """Griptape's Run JSON as a client sends it (artifacts are decoded by the service: `invalid_artifact`)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    type: Literal["Run"] | None = None
+    module_name: str | None = None
+    id: str | None = None
+    meta: dict[str, Any] | None = None
+    input: dict[str, Any]
+    output: dict[str, Any]
+
+
 def parse_model(model: type[M], data: Any) -> M:
-    """Validate a direct-invocation payload: InvalidInput (400) naming the first problem."""
-    if not isinstance(data, dict):
-        raise InvalidInput("expected a JSON object")
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-        first = errors[0]
-        where = ".".join(str(p) for p in first["loc"]) or "body"
-        details = {"errors": [{"loc": list(e["loc"]), "type": e["type"], "msg": e["msg"]} for e in errors]}
-        raise InvalidInput(f"{where}: {first['msg']}", details=details) from None
+    """Validate a request: SchemaInvalid (422 `schema_invalid`, `details: [{loc, type, msg}]`) when it does not fit."""
+    return validate(model, data)

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from offprompt.artifacts import BaseArtifact
 from offprompt.errors import Conflict, DependencyUnavailable, InvalidInput, NotFound, PayloadTooLarge
 from offprompt.identifiers import check_identifier, digest
+from offprompt.limits import MAX_LIST_LIMIT
 from offprompt.memory.conversation import (
     HistoryRun,
     render_summarize_prompt,
@@ -36,10 +37,12 @@ from offprompt.ports import (
     Tokenizer,
 )
 from offprompt.prompt import PromptStack
+from offprompt.prompt.render import render_messages
 from offprompt.services.conversation.cursor import decode_cursor, encode_cursor
 from offprompt.services.conversation.errors import ThreadDeleted
-from offprompt.services.conversation.requests import PromptStackRequest, ThreadConfigRequest
+from offprompt.services.conversation.requests import PromptStackRequest, RunIn, ThreadConfigRequest
 from offprompt.services.conversation.results import AddRunResult, SummarizeResult
+from offprompt.validation import validate
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +52,6 @@ INLINE_RUN_BYTES = 350_000
 PRUNE_BATCH = 5
 PRUNE_SLACK = 8
 DAY = 86_400
-MAX_LIST_LIMIT = 100
 
 
 def request_hash(payload: Any) -> str:
@@ -91,6 +93,7 @@ class ConversationService:
 
     # ---- add-run --------------------------------------------------------------------------------------
     def add_run(self, tenant: str, thread_id: str, payload: Any) -> AddRunResult:
+        validate(RunIn, payload)  # the request's shape first (422), as the HTTP route's Body() does
         check_identifier("thread_id", thread_id)
         if isinstance(payload, dict) and payload.get("id") is not None:
             check_identifier("run id", payload["id"])
@@ -278,6 +281,10 @@ class ConversationService:
         if self.encodings is None:
             raise InvalidInput(f"this deployment counts only {self.tokenizer.encoding_name}")
         return self.encodings(name)
+
+    def prompt_tokens(self, stack: PromptStack, request: PromptStackRequest) -> int:
+        """Tokens of the stack as a prompt driver renders it (what `max_tokens` budgets), counted as `request` asks."""
+        return self._tokenizer_for(request).count_tokens(render_messages(stack.messages))
 
     def _newest_first(self, tenant: str, thread_id: str, lo: int, cap: int | None) -> Iterator[HistoryRun]:
         hi: int | None = None

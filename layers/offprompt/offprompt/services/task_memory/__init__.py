@@ -23,7 +23,7 @@ from offprompt.limits import (
 )
 from offprompt.services.task_memory.artifact_json import envelope_json, list_artifact_json
 from offprompt.services.task_memory.errors import NotTextNamespace, StorageKindConflict, UploadError
-from offprompt.services.task_memory.requests import ActionIn, OutputRequest, SearchRequest, parse_request
+from offprompt.services.task_memory.requests import ActionIn, OutputRequest, PageQuery, SearchRequest, parse_request
 from offprompt.services.task_memory.responses import hit_to_dict, record_to_dict
 from offprompt.services.task_memory.results import LoadedArtifacts, ProcessResult, Upload
 from offprompt.services.task_memory.service import TaskMemoryService
@@ -49,6 +49,7 @@ __all__ = [
     "LoadedArtifacts",
     "NotTextNamespace",
     "OutputRequest",
+    "PageQuery",
     "ProcessResult",
     "SchemaInvalid",
     "SearchRequest",

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from offprompt.artifacts.action import ToolAction
-from offprompt.errors import SchemaInvalid
-from offprompt.limits import MAX_QUERY_CHARS, MAX_TOP_K
+from offprompt.limits import DEFAULT_PAGE_LIMIT, MAX_CURSOR_CHARS, MAX_PAGE_LIMIT, MAX_QUERY_CHARS, MAX_TOP_K
+from offprompt.validation import validate
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -43,13 +43,15 @@ class SearchRequest(_Request):
     mode: Literal["bm25", "knn", "hybrid"] = "bm25"
 
 
+class PageQuery(BaseModel):
+    """`limit` and `cursor` of the list routes (query parameters, or the same fields of a direct event)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    limit: int = Field(default=DEFAULT_PAGE_LIMIT, ge=1, le=MAX_PAGE_LIMIT)
+    cursor: str | None = Field(default=None, max_length=MAX_CURSOR_CHARS)
+
+
 def parse_request(model: type[_M], data: Any) -> _M:
-    """Validate a request; SchemaInvalid (with pydantic's error list in `details`) when it does not fit."""
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        errors = [
-            {"loc": [str(p) for p in e["loc"]], "type": e["type"], "msg": e["msg"]}
-            for e in exc.errors(include_url=False)[:20]
-        ]
-        raise SchemaInvalid("request does not match the schema", details={"errors": errors}) from None
+    """Validate a request; SchemaInvalid (with `[{loc, type, msg}]` in `details`) when it does not fit."""
+    return validate(model, data)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import logging
 import re
 import uuid
 from collections.abc import Callable, Sequence
@@ -24,7 +25,6 @@ from offprompt.errors import (
     DependencyUnavailable,
     InvalidInput,
     NotFound,
-    OffpromptError,
     PayloadTooLarge,
 )
 from offprompt.identifiers import check_identifier, digest
@@ -33,6 +33,7 @@ from offprompt.limits import (
     MAX_INLINE_ENTRIES_BYTES,
     MAX_INLINE_RESPONSE_BYTES,
     MAX_META_BYTES,
+    MAX_PAGE_LIMIT,
     MAX_QUERY_CHARS,
     MAX_SEARCH_DEPTH,
     MAX_TOP_K,
@@ -66,6 +67,8 @@ from offprompt.services.task_memory.results import LoadedArtifacts, ProcessResul
 
 _UPLOAD_ID = re.compile(r"^[0-9a-f]{32}$")
 _VALUE_FROM_TYPES = ("TextArtifact", "BlobArtifact", "ImageArtifact", "AudioArtifact")
+
+_log = logging.getLogger("offprompt.task_memory")
 
 
 class TaskMemoryService:
@@ -399,15 +402,14 @@ class TaskMemoryService:
 
 
 def _limit(limit: Any) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
-        raise InvalidInput("limit must be an integer from 1 to 1000")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE_LIMIT:
+        raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE_LIMIT}")
     return limit
 
 
 def _best_effort(action: Callable[[], Any]) -> None:
+    """Run a cleanup step; a failure is logged (what is left is swept later) and never hides the request's outcome."""
     try:
         action()
-    except (OffpromptError, OSError):
-        pass
-    except Exception:  # cleanup never hides the original outcome
-        pass
+    except Exception as exc:
+        _log.warning("cleanup failed; left for the sweep", extra={"error": type(exc).__name__}, exc_info=True)

@@ -1,0 +1,83 @@
+"""Response bodies as the OpenAPI document declares them (request models live in the library's services).
+
+Griptape JSON (artifacts, runs, prompt stacks) is declared as open objects: its shape is Griptape's, checked
+by the library's own decoders and by tests against Griptape itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class AddRunResponse(_Open):
+    run: dict[str, Any]
+    seq: int
+
+
+class RunsPage(_Open):
+    runs: list[dict[str, Any]]
+    next_cursor: str | None
+
+
+class ThreadView(_Open):
+    thread_id: str
+
+
+class PromptStackJSON(_Open):
+    """Griptape's PromptStack JSON (`PromptStack.from_dict` reads it)."""
+
+    type: str
+    messages: list[dict[str, Any]]
+
+
+class ArtifactJSON(_Open):
+    """A Griptape artifact's JSON (`BaseArtifact.from_dict` reads it)."""
+
+    type: str
+
+
+class Download(_Open):
+    download_url: str
+    expires_in: int
+    size: int
+
+
+class Upload(_Open):
+    upload_id: str
+    url: str
+    expires_in: int
+    headers: dict[str, str]
+    s3_uri: str
+
+
+class NamespaceRecord(_Open):
+    memory_name: str
+    namespace: str
+    storage: str
+
+
+class NamespacesPage(_Open):
+    namespaces: list[NamespaceRecord]
+    next_cursor: str | None
+
+
+class MetaPage(_Open):
+    entries: list[dict[str, Any]]
+    next_cursor: str | None
+
+
+class SearchHits(_Open):
+    hits: list[dict[str, Any]]
+
+
+def json_content(model: type[BaseModel], description: str, **extra: Any) -> Any:  # an OpenAPIResponse
+    return {"description": description, "content": {"application/json": {"model": model}}, **extra}
+
+
+NO_CONTENT: Any = {"description": "Done (also when there was nothing to delete)", "content": {}}
