@@ -15,8 +15,11 @@ import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from offprompt.artifacts import BaseArtifact, TextArtifact
 from offprompt.ports import Tokenizer
 from offprompt.prompt import Message, PromptStack, render_message, render_messages
+from offprompt.prompt.contents import TextMessageContent
+from offprompt.prompt.message import Usage
 from offprompt.prompt.render import SEPARATOR, TRAILER
 
 from .run import Run
@@ -26,10 +29,17 @@ SUMMARY_PREFIX = "Summary of the conversation so far: "
 
 def run_messages(run: Run) -> list[Message]:
     """The user/assistant pair Griptape's ConversationMemory.to_prompt_stack adds for one run."""
+    return [_message(run.input, Message.USER_ROLE), _message(run.output, Message.ASSISTANT_ROLE)]
+
+
+def _message(artifact: BaseArtifact, role: str) -> Message:
+    """`PromptStack.add_message(artifact, role)`; a TextArtifact (already validated) is wrapped without
+    re-validation, as `to_message_content` would wrap it."""
+    if type(artifact) is TextArtifact:
+        content = [TextMessageContent.model_construct(artifact=artifact)]
+        return Message.model_construct(content=content, role=role, usage=Usage())
     stack = PromptStack()
-    stack.add_user_message(run.input)
-    stack.add_assistant_message(run.output)
-    return stack.messages
+    return stack.add_message(artifact, role)
 
 
 def run_token_counts(run: Run, tokenizer: Tokenizer) -> tuple[int, int]:
