@@ -1,11 +1,21 @@
 """load-artifacts: `GET /memories/{memory_name}/namespaces/{namespace}/artifacts` → the namespace as ListArtifact JSON.
 
 Exactly what was stored, in order, byte-exact; an unknown namespace is an empty ListArtifact (as in Griptape).
-Past Lambda's response limit (5 MB) the JSON is written to S3 and the answer is `303 See Other` with `Location:` a
-presigned GET and a body `{"download_url", "expires_in", "size"}`.
+The inline limit is Lambda's response cap (5 MB) over HTTP. Responses:
+
+- `200`, Griptape's ListArtifact JSON: whenever it fits the inline limit (every small namespace).
+- `200`, `BlobDownloads` (a blob namespace past the limit): the stored objects themselves, nothing rebuilt:
+  `{"type": "BlobDownloads", "size": <total bytes>, "expires_in": <s>,
+    "artifacts": [{"artifact": <the artifact's JSON without "value">, "size": <bytes>, "download_url": <GET>}]}`;
+  an artifact's `value` is the base64 of what its `download_url` returns (offprompt.client rebuilds the
+  ListArtifact). Blob JSON is 4/3 the bytes in base64: rebuilding and re-uploading it cost 16x a raw GET at 50 MB.
+- `303 See Other` (a text namespace past the limit): the ListArtifact JSON written to S3, `Location:` its
+  presigned GET, body `{"download_url", "expires_in", "size"}`.
+
 Direct events: `{tenant, memory_name, namespace, max_inline_bytes?}`. Direct invocations come from Step Functions,
 whose states are capped at 256 KB, so they get the ListArtifact inline only up to 200 KB (`max_inline_bytes`,
-1 byte to 5 MB, overrides) and the `{"download_url", "expires_in", "size"}` body above that.
+1 byte to 5 MB, overrides) and above that the `BlobDownloads` body (blobs) or the
+`{"download_url", "expires_in", "size"}` body (text).
 """
 
 import json
@@ -36,6 +46,8 @@ def register(app: APIGatewayHttpResolver) -> None:
         memory = path_param(app, "memory_name", memory_name)
         name = path_param(app, "namespace", namespace)
         loaded = service().load_artifacts(current_tenant(app), memory, name)
+        if loaded.blobs is not None:
+            return json_response(loaded.blob_listing())
         if loaded.body is None:
             return json_response(download(loaded), HTTPStatus.SEE_OTHER, headers={"Location": str(loaded.download_url)})
         return Response(status_code=HTTPStatus.OK, content_type="application/json", body=loaded.body)
@@ -47,6 +59,8 @@ def direct(tenant: str, event: dict[str, Any]) -> Any:
         raise InvalidInput('a direct invocation must name its "memory_name" and "namespace"')
     limit = direct_inline_limit(event)
     loaded = service().load_artifacts(tenant, memory, namespace, max_inline_bytes=limit)
+    if loaded.blobs is not None:
+        return loaded.blob_listing()
     return json.loads(loaded.body) if loaded.body is not None else download(loaded)
 
 
