@@ -44,7 +44,10 @@ class Meter:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--points", default="1,100,1000")
+    parser.add_argument("--quick", action="store_true", help="history lengths 1 and 100")
     args = parser.parse_args()
+    if args.quick:
+        args.points = "1,100"
     points = [int(p) for p in args.points.split(",")]
     fake_aws_env()
     offline_tiktoken()

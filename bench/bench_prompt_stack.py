@@ -21,7 +21,10 @@ def main() -> None:
     parser.add_argument("--keep", type=int, default=50)
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--griptape-reps", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="200 runs, keep 50, 3 reps, Griptape once")
     args = parser.parse_args()
+    if args.quick:
+        args.runs, args.keep, args.reps, args.griptape_reps = 200, 50, 3, 1
     fake_aws_env()
     offline_tiktoken()
 

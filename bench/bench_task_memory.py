@@ -8,8 +8,9 @@ real local OpenSearch node (started here, or OPENSEARCH_URL). Raw minimum:
 - blobs: one boto3 `put_object` to store, one `get_object` to load;
 - text:  opensearch-py `bulk` of the same token-bounded chunks (refresh=false) to store, one `mget` to load.
 The service additionally reserves positions, commits a DynamoDB transaction (batch + record + meta entry),
-and on load queries the committed batches; past 5 MB, load writes the ListArtifact JSON to S3 and the
-client follows the presigned GET (counted in the service's load time and calls).
+and on load queries the committed batches; past 5 MB, a blob namespace answers with presigned GETs of its stored
+objects (BlobDownloads) and a text one writes the ListArtifact JSON to S3; the client's GETs are counted in the
+service's load time and calls.
 Medians of --runs runs per cell, service and raw interleaved in the same process.
 """
 
@@ -21,6 +22,7 @@ import os
 import statistics
 import sys
 import time
+import urllib.request
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -88,7 +90,10 @@ def main() -> None:
     parser.add_argument("--sizes", default="1k,1m,50m")
     parser.add_argument("--kinds", default="blob,text")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--quick", action="store_true", help="1 run of 1k and 1m")
     args = parser.parse_args()
+    if args.quick:
+        args.runs, args.sizes = 1, "1k,1m"
 
     from moto.server import ThreadedMotoServer
 
@@ -157,6 +162,8 @@ def main() -> None:
 
                     def svc_load() -> Any:
                         loaded = svc.load_artifacts("bench", "M", ns)  # noqa: B023
+                        if loaded.blobs is not None:  # BlobDownloads: the client GETs each stored object
+                            return [urllib.request.urlopen(b.download_url, timeout=600).read() for b in loaded.blobs]
                         if loaded.download_url:
                             return requests.get(loaded.download_url, timeout=600).content
                         return loaded.body

@@ -160,7 +160,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--sizes", default="1k,1m,50m")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--quick", action="store_true", help="1 run of 1k and 1m")
     args = parser.parse_args()
+    if args.quick:
+        args.runs, args.sizes = 1, "1k,1m"
     with LocalOpenSearch() as url:
         client = OpenSearch(hosts=[url], timeout=120)
         counter = CallCounter(client)

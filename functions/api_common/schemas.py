@@ -6,9 +6,9 @@ by the library's own decoders and by tests against Griptape itself.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, RootModel
 
 
 class _Open(BaseModel):
@@ -40,6 +40,27 @@ class ArtifactJSON(_Open):
     """A Griptape artifact's JSON (`BaseArtifact.from_dict` reads it)."""
 
     type: str
+
+
+class BlobDownload(_Open):
+    """One stored blob: its artifact JSON without `value`, and a presigned GET of its bytes (`value` = their base64)."""
+
+    artifact: dict[str, Any]
+    size: int
+    download_url: str
+
+
+class BlobDownloads(_Open):
+    """A blob namespace too large for a response: the stored objects themselves, nothing rebuilt."""
+
+    type: Literal["BlobDownloads"]
+    size: int
+    expires_in: int
+    artifacts: list[BlobDownload]
+
+
+class LoadedNamespace(RootModel[ArtifactJSON | BlobDownloads]):
+    """Griptape's ListArtifact JSON when it fits a response (5 MB), else (a blob namespace) BlobDownloads."""
 
 
 class Download(_Open):

@@ -1,11 +1,21 @@
 """load-artifacts: `GET /memories/{memory_name}/namespaces/{namespace}/artifacts` → the namespace as ListArtifact JSON.
 
 Exactly what was stored, in order, byte-exact; an unknown namespace is an empty ListArtifact (as in Griptape).
-Past Lambda's response limit (5 MB) the JSON is written to S3 and the answer is `303 See Other` with `Location:` a
-presigned GET and a body `{"download_url", "expires_in", "size"}`.
+The inline limit is Lambda's response cap (5 MB) over HTTP. Responses:
+
+- `200`, Griptape's ListArtifact JSON: whenever it fits the inline limit (every small namespace).
+- `200`, `BlobDownloads` (a blob namespace past the limit): the stored objects themselves, nothing rebuilt:
+  `{"type": "BlobDownloads", "size": <total bytes>, "expires_in": <s>,
+    "artifacts": [{"artifact": <the artifact's JSON without "value">, "size": <bytes>, "download_url": <GET>}]}`;
+  an artifact's `value` is the base64 of what its `download_url` returns (offprompt.client rebuilds the
+  ListArtifact). Blob JSON is 4/3 the bytes in base64: rebuilding and re-uploading it cost 16x a raw GET at 50 MB.
+- `303 See Other` (a text namespace past the limit): the ListArtifact JSON written to S3, `Location:` its
+  presigned GET, body `{"download_url", "expires_in", "size"}`.
+
 Direct events: `{tenant, memory_name, namespace, max_inline_bytes?}`. Direct invocations come from Step Functions,
 whose states are capped at 256 KB, so they get the ListArtifact inline only up to 200 KB (`max_inline_bytes`,
-1 byte to 5 MB, overrides) and the `{"download_url", "expires_in", "size"}` body above that.
+1 byte to 5 MB, overrides) and above that the `BlobDownloads` body (blobs) or the
+`{"download_url", "expires_in", "size"}` body (text).
 """
 
 import json
@@ -17,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from api_common.entry import current_tenant, direct_field, json_response, make_handler, path_param
 from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Path, Response
-from api_common.schemas import ArtifactJSON, Download, json_content
+from api_common.schemas import Download, LoadedNamespace, json_content
 from offprompt.services.task_memory import (
     MAX_INLINE_RESPONSE_BYTES,
     LoadedArtifacts,
@@ -42,8 +52,15 @@ def register(app: APIGatewayHttpResolver) -> None:
         "/memories/<memory_name>/namespaces/<namespace>/artifacts",
         summary="A namespace's artifacts as Griptape ListArtifact JSON",
         responses={
-            200: json_content(ArtifactJSON, "The ListArtifact JSON, byte-exact"),
-            303: json_content(Download, "Too large to answer inline: Location is a presigned GET of the JSON"),
+            200: json_content(
+                LoadedNamespace,
+                "The ListArtifact JSON, byte-exact, whenever it fits a response (5 MB); past that, a blob namespace"
+                " answers BlobDownloads (presigned GETs of the stored objects; an artifact's value is the base64 of"
+                " what its download_url returns)",
+            ),
+            303: json_content(
+                Download, "A text namespace too large to answer inline: Location is a presigned GET of the JSON"
+            ),
             **error_responses(409),
         },
     )
@@ -51,6 +68,8 @@ def register(app: APIGatewayHttpResolver) -> None:
         memory = path_param(app, "memory_name", memory_name)
         name = path_param(app, "namespace", namespace)
         loaded = service().load_artifacts(current_tenant(app), memory, name)
+        if loaded.blobs is not None:
+            return json_response(loaded.blob_listing())
         if loaded.body is None:
             return json_response(download(loaded), HTTPStatus.SEE_OTHER, headers={"Location": str(loaded.download_url)})
         return Response(status_code=HTTPStatus.OK, content_type="application/json", body=loaded.body)
@@ -68,6 +87,8 @@ def direct(tenant: str, event: dict[str, Any]) -> Any:
     memory, namespace = direct_field(event, "memory_name"), direct_field(event, "namespace")
     limit = direct_inline_limit(event)
     loaded = service().load_artifacts(tenant, memory, namespace, max_inline_bytes=limit)
+    if loaded.blobs is not None:
+        return loaded.blob_listing()
     return json.loads(loaded.body) if loaded.body is not None else download(loaded)
 
 

@@ -170,6 +170,25 @@ def test_load_artifacts_follows_a_download_url_body(stub: Stub) -> None:
     assert OffpromptClient(stub.url).load_artifacts("m", "n", raw=True) == listing
 
 
+def test_load_artifacts_rebuilds_a_blob_downloads_answer(stub: Stub) -> None:
+    envelope = {"type": "BlobArtifact", "id": "b1", "reference": None, "meta": {"k": 1}, "name": "n"}
+    listing = {
+        "type": "BlobDownloads",
+        "size": 3,
+        "expires_in": 900,
+        "artifacts": [{"artifact": envelope, "size": 3, "download_url": stub.url + "/obj?X-Amz-Signature=s"}],
+    }
+    stub.on("GET", "/memories/m/namespaces/n/artifacts", json_reply(200, listing))
+    stub.on("GET", "/obj?X-Amz-Signature=s", (200, {"Content-Type": "application/octet-stream"}, b"\x00\xffz"))
+    api = OffpromptClient(stub.url, headers={"Authorization": "Bearer secret"})
+    loaded = api.load_artifacts("m", "n")
+    assert type(loaded).__name__ == "ListArtifact" and [a.value for a in loaded.value] == [b"\x00\xffz"]
+    assert loaded.value[0].meta == {"k": 1} and loaded.value[0].id == "b1"
+    assert "authorization" not in stub.seen[1].headers
+    raw = api.load_artifacts("m", "n", raw=True)
+    assert raw["type"] == "ListArtifact" and raw["value"] == [envelope | {"value": "AP96"}]
+
+
 def test_a_failed_download_is_a_client_error(stub: Stub) -> None:
     location = stub.url + "/expired"
     stub.on(

@@ -3,6 +3,7 @@ atomic commits, uploads, paging and fault injection."""
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 from typing import Any
@@ -203,14 +204,37 @@ def test_large_batches_go_to_a_manifest(svc: TaskMemoryService) -> None:
     assert [json.dumps(i) for i in loaded(svc, "many")] == [a.to_json() for a in arts]
 
 
-def test_too_large_response_becomes_a_presigned_download(svc: TaskMemoryService) -> None:
+def test_too_large_text_response_becomes_a_presigned_download(svc: TaskMemoryService) -> None:
     svc.max_inline_response_bytes = 1000
-    art = BlobArtifact(b"z" * 5000, name="big")
+    art = TextArtifact("z " * 2500, name="big")
     store(svc, art)
     result = svc.load_artifacts("t1", "TaskMemory", "big")
-    assert result.body is None and result.download_url and result.expires_in
+    assert result.body is None and result.download_url and result.expires_in and result.blobs is None
     fetched = requests.get(result.download_url, timeout=30).json()
     assert fetched["value"] == [art.to_dict()]
+
+
+def test_too_large_blobs_are_answered_with_their_stored_objects(svc: TaskMemoryService) -> None:
+    svc.max_inline_response_bytes = 1000
+    arts = [BlobArtifact(b"z" * 5000, name="big", meta={"i": 0}), BlobArtifact(bytes(range(256)) * 3, name="b2")]
+    store(svc, ListArtifact(arts, name="big"))
+    before = set(all_objects())
+    result = svc.load_artifacts("t1", "TaskMemory", "big")
+    assert result.body is None and result.download_url is None and result.blobs is not None
+    assert set(all_objects()) == before  # nothing rebuilt or uploaded
+    listing = result.blob_listing()
+    assert listing["type"] == "BlobDownloads" and listing["size"] == 5000 + 768 and listing["expires_in"] > 0
+    rebuilt = []
+    for art, entry in zip(arts, listing["artifacts"], strict=True):
+        assert "value" not in entry["artifact"] and entry["size"] == len(art.value)
+        data = requests.get(entry["download_url"], timeout=30).content
+        assert data == art.value
+        rebuilt.append(entry["artifact"] | {"value": base64.b64encode(data).decode()})
+    assert [BaseArtifact.from_dict(d).to_dict() for d in rebuilt] == [a.to_dict() for a in arts]
+    # Under the limit the same namespace is Griptape's ListArtifact JSON, inline.
+    svc.max_inline_response_bytes = 5 * 1024 * 1024
+    inline = svc.load_artifacts("t1", "TaskMemory", "big")
+    assert inline.blobs is None and json.loads(inline.body or "")["value"] == [a.to_dict() for a in arts]
 
 
 # ---- uploads -----------------------------------------------------------------------------------------------

@@ -440,12 +440,28 @@ class OffpromptClient:
         response = self.request("GET", path)
         data = response.json() if response.status != 303 else None
         location = response.headers.get("location") if response.status in (301, 302, 303, 307, 308) else None
+        if isinstance(data, dict) and data.get("type") == "BlobDownloads":
+            return _artifact(self._blob_downloads(data), raw)
         if location is None and isinstance(data, dict) and data.get("type") != "ListArtifact":
             location = data.get("download_url")
         if location:
             download = urllib.request.Request(location, headers={"User-Agent": USER_AGENT}, method="GET")
             data = self._send(download).json()
         return _artifact(data, raw)
+
+    def _blob_downloads(self, listing: dict[str, Any]) -> dict[str, Any]:
+        """The ListArtifact a `BlobDownloads` answer stands for: each artifact's bytes fetched, base64 as `value`."""
+        items = []
+        for entry in listing.get("artifacts") or []:
+            download = urllib.request.Request(entry["download_url"], headers={"User-Agent": USER_AGENT}, method="GET")
+            item = dict(entry["artifact"])
+            item["value"] = base64.b64encode(self._send(download).body).decode("ascii")
+            items.append(item)
+        from offprompt.artifacts import ListArtifact
+
+        shell = ListArtifact().to_dict()
+        shell["value"] = items
+        return shell
 
     def list_namespaces(self, memory_name: str, *, limit: int | None = None, cursor: str | None = None) -> Any:
         """One page of the memory's namespaces with their metadata: `{namespaces, next_cursor}`."""

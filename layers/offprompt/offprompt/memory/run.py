@@ -68,3 +68,34 @@ class Run(BaseModel):
             if isinstance(exc, ArtifactError):
                 raise
             raise ArtifactError(f"not valid JSON: {str(exc)[:200]}") from None
+
+    @classmethod
+    def from_stored_json(cls, text: str | bytes) -> Run:
+        """Decode a run this service stored (`to_json` of a validated Run): the common all-text run is rebuilt
+        without re-validating what was validated on the way in; anything else goes through `from_json`."""
+        data = json.loads(text)
+        if isinstance(data, dict) and data.keys() == _RUN_KEYS:
+            user, assistant = _stored_text(data["input"]), _stored_text(data["output"])
+            if user is not None and assistant is not None and isinstance(data["id"], str):
+                meta = data["meta"]
+                if meta is None or isinstance(meta, dict):
+                    return cls.model_construct(id=data["id"], meta=meta, input=user, output=assistant)
+        return cls.from_dict(data)
+
+
+_RUN_KEYS = {"type", "id", "meta", "input", "output"}
+_TEXT_KEYS = {"type", "id", "reference", "meta", "name", "value"}
+
+
+def _stored_text(data: Any) -> BaseArtifact | None:
+    """A TextArtifact exactly as `to_dict` writes it (no reference), rebuilt without validation; else None."""
+    from offprompt.artifacts import TextArtifact
+
+    if not (isinstance(data, dict) and data.keys() == _TEXT_KEYS and data["type"] == "TextArtifact"):
+        return None
+    value, meta, name, artifact_id = data["value"], data["meta"], data["name"], data["id"]
+    if data["reference"] is not None or not isinstance(meta, dict):
+        return None
+    if not (isinstance(value, str) and isinstance(name, str) and isinstance(artifact_id, str)):
+        return None
+    return TextArtifact.model_construct(id=artifact_id, reference=None, meta=meta, name=name, value=value)

@@ -52,6 +52,34 @@ INLINE_RUN_BYTES = 350_000
 PRUNE_BATCH = 5
 PRUNE_SLACK = 8
 DAY = 86_400
+# prompt-stack Query pages: the first assumes runs of PRIOR_RUN_TOKENS, later ones use the average of the runs
+# read so far (stored counts) to read about what the rest of the budget holds, plus one run and 10%.
+PRIOR_RUN_TOKENS = 100
+RUN_SEPARATOR_TOKENS = 2  # each run adds two "\n\n" separators (1 token each in cl100k)
+MIN_HISTORY_PAGE, MAX_HISTORY_PAGE = 8, 200
+
+
+# Decoded runs, by their stored JSON (the content itself, so a hit is always the same run). A warm prompt-stack
+# reads mostly the runs the previous one read; decoding them again was a third of its CPU. Treat as immutable.
+DECODED_RUNS_CACHED = 1024
+
+
+@functools.lru_cache(maxsize=DECODED_RUNS_CACHED)
+def decode_stored_run(run_json: str) -> Run:
+    return Run.from_stored_json(run_json)
+
+
+def history_page_size(budget: int | None, tokens_read: int, runs_read: int, cap_left: int | None) -> int:
+    """Items for the next newest-first Query page of a prompt-stack (bytes read ≈ bytes returned)."""
+    if budget is None:
+        size = MAX_HISTORY_PAGE if runs_read else 100
+    elif runs_read == 0:
+        size = max(MIN_HISTORY_PAGE, min(MAX_HISTORY_PAGE, budget // PRIOR_RUN_TOKENS + 1))
+    else:
+        left = budget - tokens_read
+        size = 1 if left <= 0 else -(-left * runs_read * 11 // (tokens_read * 10 or 1)) + 1
+    size = max(1, min(size, MAX_HISTORY_PAGE))
+    return size if cap_left is None else max(1, min(size, cap_left))
 
 
 def request_hash(payload: Any) -> str:
@@ -235,7 +263,7 @@ class ConversationService:
             raise DependencyUnavailable(f"run {stored.seq} is gone (deleted concurrently?); retry") from None
 
     def _load_run(self, stored: StoredRun) -> Run:
-        return Run.from_json(self._run_json(stored))
+        return decode_stored_run(self._run_json(stored))
 
     # ---- prompt-stack ---------------------------------------------------------------------------------
     def prompt_stack(self, tenant: str, thread_id: str, request: PromptStackRequest) -> PromptStack:
@@ -259,7 +287,7 @@ class ConversationService:
         if not summary_memory and state.max_runs is not None:
             cap = state.max_runs if cap is None else min(cap, state.max_runs)
         lo = state.summary_through_seq + 1 if summary_memory else 1
-        source = self._newest_first(tenant, thread_id, lo, cap)
+        source = self._newest_first(tenant, thread_id, lo, cap, request.max_tokens)
         plan = select_history(
             list(stack.messages),
             source,
@@ -286,20 +314,25 @@ class ConversationService:
         """Tokens of the stack as a prompt driver renders it (what `max_tokens` budgets), counted as `request` asks."""
         return self._tokenizer_for(request).count_tokens(render_messages(stack.messages))
 
-    def _newest_first(self, tenant: str, thread_id: str, lo: int, cap: int | None) -> Iterator[HistoryRun]:
+    def _newest_first(
+        self, tenant: str, thread_id: str, lo: int, cap: int | None, budget: int | None
+    ) -> Iterator[HistoryRun]:
+        """Runs newest first, in Query pages sized so that the bytes read track what the prompt returns."""
         hi: int | None = None
-        page = min(cap, 50) if cap else 50
         now = int(self.clock())
-        while True:
+        tokens = read = 0
+        while cap is None or read < cap:
+            limit = history_page_size(budget, tokens, read, None if cap is None else cap - read)
             runs, after = self.runs.page_runs(
-                tenant, thread_id, lo=lo, hi=hi, newest_first=True, limit=page, now_epoch=now
+                tenant, thread_id, lo=lo, hi=hi, newest_first=True, limit=limit, now_epoch=now
             )
             for r in runs:
+                read += 1
+                tokens += r.input_tokens + r.output_tokens + RUN_SEPARATOR_TOKENS
                 yield HistoryRun(r.seq, r.input_tokens, r.output_tokens, load=functools.partial(self._load_run, r))
             if after is None or after <= lo:
                 return
             hi = after - 1
-            page = min(page * 2, 200)
 
     # ---- threads --------------------------------------------------------------------------------------
     def get_thread(self, tenant: str, thread_id: str) -> dict[str, Any]:

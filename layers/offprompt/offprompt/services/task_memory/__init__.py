@@ -25,7 +25,7 @@ from offprompt.services.task_memory.artifact_json import envelope_json, list_art
 from offprompt.services.task_memory.errors import NotTextNamespace, StorageKindConflict, UploadError
 from offprompt.services.task_memory.requests import ActionIn, OutputRequest, PageQuery, SearchRequest, parse_request
 from offprompt.services.task_memory.responses import hit_to_dict, record_to_dict
-from offprompt.services.task_memory.results import LoadedArtifacts, ProcessResult, Upload
+from offprompt.services.task_memory.results import BLOB_DOWNLOADS, BlobDownload, LoadedArtifacts, ProcessResult, Upload
 from offprompt.services.task_memory.service import TaskMemoryService
 from offprompt.services.task_memory.wiring import (
     LazyTextStore,
@@ -36,6 +36,7 @@ from offprompt.services.task_memory.wiring import (
 )
 
 __all__ = [
+    "BLOB_DOWNLOADS",
     "DOWNLOAD_EXPIRES_IN",
     "MAX_INLINE_ENTRIES_BYTES",
     "MAX_INLINE_RESPONSE_BYTES",
@@ -45,6 +46,7 @@ __all__ = [
     "SEARCH_MODES",
     "UPLOAD_EXPIRES_IN",
     "ActionIn",
+    "BlobDownload",
     "LazyTextStore",
     "LoadedArtifacts",
     "NotTextNamespace",

@@ -31,10 +31,38 @@ class Upload:
 
 
 @dataclass(frozen=True)
+class BlobDownload:
+    """One stored blob of a large blob namespace: its artifact JSON without "value", and a GET of its bytes."""
+
+    envelope: dict[str, Any]
+    size: int
+    download_url: str
+
+
+@dataclass(frozen=True)
 class LoadedArtifacts:
-    """Either the ListArtifact JSON inline (`body`), or a presigned GET of it (`download_url`)."""
+    """One of three answers (see the load-artifacts handler):
+    - `body`: the ListArtifact JSON inline;
+    - `download_url`: a presigned GET of that JSON, written to S3 (text namespaces past the inline limit);
+    - `blobs`: blob namespaces past the inline limit, each stored object's presigned GET (nothing rebuilt).
+    """
 
     body: str | None
     size: int
     download_url: str | None = None
     expires_in: int | None = None
+    blobs: list[BlobDownload] | None = None
+
+    def blob_listing(self) -> dict[str, Any]:
+        """The `BlobDownloads` answer: `{type, size, expires_in, artifacts: [{artifact, size, download_url}]}`."""
+        return {
+            "type": BLOB_DOWNLOADS,
+            "size": self.size,
+            "expires_in": self.expires_in,
+            "artifacts": [
+                {"artifact": b.envelope, "size": b.size, "download_url": b.download_url} for b in self.blobs or []
+            ],
+        }
+
+
+BLOB_DOWNLOADS = "BlobDownloads"

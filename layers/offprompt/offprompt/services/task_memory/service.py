@@ -63,7 +63,7 @@ from offprompt.services.task_memory.errors import (
     StorageKindConflict,
     UploadError,
 )
-from offprompt.services.task_memory.results import LoadedArtifacts, ProcessResult, Upload
+from offprompt.services.task_memory.results import BlobDownload, LoadedArtifacts, ProcessResult, Upload
 
 _UPLOAD_ID = re.compile(r"^[0-9a-f]{32}$")
 _VALUE_FROM_TYPES = ("TextArtifact", "BlobArtifact", "ImageArtifact", "AudioArtifact")
@@ -279,13 +279,19 @@ class TaskMemoryService:
     # ---- load ----------------------------------------------------------------------------------------
     def load_items_json(self, tenant: str, memory: str, namespace: str) -> list[str]:
         """Each stored artifact's JSON (Griptape `to_json()` form), in order, exactly as stored."""
+        return self._items_json(tenant, memory, namespace, self._resolve(tenant, memory, namespace))
+
+    def _resolve(self, tenant: str, memory: str, namespace: str) -> list[tuple[StoredBatch, list[dict[str, object]]]]:
         check_identifier("memory_name", memory)
         check_identifier("namespace", namespace)
-        batches = self.namespaces.batches(tenant, memory, namespace)
-        if not batches:
+        return [(b, self._entries(b)) for b in self.namespaces.batches(tenant, memory, namespace)]
+
+    def _items_json(
+        self, tenant: str, memory: str, namespace: str, resolved: list[tuple[StoredBatch, list[dict[str, object]]]]
+    ) -> list[str]:
+        if not resolved:
             return []
-        resolved = [(b, self._entries(b)) for b in batches]
-        if batches[0].kind == task.StorageKind.TEXT.value:
+        if resolved[0][0].kind == task.StorageKind.TEXT.value:
             layout = [
                 (b.start + i, int(cast(int, e["chunks"]))) for b, entries in resolved for i, e in enumerate(entries)
             ]
@@ -316,7 +322,9 @@ class TaskMemoryService:
     def load_artifacts(
         self, tenant: str, memory: str, namespace: str, *, max_inline_bytes: int | None = None
     ) -> LoadedArtifacts:
-        """The namespace as ListArtifact JSON; past the inline limit, a presigned GET of that JSON in S3.
+        """The namespace as ListArtifact JSON; past the inline limit, presigned GETs instead (see LoadedArtifacts):
+        a blob namespace lists its stored objects (its JSON would be base64: 4/3 the bytes, rebuilt and uploaded
+        again), a text namespace's JSON is written to S3 once.
 
         `max_inline_bytes` lowers the inline limit for this call (e.g. a Step Functions state is capped at
         256 KB); it never raises it above `max_inline_response_bytes` (Lambda's response cap).
@@ -326,7 +334,21 @@ class TaskMemoryService:
             if isinstance(max_inline_bytes, bool) or not isinstance(max_inline_bytes, int) or max_inline_bytes < 1:
                 raise InvalidInput("max_inline_bytes must be a positive integer")
             limit = min(limit, max_inline_bytes)
-        items = self.load_items_json(tenant, memory, namespace)
+        resolved = self._resolve(tenant, memory, namespace)
+        blobs = _blob_entries(resolved)
+        if blobs and _inline_json_size(blobs) > limit:
+            # Large blobs are answered with their stored objects: nothing is downloaded, encoded or uploaded.
+            downloads = [
+                BlobDownload(
+                    envelope={k: v for k, v in json.loads(str(e["envelope"])).items() if k != "value"},
+                    size=int(cast(int, e["size"])),
+                    download_url=self.blobs.presign_get(str(e["key"]), DOWNLOAD_EXPIRES_IN),
+                )
+                for e in blobs
+            ]
+            total = sum(d.size for d in downloads)
+            return LoadedArtifacts(body=None, size=total, expires_in=DOWNLOAD_EXPIRES_IN, blobs=downloads)
+        items = self._items_json(tenant, memory, namespace, resolved)
         body = list_artifact_json(items)
         size = len(body)  # ASCII: json.dumps escapes everything else
         if size <= limit:
@@ -399,6 +421,18 @@ class TaskMemoryService:
             if len(kept) >= top_k or len(hits) < k or k >= MAX_SEARCH_DEPTH:
                 return kept[:top_k]
             k = min(k * 4, MAX_SEARCH_DEPTH)
+
+
+def _blob_entries(resolved: list[tuple[StoredBatch, list[dict[str, object]]]]) -> list[dict[str, object]]:
+    """The entries of a blob namespace, in order; [] for a text or empty one."""
+    if not resolved or resolved[0][0].kind != task.StorageKind.BLOB.value:
+        return []
+    return [e for _, entries in resolved for e in entries]
+
+
+def _inline_json_size(entries: list[dict[str, object]]) -> int:
+    """An upper estimate of the ListArtifact JSON of these blobs: envelopes + base64 values + separators."""
+    return 256 + sum(len(str(e["envelope"])) + 4 * (int(cast(int, e["size"])) + 2) // 3 + 32 for e in entries)
 
 
 def _limit(limit: Any) -> int:

@@ -1,0 +1,175 @@
+"""`make bench`: every benchmark in bench/ at its --quick size, then one table of ratios against the anchors.
+
+Anchors: Griptape (prompt-stack time, add-run bytes), raw boto3 / opensearch-py (task-memory and text-store
+store/load time), a bare `import boto3` (handler import time); route CPU is shown against its 2 ms target and the
+load test (local stack) in absolute terms. Each row names the command that produced it. Not part of `make test`.
+
+    PYTHONPATH=functions:layers/offprompt .venv/bin/python bench/run_all.py [--only route_cpu,prompt_stack,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+
+
+def run(args: list[str]) -> str:
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{ROOT / 'functions'}:{ROOT / 'layers' / 'offprompt'}:{ROOT / 'infra' / 'local'}",
+    }
+    t0 = time.monotonic()
+    proc = subprocess.run([PY, *args], cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    print(f"  {' '.join(args)}: {time.monotonic() - t0:.0f} s, exit {proc.returncode}", file=sys.stderr, flush=True)
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr[-2000:])
+    return proc.stdout
+
+
+def trailing_json(text: str) -> Any:
+    for i, line in enumerate(text.splitlines()):
+        if line.startswith(("{", "[")):
+            try:
+                return json.loads("\n".join(text.splitlines()[i:]))
+            except ValueError:
+                continue
+    raise ValueError("no JSON in the output")
+
+
+Row = tuple[str, str, str, str, str]  # benchmark, figure, ours, anchor, ratio (+ command below)
+
+
+def route_cpu() -> tuple[str, list[Row]]:
+    cmd = ["bench/bench_route_cpu.py", "--quick", "--json"]
+    data = json.loads(run(cmd).strip().splitlines()[-1])
+    rows = [
+        ("route CPU", f"{name} p50 / p99", f"{r['p50_ms']:.2f} / {r['p99_ms']:.2f} ms", "target 2 / 4 ms",
+         f"{r['p50_ms'] / 2:.2f}x of target")
+        for name, r in data.items()
+    ]  # fmt: skip
+    return " ".join(cmd), rows
+
+
+def prompt_stack() -> tuple[str, list[Row]]:
+    cmd = ["bench/bench_prompt_stack.py", "--quick"]
+    r = trailing_json(run(cmd))
+    return " ".join(cmd), [
+        ("prompt-stack", f"{r['runs']} runs, {r['runs_returned']} returned", f"{r['ours_median_ms']} ms",
+         f"Griptape {r['griptape_median_ms']} ms", f"{r['ours_median_ms'] / r['griptape_median_ms']:.3f}x")
+    ]  # fmt: skip
+
+
+def add_run() -> tuple[str, list[Row]]:
+    cmd = ["bench/bench_add_run.py", "--quick"]
+    r = trailing_json(run(cmd))
+    rows = []
+    for point, ours in r["ours"].items():
+        g = r["griptape"][point]
+        mine = ours["dynamodb_bytes"] + ours["s3_bytes"]
+        rows.append(("add-run bytes", f"history {point}", f"{mine:,} B", f"Griptape {g['dynamodb_bytes']:,} B",
+                     f"{mine / max(1, g['dynamodb_bytes']):.3f}x"))  # fmt: skip
+    return " ".join(cmd), rows
+
+
+def task_memory() -> tuple[str, list[Row]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "tm.json"
+        cmd = ["bench/bench_task_memory.py", "--quick", "--out", str(out)]
+        run(cmd)
+        cells = json.loads(out.read_text())
+    rows = []
+    for c in cells:
+        anchor = "raw boto3" if c["kind"] == "blob" else "raw opensearch-py"
+        for op in ("store", "load"):
+            rows.append((f"task memory {c['kind']}", f"{c['size']} {op}", f"{c['svc_' + op]:.1f} ms",
+                         f"{anchor} {c['raw_' + op]:.1f} ms", f"{c[op + '_ratio']:.2f}x"))  # fmt: skip
+    return " ".join(cmd[:2]), rows
+
+
+def text_store() -> tuple[str, list[Row]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "ts.json"
+        cmd = ["bench/bench_text_store.py", "--quick", "--json", str(out)]
+        run(cmd)
+        cells = json.loads(out.read_text())
+    rows = []
+    for c in cells:
+        m = c["median_ms"]
+        for op in ("store", "load"):
+            anchor = f"raw opensearch-py {m['raw_' + op]:.1f} ms"
+            rows.append(("text store", f"{c['size']} {op}", f"{m[op]:.1f} ms", anchor, f"{c[op + '_ratio']:.2f}x"))
+    return " ".join(cmd[:2]), rows
+
+
+def cold_start() -> tuple[str, list[Row]]:
+    cmd = ["bench/bench_cold_start.py", "--runs", "3"]
+    medians = {}
+    for line in run(cmd).splitlines():
+        cells = [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 2 and cells[1].replace(".", "").isdigit():
+            medians[cells[0]] = float(cells[1])
+    base = medians.pop("boto3")
+    rows = [
+        ("cold import", m, f"{v:.0f} ms", f"import boto3 {base:.0f} ms", f"{v / base:.2f}x") for m, v in medians.items()
+    ]
+    return " ".join(cmd), rows
+
+
+def load_test() -> tuple[str, list[Row]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "load.json"
+        cmd = ["bench/bench_load.py", "--quick", "--clients", "1,8", "--json", str(out)]
+        run(cmd)
+        data = json.loads(out.read_text())
+    rows = []
+    for n, routes in data.items():
+        for route, r in routes.items():
+            if route.startswith("_"):
+                continue
+            rows.append((f"LOCAL load, {n} clients", route, f"p50 {r['p50_ms']:.1f} / p99 {r['p99_ms']:.1f} ms",
+                         "(local stack: no anchor)", "-"))  # fmt: skip
+    return " ".join(cmd[:4]), rows
+
+
+BENCHES = {
+    "route_cpu": route_cpu,
+    "prompt_stack": prompt_stack,
+    "add_run": add_run,
+    "task_memory": task_memory,
+    "text_store": text_store,
+    "cold_start": cold_start,
+    "load": load_test,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--only", default=",".join(BENCHES))
+    args = parser.parse_args()
+    table: list[tuple[Row, str]] = []
+    for name in args.only.split(","):
+        print(f">> {name}", file=sys.stderr, flush=True)
+        try:
+            command, rows = BENCHES[name]()
+        except Exception as exc:  # one failing benchmark must not hide the others
+            table.append(((name, "FAILED", str(exc).strip().splitlines()[-1][:80] if str(exc) else "", "", ""), ""))
+            continue
+        table.extend((row, command) for row in rows)
+    print("\n| benchmark | figure | ours | anchor | ours / anchor | command |")
+    print("|---|---|---|---|---|---|")
+    for (bench, figure, ours, anchor, ratio), command in table:
+        print(f"| {bench} | {figure} | {ours} | {anchor} | {ratio} | `{command}` |")
+
+
+if __name__ == "__main__":
+    main()
