@@ -13,9 +13,8 @@ import json
 import unicodedata
 
 from offprompt.errors import InvalidInput
-
-MAX_CHARS = 256
-MAX_UTF8_BYTES = 512
+from offprompt.limits import IDENTIFIER_MAX_CHARS as MAX_CHARS
+from offprompt.limits import IDENTIFIER_MAX_UTF8_BYTES as MAX_UTF8_BYTES
 
 
 def check_identifier(kind: str, value: object) -> str:
