@@ -209,10 +209,11 @@ def authorizer_event(event: dict[str, Any]) -> dict[str, Any]:
     """The payload v2 REQUEST authorizer event API Gateway sends for a route's event (identity: Authorization)."""
     headers = event.get("headers") or {}
     context = event["requestContext"]
+    route = event["routeKey"].replace(" ", "")
     return {
         "version": "2.0",
         "type": "REQUEST",
-        "routeArn": f"arn:aws:execute-api:{_region()}:{ACCOUNT_ID}:{API_ID}/$default/{event['routeKey'].replace(' ', '')}",
+        "routeArn": f"arn:aws:execute-api:{_region()}:{ACCOUNT_ID}:{API_ID}/$default/{route}",
         "identitySource": [headers.get("authorization", "")],
         "routeKey": event["routeKey"],
         "rawPath": event["rawPath"],
