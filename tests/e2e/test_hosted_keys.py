@@ -18,7 +18,7 @@ from griptape.drivers.memory.conversation.griptape_cloud import GriptapeCloudCon
 from griptape.memory.structure import ConversationMemory
 from griptape.structures import Agent
 from griptape_support import CannedPromptDriver, EchoTool, echo_call
-from test_local_stack import E2E_DATA_DIR, ROOT, RunningStack, raises, stack, uid  # noqa: F401  (stack: fixture)
+from test_local_stack import E2E_DATA_DIR, ROOT, RunningStack, raises, search_until_found, stack, uid  # noqa: F401  (stack: fixture)
 
 from offprompt_client import OffpromptClient, OffpromptClientError
 
@@ -171,3 +171,29 @@ def test_griptapes_cloud_driver_works_with_a_key(stack: RunningStack) -> None:  
     admin("key", "revoke", tenant, key.split("_")[1])
     with pytest.raises(Exception, match="401"):
         GriptapeCloudConversationMemoryDriver(base_url=stack.url, api_key=key, alias=alias).load()
+
+
+def test_task_memory_is_metered_and_stored_bytes_are_a_quota(stack: RunningStack) -> None:  # noqa: F811
+    tenant = uid("tm")
+    key = admin("tenant", "create", tenant, "--plan", "small", "--stored-bytes", "4000")["key"]
+    api = keyed(stack, key)
+    page = "Paris is the capital of France. " * 40  # 1,280 bytes of text
+    api.process_output("TaskMemory", "WebScraper", "get_content", {"type": "TextArtifact", "name": "p1", "value": page})
+    blob = {"type": "BlobArtifact", "name": "b1", "value": "aGVsbG8gd29ybGQ="}  # 11 bytes
+    api.process_output("TaskMemory", "Files", "read", blob)
+    assert api.load_artifacts("TaskMemory", "p1", raw=True)["type"] == "ListArtifact"
+    search_until_found(api, "TaskMemory", "p1", "Paris")
+    totals = api.request("GET", "/usage").json()["totals"]
+    assert totals["artifacts_stored"] == 2
+    assert totals["bytes_stored_opensearch"] == len(page) and totals["bytes_stored_s3"] == 11
+    assert totals["loads"] == 1 and totals["searches"] >= 1 and totals["bytes_served"] > len(page)
+    stored = api.request("GET", "/usage").json()["stored_bytes"]
+    assert stored >= len(page) + 11
+
+    # past the plan's stored bytes: refused before anything is written
+    bigger = {"type": "TextArtifact", "name": "p2", "value": "x" * 4000}
+    with raises(429, "quota_exceeded"):
+        api.process_output("TaskMemory", "WebScraper", "get_content", bigger)
+    with raises(404, "not_found"):
+        api.get_namespace("TaskMemory", "p2")
+    assert api.request("GET", "/usage").json()["totals"]["artifacts_stored"] == 2
