@@ -22,6 +22,8 @@ from offprompt.errors import (
     NotFound,
     OffpromptError,
     PayloadTooLarge,
+    QuotaExceeded,
+    RateLimited,
     SchemaInvalid,
     TooManyRequests,
     Unauthenticated,
@@ -38,6 +40,8 @@ STATUS_BY_ERROR: dict[type[OffpromptError], HTTPStatus] = {
     DependencyUnavailable: HTTPStatus.SERVICE_UNAVAILABLE,
     DependencyTimeout: HTTPStatus.SERVICE_UNAVAILABLE,
     TooManyRequests: HTTPStatus.TOO_MANY_REQUESTS,
+    RateLimited: HTTPStatus.TOO_MANY_REQUESTS,
+    QuotaExceeded: HTTPStatus.TOO_MANY_REQUESTS,
     ConfigurationError: HTTPStatus.INTERNAL_SERVER_ERROR,
 }
 

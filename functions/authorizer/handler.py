@@ -11,11 +11,27 @@ The local dev server runs this same handler for every request carrying `Bearer o
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from api_common.entry import invocation_deadline, observability
+from offprompt.deadline import deadline_after, invocation_budget
 from offprompt.errors import OffpromptError
 from offprompt.services.tenancy import bearer_token, default_tenancy
+
+
+@functools.cache
+def logger() -> Any:
+    """Built on first use. The authorizer does not import api_common (Powertools' HTTP resolver): every cache
+    miss waits for it, so its cold start is kept to what a key check needs."""
+    from aws_lambda_powertools import Logger
+
+    return Logger()
+
+
+def _remaining_ms(context: Any) -> float | None:
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    value = remaining() if callable(remaining) else None
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _header(event: dict[str, Any], name: str) -> str | None:
@@ -27,13 +43,12 @@ def _header(event: dict[str, Any], name: str) -> str | None:
 
 
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    logger, _ = observability()
     token = bearer_token(_header(event if isinstance(event, dict) else {}, "authorization"))
     try:
-        with invocation_deadline(context, http=True):
+        with deadline_after(invocation_budget(_remaining_ms(context), http=True)):
             principal = default_tenancy().authenticate(token)
     except OffpromptError as exc:  # DynamoDB failed: deny (API Gateway answers 403; the client retries)
-        logger.warning("key check failed", extra={"code": exc.code})
+        logger().warning("key check failed", extra={"code": exc.code})
         return {"isAuthorized": False}
     if principal is None:
         return {"isAuthorized": False}
