@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
-from offprompt import deadline
+from offprompt import deadline, metering
 from offprompt.artifacts import BaseArtifact, BlobArtifact, TextArtifact
 from offprompt.artifacts.action import ToolAction
 from offprompt.errors import (
@@ -216,6 +216,8 @@ class TaskMemoryService:
             raise NamespaceDeleted(namespace) from None
         if upload_key is not None:
             _best_effort(lambda: self.blobs.delete_prefix(upload_key))
+        store = "bytes_stored_opensearch" if kind is task.StorageKind.TEXT else "bytes_stored_s3"
+        metering.record(artifacts_stored=len(items), bytes_stored_dynamodb=meta_bytes, **{store: total})
         return ProcessResult(answer, stored=True, namespace=namespace, positions=(start, len(items)))
 
     def _write_text(
@@ -329,6 +331,7 @@ class TaskMemoryService:
         `max_inline_bytes` lowers the inline limit for this call (e.g. a Step Functions state is capped at
         256 KB); it never raises it above `max_inline_response_bytes` (Lambda's response cap).
         """
+        metering.record(loads=1)
         limit = self.max_inline_response_bytes
         if max_inline_bytes is not None:
             if isinstance(max_inline_bytes, bool) or not isinstance(max_inline_bytes, int) or max_inline_bytes < 1:
@@ -398,6 +401,7 @@ class TaskMemoryService:
     ) -> list[SearchHit]:
         check_identifier("memory_name", memory)
         check_identifier("namespace", namespace)
+        metering.record(searches=1)
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
         if len(query) > MAX_QUERY_CHARS:
