@@ -114,12 +114,13 @@ def current_tenant(app: APIGatewayHttpResolver) -> str:
 def _build_app(register: RouteRegistrar) -> APIGatewayHttpResolver:
     app = APIGatewayHttpResolver(enable_validation=True)
     app._request_validation_middleware = _BodyValidation()  # read before any route builds its middleware stack
-    logger, _ = observability()
 
     def _error(exc: OffpromptError) -> Response:
         status = status_for(exc)
         if status >= 500:
-            logger.exception("request failed", extra={"code": exc.code})
+            # looked up here, not when the app is built: building an app (the OpenAPI generator does) must not
+            # fix Metrics/Logger before the environment that configures them is in place
+            observability()[0].exception("request failed", extra={"code": exc.code})
         return json_response(error_body(exc), status, headers=error_headers(exc))
 
     app.exception_handler(OffpromptError)(_error)
