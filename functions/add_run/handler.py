@@ -14,7 +14,8 @@ from api_common.entry import current_tenant, direct_field, json_response, make_h
 from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Body, Path, Response
 from api_common.schemas import AddRunResponse, json_content
-from offprompt.services.conversation import RunIn, default_service
+from offprompt.composition.conversation import default_service
+from offprompt.services.conversation import RunIn
 
 DIRECT_ONLY_KEYS = ("tenant", "thread_id", "action")
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from api_common.entry import current_tenant, json_body, json_response, make_handler, path_param
 from api_common.powertools import APIGatewayHttpResolver, Response
-from offprompt.services.conversation import default_cloud_threads
+from offprompt.composition.conversation import default_cloud_threads
 
 
 def register(app: APIGatewayHttpResolver) -> None:

@@ -18,12 +18,12 @@ from api_common.entry import current_tenant, direct_field, direct_fields, json_r
 from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Body, Path, Query, Response
 from api_common.schemas import NO_CONTENT, MetaPage, NamespaceRecord, NamespacesPage, SearchHits, json_content
+from offprompt.composition.task_memory import default_service
 from offprompt.errors import InvalidInput
 from offprompt.limits import DEFAULT_PAGE_LIMIT, MAX_CURSOR_CHARS, MAX_PAGE_LIMIT
 from offprompt.services.task_memory import (
     PageQuery,
     SearchRequest,
-    default_service,
     hit_to_dict,
     parse_request,
     record_to_dict,

@@ -15,12 +15,12 @@ from api_common.entry import current_tenant, direct_field, json_response, make_h
 from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Body, Path, Response
 from api_common.schemas import ArtifactJSON, Upload, json_content
+from offprompt.composition.task_memory import default_service
 from offprompt.errors import Conflict, InvalidInput
 from offprompt.services.task_memory import (
     OutputRequest,
     ProcessResult,
     StorageKindConflict,
-    default_service,
     parse_request,
 )
 

@@ -24,7 +24,8 @@ from api_common.entry import (
 from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Body, Path, Response
 from api_common.schemas import PromptStackJSON, json_content
-from offprompt.services.conversation import PromptStackRequest, default_service, parse_model
+from offprompt.composition.conversation import default_service
+from offprompt.services.conversation import PromptStackRequest, parse_model
 
 TOKENS_HEADER = "X-Offprompt-Prompt-Tokens"
 OVER_BUDGET_HEADER = "X-Offprompt-Over-Budget"

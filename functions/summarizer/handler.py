@@ -17,8 +17,8 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from api_common.entry import invocation_deadline, make_handler, observability
 from api_common.powertools import APIGatewayHttpResolver
+from offprompt.composition.conversation import default_service
 from offprompt.errors import InvalidInput
-from offprompt.services.conversation import default_service
 
 
 def summarize(tenant: str, thread_id: str) -> dict[str, Any]:

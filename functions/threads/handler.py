@@ -16,9 +16,10 @@ from api_common.entry import current_tenant, direct_field, direct_fields, json_r
 from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Body, Path, Query, Response
 from api_common.schemas import NO_CONTENT, RunsPage, ThreadView, json_content
+from offprompt.composition.conversation import default_service
 from offprompt.errors import InvalidInput
 from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_CURSOR_CHARS, MAX_LIST_LIMIT
-from offprompt.services.conversation import RunsQuery, ThreadConfigRequest, default_service, parse_model
+from offprompt.services.conversation import RunsQuery, ThreadConfigRequest, parse_model
 
 ACTIONS = ("get", "configure", "delete", "list_runs")
 

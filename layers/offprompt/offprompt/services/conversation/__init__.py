@@ -7,7 +7,8 @@ HTTP-free; takes ports (RunStore, BlobStore, Tokenizer, Summarizer). See docs/ad
 - `cursor`: the opaque list-runs cursor;
 - `service`: `ConversationService` itself (ports in, plain data out);
 - `cloud_threads`: Griptape Cloud's Threads API (`/api/threads`) mapped onto threads and runs;
-- `wiring`: the service built from settings (`default_service`) and the local stack's summarizer hook.
+
+The service built from settings (`default_service`) lives in the composition root, `offprompt.composition.conversation`.
 """
 
 from offprompt.services.conversation.cloud_threads import CloudThreadsService
@@ -28,12 +29,6 @@ from offprompt.services.conversation.service import (
     ConversationService,
     thread_prefix,
 )
-from offprompt.services.conversation.wiring import (
-    default_cloud_threads,
-    default_service,
-    service_from_settings,
-    set_summarizer_override,
-)
 
 __all__ = [
     "DAY",
@@ -49,10 +44,6 @@ __all__ = [
     "RunsQuery",
     "SummarizeResult",
     "ThreadConfigRequest",
-    "default_cloud_threads",
-    "default_service",
     "parse_model",
-    "service_from_settings",
-    "set_summarizer_override",
     "thread_prefix",
 ]
