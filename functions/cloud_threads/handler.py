@@ -7,6 +7,8 @@ works unchanged (docs/adr/0012-griptape-threads-api.md).
 - `PATCH /api/threads/{thread_id}` `{messages?, name?, metadata?, ...meta}` → the thread (messages: a diff by run id)
 - `DELETE /api/threads/{thread_id}` → 204 (idempotent; the alias is released)
 - `GET /api/threads/{thread_id}/messages?page=&page_size=` → `{"messages": [...], "pagination": {...}}`
+
+Use case: `offprompt.services.conversation.cloud_threads` (over add-run and thread admin).
 """
 
 from http import HTTPStatus

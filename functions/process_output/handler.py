@@ -6,6 +6,8 @@ Routes:
 - `POST /memories/{memory_name}/uploads` → `{upload_id, url, expires_in, headers, s3_uri}`: a presigned S3 PUT
   for values too large for a request body, then referenced by `value_from`.
 Direct events: the same fields plus `tenant`, `memory_name` and `action` ("process_output" | "create_upload").
+
+Use cases: `offprompt.services.task_memory.process_output` and `.uploads`.
 """
 
 from http import HTTPStatus
@@ -23,13 +25,16 @@ from offprompt.services.task_memory import (
     StorageKindConflict,
     parse_request,
 )
+from offprompt.services.task_memory.process_output import process_output
+from offprompt.services.task_memory.uploads import create_upload
 
 # Looked up at call time, so tests can substitute a service built on their own adapters.
 service = default_service
 
 
 def process(tenant: str, memory: str, request: OutputRequest) -> ProcessResult:
-    return service().process_output(
+    return process_output(
+        service(),
         tenant,
         memory,
         tool=request.tool,
@@ -69,7 +74,7 @@ def register(app: APIGatewayHttpResolver) -> None:
     )
     def post_upload(memory_name: Annotated[str, Path()]) -> Response[Any]:
         memory = path_param(app, "memory_name", memory_name)
-        upload = service().create_upload(current_tenant(app), memory)
+        upload = create_upload(service(), current_tenant(app), memory)
         return json_response(upload.to_dict(), HTTPStatus.CREATED)
 
 
@@ -77,7 +82,7 @@ def direct(tenant: str, event: dict[str, Any]) -> Any:
     action = event.get("action", "process_output")
     memory = direct_field(event, "memory_name")
     if action == "create_upload":
-        return service().create_upload(tenant, memory).to_dict()
+        return create_upload(service(), tenant, memory).to_dict()
     if action != "process_output":
         raise InvalidInput('action must be "process_output" or "create_upload"')
     fields = {k: v for k, v in event.items() if k not in ("tenant", "memory_name", "action")}

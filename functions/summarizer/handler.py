@@ -6,6 +6,8 @@ Triggers:
   retries them; nothing was changed for it (compare-and-swap commit), so no run is lost.
 - a direct invocation `{"tenant", "thread_id"}` → `{"status", "through_seq", "summarized_runs"}`; errors
   are raised (DependencyUnavailable when Bedrock fails).
+
+Use case: `offprompt.services.conversation.summarize`.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from api_common.entry import invocation_deadline, make_handler, observability
 from api_common.powertools import APIGatewayHttpResolver
 from offprompt.composition.conversation import default_service
 from offprompt.errors import InvalidInput
+from offprompt.services.conversation.summarize import summarize as summarize_thread
 
 
 def summarize(tenant: str, thread_id: str) -> dict[str, Any]:
-    result = default_service().summarize(tenant, thread_id)
+    result = summarize_thread(default_service(), tenant, thread_id)
     _, metrics = observability()
     if result.status == "committed":
         metrics.add_metric(name="SummariesCommitted", unit=MetricUnit.Count, value=1)

@@ -16,14 +16,25 @@ from typing import Any
 from offprompt.artifacts import BaseArtifact
 from offprompt.artifacts.action import ToolAction
 from offprompt.ports import NamespaceRecord, SearchHit
-from offprompt.services.task_memory import load, namespaces, process_output, search, uploads
 from offprompt.services.task_memory.context import TaskMemory
+
+# Functions, not modules, are imported: each method reaches only its own use case (tests/infrastructure's
+# least-privilege analysis follows imports by name).
+from offprompt.services.task_memory.load import load_artifacts as _load_artifacts
+from offprompt.services.task_memory.load import load_items_json as _load_items_json
+from offprompt.services.task_memory.namespaces import delete_namespace as _delete_namespace
+from offprompt.services.task_memory.namespaces import get_namespace as _get_namespace
+from offprompt.services.task_memory.namespaces import list_namespaces as _list_namespaces
+from offprompt.services.task_memory.namespaces import meta_entries as _meta_entries
+from offprompt.services.task_memory.process_output import process_output as _process_output
 from offprompt.services.task_memory.results import LoadedArtifacts, ProcessResult, Upload
+from offprompt.services.task_memory.search import search as _search
+from offprompt.services.task_memory.uploads import create_upload as _create_upload
 
 
 class TaskMemoryService(TaskMemory):
     def create_upload(self, tenant: str, memory: str) -> Upload:
-        return uploads.create_upload(self, tenant, memory)
+        return _create_upload(self, tenant, memory)
 
     def process_output(
         self,
@@ -37,7 +48,7 @@ class TaskMemoryService(TaskMemory):
         thought: str | None = None,
         value_from: Any = None,
     ) -> ProcessResult:
-        return process_output.process_output(
+        return _process_output(
             self,
             tenant,
             memory,
@@ -50,30 +61,30 @@ class TaskMemoryService(TaskMemory):
         )
 
     def load_items_json(self, tenant: str, memory: str, namespace: str) -> list[str]:
-        return load.load_items_json(self, tenant, memory, namespace)
+        return _load_items_json(self, tenant, memory, namespace)
 
     def load_artifacts(
         self, tenant: str, memory: str, namespace: str, *, max_inline_bytes: int | None = None
     ) -> LoadedArtifacts:
-        return load.load_artifacts(self, tenant, memory, namespace, max_inline_bytes=max_inline_bytes)
+        return _load_artifacts(self, tenant, memory, namespace, max_inline_bytes=max_inline_bytes)
 
     def get_namespace(self, tenant: str, memory: str, namespace: str) -> NamespaceRecord:
-        return namespaces.get_namespace(self, tenant, memory, namespace)
+        return _get_namespace(self, tenant, memory, namespace)
 
     def list_namespaces(
         self, tenant: str, memory: str, limit: int = 100, cursor: str | None = None
     ) -> tuple[list[NamespaceRecord], str | None]:
-        return namespaces.list_namespaces(self, tenant, memory, limit, cursor)
+        return _list_namespaces(self, tenant, memory, limit, cursor)
 
     def delete_namespace(self, tenant: str, memory: str, namespace: str) -> bool:
-        return namespaces.delete_namespace(self, tenant, memory, namespace)
+        return _delete_namespace(self, tenant, memory, namespace)
 
     def meta_entries(
         self, tenant: str, memory: str, limit: int = 100, cursor: str | None = None
     ) -> tuple[list[dict[str, object]], str | None]:
-        return namespaces.meta_entries(self, tenant, memory, limit, cursor)
+        return _meta_entries(self, tenant, memory, limit, cursor)
 
     def search(
         self, tenant: str, memory: str, namespace: str, query: str, top_k: int = 5, mode: str = "bm25"
     ) -> list[SearchHit]:
-        return search.search(self, tenant, memory, namespace, query, top_k, mode)
+        return _search(self, tenant, memory, namespace, query, top_k, mode)
