@@ -4,6 +4,10 @@ A limit a client can hit is checked once, before anything is written; adapters k
 guard for callers that bypass the service, with the same number.
 """
 
+# ---- identifiers (tenant, thread, run, memory, namespace, alias): offprompt.identifiers checks them
+IDENTIFIER_MAX_CHARS = 256
+IDENTIFIER_MAX_UTF8_BYTES = 512
+
 #: The most hits a search request may ask for.
 MAX_TOP_K = 100
 #: How deep the service may search internally to skip documents of stores that never committed
@@ -36,3 +40,13 @@ MAX_PAGE_LIMIT = 1000
 DEFAULT_PAGE_LIMIT = 100
 #: Paging cursors are opaque strings of at most this many characters.
 MAX_CURSOR_CHARS = 4096
+
+# ---- Griptape Cloud's Threads API (`/api/threads`)
+#: Messages on one page of `GET /api/threads/{id}/messages`; Griptape's driver asks for no page and gets this many.
+MAX_CLOUD_PAGE_SIZE = 1000
+DEFAULT_CLOUD_PAGE_SIZE = 1000
+#: A thread's metadata (JSON, UTF-8 bytes), kept in the thread item.
+MAX_THREAD_METADATA_BYTES = 64_000
+MAX_THREAD_NAME_CHARS = 1024
+#: Messages in one PATCH (Griptape sends the whole, already trimmed, list).
+MAX_PATCH_MESSAGES = 10_000

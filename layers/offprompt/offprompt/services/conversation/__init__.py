@@ -15,7 +15,7 @@ The service built from settings (`default_service`) lives in the composition roo
 
 from offprompt.limits import MAX_LIST_LIMIT
 from offprompt.services.conversation.add_run import DAY, PRUNE_BATCH, PRUNE_SLACK
-from offprompt.services.conversation.cloud_threads import CloudThreadsService
+from offprompt.services.conversation.cloud_threads import CloudThreadIn, CloudThreadPatch, CloudThreadsService
 from offprompt.services.conversation.context import INLINE_RUN_BYTES, Conversation
 from offprompt.services.conversation.requests import (
     PromptStackRequest,
@@ -35,6 +35,8 @@ __all__ = [
     "PRUNE_BATCH",
     "PRUNE_SLACK",
     "AddRunResult",
+    "CloudThreadIn",
+    "CloudThreadPatch",
     "CloudThreadsService",
     "Conversation",
     "ConversationService",

@@ -7,13 +7,12 @@ Order: validate → count tokens → allocate a seq (DynamoDB counter) → offlo
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from typing import Any
 
 from offprompt.errors import Conflict, PayloadTooLarge
-from offprompt.identifiers import check_identifier
+from offprompt.identifiers import canonical_hash, check_identifier
 from offprompt.memory.conversation import run_token_counts
 from offprompt.memory.run import Run
 from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState
@@ -35,8 +34,7 @@ DAY = 86_400
 
 def request_hash(payload: Any) -> str:
     """SHA-256 of the request as sent, in canonical JSON (sorted keys, no whitespace)."""
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return canonical_hash(payload)
 
 
 def add_run(conv: Conversation, tenant: str, thread_id: str, payload: Any) -> AddRunResult:

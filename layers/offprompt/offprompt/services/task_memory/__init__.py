@@ -24,6 +24,7 @@ from offprompt.limits import (
 )
 from offprompt.services.task_memory.artifact_json import envelope_json, list_artifact_json
 from offprompt.services.task_memory.errors import NotTextNamespace, StorageKindConflict, UploadError
+from offprompt.services.task_memory.idempotent_output import OnceResult, process_once
 from offprompt.services.task_memory.requests import ActionIn, OutputRequest, PageQuery, SearchRequest, parse_request
 from offprompt.services.task_memory.responses import hit_to_dict, record_to_dict
 from offprompt.services.task_memory.results import BLOB_DOWNLOADS, BlobDownload, LoadedArtifacts, ProcessResult, Upload
@@ -43,6 +44,7 @@ __all__ = [
     "BlobDownload",
     "LoadedArtifacts",
     "NotTextNamespace",
+    "OnceResult",
     "OutputRequest",
     "PageQuery",
     "ProcessResult",
@@ -56,5 +58,6 @@ __all__ = [
     "hit_to_dict",
     "list_artifact_json",
     "parse_request",
+    "process_once",
     "record_to_dict",
 ]

@@ -7,7 +7,14 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from offprompt.artifacts.action import ToolAction
-from offprompt.limits import DEFAULT_PAGE_LIMIT, MAX_CURSOR_CHARS, MAX_PAGE_LIMIT, MAX_QUERY_CHARS, MAX_TOP_K
+from offprompt.limits import (
+    DEFAULT_PAGE_LIMIT,
+    IDENTIFIER_MAX_CHARS,
+    MAX_CURSOR_CHARS,
+    MAX_PAGE_LIMIT,
+    MAX_QUERY_CHARS,
+    MAX_TOP_K,
+)
 from offprompt.validation import validate
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -35,6 +42,8 @@ class OutputRequest(_Request):
     actions: list[ActionIn] = Field(default_factory=list)
     thought: str | None = None
     value_from: dict[str, Any] | None = None
+    #: Makes retries safe: the same key and request get the first answer, nothing stored twice (ADR 0026).
+    idempotency_key: str | None = Field(default=None, min_length=1, max_length=IDENTIFIER_MAX_CHARS)
 
 
 class SearchRequest(_Request):
