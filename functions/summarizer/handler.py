@@ -43,6 +43,8 @@ def handle_stream(event: dict[str, Any]) -> dict[str, Any]:
     thread reports all its records). Imported here, not at module level: only stream invocations pay for the
     batch utility (it pulls in Powertools' data classes and asyncio).
     """
+    if not event.get("Records"):  # Powertools refuses an empty batch (UnexpectedBatchTypeError); nothing to do
+        return {"batchItemFailures": []}
     from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
     from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
         DynamoDBRecord,

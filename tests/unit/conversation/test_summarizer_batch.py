@@ -77,3 +77,8 @@ def test_records_that_name_no_run_are_skipped(summarized: list[tuple[str, str]])
 def test_an_all_failed_batch_is_reported_not_raised(summarized: list[tuple[str, str]]) -> None:
     event = {"Records": [poison("1"), record("2", "failing-x")]}
     assert failures(handler.handle_stream(event)) == ["1", "2"]
+
+
+def test_an_empty_batch_is_an_empty_report(summarized: list[tuple[str, str]]) -> None:
+    assert handler.lambda_handler({"Records": []}, None) == {"batchItemFailures": []}
+    assert summarized == []
