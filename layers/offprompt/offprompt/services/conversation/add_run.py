@@ -2,7 +2,7 @@
 inline mode, summarize. Handler: functions/add_run (also the `/api/threads` messages route, `cloud_threads`).
 
 Order: validate → count tokens → allocate a seq (DynamoDB counter) → offload a large body to S3
-(`run_bodies.offload`) → put the run item (conditional on the run id) → best-effort follow-ups.
+(named by `run_bodies.body_key`) → put the run item (conditional on the run id) → best-effort follow-ups.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.errors import ThreadDeleted
 from offprompt.services.conversation.requests import RunIn
 from offprompt.services.conversation.results import AddRunResult
-from offprompt.services.conversation.run_bodies import drop_blob, offload, run_json
+from offprompt.services.conversation.run_bodies import body_key, drop_blob, run_json
 from offprompt.services.conversation.summarize import summarize
 from offprompt.validation import validate
 
@@ -60,7 +60,9 @@ def add_run(conv: Conversation, tenant: str, thread_id: str, payload: Any) -> Ad
         raise ThreadDeleted(thread_id) from None
     seq, generation = state.next_seq, state.generation or ""
     if len(data) > conv.inline_run_bytes:
-        blob_key = offload(conv, tenant, thread_id, run.id, data, generation)
+        assert conv.blobs is not None
+        blob_key = body_key(tenant, thread_id, run.id, data, generation)
+        conv.blobs.put(blob_key, data, content_type="application/json")
     stored = StoredRun(
         seq=seq,
         run_id=run.id,

@@ -1,5 +1,5 @@
-"""Run bodies: inline in the run item, or offloaded to S3 when larger than `inline_run_bytes` (blob offload),
-read back and decoded (with a cache of decoded runs)."""
+"""Run bodies: inline in the run item, or offloaded to S3 when larger than `inline_run_bytes` (blob offload:
+`body_key` names the object), read back and decoded (with a cache of decoded runs)."""
 
 from __future__ import annotations
 
@@ -30,15 +30,12 @@ def thread_prefix(tenant: str, thread_id: str) -> str:
     return f"t/{digest(tenant)}/threads/{digest(tenant, thread_id)}/"
 
 
-def offload(conv: Conversation, tenant: str, thread_id: str, run_id: str, data: bytes, generation: str) -> str:
-    """Put a large run's body in S3; return its key."""
-    assert conv.blobs is not None
+def body_key(tenant: str, thread_id: str, run_id: str, data: bytes, generation: str) -> str:
+    """Where a large run's body goes in S3 (add-run puts it there)."""
     # Named by the bytes it holds (a retry's generated ids make other bytes, so it never overwrites the
     # first run's body) and the generation (a straggler never touches a later incarnation's body).
     body_hash = hashlib.sha256(data).hexdigest()
-    blob_key = f"{thread_prefix(tenant, thread_id)}runs/{digest(run_id, body_hash, generation)}.json"
-    conv.blobs.put(blob_key, data, content_type="application/json")
-    return blob_key
+    return f"{thread_prefix(tenant, thread_id)}runs/{digest(run_id, body_hash, generation)}.json"
 
 
 def drop_blob(conv: Conversation, blob_key: str) -> None:
