@@ -31,12 +31,9 @@ from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Path, Response
 from api_common.schemas import Download, LoadedNamespace, json_content
 from offprompt.composition.task_memory import default_service
+from offprompt.limits import DIRECT_MAX_INLINE_BYTES
 from offprompt.services.task_memory import MAX_INLINE_RESPONSE_BYTES, LoadedArtifacts, parse_request
 from offprompt.services.task_memory.load import load_artifacts
-
-# A Step Functions state (input or output) is capped at 256 KB: keep the inline answer well below it.
-DIRECT_MAX_INLINE_BYTES = 200 * 1024
-
 
 # Looked up at call time, so tests can substitute a service built on their own adapters.
 service = default_service

@@ -11,6 +11,7 @@ from offprompt.limits import (
     DEFAULT_PAGE_LIMIT,
     IDENTIFIER_MAX_CHARS,
     MAX_CURSOR_CHARS,
+    MAX_NAME_CHARS,
     MAX_PAGE_LIMIT,
     MAX_QUERY_CHARS,
     MAX_TOP_K,
@@ -36,8 +37,8 @@ class ActionIn(_Request):
 
 
 class OutputRequest(_Request):
-    tool: str = Field(min_length=1, max_length=256)
-    activity: str = Field(min_length=1, max_length=256)
+    tool: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
+    activity: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     artifact: dict[str, Any]
     actions: list[ActionIn] = Field(default_factory=list)
     thought: str | None = None
