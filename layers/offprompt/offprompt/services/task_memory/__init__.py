@@ -5,7 +5,10 @@
 - `results`: what the service returns (process result, upload slot, loaded artifacts);
 - `artifact_json`: artifact JSON as stored and returned (Griptape byte-compatible);
 - `requests` / `responses`: the API's request bodies and response objects;
-- `service`: `TaskMemoryService` itself (ports in, plain data out);
+- one module per use case (ports in, plain data out): `process_output`, `load`, `uploads`, `namespaces`,
+  `search`, `idempotent_output`, over `context.TaskMemory` (the ports); shared mechanics: `storages` (the
+  registry by storage kind), `batches`, `keys`, `cleanup`;
+- `service`: `TaskMemoryService`, a facade with one method per use case;
 
 The service built from settings (`default_service`, with a lazily built OpenSearch text store and the local
 stack's `set_embedder_override`) lives in the composition root, `offprompt.composition.task_memory`.
