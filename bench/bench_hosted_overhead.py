@@ -81,8 +81,8 @@ def main() -> None:
     from threads import handler as threads
 
     from offprompt.adapters.clients import aws_client
+    from offprompt.composition.tenancy import default_tenancy
     from offprompt.metering import PLANS
-    from offprompt.services.tenancy import default_tenancy
 
     thread = "bench-thread"
     runs = run_dicts(50, lo=30, hi=120)

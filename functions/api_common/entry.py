@@ -192,7 +192,7 @@ def _served_bytes(result: Any) -> int:
 def hosted_request(app: APIGatewayHttpResolver, event: dict[str, Any], context: Any) -> Any:
     """A request the API-key authorizer admitted: the plan's limits first (429 before anything is written), then
     the route with a usage meter open, then the request's usage in one write (docs/adr/0023)."""
-    from offprompt.services.tenancy import default_tenancy
+    from offprompt.composition.tenancy import default_tenancy
 
     principal = hosted_principal(event)
     assert principal is not None

@@ -14,9 +14,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from offprompt.composition.tenancy import default_tenancy
 from offprompt.deadline import deadline_after, invocation_budget
 from offprompt.errors import OffpromptError
-from offprompt.services.tenancy import bearer_token, default_tenancy
+from offprompt.services.tenancy import bearer_token
 
 
 @functools.cache

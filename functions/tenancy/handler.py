@@ -16,8 +16,8 @@ from api_common.entry import current_tenant, direct_field, json_response, make_h
 from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Body, Path, Query, Response
 from api_common.schemas import NO_CONTENT, KeyList, NewKey, Usage, json_content
+from offprompt.composition.tenancy import default_tenancy
 from offprompt.errors import InvalidInput
-from offprompt.services.tenancy import default_tenancy
 from offprompt.services.tenancy.requests import KeyRequest
 from offprompt.validation import validate
 

@@ -62,7 +62,7 @@ class Context:
         return load_settings(self.environ)
 
     def tenancy(self) -> Any:
-        from offprompt.services.tenancy import tenancy_from_settings
+        from offprompt.composition.tenancy import tenancy_from_settings
 
         return tenancy_from_settings(self.settings())
 

@@ -122,7 +122,7 @@ class LocalExtractiveSummarizer:
 
 
 #: Where the conversation service may expose a summarizer override for the local stack: (module, attribute).
-SUMMARIZER_HOOKS: tuple[tuple[str, str], ...] = (("offprompt.services.conversation", "set_summarizer_override"),)
+SUMMARIZER_HOOKS: tuple[tuple[str, str], ...] = (("offprompt.composition.conversation", "set_summarizer_override"),)
 
 
 def configure_summaries() -> str:
@@ -143,7 +143,7 @@ def configure_summaries() -> str:
 # ------------------------------------------------------------------------------------------- embeddings
 
 #: Where the task-memory service may expose an embedder override for the local stack: (module, attribute).
-EMBEDDER_HOOKS: tuple[tuple[str, str], ...] = (("offprompt.services.task_memory", "set_embedder_override"),)
+EMBEDDER_HOOKS: tuple[tuple[str, str], ...] = (("offprompt.composition.task_memory", "set_embedder_override"),)
 #: "wordllama" (default) or "off" (no embedder: BM25 search only, as a deployed stack without EmbeddingModelId).
 LOCAL_EMBEDDER_ENV = "OFFPROMPT_LOCAL_EMBEDDER"
 
@@ -390,7 +390,7 @@ class LocalStack:
         from offprompt.config import load_settings
 
         try:
-            from offprompt.services.task_memory import text_store_from_settings
+            from offprompt.composition.task_memory import text_store_from_settings
 
             store = text_store_from_settings(load_settings(os.environ))
         except ImportError as exc:

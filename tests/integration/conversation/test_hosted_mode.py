@@ -14,8 +14,8 @@ import pytest
 from conversation_api import Api, all_items, load_event, text_run
 
 from offprompt import metering
+from offprompt.composition.tenancy import default_tenancy
 from offprompt.metering import Plan
-from offprompt.services.tenancy import default_tenancy
 
 HTTP_AUTH = "authorizer.handler"
 
