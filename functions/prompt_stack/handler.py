@@ -16,7 +16,7 @@ from api_common.entry import (
     current_tenant,
     direct_field,
     direct_fields,
-    json_response,
+    json_text_response,
     make_handler,
     observability,
     path_param,
@@ -24,23 +24,22 @@ from api_common.entry import (
 from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Body, Path, Response
 from api_common.schemas import PromptStackJSON, json_content
-from offprompt.services.conversation import PromptStackRequest, default_service, parse_model
+from offprompt.services.conversation import PromptStackRequest, PromptStackResult, default_service, parse_model
 
 TOKENS_HEADER = "X-Offprompt-Prompt-Tokens"
 OVER_BUDGET_HEADER = "X-Offprompt-Over-Budget"
 
 
-def build(tenant: str, thread_id: str, request: PromptStackRequest) -> tuple[dict[str, Any], int, bool]:
-    service = default_service()
-    stack = service.prompt_stack(tenant, thread_id, request)
-    tokens = service.prompt_tokens(stack, request)
+def build(tenant: str, thread_id: str, request: PromptStackRequest) -> tuple[PromptStackResult, int, bool]:
+    result = default_service().build_prompt_stack(tenant, thread_id, request)
+    tokens = result.tokens
     over = request.max_tokens is not None and tokens >= request.max_tokens
     logger, metrics = observability()
     metrics.add_metric(name="PromptStacksBuilt", unit=MetricUnit.Count, value=1)
     if over:
         metrics.add_metric(name="PromptStacksOverBudget", unit=MetricUnit.Count, value=1)
     logger.info("prompt stack built", extra={"prompt_tokens": tokens, "over_budget": over})
-    return stack.to_dict(), tokens, over
+    return result, tokens, over
 
 
 _HEADERS = {
@@ -65,15 +64,15 @@ def register(app: APIGatewayHttpResolver) -> None:
         thread_id: Annotated[str, Path()], request: Annotated[PromptStackRequest, Body()]
     ) -> Response[Any]:
         tenant = current_tenant(app)
-        body, tokens, over = build(tenant, path_param(app, "thread_id", thread_id), request)
+        result, tokens, over = build(tenant, path_param(app, "thread_id", thread_id), request)
         headers = {TOKENS_HEADER: str(tokens), OVER_BUDGET_HEADER: "true" if over else "false"}
-        return json_response(body, headers=headers)
+        return json_text_response(result.to_json(), headers=headers)
 
 
 def direct(tenant: str, event: dict[str, Any]) -> dict[str, Any]:
     thread_id = direct_field(event, "thread_id")
     request = parse_model(PromptStackRequest, direct_fields(event, "thread_id"))
-    return build(tenant, thread_id, request)[0]
+    return build(tenant, thread_id, request)[0].stack.to_dict()
 
 
 lambda_handler = make_handler(register, direct)

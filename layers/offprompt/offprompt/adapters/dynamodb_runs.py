@@ -503,15 +503,20 @@ def _run_item(pk: str, run: StoredRun, tenant: str, thread_id: str) -> dict[str,
 
 
 def _stored_run(item: dict[str, Any]) -> StoredRun:
+    # Read on every prompt-stack for every run it returns: plain lookups, no helper per attribute.
+    get = item.get
+    seq, input_tokens, output_tokens, size = get("seq"), get("input_tokens"), get("output_tokens"), get("size")
+    run_id, content_hash, created_at = get("run_id"), get("hash"), get("created_at")
+    run, blob_key, expires_at = get("run"), get("blob_key"), get("expires_at")
     return StoredRun(
-        seq=_n(item, "seq", 0) or 0,
-        run_id=_s(item, "run_id") or "",
-        content_hash=_s(item, "hash") or "",
-        input_tokens=_n(item, "input_tokens", 0) or 0,
-        output_tokens=_n(item, "output_tokens", 0) or 0,
-        size=_n(item, "size", 0) or 0,
-        created_at=_s(item, "created_at") or "",
-        run_json=_s(item, "run"),
-        blob_key=_s(item, "blob_key"),
-        expires_at=_n(item, "expires_at"),
+        seq=int(seq["N"]) if seq is not None else 0,
+        run_id=str(run_id["S"]) if run_id is not None else "",
+        content_hash=str(content_hash["S"]) if content_hash is not None else "",
+        input_tokens=int(input_tokens["N"]) if input_tokens is not None else 0,
+        output_tokens=int(output_tokens["N"]) if output_tokens is not None else 0,
+        size=int(size["N"]) if size is not None else 0,
+        created_at=str(created_at["S"]) if created_at is not None else "",
+        run_json=str(run["S"]) if run is not None else None,
+        blob_key=str(blob_key["S"]) if blob_key is not None else None,
+        expires_at=int(expires_at["N"]) if expires_at is not None else None,
     )

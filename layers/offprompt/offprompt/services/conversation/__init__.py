@@ -18,7 +18,7 @@ from offprompt.services.conversation.requests import (
     ThreadConfigRequest,
     parse_model,
 )
-from offprompt.services.conversation.results import AddRunResult, SummarizeResult
+from offprompt.services.conversation.results import AddRunResult, PromptStackResult, SummarizeResult
 from offprompt.services.conversation.service import (
     DAY,
     INLINE_RUN_BYTES,
@@ -45,6 +45,7 @@ __all__ = [
     "CloudThreadsService",
     "ConversationService",
     "PromptStackRequest",
+    "PromptStackResult",
     "RunIn",
     "RunsQuery",
     "SummarizeResult",

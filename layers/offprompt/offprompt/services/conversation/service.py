@@ -20,6 +20,7 @@ from offprompt.identifiers import check_identifier, digest
 from offprompt.limits import MAX_LIST_LIMIT
 from offprompt.memory.conversation import (
     HistoryRun,
+    PreparedRun,
     render_summarize_prompt,
     run_token_counts,
     select_history,
@@ -41,7 +42,8 @@ from offprompt.prompt.render import render_messages
 from offprompt.services.conversation.cursor import decode_cursor, encode_cursor
 from offprompt.services.conversation.errors import ThreadDeleted
 from offprompt.services.conversation.requests import PromptStackRequest, RunIn, ThreadConfigRequest
-from offprompt.services.conversation.results import AddRunResult, SummarizeResult
+from offprompt.services.conversation.results import AddRunResult, PromptStackResult, SummarizeResult
+from offprompt.services.conversation.run_cache import prepare_stored_run
 from offprompt.validation import validate
 
 logger = logging.getLogger(__name__)
@@ -265,8 +267,16 @@ class ConversationService:
     def _load_run(self, stored: StoredRun) -> Run:
         return decode_stored_run(self._run_json(stored))
 
+    def _prepare_run(self, stored: StoredRun) -> PreparedRun:
+        return prepare_stored_run(self._run_json(stored))
+
     # ---- prompt-stack ---------------------------------------------------------------------------------
     def prompt_stack(self, tenant: str, thread_id: str, request: PromptStackRequest) -> PromptStack:
+        return self.build_prompt_stack(tenant, thread_id, request).stack
+
+    def build_prompt_stack(self, tenant: str, thread_id: str, request: PromptStackRequest) -> PromptStackResult:
+        """The stack with its token count (exact from the stored counts when the arithmetic allows, else
+        counted) and its JSON built from cached per-run JSON."""
         check_identifier("thread_id", thread_id)
         stack = PromptStack()
         if request.system is not None:
@@ -281,7 +291,7 @@ class ConversationService:
         tokenizer = self._tokenizer_for(request)
         state = self.runs.get_thread(tenant, thread_id)
         if state is None:
-            return stack
+            return PromptStackResult(stack, tokenizer.count_tokens(render_messages(stack.messages)), None, index)
         summary_memory = state.memory_type == "summary"
         cap = request.last_n
         if not summary_memory and state.max_runs is not None:
@@ -298,7 +308,8 @@ class ConversationService:
             estimates_exact=tokenizer.encoding_name == self.tokenizer.encoding_name,
         )
         stack.messages[index:index] = plan.messages
-        return stack
+        tokens = plan.tokens if plan.tokens is not None else tokenizer.count_tokens(render_messages(stack.messages))
+        return PromptStackResult(stack, tokens, plan, index)
 
     def _tokenizer_for(self, request: PromptStackRequest) -> Tokenizer:
         name = tokenizer_name(model=request.model, tokenizer=request.tokenizer)
@@ -329,7 +340,13 @@ class ConversationService:
             for r in runs:
                 read += 1
                 tokens += r.input_tokens + r.output_tokens + RUN_SEPARATOR_TOKENS
-                yield HistoryRun(r.seq, r.input_tokens, r.output_tokens, load=functools.partial(self._load_run, r))
+                yield HistoryRun(
+                    r.seq,
+                    r.input_tokens,
+                    r.output_tokens,
+                    load=functools.partial(self._load_run, r),
+                    prepare=functools.partial(self._prepare_run, r),
+                )
             if after is None or after <= lo:
                 return
             hi = after - 1
