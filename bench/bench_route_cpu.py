@@ -248,6 +248,8 @@ def main() -> None:
     if profiler is not None:
         import pstats
 
+        if os.environ.get("BENCH_PROFILE_OUT"):
+            profiler.dump_stats(os.environ["BENCH_PROFILE_OUT"])
         pstats.Stats(profiler, stream=sys.stderr).sort_stats(os.environ.get("BENCH_SORT", "cumulative")).print_stats(
             int(os.environ.get("BENCH_TOP", "40"))
         )

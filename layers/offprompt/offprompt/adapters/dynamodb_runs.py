@@ -1,9 +1,10 @@
 """RunStore on DynamoDB: one item per run in the thread's partition, plus a run-id item for idempotency.
 
 Partition `T#{tenant}#TH#{thread}` (escaped by `identifiers.key`):
-- `#THREAD`          config, `next_seq` counter, summary state, timestamps, `generation` (minted when the thread
-                     is created; every run's commit checks it) and, while a delete runs, `deleting` (readers
-                     then see no thread, adds are refused; the item goes last, so a retried delete finishes);
+- `#THREAD`          config, `next_seq` counter, `run_tokens` (sum of allocated runs' counts), summary state,
+                     timestamps, `generation` (minted when the thread is created; every run's commit checks it)
+                     and, while a delete runs, `deleting` (readers then see no thread, adds are refused; the
+                     item goes last, so a retried delete finishes);
 - `RUN#{seq:012d}`   one run: Griptape JSON (`run`) or an S3 pointer (`blob_key`), token counts, size, hash;
 - `RUNID#{run_id}`   seq + content hash of that run (the conditional put that makes retries idempotent).
 
@@ -62,13 +63,14 @@ class DynamoDbRunStore:
         return self._client
 
     # ---- thread ---------------------------------------------------------------------------------------
-    def allocate_seq(self, tenant: str, thread_id: str, now: str) -> ThreadState:
+    def allocate_seq(self, tenant: str, thread_id: str, now: str, tokens: int = 0) -> ThreadState:
         out = self._call(
             "update_item",
             TableName=self.table_name,
             Key=_key(thread_pk(tenant, thread_id), THREAD_SK),
             UpdateExpression=(
-                "ADD next_seq :one SET created_at = if_not_exists(created_at, :now), tenant = :tenant, "
+                "ADD next_seq :one, run_tokens :tokens SET created_at = if_not_exists(created_at, :now), "
+                "tenant = :tenant, "
                 "thread_id = :thread, summary_version = if_not_exists(summary_version, :zero), "
                 "summary_through_seq = if_not_exists(summary_through_seq, :zero), "
                 "#gen = if_not_exists(#gen, :gen)"
@@ -77,6 +79,7 @@ class DynamoDbRunStore:
             ExpressionAttributeNames={"#gen": "generation", "#deleting": "deleting"},
             ExpressionAttributeValues={
                 ":one": {"N": "1"},
+                ":tokens": {"N": str(max(0, tokens))},
                 ":zero": {"N": "0"},
                 ":now": {"S": now},
                 ":tenant": {"S": tenant},
@@ -469,6 +472,7 @@ def _thread_state(tenant: str, thread_id: str, item: dict[str, Any]) -> ThreadSt
         summary_through_seq=_n(item, "summary_through_seq", 0) or 0,
         summary_version=_n(item, "summary_version", 0) or 0,
         burned_seqs=_n(item, "burned_seqs", 0) or 0,
+        run_tokens=_n(item, "run_tokens", 0) or 0,
         created_at=_s(item, "created_at"),
         updated_at=_s(item, "updated_at"),
         summary_updated_at=_s(item, "summary_updated_at"),

@@ -54,8 +54,9 @@ INLINE_RUN_BYTES = 350_000
 PRUNE_BATCH = 5
 PRUNE_SLACK = 8
 DAY = 86_400
-# prompt-stack Query pages: the first assumes runs of PRIOR_RUN_TOKENS, later ones use the average of the runs
-# read so far (stored counts) to read about what the rest of the budget holds, plus one run and 10%.
+# prompt-stack Query pages: the first assumes runs of the thread's average size (its run_tokens / next_seq; on
+# threads without run_tokens, PRIOR_RUN_TOKENS), later ones use the average of the runs read so far (stored counts)
+# to read about what the rest of the budget holds; each page adds 10% and one run.
 PRIOR_RUN_TOKENS = 100
 RUN_SEPARATOR_TOKENS = 2  # each run adds two "\n\n" separators (1 token each in cl100k)
 MIN_HISTORY_PAGE, MAX_HISTORY_PAGE = 8, 200
@@ -71,10 +72,16 @@ def decode_stored_run(run_json: str) -> Run:
     return Run.from_stored_json(run_json)
 
 
-def history_page_size(budget: int | None, tokens_read: int, runs_read: int, cap_left: int | None) -> int:
-    """Items for the next newest-first Query page of a prompt-stack (bytes read ≈ bytes returned)."""
+def history_page_size(
+    budget: int | None, tokens_read: int, runs_read: int, cap_left: int | None, prior: float | None = None
+) -> int:
+    """Items for the next newest-first Query page of a prompt-stack (bytes read ≈ bytes returned).
+
+    `prior`: the thread's average tokens per run (separators included), when known, for the first page."""
     if budget is None:
         size = MAX_HISTORY_PAGE if runs_read else 100
+    elif runs_read == 0 and prior:
+        size = max(MIN_HISTORY_PAGE, int(budget * 1.1 / prior) + 1)
     elif runs_read == 0:
         size = max(MIN_HISTORY_PAGE, min(MAX_HISTORY_PAGE, budget // PRIOR_RUN_TOKENS + 1))
     else:
@@ -140,7 +147,7 @@ class ConversationService:
 
         now = self.clock()
         try:
-            state = self.runs.allocate_seq(tenant, thread_id, _now_iso(now))
+            state = self.runs.allocate_seq(tenant, thread_id, _now_iso(now), tokens=input_tokens + output_tokens)
         except ThreadDeleting:
             raise ThreadDeleted(thread_id) from None
         seq, generation = state.next_seq, state.generation or ""
@@ -297,7 +304,8 @@ class ConversationService:
         if not summary_memory and state.max_runs is not None:
             cap = state.max_runs if cap is None else min(cap, state.max_runs)
         lo = state.summary_through_seq + 1 if summary_memory else 1
-        source = self._newest_first(tenant, thread_id, lo, cap, request.max_tokens)
+        prior = state.run_tokens / state.next_seq + RUN_SEPARATOR_TOKENS if state.run_tokens else None
+        source = self._newest_first(tenant, thread_id, lo, cap, request.max_tokens, prior)
         plan = select_history(
             list(stack.messages),
             source,
@@ -326,14 +334,14 @@ class ConversationService:
         return self._tokenizer_for(request).count_tokens(render_messages(stack.messages))
 
     def _newest_first(
-        self, tenant: str, thread_id: str, lo: int, cap: int | None, budget: int | None
+        self, tenant: str, thread_id: str, lo: int, cap: int | None, budget: int | None, prior: float | None = None
     ) -> Iterator[HistoryRun]:
         """Runs newest first, in Query pages sized so that the bytes read track what the prompt returns."""
         hi: int | None = None
         now = int(self.clock())
         tokens = read = 0
         while cap is None or read < cap:
-            limit = history_page_size(budget, tokens, read, None if cap is None else cap - read)
+            limit = history_page_size(budget, tokens, read, None if cap is None else cap - read, prior)
             runs, after = self.runs.page_runs(
                 tenant, thread_id, lo=lo, hi=hi, newest_first=True, limit=limit, now_epoch=now
             )
