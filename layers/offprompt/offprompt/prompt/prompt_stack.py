@@ -66,7 +66,7 @@ def to_message_content(artifact: str | BaseArtifact) -> list[BaseMessageContent]
 
 
 class PromptStack(BaseModel):
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", arbitrary_types_allowed=True)
 
     messages: list[Message] = Field(default_factory=list)
 
