@@ -211,6 +211,7 @@ class AtomicMotoServer:
         self.app = SubstrateApp(DomainDispatcherApplication(create_backend_app), self.store)
         if self.store is not None:
             self.loaded = self.store.load(self.app.replay)
+
         class NoDelayRequestHandler(MotoRequestHandler):
             """Headers and body are separate writes on a keep-alive (HTTP/1.1) connection: with Nagle's algorithm the
             body would wait ~40 ms for the client's delayed ACK, on every AWS call a handler makes."""
