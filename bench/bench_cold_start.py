@@ -86,9 +86,17 @@ def cpu_ms(process: subprocess.Popen[str]) -> float:
 
 
 def run_function(
-    python: str, function: LambdaFunction, env: dict[str, str], sys_path: list[str], payload: dict[str, Any]
+    python: str,
+    function: LambdaFunction,
+    env: dict[str, str],
+    sys_path: list[str],
+    payload: dict[str, Any],
+    wrap: list[str] | None = None,
+    stderr: Any = subprocess.DEVNULL,
 ) -> tuple[float, float, float, dict[str, Any]]:
-    """(ms to first response, CPU ms of the process, peak RSS MiB, response) of one cold start."""
+    """(ms to first response, CPU ms of the process, peak RSS MiB, response) of one cold start.
+
+    `wrap`: interpreter arguments before the driver (`-X importtime`, `-m cProfile -o FILE`) for --profile."""
     config = {
         "handler": function.handler,
         "function_name": env["AWS_LAMBDA_FUNCTION_NAME"],
@@ -98,10 +106,10 @@ def run_function(
     }
     started = time.perf_counter()
     process = subprocess.Popen(
-        [python, *PYTHON_FLAGS, str(DRIVER), json.dumps(config)],
+        [python, *PYTHON_FLAGS, *(wrap or []), str(DRIVER), json.dumps(config)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=stderr,
         env=env,
         cwd=env["LAMBDA_TASK_ROOT"],
         text=True,
@@ -151,6 +159,30 @@ def build_layer(reuse: bool) -> Path:
     return python_dir
 
 
+def profile(
+    python: str, function: LambdaFunction, env: dict[str, str], sys_path: list[str], payload: dict[str, Any]
+) -> None:
+    """One cold start under cProfile (import + first request + exit) and one under -X importtime."""
+    import pstats
+
+    out = ROOT / "build" / f"cold-{function.logical_id}"
+    out.parent.mkdir(exist_ok=True)
+    run_function(python, function, env, sys_path, payload)  # the state the sample sees
+    run_function(python, function, env, sys_path, payload, wrap=["-m", "cProfile", "-o", f"{out}.prof"])
+    with open(f"{out}.importtime", "w") as errors:
+        run_function(python, function, env, sys_path, payload, wrap=["-X", "importtime"], stderr=errors)
+    stats = pstats.Stats(f"{out}.prof")
+    stats.sort_stats("cumulative").print_stats(45)
+    rows = []
+    for line in Path(f"{out}.importtime").read_text().splitlines():
+        if line.startswith("import time:") and "self [us]" not in line:
+            self_us, cumulative_us, name = line[len("import time:") :].split("|")
+            rows.append((int(cumulative_us), int(self_us), name.rstrip()))
+    print("import time, cumulative µs (top 40):")
+    for cumulative_us, self_us, name in sorted(rows, reverse=True)[:40]:
+        print(f"{cumulative_us:>9} {self_us:>9}  {name}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
@@ -159,6 +191,12 @@ def main() -> None:
     parser.add_argument("--code-root", type=Path, default=ROOT, help="checkout whose functions/ and layers/ run")
     parser.add_argument("--no-bytecode", action="store_true", help="python -B: never write .pyc (read-only /opt)")
     parser.add_argument("--reference-deps", type=Path, help="boto3 for the reference (default: the measured layer's)")
+    parser.add_argument(
+        "--profile",
+        metavar="FUNCTION",
+        help="instead of timing: one cold start of FUNCTION (e.g. PromptStackFunction) under cProfile and one under"
+        " -X importtime; writes build/cold-FUNCTION.prof and build/cold-FUNCTION.importtime, prints the top of each",
+    )
     args = parser.parse_args()
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     if args.no_bytecode:
@@ -199,6 +237,16 @@ def main() -> None:
         "| MiB | bare boto3 MiB |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
+    if args.profile:
+        profile(
+            python,
+            functions[args.profile],
+            lambda_environment(functions[args.profile], resolve, endpoint_url=endpoint),
+            sys_path,
+            CASES[args.profile]("profile"),
+        )
+        server.stop()
+        return
     with tempfile.TemporaryDirectory() as scratch:
         for logical_id, make_event in CASES.items():
             function = functions[logical_id]

@@ -248,7 +248,11 @@ def main() -> None:
     if profiler is not None:
         import pstats
 
-        pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(40)
+        if os.environ.get("BENCH_PROFILE_OUT"):
+            profiler.dump_stats(os.environ["BENCH_PROFILE_OUT"])
+        pstats.Stats(profiler, stream=sys.stderr).sort_stats(os.environ.get("BENCH_SORT", "cumulative")).print_stats(
+            int(os.environ.get("BENCH_TOP", "40"))
+        )
     if args.json:
         print(json.dumps(results))
         return

@@ -47,6 +47,11 @@ def json_response(body: Any, status: int = HTTPStatus.OK, headers: dict[str, str
     )
 
 
+def json_text_response(text: str, status: int = HTTPStatus.OK, headers: dict[str, str] | None = None) -> Response:
+    """`json_response` for a body already serialized as JSON."""
+    return Response(status_code=int(status), content_type=content_types.APPLICATION_JSON, body=text, headers=headers)
+
+
 def error_body(exc: OffpromptError) -> dict[str, Any]:
     return exc.to_dict()
 

@@ -65,6 +65,8 @@ def status_for(exc: OffpromptError) -> HTTPStatus:
 
 
 class SchemaErrorDetail(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     loc: list[str | int]
     type: str
     msg: str
@@ -74,7 +76,7 @@ class ErrorBody(BaseModel):
     """Every error response: a stable machine-readable `code`, a message for people, optional `details`
     (`[{loc, type, msg}]` for `schema_invalid`, an object for other codes)."""
 
-    model_config = ConfigDict(title="Error")
+    model_config = ConfigDict(defer_build=True, title="Error")
 
     code: str = Field(description="stable machine-readable error code, e.g. invalid_input, schema_invalid")
     message: str

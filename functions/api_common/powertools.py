@@ -12,6 +12,9 @@ asks the package for a name only its `__init__` defines, a module `__getattr__` 
 handlers import `APIGatewayHttpResolver`, `Response` and the OpenAPI parameter markers (`Body`, `Path`,
 `Query`) from here (a third-party import would run first). The
 package starts out holding `api_gateway`'s public names, the ones the real `__init__` re-exports from there.
+
+`aws_lambda_powertools.utilities.data_classes` gets the same treatment (`install_lazy_package`): its `__init__`
+imports every event kind Powertools knows; the resolver needs five submodules, which are imported instead.
 """
 
 from __future__ import annotations
@@ -20,42 +23,86 @@ import importlib
 import importlib.util
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 PACKAGE = "aws_lambda_powertools.event_handler"
+# The event classes the HTTP resolver imports from `data_classes` (its `__init__` imports all ~40 event kinds:
+# S3, SQS, Kinesis, Kafka, AppSync, ...; ~25 ms of a cold start), by the submodule that defines them.
+DATA_CLASSES = "aws_lambda_powertools.utilities.data_classes"
+DATA_CLASSES_USED = {
+    "alb_event": ("ALBEvent",),
+    "api_gateway_proxy_event": ("APIGatewayProxyEvent", "APIGatewayProxyEventV2"),
+    "bedrock_agent_event": ("BedrockAgentEvent",),
+    "lambda_function_url_event": ("LambdaFunctionUrlEvent",),
+    "vpc_lattice": ("VPCLatticeEvent", "VPCLatticeEventV2"),
+}
 _LOCK = threading.RLock()
+_COMPLETE: dict[str, Callable[[], None]] = {}  # package -> runs its real __init__ (install_lazy_package)
 
 
-def install_lazy_event_handler() -> None:
-    """Register PACKAGE in `sys.modules` unexecuted, completed on first demand (idempotent)."""
+def install_lazy_package(name: str, eager: dict[str, tuple[str, ...]] | None = None) -> Any:
+    """Register package `name` in `sys.modules` unexecuted, completed on first demand (idempotent).
+
+    `eager`: submodule -> names it defines that the package should hold from the start (imported now, only those
+    submodules). Any other name of the package runs its real `__init__` once, then resolves as usual."""
     with _LOCK:
-        if PACKAGE in sys.modules:
-            return
-        import aws_lambda_powertools
-
-        spec = importlib.util.find_spec(PACKAGE)
+        if name in sys.modules:
+            return sys.modules[name]
+        parent_name, _, child = name.rpartition(".")
+        parent = importlib.import_module(parent_name)
+        spec = importlib.util.find_spec(name)
         if spec is None or spec.loader is None:
-            raise ImportError(f"cannot find {PACKAGE}")
+            raise ImportError(f"cannot find {name}")
         package = importlib.util.module_from_spec(spec)
         loader = spec.loader
 
-        def __getattr__(name: str) -> Any:
-            if name.startswith("__"):
-                raise AttributeError(name)
-            if importlib.util.find_spec(f"{PACKAGE}.{name}") is not None:  # a submodule: import only it
-                return importlib.import_module(f"{PACKAGE}.{name}")
+        def complete() -> None:
             with _LOCK:
                 if package.__dict__.get("__getattr__") is __getattr__:
                     del package.__dict__["__getattr__"]
                     loader.exec_module(package)  # the real __init__, once
+
+        def __getattr__(attribute: str) -> Any:
+            if attribute.startswith("__"):
+                raise AttributeError(attribute)
+            if importlib.util.find_spec(f"{name}.{attribute}") is not None:  # a submodule: import only it
+                return importlib.import_module(f"{name}.{attribute}")
+            complete()
             try:
-                return package.__dict__[name]
+                return package.__dict__[attribute]
             except KeyError:
-                raise AttributeError(f"module {PACKAGE!r} has no attribute {name!r}") from None
+                raise AttributeError(f"module {name!r} has no attribute {attribute!r}") from None
 
         package.__getattr__ = __getattr__  # type: ignore[method-assign]
-        sys.modules[PACKAGE] = package
-        aws_lambda_powertools.event_handler = package
+        _COMPLETE[name] = complete
+        sys.modules[name] = package
+        setattr(parent, child, package)
+        for submodule, names in (eager or {}).items():
+            module = importlib.import_module(f"{name}.{submodule}")
+            for attribute in names:
+                package.__dict__.setdefault(attribute, getattr(module, attribute))
+        return package
+
+
+def complete_lazy_package(name: str) -> None:
+    """Run the real `__init__` of a package `install_lazy_package` registered, now (idempotent).
+
+    Needed before importing a submodule that imports names from its own package (`data_classes.sqs_event` does
+    `from ...data_classes import S3Event`): done lazily, that would run the `__init__` in the middle of the
+    submodule's import, and the `__init__` imports that submodule again (a circular import)."""
+    complete = _COMPLETE.get(name)
+    if complete is not None:
+        complete()
+
+
+def install_lazy_event_handler() -> None:
+    """Powertools' event handler and the event classes it uses, without either package's `__init__`."""
+    install_lazy_package(DATA_CLASSES, DATA_CLASSES_USED)
+    with _LOCK:
+        if PACKAGE in sys.modules:
+            return
+        package = install_lazy_package(PACKAGE)
         api_gateway = importlib.import_module(f"{PACKAGE}.api_gateway")
         for name, value in vars(api_gateway).items():
             if not name.startswith("_") and getattr(value, "__module__", None) == api_gateway.__name__:
@@ -70,4 +117,13 @@ from aws_lambda_powertools.event_handler.api_gateway import (  # noqa: E402
 )
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query  # noqa: E402
 
-__all__ = ["APIGatewayHttpResolver", "Body", "Path", "Query", "Response", "install_lazy_event_handler"]
+__all__ = [
+    "APIGatewayHttpResolver",
+    "Body",
+    "Path",
+    "Query",
+    "Response",
+    "complete_lazy_package",
+    "install_lazy_event_handler",
+    "install_lazy_package",
+]

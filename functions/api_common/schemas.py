@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
 class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(defer_build=True, extra="allow")
 
 
 class AddRunResponse(_Open):
@@ -61,6 +61,8 @@ class BlobDownloads(_Open):
 
 class LoadedNamespace(RootModel[ArtifactJSON | BlobDownloads]):
     """Griptape's ListArtifact JSON when it fits a response (5 MB), else (a blob namespace) BlobDownloads."""
+
+    model_config = ConfigDict(defer_build=True)
 
 
 class Download(_Open):

@@ -18,7 +18,7 @@ from api_common.entry import (
     current_tenant,
     direct_field,
     direct_fields,
-    json_response,
+    json_text_response,
     make_handler,
     observability,
     path_param,
@@ -27,24 +27,23 @@ from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Body, Path, Response
 from api_common.schemas import PromptStackJSON, json_content
 from offprompt.composition.conversation import default_service
-from offprompt.services.conversation import PromptStackRequest, parse_model
-from offprompt.services.conversation.prompt_stack import prompt_stack, prompt_tokens
+from offprompt.services.conversation import PromptStackRequest, PromptStackResult, parse_model
+from offprompt.services.conversation.prompt_stack import build_prompt_stack
 
 TOKENS_HEADER = "X-Offprompt-Prompt-Tokens"
 OVER_BUDGET_HEADER = "X-Offprompt-Over-Budget"
 
 
-def build(tenant: str, thread_id: str, request: PromptStackRequest) -> tuple[dict[str, Any], int, bool]:
-    conversation = default_service()
-    stack = prompt_stack(conversation, tenant, thread_id, request)
-    tokens = prompt_tokens(conversation, stack, request)
+def build(tenant: str, thread_id: str, request: PromptStackRequest) -> tuple[PromptStackResult, int, bool]:
+    result = build_prompt_stack(default_service(), tenant, thread_id, request)
+    tokens = result.tokens
     over = request.max_tokens is not None and tokens >= request.max_tokens
     logger, metrics = observability()
     metrics.add_metric(name="PromptStacksBuilt", unit=MetricUnit.Count, value=1)
     if over:
         metrics.add_metric(name="PromptStacksOverBudget", unit=MetricUnit.Count, value=1)
     logger.info("prompt stack built", extra={"prompt_tokens": tokens, "over_budget": over})
-    return stack.to_dict(), tokens, over
+    return result, tokens, over
 
 
 _HEADERS = {
@@ -69,15 +68,15 @@ def register(app: APIGatewayHttpResolver) -> None:
         thread_id: Annotated[str, Path()], request: Annotated[PromptStackRequest, Body()]
     ) -> Response[Any]:
         tenant = current_tenant(app)
-        body, tokens, over = build(tenant, path_param(app, "thread_id", thread_id), request)
+        result, tokens, over = build(tenant, path_param(app, "thread_id", thread_id), request)
         headers = {TOKENS_HEADER: str(tokens), OVER_BUDGET_HEADER: "true" if over else "false"}
-        return json_response(body, headers=headers)
+        return json_text_response(result.to_json(), headers=headers)
 
 
 def direct(tenant: str, event: dict[str, Any]) -> dict[str, Any]:
     thread_id = direct_field(event, "thread_id")
     request = parse_model(PromptStackRequest, direct_fields(event, "thread_id"))
-    return build(tenant, thread_id, request)[0]
+    return build(tenant, thread_id, request)[0].stack.to_dict()
 
 
 lambda_handler = make_handler(register, direct)

@@ -19,7 +19,7 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 
 from api_common.entry import invocation_deadline, make_handler, observability
-from api_common.powertools import APIGatewayHttpResolver
+from api_common.powertools import DATA_CLASSES, APIGatewayHttpResolver, complete_lazy_package
 from offprompt.composition.conversation import default_service
 from offprompt.errors import InvalidInput
 from offprompt.services.conversation.summarize import summarize as summarize_thread
@@ -45,6 +45,9 @@ def handle_stream(event: dict[str, Any]) -> dict[str, Any]:
     """
     if not event.get("Records"):  # Powertools refuses an empty batch (UnexpectedBatchTypeError); nothing to do
         return {"batchItemFailures": []}
+    # the batch utility imports data classes (sqs_event, ...) that import names from their package: its real
+    # __init__ (skipped for the HTTP functions' cold starts, api_common.powertools) must have run first
+    complete_lazy_package(DATA_CLASSES)
     from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
     from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
         DynamoDBRecord,

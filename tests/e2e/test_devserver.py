@@ -404,3 +404,22 @@ def test_any_other_method_is_a_json_405_or_404_not_a_501(server: DevServer, meth
     status, headers, body = call(server, method, "/threads/t/runs")
     assert (status, headers.get("allow"), json.loads(body)["code"]) == (405, "GET, POST", "method_not_allowed")
     assert call(server, method, "/nope")[0] == 404
+
+
+def test_responses_are_not_held_back_by_nagle(server: DevServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Headers and body are two writes: without TCP_NODELAY the body waits for the client's delayed ACK (~40 ms)."""
+    from offprompt_local import devserver
+
+    seen: list[int] = []
+    original = devserver._RequestHandler.setup
+
+    def setup(self: Any) -> None:
+        original(self)
+        seen.append(self.connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+    monkeypatch.setattr(devserver._RequestHandler, "setup", setup)
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
+    conn.request("GET", "/threads/t/runs")
+    assert conn.getresponse().read()
+    conn.close()
+    assert seen and all(seen)

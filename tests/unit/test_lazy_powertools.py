@@ -29,7 +29,9 @@ def test_importing_a_handler_skips_the_other_resolvers(handler: str) -> None:
     state = probe(
         f"import json, sys; import {handler}.handler; "
         "print(json.dumps(sorted(m for m in ['asyncio', 'aws_lambda_powertools.event_handler.appsync', "
-        "'aws_lambda_powertools.event_handler.bedrock_agent', 'aws_lambda_powertools.event_handler.vpc_lattice'] "
+        "'aws_lambda_powertools.event_handler.bedrock_agent', 'aws_lambda_powertools.event_handler.vpc_lattice', "
+        "'aws_lambda_powertools.utilities.data_classes.sqs_event', "
+        "'aws_lambda_powertools.utilities.data_classes.kafka_event'] "
         "if m in sys.modules)))"
     )
     assert state == []
@@ -55,6 +57,21 @@ def test_every_name_of_the_package_still_resolves() -> None:
         "json": "application/json",
         "all": [],
     }
+
+
+def test_every_event_class_still_resolves() -> None:
+    state = probe(
+        "import json, sys\n"
+        "import api_common.entry\n"
+        "import aws_lambda_powertools.utilities.data_classes as package\n"
+        "from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEventV2\n"
+        "from aws_lambda_powertools.utilities.data_classes.api_gateway_proxy_event import APIGatewayProxyEventV2 as D\n"
+        "lazy = 'aws_lambda_powertools.utilities.data_classes.s3_event' not in sys.modules\n"
+        "from aws_lambda_powertools.utilities.data_classes import SQSEvent, S3Event\n"
+        "print(json.dumps({'lazy': lazy, 'same': APIGatewayProxyEventV2 is D, 'sqs': SQSEvent.__name__,\n"
+        "  'all': sorted(set(package.__all__) - set(vars(package)))}))"
+    )
+    assert state == {"lazy": True, "same": True, "sqs": "SQSEvent", "all": []}
 
 
 def test_a_missing_name_is_an_attribute_error() -> None:

@@ -113,6 +113,9 @@ class ThreadState:
     summary_through_seq: int = 0  # runs with seq <= this are folded into `summary`
     summary_version: int = 0  # bumped by every committed summary (compare-and-swap)
     burned_seqs: int = 0  # sequence numbers handed out that never became a run (retries, failures)
+    # Sum of the stored token counts of every run allocated (burned and pruned ones too): with next_seq, the
+    # thread's average run size, which sizes prompt-stack's first Query page. 0 on threads older than it.
+    run_tokens: int = 0
     created_at: str | None = None
     updated_at: str | None = None
     summary_updated_at: str | None = None
@@ -157,8 +160,9 @@ class RunIdTaken(Exception):
 class RunStore(Protocol):
     """Runs of conversation threads, one item per run, ordered by a per-thread sequence number (DynamoDB)."""
 
-    def allocate_seq(self, tenant: str, thread_id: str, now: str) -> ThreadState:
-        """Atomically take the next sequence number (creating the thread); returns the state holding it.
+    def allocate_seq(self, tenant: str, thread_id: str, now: str, tokens: int = 0) -> ThreadState:
+        """Atomically take the next sequence number (creating the thread) and add `tokens` (the run's stored
+        counts) to the thread's `run_tokens`; returns the state holding them.
         `ThreadDeleting` while a delete of the thread is unfinished."""
         ...
 

@@ -7,7 +7,9 @@ import pytest
 from offprompt.services.conversation.prompt_stack import RUN_SEPARATOR_TOKENS, history_page_size
 
 
-def simulate(run_tokens: list[int], budget: int | None, cap: int | None = None) -> tuple[int, int, int]:
+def simulate(
+    run_tokens: list[int], budget: int | None, cap: int | None = None, prior: float | None = None
+) -> tuple[int, int, int]:
     """(runs returned, items read, Query pages) for a newest-first reader that stops one run past the budget."""
     returned = read = tokens = pages = 0
     spent = 0
@@ -15,7 +17,7 @@ def simulate(run_tokens: list[int], budget: int | None, cap: int | None = None) 
     done = False
     while not done and read < total:
         pages += 1
-        limit = history_page_size(budget, tokens, read, None if cap is None else cap - read)
+        limit = history_page_size(budget, tokens, read, None if cap is None else cap - read, prior)
         for cost in run_tokens[read : min(read + limit, total)]:
             read += 1
             tokens += cost + RUN_SEPARATOR_TOKENS
@@ -47,3 +49,13 @@ def test_last_n_caps_the_page() -> None:
 
 def test_budget_spent_reads_one_more_run_at_a_time() -> None:
     assert history_page_size(100, 150, 3, None) == 1
+
+
+@pytest.mark.parametrize("avg", [25, 78, 150, 400])  # (under ~20 tokens a run, the 200-item page cap binds)
+def test_the_threads_average_sizes_the_first_page(avg: int) -> None:
+    runs = [avg - 10 + (i * 5) % 21 for i in range(2000)]  # within ±10 tokens of avg
+    prior = sum(runs) / len(runs) + RUN_SEPARATOR_TOKENS  # what run_tokens / next_seq gives
+    returned, read, pages = simulate(runs, budget=4000, prior=prior)
+    assert pages == 1  # one Query (the prior without the average needed two for 78-token runs)
+    assert read <= returned * 1.12 + 2
+    assert simulate(runs, budget=4000)[2] >= 1

@@ -1,9 +1,10 @@
 """RunStore on DynamoDB: one item per run in the thread's partition, plus a run-id item for idempotency.
 
 Partition `T#{tenant}#TH#{thread}` (escaped by `identifiers.key`):
-- `#THREAD`          config, `next_seq` counter, summary state, timestamps, `generation` (minted when the thread
-                     is created; every run's commit checks it) and, while a delete runs, `deleting` (readers
-                     then see no thread, adds are refused; the item goes last, so a retried delete finishes);
+- `#THREAD`          config, `next_seq` counter, `run_tokens` (sum of allocated runs' counts), summary state,
+                     timestamps, `generation` (minted when the thread is created; every run's commit checks it)
+                     and, while a delete runs, `deleting` (readers then see no thread, adds are refused; the
+                     item goes last, so a retried delete finishes);
 - `RUN#{seq:012d}`   one run: Griptape JSON (`run`) or an S3 pointer (`blob_key`), token counts, size, hash;
 - `RUNID#{run_id}`   seq + content hash of that run (the conditional put that makes retries idempotent).
 
@@ -64,13 +65,14 @@ class DynamoDbRunStore:
         return self._client
 
     # ---- thread ---------------------------------------------------------------------------------------
-    def allocate_seq(self, tenant: str, thread_id: str, now: str) -> ThreadState:
+    def allocate_seq(self, tenant: str, thread_id: str, now: str, tokens: int = 0) -> ThreadState:
         out = self._call(
             "update_item",
             TableName=self.table_name,
             Key=_key(thread_pk(tenant, thread_id), THREAD_SK),
             UpdateExpression=(
-                "ADD next_seq :one SET created_at = if_not_exists(created_at, :now), tenant = :tenant, "
+                "ADD next_seq :one, run_tokens :tokens SET created_at = if_not_exists(created_at, :now), "
+                "tenant = :tenant, "
                 "thread_id = :thread, summary_version = if_not_exists(summary_version, :zero), "
                 "summary_through_seq = if_not_exists(summary_through_seq, :zero), "
                 "#gen = if_not_exists(#gen, :gen)"
@@ -79,6 +81,7 @@ class DynamoDbRunStore:
             ExpressionAttributeNames={"#gen": "generation", "#deleting": "deleting"},
             ExpressionAttributeValues={
                 ":one": {"N": "1"},
+                ":tokens": {"N": str(max(0, tokens))},
                 ":zero": {"N": "0"},
                 ":now": {"S": now},
                 ":tenant": {"S": tenant},
@@ -467,6 +470,7 @@ def _thread_state(tenant: str, thread_id: str, item: dict[str, Any]) -> ThreadSt
         summary_through_seq=_n(item, "summary_through_seq", 0) or 0,
         summary_version=_n(item, "summary_version", 0) or 0,
         burned_seqs=_n(item, "burned_seqs", 0) or 0,
+        run_tokens=_n(item, "run_tokens", 0) or 0,
         created_at=_s(item, "created_at"),
         updated_at=_s(item, "updated_at"),
         summary_updated_at=_s(item, "summary_updated_at"),
@@ -501,15 +505,20 @@ def _run_item(pk: str, run: StoredRun, tenant: str, thread_id: str) -> dict[str,
 
 
 def _stored_run(item: dict[str, Any]) -> StoredRun:
+    # Read on every prompt-stack for every run it returns: plain lookups, no helper per attribute.
+    get = item.get
+    seq, input_tokens, output_tokens, size = get("seq"), get("input_tokens"), get("output_tokens"), get("size")
+    run_id, content_hash, created_at = get("run_id"), get("hash"), get("created_at")
+    run, blob_key, expires_at = get("run"), get("blob_key"), get("expires_at")
     return StoredRun(
-        seq=_n(item, "seq", 0) or 0,
-        run_id=_s(item, "run_id") or "",
-        content_hash=_s(item, "hash") or "",
-        input_tokens=_n(item, "input_tokens", 0) or 0,
-        output_tokens=_n(item, "output_tokens", 0) or 0,
-        size=_n(item, "size", 0) or 0,
-        created_at=_s(item, "created_at") or "",
-        run_json=_s(item, "run"),
-        blob_key=_s(item, "blob_key"),
-        expires_at=_n(item, "expires_at"),
+        seq=int(seq["N"]) if seq is not None else 0,
+        run_id=str(run_id["S"]) if run_id is not None else "",
+        content_hash=str(content_hash["S"]) if content_hash is not None else "",
+        input_tokens=int(input_tokens["N"]) if input_tokens is not None else 0,
+        output_tokens=int(output_tokens["N"]) if output_tokens is not None else 0,
+        size=int(size["N"]) if size is not None else 0,
+        created_at=str(created_at["S"]) if created_at is not None else "",
+        run_json=str(run["S"]) if run is not None else None,
+        blob_key=str(blob_key["S"]) if blob_key is not None else None,
+        expires_at=int(expires_at["N"]) if expires_at is not None else None,
     )

@@ -11,7 +11,7 @@ from .base import BaseArtifact, is_wire
 
 
 class ToolAction(BaseModel):
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", arbitrary_types_allowed=True)
 
     type: Literal["ToolAction"] = Field(default="ToolAction", exclude=True)
     tag: str

@@ -108,7 +108,7 @@ class _ArtifactMeta(ModelMetaclass):
 class BaseArtifact(BaseModel, metaclass=_ArtifactMeta):
     """Common fields and behaviour of every artifact kind. Abstract: use a concrete subclass."""
 
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, validate_assignment=False)
+    model_config = ConfigDict(defer_build=True, extra="forbid", arbitrary_types_allowed=True, validate_assignment=False)
 
     id: str = Field(default_factory=new_id)
     reference: Reference | None = None

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class Reference(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     # Accepted on input (Griptape always writes it), always written back.
     type: Literal["Reference"] = Field(default="Reference", exclude=True)

@@ -3,17 +3,22 @@
 - `run_messages(run)` = Griptape's `to_prompt_stack` pair: `add_user_message(run.input)`,
   `add_assistant_message(run.output)`.
 - `select_history(...)` = the result of `BaseConversationMemory.add_to_prompt_stack` with autoprune
-  (contract §3.3), but reading runs newest-first and stopping once the budget is spent: stored per-run token
-  counts give an estimate, then the rendered text of the returned stack is counted exactly (±1 run).
+  (contract §3.3), but reading runs newest-first and stopping once the budget is spent: the stack's count is
+  the sum of its messages' costs (stored per-run counts + separators, "token arithmetic" below), so the plan
+  also carries the stack's exact token count; with counts of another encoding, a bisection over exact counts.
+- `PreparedRun`: a run's two messages, their separator costs and their JSON, computed once per stored run.
 - `render_summarize_prompt(summary, runs)` = Griptape's `memory/conversation/summarize_conversation.j2`.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
+import json
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from offprompt.artifacts import BaseArtifact, TextArtifact
 from offprompt.ports import Tokenizer
@@ -68,21 +73,70 @@ def runs_to_summarize(unsummarized: Sequence[Run], offset: int) -> list[Run]:
     return list(unsummarized[: max(0, len(unsummarized) - offset)])
 
 
-@dataclass
+class PreparedRun:
+    """A run's two prompt messages and what prompt-stack derives from them, each computed once.
+
+    Built once per stored run and cached by the service (by the run's stored JSON), so a warm prompt-stack
+    builds no Message, renders nothing and serializes no message again. Treat as immutable: the messages are
+    shared by every stack that includes the run.
+    """
+
+    __slots__ = ("_json", "_separators", "messages", "run")
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        user, assistant = run_messages(run)
+        self.messages = (user, assistant)
+        self._separators: dict[tuple[type, str], tuple[int, int]] = {}
+        self._json: tuple[str, str] | None = None
+
+    def separators(self, tokenizer: Tokenizer) -> tuple[int, int]:
+        """Tokens the separator after each rendered message adds (see "token arithmetic"), per encoding."""
+        key = (type(tokenizer), tokenizer.encoding_name)
+        hit = self._separators.get(key)
+        if hit is None:
+            user, assistant = self.messages
+            hit = (
+                separator_tokens(render_message(user), tokenizer),
+                separator_tokens(render_message(assistant), tokenizer),
+            )
+            self._separators[key] = hit
+        return hit
+
+    def messages_json(self) -> tuple[str, str]:
+        """`json.dumps(message.to_dict())` of the two messages, as a PromptStack's JSON holds them."""
+        if self._json is None:
+            user, assistant = self.messages
+            self._json = (json.dumps(user.to_dict()), json.dumps(assistant.to_dict()))
+        return self._json
+
+
+@dataclass(slots=True)
 class HistoryRun:
-    """A candidate run for the prompt, newest-first; the run itself is loaded only if it is considered."""
+    """A candidate run for the prompt, newest-first; the run itself is loaded only if it is considered.
+
+    `prepare` (optional) loads the run already prepared (a cache); without it the run is prepared from `load`.
+    """
 
     seq: int
     input_tokens: int  # stored count of the rendered user message ("User: {input}")
     output_tokens: int  # stored count of the rendered assistant message ("Assistant: {output}")
     load: Callable[[], Run]
     _run: Run | None = field(default=None, repr=False)
+    prepare: Callable[[], PreparedRun] | None = field(default=None, repr=False)
+    _prepared: PreparedRun | None = field(default=None, repr=False)
 
     @property
     def run(self) -> Run:
         if self._run is None:
-            self._run = self.load()
+            self._run = self._prepared.run if self._prepared is not None else self.load()
         return self._run
+
+    @property
+    def prepared(self) -> PreparedRun:
+        if self._prepared is None:
+            self._prepared = self.prepare() if self.prepare is not None else PreparedRun(self.run)
+        return self._prepared
 
     @classmethod
     def of(cls, seq: int, run: Run, tokenizer: Tokenizer) -> HistoryRun:
@@ -97,59 +151,94 @@ class HistoryPlan:
     with_summary: bool
     exact_counts: int = 0  # how many times a whole rendered stack was tokenized (0 on the additive path)
     candidates_read: int = 0  # runs pulled from the source (returned + at most one that did not fit)
+    # Exact tokens of the rendered stack (base + these messages) when the arithmetic gives it (None otherwise)
+    tokens: int | None = None
+
+    def messages_json(self) -> list[str]:
+        """`json.dumps(m.to_dict())` of each message in `messages`, the runs' from their prepared JSON."""
+        out = [json.dumps(self.messages[0].to_dict())] if self.with_summary else []
+        for r in self.runs:
+            out.extend(r.prepared.messages_json())
+        return out
+
+
+def _stack_fits(
+    base: Sequence[Message],
+    summary: str | None,
+    newest_first: Sequence[HistoryRun],
+    tokenizer: Tokenizer,
+    max_tokens: int,
+) -> bool:
+    """Griptape's test on the whole rendered stack: base + summary + these runs (oldest first)."""
+    memory = history_messages(summary, newest_first[::-1])
+    return _fits(max_tokens, tokenizer.count_tokens(render_messages([*base, *memory])))
+
+
+def _prefix_fits(
+    base: Sequence[Message],
+    summary: str | None,
+    newest_first: Sequence[HistoryRun],
+    tokenizer: Tokenizer,
+    max_tokens: int,
+    n: int,
+) -> bool:
+    """`_stack_fits` with the newest n runs (bisection's test; n >= 1)."""
+    return _stack_fits(base, summary, newest_first[:n], tokenizer, max_tokens)
+
+
+def _read_up_to(source: Iterator[HistoryRun], have: list[HistoryRun], want: int) -> list[HistoryRun]:
+    """`have` plus newest-first runs from `source` until there are `want` (fewer when the source ends)."""
+    return have + list(itertools.islice(source, max(0, want - len(have))))
+
+
+def _largest_fitting(fits: Callable[[int], bool], lo: int, hi: int) -> tuple[int, int]:
+    """The largest n in [lo, hi) with fits(n), given fits(lo) and not fits(hi); and how many checks it took."""
+    checks = 0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        checks += 1
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo, checks
 
 
 def _select_by_search(
     base: Sequence[Message],
-    pull: Callable[[], HistoryRun | None],
+    source: Iterator[HistoryRun],
     tokenizer: Tokenizer,
     summary: str | None,
     max_tokens: int,
-    read: Callable[[], int],
 ) -> HistoryPlan:
-    counts = 0
-
-    def fits(n: int) -> bool:
-        nonlocal counts
-        if n == 0 and not summary:
-            return True
-        counts += 1
-        mem = history_messages(summary, list(reversed(candidates[:n])))
-        return max_tokens - tokenizer.count_tokens(render_messages([*base, *mem])) > 0
-
+    """The largest fitting n by whole-stack counts: read doubling batches (at least 8) while everything read
+    fits, so a few rounds cover any ratio between the stored counts' encoding and this tokenizer, then bisect."""
     candidates: list[HistoryRun] = []  # newest first
-    known_fit = 0  # the largest n known to fit
-    exhausted = False
+    known_fit = counts = 0  # the largest n known to fit; whole-stack counts made
     while True:
-        # read more candidates: double what is known to fit (at least 8), so a few rounds cover any ratio
-        # between the stored counts' encoding and this tokenizer
         want = max(8, 2 * len(candidates))
-        while len(candidates) < want and (r := pull()) is not None:
-            candidates.append(r)
-        exhausted = len(candidates) < want
-        if not candidates or not fits(len(candidates)):
+        candidates = _read_up_to(source, candidates, want)
+        if not candidates:
+            break
+        counts += 1
+        if not _stack_fits(base, summary, candidates, tokenizer, max_tokens):
             break
         known_fit = len(candidates)
-        if exhausted:
+        if len(candidates) < want:  # the source is exhausted and everything fits
             break
-    lo, hi = known_fit, len(candidates)  # fits(lo); not fits(hi) unless lo == hi
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if fits(mid):
-            lo = mid
-        else:
-            hi = mid
-    n = hi if hi == lo else lo
+
+    fits = functools.partial(_prefix_fits, base, summary, candidates, tokenizer, max_tokens)
+    n, checks = (known_fit, 0) if known_fit == len(candidates) else _largest_fitting(fits, known_fit, len(candidates))
+    counts += checks
+    read = len(candidates)
     if n == 0:
-        if summary and not candidates and fits(0):
-            return HistoryPlan([summary_message(summary)], [], True, counts, read())
-        return HistoryPlan([], [], False, counts, read())
-    chosen = list(reversed(candidates[:n]))
-    return HistoryPlan(history_messages(summary, chosen), chosen, bool(summary), counts, read())
+        if summary and not candidates:
+            counts += 1
+            if _stack_fits(base, summary, [], tokenizer, max_tokens):
+                return HistoryPlan([summary_message(summary)], [], True, counts, read)
+        return HistoryPlan([], [], False, counts, read)
+    chosen = candidates[:n][::-1]
+    return HistoryPlan(history_messages(summary, chosen), chosen, bool(summary), counts, read)
 
 
-@dataclass(frozen=True)
-class _Candidate:
+class _Candidate(NamedTuple):
     """A run read from the source with its exact cost in the rendered stack and its two messages."""
 
     history: HistoryRun
@@ -161,7 +250,7 @@ def history_messages(summary: str | None, runs: Sequence[HistoryRun]) -> list[Me
     """Summary (if any) then the runs' pairs, oldest first: Griptape's to_prompt_stack(n)."""
     messages = [summary_message(summary)] if summary else []
     for r in runs:
-        messages.extend(run_messages(r.run))
+        messages.extend(r.prepared.messages)
     return messages
 
 
@@ -223,36 +312,54 @@ def starts_fresh(message: Message) -> bool:
     return bool(rendered) and not rendered[0].isspace()
 
 
+# Counts of short texts (a system prompt sent with every request, the trailer), by tokenizer and text.
+_COUNT_CACHE: dict[tuple[type, str, str], int] = {}
+_COUNT_CACHE_SIZE = 256
+_COUNT_CACHED_CHARS = 4096
+
+
+def short_text_count(text: str, tokenizer: Tokenizer) -> int:
+    """`tokenizer.count_tokens(text)`, remembered for short texts (the same system prompt comes every time)."""
+    if len(text) > _COUNT_CACHED_CHARS:
+        return tokenizer.count_tokens(text)
+    key = (type(tokenizer), tokenizer.encoding_name, text)
+    hit = _COUNT_CACHE.get(key)
+    if hit is None:
+        if len(_COUNT_CACHE) >= _COUNT_CACHE_SIZE:
+            _COUNT_CACHE.clear()
+        hit = _COUNT_CACHE[key] = tokenizer.count_tokens(text)
+    return hit
+
+
 def message_cost(message: Message, tokenizer: Tokenizer) -> int:
     """Exact tokens the message adds to a rendered stack (itself + the following separator)."""
     rendered = render_message(message)
-    return tokenizer.count_tokens(rendered) + separator_tokens(rendered, tokenizer)
+    return short_text_count(rendered, tokenizer) + separator_tokens(rendered, tokenizer)
 
 
 def candidate(history: HistoryRun, tokenizer: Tokenizer) -> _Candidate:
     """Load the run and price its two messages with the stored counts plus their separators."""
-    user, assistant = run_messages(history.run)
-    cost = (
-        history.input_tokens
-        + separator_tokens(render_message(user), tokenizer)
-        + history.output_tokens
-        + separator_tokens(render_message(assistant), tokenizer)
-    )
-    return _Candidate(history, (user, assistant), cost)
+    prepared = history.prepared
+    user_separator, assistant_separator = prepared.separators(tokenizer)
+    cost = history.input_tokens + user_separator + history.output_tokens + assistant_separator
+    return _Candidate(history, prepared.messages, cost)
 
 
 def _capped(newest_first: Iterator[HistoryRun], last_n: int | None) -> Iterator[HistoryRun]:
     return newest_first if last_n is None else itertools.islice(newest_first, max(last_n, 0))
 
 
-def _plan(summary: str | None, chosen_newest_first: Sequence[_Candidate], counts: int, read: int) -> HistoryPlan:
+def _plan(
+    summary: str | None, chosen_newest_first: Sequence[_Candidate], counts: int, read: int, tokens: int | None
+) -> HistoryPlan:
     """The memory messages for the chosen runs (oldest first), built from the messages already made."""
     if not chosen_newest_first:
-        return HistoryPlan([], [], False, counts, read)
+        return HistoryPlan([], [], False, counts, read, tokens)
     messages = [summary_message(summary)] if summary else []
     for c in reversed(chosen_newest_first):
         messages.extend(c.messages)
-    return HistoryPlan(messages, [c.history for c in reversed(chosen_newest_first)], bool(summary), counts, read)
+    runs = [c.history for c in reversed(chosen_newest_first)]
+    return HistoryPlan(messages, runs, bool(summary), counts, read, tokens)
 
 
 def _fits(max_tokens: int, tokens: int) -> bool:
@@ -346,45 +453,43 @@ def select_history(
     only bound how many runs are read, and n is found by binary search over exact counts (O(log n) counts).
     """
     candidates = _capped(newest_first, last_n)
-    if max_tokens is None:
-        everything = [candidate_unpriced(h) for h in candidates]
-        return _plan(summary, everything, 0, len(everything))
-
     if not estimates_exact:
-        read = 0
-
-        def pull() -> HistoryRun | None:
-            nonlocal read
-            nxt = next(candidates, None)
-            read += nxt is not None
-            return nxt
-
-        return _select_by_search(base, pull, tokenizer, summary, max_tokens, lambda: read)
+        if max_tokens is None:
+            everything = [candidate_unpriced(h) for h in candidates]
+            return _plan(summary, everything, 0, len(everything), None)
+        return _select_by_search(base, candidates, tokenizer, summary, max_tokens)
 
     additive = all(starts_fresh(m) for m in base)
-    fixed = sum(message_cost(m, tokenizer) for m in base) + tokenizer.count_tokens(TRAILER)
-    if summary:
-        fixed += message_cost(summary_message(summary), tokenizer)
+    base_cost = sum(message_cost(m, tokenizer) for m in base) + short_text_count(TRAILER, tokenizer)
+    summary_cost = message_cost(summary_message(summary), tokenizer) if summary else 0
+    if max_tokens is None:
+        everything = [candidate(h, tokenizer) for h in candidates]
+        total = base_cost + (summary_cost + sum(c.cost for c in everything) if everything else 0)
+        return _plan(summary, everything, 0, len(everything), total if additive else None)
+
+    fixed = base_cost + summary_cost
     taken, beyond = _take_within_budget(candidates, tokenizer, fixed, max_tokens)
     read = len(taken) + (beyond is not None)
-    counts = 0
     if not additive:
         estimated = (taken, beyond)
         taken, beyond, counts, extra = _adjust_by_full_counts(
             base, candidates, tokenizer, summary, max_tokens, estimated
         )
         read += extra
-    if taken or not summary or beyond is not None:
-        return _plan(summary, taken, counts, read)
-    # No run at all: the summary alone, when it fits (a run that does not fit drops both).
-    if not additive:
-        fixed, counts = _exact_count(base, summary, [], tokenizer), counts + 1
-    if _fits(max_tokens, fixed):
-        return HistoryPlan([summary_message(summary)], [], True, counts, read)
-    return HistoryPlan([], [], False, counts, read)
+        if taken or not summary or beyond is not None:
+            return _plan(summary, taken, counts, read, None)
+        # No run at all: the summary alone, when it fits (a run that does not fit drops both).
+        if _fits(max_tokens, _exact_count(base, summary, [], tokenizer)):
+            return HistoryPlan([summary_message(summary)], [], True, counts + 1, read)
+        return HistoryPlan([], [], False, counts + 1, read)
+    if taken:
+        return _plan(summary, taken, 0, read, fixed + sum(c.cost for c in taken))
+    if summary and beyond is None and _fits(max_tokens, fixed):
+        # No run at all: the summary alone, when it fits (a run that does not fit drops both).
+        return HistoryPlan([summary_message(summary)], [], True, 0, read, fixed)
+    return HistoryPlan([], [], False, 0, read, base_cost)
 
 
 def candidate_unpriced(history: HistoryRun) -> _Candidate:
     """A run taken without a budget: its messages, no token count."""
-    user, assistant = run_messages(history.run)
-    return _Candidate(history, (user, assistant), 0)
+    return _Candidate(history, history.prepared.messages, 0)

@@ -13,7 +13,7 @@ from offprompt.errors import ArtifactError
 
 
 class Run(BaseModel):
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", arbitrary_types_allowed=True)
 
     id: str = Field(default_factory=new_id)
     meta: dict[str, Any] | None = None

@@ -25,7 +25,7 @@ from offprompt.errors import ArtifactError
 class BaseDeltaMessageContent(BaseModel):
     """A streamed fragment of content (kept for JSON compatibility; offprompt stores whole messages)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
     index: int = 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -51,7 +51,7 @@ class AudioDeltaMessageContent(BaseDeltaMessageContent):
 
 
 class BaseMessageContent(BaseModel):
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", arbitrary_types_allowed=True)
 
     artifact: BaseArtifact
     # The artifact kinds this content may wrap (checked on decode and construction).

@@ -13,7 +13,7 @@ from .contents import AnyContent, BaseMessageContent, TextMessageContent, conten
 
 
 class Usage(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(defer_build=True, extra="forbid", allow_inf_nan=False)
 
     input_tokens: float | None = None
     output_tokens: float | None = None
@@ -32,7 +32,7 @@ class Usage(BaseModel):
 
 
 class Message(BaseModel):
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", arbitrary_types_allowed=True)
 
     USER_ROLE: ClassVar[str] = "user"
     ASSISTANT_ROLE: ClassVar[str] = "assistant"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -65,7 +66,7 @@ def to_message_content(artifact: str | BaseArtifact) -> list[BaseMessageContent]
 
 
 class PromptStack(BaseModel):
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", arbitrary_types_allowed=True)
 
     messages: list[Message] = Field(default_factory=list)
 
@@ -119,3 +120,8 @@ class PromptStack(BaseModel):
             except ArtifactError as exc:
                 raise ArtifactError(f"PromptStack.messages[{i}]: {exc.message}") from None
         return cls(messages=decoded)
+
+
+def prompt_stack_json(messages_json: Iterable[str]) -> str:
+    """`json.dumps(stack.to_dict())` from each message's `json.dumps(message.to_dict())`, in order."""
+    return '{"type": "PromptStack", "messages": [' + ", ".join(messages_json) + "]}"

@@ -24,7 +24,7 @@ from offprompt.services.conversation.requests import (
     ThreadConfigRequest,
     parse_model,
 )
-from offprompt.services.conversation.results import AddRunResult, SummarizeResult
+from offprompt.services.conversation.results import AddRunResult, PromptStackResult, SummarizeResult
 from offprompt.services.conversation.run_bodies import thread_prefix
 from offprompt.services.conversation.service import ConversationService
 
@@ -41,6 +41,7 @@ __all__ = [
     "Conversation",
     "ConversationService",
     "PromptStackRequest",
+    "PromptStackResult",
     "RunIn",
     "RunsQuery",
     "SummarizeResult",

@@ -55,7 +55,7 @@ def add_run(conv: Conversation, tenant: str, thread_id: str, payload: Any) -> Ad
 
     now = conv.clock()
     try:
-        state = conv.runs.allocate_seq(tenant, thread_id, now_iso(now))
+        state = conv.runs.allocate_seq(tenant, thread_id, now_iso(now), tokens=input_tokens + output_tokens)
     except ThreadDeleting:
         raise ThreadDeleted(thread_id) from None
     seq, generation = state.next_seq, state.generation or ""

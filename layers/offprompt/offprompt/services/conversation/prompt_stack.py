@@ -21,19 +21,27 @@ from offprompt.prompt import PromptStack
 from offprompt.prompt.render import render_messages
 from offprompt.services.conversation.context import Conversation
 from offprompt.services.conversation.requests import PromptStackRequest
-from offprompt.services.conversation.run_bodies import load_run
+from offprompt.services.conversation.results import PromptStackResult
+from offprompt.services.conversation.run_bodies import load_run, prepare_run
 
-# prompt-stack Query pages: the first assumes runs of PRIOR_RUN_TOKENS, later ones use the average of the runs
-# read so far (stored counts) to read about what the rest of the budget holds, plus one run and 10%.
+# prompt-stack Query pages: the first assumes runs of the thread's average size (its run_tokens / next_seq; on
+# threads without run_tokens, PRIOR_RUN_TOKENS), later ones use the average of the runs read so far (stored counts)
+# to read about what the rest of the budget holds; each page adds 10% and one run.
 PRIOR_RUN_TOKENS = 100
 RUN_SEPARATOR_TOKENS = 2  # each run adds two "\n\n" separators (1 token each in cl100k)
 MIN_HISTORY_PAGE, MAX_HISTORY_PAGE = 8, 200
 
 
-def history_page_size(budget: int | None, tokens_read: int, runs_read: int, cap_left: int | None) -> int:
-    """Items for the next newest-first Query page of a prompt-stack (bytes read ≈ bytes returned)."""
+def history_page_size(
+    budget: int | None, tokens_read: int, runs_read: int, cap_left: int | None, prior: float | None = None
+) -> int:
+    """Items for the next newest-first Query page of a prompt-stack (bytes read ≈ bytes returned).
+
+    `prior`: the thread's average tokens per run (separators included), when known, for the first page."""
     if budget is None:
         size = MAX_HISTORY_PAGE if runs_read else 100
+    elif runs_read == 0 and prior:
+        size = max(MIN_HISTORY_PAGE, int(budget * 1.1 / prior) + 1)
     elif runs_read == 0:
         size = max(MIN_HISTORY_PAGE, min(MAX_HISTORY_PAGE, budget // PRIOR_RUN_TOKENS + 1))
     else:
@@ -44,6 +52,14 @@ def history_page_size(budget: int | None, tokens_read: int, runs_read: int, cap_
 
 
 def prompt_stack(conv: Conversation, tenant: str, thread_id: str, request: PromptStackRequest) -> PromptStack:
+    return build_prompt_stack(conv, tenant, thread_id, request).stack
+
+
+def build_prompt_stack(
+    conv: Conversation, tenant: str, thread_id: str, request: PromptStackRequest
+) -> PromptStackResult:
+    """The stack with its token count (exact from the stored counts when the arithmetic allows, else counted)
+    and its JSON built from cached per-run JSON."""
     check_identifier("thread_id", thread_id)
     stack = PromptStack()
     if request.system is not None:
@@ -58,13 +74,14 @@ def prompt_stack(conv: Conversation, tenant: str, thread_id: str, request: Promp
     tokenizer = tokenizer_for(conv, request)
     state = conv.runs.get_thread(tenant, thread_id)
     if state is None:
-        return stack
+        return PromptStackResult(stack, tokenizer.count_tokens(render_messages(stack.messages)), None, index)
     summary_memory = state.memory_type == "summary"
     cap = request.last_n
     if not summary_memory and state.max_runs is not None:
         cap = state.max_runs if cap is None else min(cap, state.max_runs)
     lo = state.summary_through_seq + 1 if summary_memory else 1
-    source = newest_first(conv, tenant, thread_id, lo, cap, request.max_tokens)
+    prior = state.run_tokens / state.next_seq + RUN_SEPARATOR_TOKENS if state.run_tokens else None
+    source = newest_first(conv, tenant, thread_id, lo, cap, request.max_tokens, prior)
     plan = select_history(
         list(stack.messages),
         source,
@@ -75,7 +92,8 @@ def prompt_stack(conv: Conversation, tenant: str, thread_id: str, request: Promp
         estimates_exact=tokenizer.encoding_name == conv.tokenizer.encoding_name,
     )
     stack.messages[index:index] = plan.messages
-    return stack
+    tokens = plan.tokens if plan.tokens is not None else tokenizer.count_tokens(render_messages(stack.messages))
+    return PromptStackResult(stack, tokens, plan, index)
 
 
 def tokenizer_for(conv: Conversation, request: PromptStackRequest) -> Tokenizer:
@@ -95,21 +113,33 @@ def prompt_tokens(conv: Conversation, stack: PromptStack, request: PromptStackRe
 
 
 def newest_first(
-    conv: Conversation, tenant: str, thread_id: str, lo: int, cap: int | None, budget: int | None
+    conv: Conversation,
+    tenant: str,
+    thread_id: str,
+    lo: int,
+    cap: int | None,
+    budget: int | None,
+    prior: float | None = None,
 ) -> Iterator[HistoryRun]:
     """Runs newest first, in Query pages sized so that the bytes read track what the prompt returns."""
     hi: int | None = None
     now = int(conv.clock())
     tokens = read = 0
     while cap is None or read < cap:
-        limit = history_page_size(budget, tokens, read, None if cap is None else cap - read)
+        limit = history_page_size(budget, tokens, read, None if cap is None else cap - read, prior)
         runs, after = conv.runs.page_runs(
             tenant, thread_id, lo=lo, hi=hi, newest_first=True, limit=limit, now_epoch=now
         )
         for r in runs:
             read += 1
             tokens += r.input_tokens + r.output_tokens + RUN_SEPARATOR_TOKENS
-            yield HistoryRun(r.seq, r.input_tokens, r.output_tokens, load=functools.partial(load_run, conv, r))
+            yield HistoryRun(
+                r.seq,
+                r.input_tokens,
+                r.output_tokens,
+                load=functools.partial(load_run, conv, r),
+                prepare=functools.partial(prepare_run, conv, r),
+            )
         if after is None or after <= lo:
             return
         hi = after - 1

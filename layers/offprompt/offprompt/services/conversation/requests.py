@@ -11,7 +11,7 @@ from offprompt.validation import validate
 
 
 class PromptStackRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
 
     system: str | dict[str, Any] | None = None
     input: str | dict[str, Any] | None = None
@@ -25,7 +25,7 @@ class PromptStackRequest(BaseModel):
 
 
 class ThreadConfigRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
 
     max_runs: int | None = Field(default=None, ge=1, le=100_000)
     memory_type: Literal["buffer", "summary"] | None = None
@@ -39,7 +39,7 @@ M = TypeVar("M", bound=BaseModel)
 class RunsQuery(BaseModel):
     """`GET /threads/{thread_id}/runs` query parameters (and the same fields of a direct `list_runs`)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(defer_build=True, extra="ignore")
 
     limit: int = Field(default=DEFAULT_RUNS_LIMIT, ge=1, le=MAX_LIST_LIMIT)
     cursor: str | None = Field(default=None, max_length=MAX_CURSOR_CHARS)
@@ -49,7 +49,7 @@ class RunsQuery(BaseModel):
 class RunIn(BaseModel):
     """Griptape's Run JSON as a client sends it (artifacts are decoded by the service: `invalid_artifact`)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
 
     type: Literal["Run"] | None = None
     module_name: str | None = None

@@ -9,9 +9,11 @@ import logging
 
 from offprompt.errors import DependencyUnavailable, NotFound
 from offprompt.identifiers import digest
+from offprompt.memory.conversation import PreparedRun
 from offprompt.memory.run import Run
 from offprompt.ports import StoredRun
 from offprompt.services.conversation.context import Conversation
+from offprompt.services.conversation.run_cache import prepare_stored_run
 
 logger = logging.getLogger("offprompt.services.conversation.service")
 
@@ -55,6 +57,11 @@ def run_json(conv: Conversation, stored: StoredRun) -> str:
         return conv.blobs.get(stored.blob_key).decode("utf-8")
     except NotFound:  # deleted under a reader that listed the run first (a concurrent thread delete)
         raise DependencyUnavailable(f"run {stored.seq} is gone (deleted concurrently?); retry") from None
+
+
+def prepare_run(conv: Conversation, stored: StoredRun) -> PreparedRun:
+    """The run decoded with its prompt messages, from the per-process cache (`run_cache`)."""
+    return prepare_stored_run(run_json(conv, stored))
 
 
 def load_run(conv: Conversation, stored: StoredRun) -> Run:

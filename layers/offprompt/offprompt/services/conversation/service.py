@@ -20,10 +20,11 @@ from offprompt.prompt import PromptStack
 from offprompt.services.conversation.add_run import add_run as _add_run
 from offprompt.services.conversation.add_run import prune as _prune
 from offprompt.services.conversation.context import Conversation
+from offprompt.services.conversation.prompt_stack import build_prompt_stack as _build_prompt_stack
 from offprompt.services.conversation.prompt_stack import prompt_stack as _prompt_stack
 from offprompt.services.conversation.prompt_stack import prompt_tokens as _prompt_tokens
 from offprompt.services.conversation.requests import PromptStackRequest, ThreadConfigRequest
-from offprompt.services.conversation.results import AddRunResult, SummarizeResult
+from offprompt.services.conversation.results import AddRunResult, PromptStackResult, SummarizeResult
 from offprompt.services.conversation.summarize import summarize as _summarize
 from offprompt.services.conversation.thread_admin import configure as _configure
 from offprompt.services.conversation.thread_admin import delete_thread as _delete_thread
@@ -40,6 +41,9 @@ class ConversationService(Conversation):
 
     def prompt_stack(self, tenant: str, thread_id: str, request: PromptStackRequest) -> PromptStack:
         return _prompt_stack(self, tenant, thread_id, request)
+
+    def build_prompt_stack(self, tenant: str, thread_id: str, request: PromptStackRequest) -> PromptStackResult:
+        return _build_prompt_stack(self, tenant, thread_id, request)
 
     def prompt_tokens(self, stack: PromptStack, request: PromptStackRequest) -> int:
         return _prompt_tokens(self, stack, request)

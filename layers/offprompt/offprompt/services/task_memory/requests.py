@@ -22,7 +22,7 @@ _M = TypeVar("_M", bound=BaseModel)
 
 
 class _Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
 
 class ActionIn(_Request):
@@ -56,7 +56,7 @@ class SearchRequest(_Request):
 class PageQuery(BaseModel):
     """`limit` and `cursor` of the list routes (query parameters, or the same fields of a direct event)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(defer_build=True, extra="ignore")
 
     limit: int = Field(default=DEFAULT_PAGE_LIMIT, ge=1, le=MAX_PAGE_LIMIT)
     cursor: str | None = Field(default=None, max_length=MAX_CURSOR_CHARS)
