@@ -99,7 +99,8 @@ class TaskMemoryService:
 
     @staticmethod
     def upload_prefix(tenant: str, memory: str) -> str:
-        return f"uploads/{digest(tenant, memory)}/"
+        # Under the tenant's digest first, so an erase finds a tenant's pending uploads by prefix (ADR 0024).
+        return f"uploads/{digest(tenant)}/{digest(tenant, memory)}/"
 
     # ---- uploads -------------------------------------------------------------------------------------
     def create_upload(self, tenant: str, memory: str) -> Upload:
