@@ -14,7 +14,7 @@ class DirectorySink:
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def write(self, name: str, data: bytes, content_type: str) -> None:
+    def write_file(self, name: str, data: bytes, content_type: str) -> None:
         path = self.root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)

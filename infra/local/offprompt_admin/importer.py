@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from offprompt.adapters.tenant_data import S3TenantObjects
+    from offprompt.adapters.tenant_objects import S3TenantObjects
     from offprompt.config import get_settings
     from offprompt.identifiers import check_identifier
     from offprompt.services.tenancy import S3ExportSource, import_tenant

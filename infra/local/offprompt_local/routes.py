@@ -94,6 +94,9 @@ ROUTES: tuple[Route, ...] = (
     Route("DELETE", "/memories/{memory_name}/namespaces/{namespace}", "memories"),
     Route("POST", "/memories/{memory_name}/namespaces/{namespace}/search", "memories"),
     Route("GET", "/memories/{memory_name}/meta", "memories"),
+    # the tenant's own data: export and erase (docs/adr/0024-tenant-export-erase.md)
+    Route("POST", "/export", "tenant"),
+    Route("DELETE", "/tenant", "tenant"),
 )
 
 #: Functions that serve no HTTP route (invoked by DynamoDB Streams, the async path or Step Functions only).

@@ -36,3 +36,7 @@ MAX_PAGE_LIMIT = 1000
 DEFAULT_PAGE_LIMIT = 100
 #: Paging cursors are opaque strings of at most this many characters.
 MAX_CURSOR_CHARS = 4096
+
+# ---- tenant export and erase
+#: Lifetime of the presigned GETs a tenant export hands out (shorter if the signing credentials expire first).
+EXPORT_EXPIRES_IN = 3600

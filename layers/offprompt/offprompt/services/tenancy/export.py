@@ -65,7 +65,7 @@ def export_tenant(
     files: list[dict[str, Any]] = []
 
     def write(name: str, data: bytes, content_type: str) -> None:
-        sink.write(name, data, content_type)
+        sink.write_file(name, data, content_type)
         files.append({"name": name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()})
 
     # DynamoDB: the items of the exported kinds, in (pk, sk) order so two exports of the same data are equal.
@@ -114,7 +114,7 @@ def export_tenant(
         "counts": dict(sorted(counts.items())),
         "files": [{**f, **({"url": url} if (url := sink.url(f["name"])) else {})} for f in files],
     }
-    sink.write(MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1).encode("utf-8"), "application/json")
+    sink.write_file(MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1).encode("utf-8"), "application/json")
     return ExportResult(
         tenant=tenant,
         export_id=export_id,
@@ -134,7 +134,7 @@ class S3ExportSink:
         self.prefix = prefix
         self.expires_in = expires_in
 
-    def write(self, name: str, data: bytes, content_type: str) -> None:
+    def write_file(self, name: str, data: bytes, content_type: str) -> None:
         self.objects.put(self.prefix + name, data, content_type)
 
     def url(self, name: str) -> str | None:

@@ -1,4 +1,7 @@
-"""What tenant export, import and erase need from the stores (adapters: `offprompt.adapters.tenant_data`)."""
+"""What tenant export, import and erase need from the stores.
+
+Adapters: `offprompt.adapters.tenant_items`, `tenant_objects` and `tenant_documents`.
+"""
 
 from __future__ import annotations
 
@@ -55,7 +58,7 @@ class TenantStores:
 class ExportSink(Protocol):
     """Where an export's files go (an S3 prefix, or a local directory for the operator)."""
 
-    def write(self, name: str, data: bytes, content_type: str) -> None: ...
+    def write_file(self, name: str, data: bytes, content_type: str) -> None: ...
 
     def url(self, name: str) -> str | None:
         """A URL a client can GET the file from (presigned), or None for a local directory."""

@@ -10,7 +10,9 @@ from offprompt.services.tenancy.ports import TenantStores
 
 def stores_from_settings(settings: Settings) -> TenantStores:
     from offprompt.adapters.opensearch_client import opensearch_client
-    from offprompt.adapters.tenant_data import DynamoDbTenantItems, OpenSearchTenantDocuments, S3TenantObjects
+    from offprompt.adapters.tenant_documents import OpenSearchTenantDocuments
+    from offprompt.adapters.tenant_items import DynamoDbTenantItems
+    from offprompt.adapters.tenant_objects import S3TenantObjects
 
     url = settings.require("opensearch_url")
     return TenantStores(
