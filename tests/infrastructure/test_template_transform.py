@@ -57,7 +57,8 @@ def test_transform_emits_the_expected_resource_types() -> None:
         "AWS::OpenSearchServerless::SecurityPolicy",
         "AWS::OpenSearchServerless::AccessPolicy",
     } <= types
-    assert len(_functions(cfn)) == 9  # eight endpoints/handlers (cloud_threads: issue 13) + the example tool
+    # nine endpoints/handlers (cloud_threads: issue 13; tenant export/erase: issue 14) + the example tool
+    assert len(_functions(cfn)) == 10
 
 
 def test_every_http_route_requires_the_configured_authorizer() -> None:

@@ -40,6 +40,7 @@ EXERCISED = {
     "MemoriesFunction",
     "ExampleToolFunction",
     "CloudThreadsFunction",
+    "TenantFunction",
 }
 
 
@@ -154,6 +155,24 @@ def test_task_memory_functions(start_text_function: Start, local_aws: dict[str, 
     assert again == {"deleted": False, "namespace": record["namespace"]}, again
     status, body, _ = memories.http(event("memories_get_namespace_http.json"))
     assert status == 404 and body["code"] == "not_found"
+
+
+def test_tenant_function_exports_and_erases(start_text_function: Start, local_aws: dict[str, Any]) -> None:
+    process_output = start_text_function("ProcessOutputFunction")
+    assert process_output.invoke(event("process_output_direct.json"))["value"] == STORED_LINE
+    tenant = start_text_function("TenantFunction")
+    status, exported, _ = tenant.http(event("tenant_export_http.json"))
+    assert status == 200, exported
+    assert exported["counts"]["dynamodb.namespace"] == 1 and exported["counts"]["opensearch"] >= 1, exported
+    assert exported["manifest_url"].startswith("http")
+    assert tenant.invoke(event("tenant_export_direct.json"))["counts"] == exported["counts"]
+    no_confirm = {**event("tenant_erase_http.json"), "body": "{}"}
+    status, refused, _ = tenant.http(no_confirm)
+    assert status == 400 and refused["code"] == "invalid_input", refused
+    status, erased, _ = tenant.http(event("tenant_erase_http.json"))
+    assert status == 200 and erased["verified"] is True and erased["deleted"]["dynamodb"] >= 3, erased
+    again = tenant.invoke(event("tenant_erase_direct.json"))
+    assert again["verified"] and again["deleted"] == {"dynamodb": 0, "opensearch": 0, "s3": 0}, again
 
 
 def test_example_tool_fills_a_presigned_upload(start_function: Start, local_aws: dict[str, Any]) -> None:
