@@ -109,12 +109,16 @@ def service_on(texts: Any, table: str, bucket: str) -> TaskMemoryService:
     return TaskMemoryService(DynamoDbNamespaceStore(table), S3BlobStore(bucket), texts, bucket=bucket)
 
 
-def handlers_using(svc: TaskMemoryService, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
-    """The task-memory handler modules (po, la, mh), each answering with `svc`."""
+def handlers_using(svc: TaskMemoryService, monkeypatch: pytest.MonkeyPatch, table: str) -> SimpleNamespace:
+    """The task-memory handler modules (po, la, mh), each answering with `svc` (idempotency keys in `table`)."""
     import load_artifacts.handler as la
     import memories.handler as mh
     import process_output.handler as po
 
+    from offprompt.adapters.dynamodb_receipts import DynamoDbReceiptStore
+
     for module in (po, la, mh):
         monkeypatch.setattr(module, "service", lambda: svc)
+    receipts = DynamoDbReceiptStore(table)
+    monkeypatch.setattr(po, "receipts", lambda: receipts)
     return SimpleNamespace(po=po, la=la, mh=mh)

@@ -23,12 +23,10 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 from offprompt.config import get_settings
 from offprompt.deadline import deadline_after, invocation_budget
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge, schema_invalid
+from offprompt.limits import MAX_BODY_BYTES
 
 from .errors import METHOD_NOT_ALLOWED, ROUTE_NOT_FOUND, status_for
 from .tenancy import direct_tenant, http_tenant
-
-# Lambda's synchronous payload limit is 6 MB; larger values go through presigned S3 URLs.
-MAX_BODY_BYTES = 6 * 1024 * 1024
 
 RouteRegistrar = Callable[[APIGatewayHttpResolver], None]
 DirectHandler = Callable[[str, dict[str, Any]], Any]

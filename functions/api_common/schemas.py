@@ -97,6 +97,46 @@ class SearchHits(_Open):
     hits: list[dict[str, Any]]
 
 
+class CloudThread(_Open):
+    """A thread as Griptape Cloud's Threads API shows it."""
+
+    thread_id: str
+    name: str
+    alias: str | None
+    metadata: dict[str, Any]
+    created_at: str
+    updated_at: str
+
+
+class Pagination(_Open):
+    page: int
+    page_size: int
+    total_count: int
+    total_pages: int
+
+
+class CloudThreadsPage(_Open):
+    threads: list[CloudThread]
+    pagination: Pagination
+
+
+class CloudMessage(_Open):
+    """A run as a Griptape Cloud message: `input`/`output` are the artifacts' JSON as strings."""
+
+    message_id: str
+    thread_id: str
+    index: int
+    input: str
+    output: str
+    metadata: dict[str, Any]
+    created_at: str
+
+
+class CloudMessagesPage(_Open):
+    messages: list[CloudMessage]
+    pagination: Pagination
+
+
 def json_content(model: type[BaseModel], description: str, **extra: Any) -> Any:  # an OpenAPIResponse
     return {"description": description, "content": {"application/json": {"model": model}}, **extra}
 

@@ -1,5 +1,5 @@
 """cloud-threads: Griptape Cloud's Threads API under `/api`, so `GriptapeCloudConversationMemoryDriver(base_url=...)`
-works unchanged (docs/adr/0012-griptape-threads-api.md).
+works unchanged (docs/adr/0012-griptape-threads-api.md). Use case: `offprompt.services.conversation.cloud_threads`.
 
 - `POST /api/threads` `{name, alias?, metadata?}` → 201 the thread
 - `GET /api/threads?alias=` → `{"threads": [...], "pagination": {...}}`
@@ -7,51 +7,84 @@ works unchanged (docs/adr/0012-griptape-threads-api.md).
 - `PATCH /api/threads/{thread_id}` `{messages?, name?, metadata?, ...meta}` → the thread (messages: a diff by run id)
 - `DELETE /api/threads/{thread_id}` → 204 (idempotent; the alias is released)
 - `GET /api/threads/{thread_id}/messages?page=&page_size=` → `{"messages": [...], "pagination": {...}}`
+
+HTTP only (no direct invocation: Step Functions use the native routes). Bodies and query parameters are
+validated by their models like every other route: 422 `schema_invalid` for what does not fit them.
 """
 
 from http import HTTPStatus
-from typing import Any
+from typing import Annotated, Any
 
-from api_common.entry import current_tenant, json_body, json_response, make_handler, path_param
-from api_common.powertools import APIGatewayHttpResolver, Response
-from offprompt.services.conversation import default_cloud_threads
+from api_common.entry import current_tenant, json_response, make_handler, path_param
+from api_common.errors import error_responses
+from api_common.powertools import APIGatewayHttpResolver, Body, Path, Query, Response
+from api_common.schemas import NO_CONTENT, CloudMessagesPage, CloudThread, CloudThreadsPage, json_content
+from offprompt.limits import DEFAULT_CLOUD_PAGE_SIZE, IDENTIFIER_MAX_CHARS, MAX_CLOUD_PAGE_SIZE
+from offprompt.services.conversation import CloudThreadIn, CloudThreadPatch, default_cloud_threads
 
 
 def register(app: APIGatewayHttpResolver) -> None:
-    def query() -> dict[str, str]:
-        return dict(app.current_event.query_string_parameters or {})
-
-    @app.post("/api/threads")
-    def create_thread() -> Response[Any]:
+    @app.post(
+        "/api/threads",
+        summary="Create a thread (Griptape Cloud Threads API)",
+        responses={201: json_content(CloudThread, "The thread"), **error_responses()},
+    )
+    def create_thread(body: Annotated[CloudThreadIn, Body()]) -> Response[Any]:
         tenant = current_tenant(app)
-        return json_response(default_cloud_threads().create(tenant, json_body(app)), HTTPStatus.CREATED)
+        thread = default_cloud_threads().create(tenant, body.model_dump(exclude_unset=True))
+        return json_response(thread, HTTPStatus.CREATED)
 
-    @app.get("/api/threads")
-    def find_threads() -> Response[Any]:
-        return json_response(default_cloud_threads().find(current_tenant(app), query()))
+    @app.get(
+        "/api/threads",
+        summary="Find the thread with an alias (Griptape Cloud Threads API)",
+        responses={200: json_content(CloudThreadsPage, "The thread with that alias, or none"), **error_responses()},
+    )
+    def find_threads(alias: Annotated[str, Query(min_length=1, max_length=IDENTIFIER_MAX_CHARS)]) -> Response[Any]:
+        return json_response(default_cloud_threads().find(current_tenant(app), {"alias": alias}))
 
-    @app.get("/api/threads/<thread_id>")
-    def get_thread(thread_id: str) -> Response[Any]:
+    @app.get(
+        "/api/threads/<thread_id>",
+        summary="A thread (Griptape Cloud Threads API)",
+        responses={200: json_content(CloudThread, "The thread"), **error_responses()},
+    )
+    def get_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
         tenant = current_tenant(app)
         return json_response(default_cloud_threads().get(tenant, path_param(app, "thread_id", thread_id)))
 
-    @app.patch("/api/threads/<thread_id>")
-    def patch_thread(thread_id: str) -> Response[Any]:
+    @app.patch(
+        "/api/threads/<thread_id>",
+        summary="Update a thread: its messages (a diff by run id), name, metadata (Griptape Cloud Threads API)",
+        responses={200: json_content(CloudThread, "The thread"), **error_responses()},
+    )
+    def patch_thread(thread_id: Annotated[str, Path()], body: Annotated[CloudThreadPatch, Body()]) -> Response[Any]:
         tenant = current_tenant(app)
         thread = path_param(app, "thread_id", thread_id)
-        return json_response(default_cloud_threads().patch(tenant, thread, json_body(app)))
+        return json_response(default_cloud_threads().patch(tenant, thread, body.model_dump(exclude_unset=True)))
 
-    @app.delete("/api/threads/<thread_id>")
-    def delete_thread(thread_id: str) -> Response[Any]:
+    @app.delete(
+        "/api/threads/<thread_id>",
+        summary="Delete a thread and release its alias (idempotent; Griptape Cloud Threads API)",
+        responses={204: NO_CONTENT, **error_responses()},
+    )
+    def delete_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
         tenant = current_tenant(app)
         default_cloud_threads().delete(tenant, path_param(app, "thread_id", thread_id))
         return Response(status_code=HTTPStatus.NO_CONTENT, body="")
 
-    @app.get("/api/threads/<thread_id>/messages")
-    def get_messages(thread_id: str) -> Response[Any]:
+    @app.get(
+        "/api/threads/<thread_id>/messages",
+        summary="A page of a thread's messages, oldest first (Griptape Cloud Threads API)",
+        responses={200: json_content(CloudMessagesPage, "Messages, oldest first"), **error_responses()},
+    )
+    def get_messages(
+        thread_id: Annotated[str, Path()],
+        page: Annotated[int, Query(ge=1)] = 1,
+        page_size: Annotated[int, Query(ge=1, le=MAX_CLOUD_PAGE_SIZE)] = DEFAULT_CLOUD_PAGE_SIZE,
+    ) -> Response[Any]:
         tenant = current_tenant(app)
         thread = path_param(app, "thread_id", thread_id)
-        return json_response(default_cloud_threads().messages(tenant, thread, query()))
+        query = {"page": str(page), "page_size": str(page_size)}
+        return json_response(default_cloud_threads().messages(tenant, thread, query))
 
 
 lambda_handler = make_handler(register)

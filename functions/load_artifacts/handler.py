@@ -28,16 +28,13 @@ from api_common.entry import current_tenant, direct_field, json_response, make_h
 from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Path, Response
 from api_common.schemas import Download, LoadedNamespace, json_content
+from offprompt.limits import DIRECT_MAX_INLINE_BYTES
 from offprompt.services.task_memory import (
     MAX_INLINE_RESPONSE_BYTES,
     LoadedArtifacts,
     default_service,
     parse_request,
 )
-
-# A Step Functions state (input or output) is capped at 256 KB: keep the inline answer well below it.
-DIRECT_MAX_INLINE_BYTES = 200 * 1024
-
 
 # Looked up at call time, so tests can substitute a service built on their own adapters.
 service = default_service

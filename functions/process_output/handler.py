@@ -5,6 +5,8 @@ Routes:
   the artifact to give the model (the InfoArtifact reference, "tool output is empty", or the output itself).
 - `POST /memories/{memory_name}/uploads` → `{upload_id, url, expires_in, headers, s3_uri}`: a presigned S3 PUT
   for values too large for a request body, then referenced by `value_from`.
+An optional `idempotency_key` makes retries safe (same key + same request = the first answer, nothing stored
+again; use case `offprompt.services.task_memory.idempotent_output`, ADR 0026).
 Direct events: the same fields plus `tenant`, `memory_name` and `action` ("process_output" | "create_upload").
 """
 
@@ -17,32 +19,47 @@ from api_common.powertools import APIGatewayHttpResolver, Body, Path, Response
 from api_common.schemas import ArtifactJSON, Upload, json_content
 from offprompt.errors import Conflict, InvalidInput
 from offprompt.services.task_memory import (
+    OnceResult,
     OutputRequest,
     ProcessResult,
     StorageKindConflict,
+    default_receipts,
     default_service,
     parse_request,
+    process_once,
 )
 
-# Looked up at call time, so tests can substitute a service built on their own adapters.
+# Looked up at call time, so tests can substitute a service (and receipts) built on their own adapters.
 service = default_service
+receipts = default_receipts
 
 
-def process(tenant: str, memory: str, request: OutputRequest) -> ProcessResult:
-    return service().process_output(
-        tenant,
-        memory,
-        tool=request.tool,
-        activity=request.activity,
-        artifact=request.artifact,
-        actions=[a.to_action() for a in request.actions],
-        thought=request.thought,
-        value_from=request.value_from,
-    )
+def process(tenant: str, memory: str, request: OutputRequest) -> OnceResult:
+    def run() -> ProcessResult:
+        return service().process_output(
+            tenant,
+            memory,
+            tool=request.tool,
+            activity=request.activity,
+            artifact=request.artifact,
+            actions=[a.to_action() for a in request.actions],
+            thought=request.thought,
+            value_from=request.value_from,
+        )
+
+    if request.idempotency_key is None:
+        return OnceResult(run(), replayed=False)
+    return process_once(receipts(), tenant, memory, request, run)
 
 
 def register(app: APIGatewayHttpResolver) -> None:
-    stored = {"X-Offprompt-Stored": {"description": "whether the output was stored", "schema": {"type": "string"}}}
+    stored = {
+        "X-Offprompt-Stored": {"description": "whether the output was stored", "schema": {"type": "string"}},
+        "X-Offprompt-Replayed": {
+            "description": "true when an idempotency_key retry got the first request's answer (nothing stored again)",
+            "schema": {"type": "string"},
+        },
+    }
 
     @app.post(
         "/memories/<memory_name>/outputs",
@@ -54,12 +71,15 @@ def register(app: APIGatewayHttpResolver) -> None:
     )
     def post_output(memory_name: Annotated[str, Path()], request: Annotated[OutputRequest, Body()]) -> Response[Any]:
         memory = path_param(app, "memory_name", memory_name)
-        result = process(current_tenant(app), memory, request)
+        once = process(current_tenant(app), memory, request)
         return Response(
             status_code=HTTPStatus.OK,
             content_type="application/json",
-            body=result.artifact.to_json(),
-            headers={"X-Offprompt-Stored": "true" if result.stored else "false"},
+            body=once.result.artifact.to_json(),
+            headers={
+                "X-Offprompt-Stored": "true" if once.result.stored else "false",
+                "X-Offprompt-Replayed": "true" if once.replayed else "false",
+            },
         )
 
     @app.post(
@@ -82,7 +102,7 @@ def direct(tenant: str, event: dict[str, Any]) -> Any:
         raise InvalidInput('action must be "process_output" or "create_upload"')
     fields = {k: v for k, v in event.items() if k not in ("tenant", "memory_name", "action")}
     try:
-        return process(tenant, memory, parse_request(OutputRequest, fields)).artifact.to_dict()
+        return process(tenant, memory, parse_request(OutputRequest, fields)).result.artifact.to_dict()
     except StorageKindConflict as exc:
         # Step Functions matches on the error's class name: a plain Conflict, carrying Griptape's ErrorArtifact.
         raise Conflict(exc.message, details={**exc.details, "artifact": exc.artifact.to_dict()}) from None

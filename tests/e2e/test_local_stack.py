@@ -20,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
@@ -306,20 +307,25 @@ def test_knn_and_hybrid_search_by_meaning(stack: RunningStack, alice: OffpromptC
     assert alice.search(memory, namespace, "car", mode="bm25")["hits"] == []
 
 
-def test_blob_upload_and_large_load_via_303(alice: OffpromptClient) -> None:
+def test_blob_upload_and_large_load_via_blob_downloads(alice: OffpromptClient) -> None:
     memory = uid("Blobs")
     small = bytes(range(256)) * 4
     reference = alice.process_upload(memory, "Camera", "shoot", small, artifact={"type": "BlobArtifact", "name": "pic"})
     assert isinstance(reference, InfoArtifact) and '"pic"' in reference.value
     assert alice.load_artifacts(memory, "pic")[0].value == small
 
-    # A namespace whose ListArtifact JSON is past Lambda's response limit comes back as 303 + presigned GET.
+    # A blob namespace whose ListArtifact JSON is past Lambda's response limit: 200 BlobDownloads, a presigned GET
+    # of each stored object (nothing rebuilt; the client fetches them and rebuilds the ListArtifact).
     big = random.Random(5).randbytes(4_500_000)
     alice.process_upload(memory, "Camera", "shoot", big, artifact={"type": "BlobArtifact", "name": "big"})
     path = f"/memories/{memory}/namespaces/big/artifacts"
     response = alice.request("GET", path)
-    assert response.status == 303
-    assert response.headers["location"] == response.json()["download_url"]
+    assert response.status == 200
+    listing = response.json()
+    assert listing["type"] == "BlobDownloads" and listing["size"] == len(big)
+    [entry] = listing["artifacts"]
+    assert entry["size"] == len(big) and "value" not in entry["artifact"]
+    assert urllib.request.urlopen(entry["download_url"], timeout=30).read() == big
     loaded = alice.load_artifacts(memory, "big")
     assert isinstance(loaded[0], BlobArtifact) and loaded[0].value == big
     raw = alice.load_artifacts(memory, "big", raw=True)
@@ -418,10 +424,17 @@ def test_summary_memory_is_summarized_locally(stack: RunningStack, alice: Offpro
 # ---------------------------------------------------------------------------------------- the gateway
 
 
-def test_unknown_route_is_404(alice: OffpromptClient) -> None:
-    for method, path in [("GET", "/nope"), ("PATCH", "/threads/t"), ("POST", "/memories/m/namespaces")]:
+def test_unknown_route_is_404_and_a_known_path_with_another_method_405(alice: OffpromptClient) -> None:
+    for method, path in [("GET", "/nope"), ("POST", "/threads"), ("GET", "/memories/m")]:
         with raises(404, "route_not_found"):
             alice.request(method, path)
+    for method, path, allow in [("PATCH", "/threads/t", "DELETE, GET, PUT"), ("POST", "/memories/m/namespaces", "GET")]:
+        with raises(405, "method_not_allowed"):
+            alice.request(method, path)
+        request = urllib.request.Request(alice.base_url + path, method=method, headers=dict(alice.headers))
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(request, timeout=30)
+        assert caught.value.code == 405 and caught.value.headers["Allow"] == allow
 
 
 def test_body_over_10_mb_is_413(alice: OffpromptClient) -> None:

@@ -91,6 +91,12 @@ def test_tool_flow_keeps_only_references_in_the_state(opensearch_url: str, monke
         assert set(output["loaded"]) == {"download_url", "expires_in", "size"}  # a reference, not the page
         assert output["loaded"]["size"] > 5_000_000
         assert output["run_seq"] == 1
+        # StoreOutput passed the execution's name as its idempotency key: one completed receipt per execution.
+        table = deployed.outputs["TableName"]
+        receipts = [
+            i for i in boto3.client("dynamodb").scan(TableName=table)["Items"] if i["pk"]["S"].startswith("RECEIPT#")
+        ]
+        assert len(receipts) == 1 and receipts[0]["pk"]["S"].endswith("/StoreOutput") and "result_json" in receipts[0]
 
         small = {**start, "namespace": "note", "size_bytes": 20_000}
         output, _ = _run(sfn, machine, small)

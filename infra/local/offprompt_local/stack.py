@@ -521,13 +521,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say("stopped")
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 def _stop_quietly(what: str, stop: Callable[[], object]) -> None:
     """Shutdown goes on when one part fails to stop; the failure is one log line."""
     try:
         stop()
     except Exception as exc:
         print(f"[stack] stopping {what} failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

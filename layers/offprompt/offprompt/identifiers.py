@@ -13,9 +13,8 @@ import json
 import unicodedata
 
 from offprompt.errors import InvalidInput
-
-MAX_CHARS = 256
-MAX_UTF8_BYTES = 512
+from offprompt.limits import IDENTIFIER_MAX_CHARS as MAX_CHARS
+from offprompt.limits import IDENTIFIER_MAX_UTF8_BYTES as MAX_UTF8_BYTES
 
 
 def check_identifier(kind: str, value: object) -> str:
@@ -45,3 +44,9 @@ def key(*parts: str | int) -> str:
 def digest(*parts: str | int) -> str:
     """A stable hex digest of an identifier tuple (for S3 keys and OpenSearch document ids)."""
     return hashlib.sha256(json.dumps(list(parts), ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def canonical_hash(payload: object) -> str:
+    """SHA-256 of `payload` as canonical JSON (sorted keys, no whitespace): a request as its sender meant it."""
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

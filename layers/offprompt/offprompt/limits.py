@@ -4,6 +4,21 @@ A limit a client can hit is checked once, before anything is written; adapters k
 guard for callers that bypass the service, with the same number.
 """
 
+# ---- identifiers (tenant, thread, run, memory, namespace, alias): offprompt.identifiers checks them
+IDENTIFIER_MAX_CHARS = 256
+IDENTIFIER_MAX_UTF8_BYTES = 512
+
+# ---- request bodies and artifacts
+#: Lambda's synchronous payload limit is 6 MB; larger values go through presigned S3 URLs.
+MAX_BODY_BYTES = 6 * 1024 * 1024
+#: Deeper artifact nesting than this in a wire payload is refused (it would otherwise end in a RecursionError).
+MAX_ARTIFACT_NESTING = 32
+#: JSON containers (objects/arrays, e.g. in `meta` or a JsonArtifact value) nested deeper are refused: writing
+#: them back (`to_dict`/`json.dumps`) recurses once per level.
+MAX_JSON_DEPTH = 256
+#: Tool and activity names of a stored output, model names of a prompt-stack request.
+MAX_NAME_CHARS = 256
+
 #: The most hits a search request may ask for.
 MAX_TOP_K = 100
 #: How deep the service may search internally to skip documents of stores that never committed
@@ -22,6 +37,8 @@ UPLOAD_EXPIRES_IN = 900
 DOWNLOAD_EXPIRES_IN = 900
 # A ListArtifact JSON larger than this is handed out as a presigned S3 GET (Lambda responses are capped at 6 MB).
 MAX_INLINE_RESPONSE_BYTES = 5 * 1024 * 1024
+# ... and for direct invocations: a Step Functions state (input or output) is capped at 256 KB.
+DIRECT_MAX_INLINE_BYTES = 200 * 1024
 SEARCH_MODES = ("bm25", "knn", "hybrid")
 # A stored output's thought and actions (JSON) together, in UTF-8 bytes: they are kept in the namespace record
 # and the meta entry, DynamoDB items of at most 400 KB each.
@@ -36,6 +53,16 @@ MAX_PAGE_LIMIT = 1000
 DEFAULT_PAGE_LIMIT = 100
 #: Paging cursors are opaque strings of at most this many characters.
 MAX_CURSOR_CHARS = 4096
+
+# ---- Griptape Cloud's Threads API (`/api/threads`)
+#: Messages on one page of `GET /api/threads/{id}/messages`; Griptape's driver asks for no page and gets this many.
+MAX_CLOUD_PAGE_SIZE = 1000
+DEFAULT_CLOUD_PAGE_SIZE = 1000
+#: A thread's metadata (JSON, UTF-8 bytes), kept in the thread item.
+MAX_THREAD_METADATA_BYTES = 64_000
+MAX_THREAD_NAME_CHARS = 1024
+#: Messages in one PATCH (Griptape sends the whole, already trimmed, list).
+MAX_PATCH_MESSAGES = 10_000
 
 # ---- tenant export and erase
 #: Lifetime of the presigned GETs a tenant export hands out (shorter if the signing credentials expire first).

@@ -339,3 +339,31 @@ class StorageKindTaken(Exception):
     def __init__(self, kind: str | None) -> None:
         super().__init__(f"namespace holds {kind} artifacts")
         self.kind = kind
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """What an idempotency key has bought: a request (by hash) in progress until `lease_until`, or completed
+    with its answer (`result_json`)."""
+
+    request_hash: str
+    completed: bool
+    lease_until: int  # epoch seconds; an unfinished claim past it may be taken over
+    result_json: str | None = None
+
+
+class ReceiptStore(Protocol):
+    """Idempotency keys of process-output (ADR 0026), one item per (tenant, memory, key)."""
+
+    def claim(
+        self, tenant: str, memory: str, key: str, request_hash: str, claim_id: str, now: int, lease_until: int
+    ) -> Receipt | None:
+        """Claim the key for this request; None when claimed, else the receipt that holds it (a live claim or
+        a completed request)."""
+        ...
+
+    def complete(self, tenant: str, memory: str, key: str, result_json: str, expires_at: int) -> None: ...
+
+    def release(self, tenant: str, memory: str, key: str, claim_id: str) -> None:
+        """Drop this request's unfinished claim (it failed, or stored nothing): a retry runs afresh."""
+        ...

@@ -201,13 +201,14 @@ def test_patch_cost_is_flat_in_thread_length(cloud: Cloud) -> None:
 @pytest.mark.parametrize(
     ("body", "status", "code"),
     [
-        ({"messages": {"not": "a list"}}, 400, "invalid_input"),
-        ({"messages": ["text"]}, 400, "invalid_input"),
+        # what does not fit the body's schema: 422, as on every other route (ADR 0017)
+        ({"messages": {"not": "a list"}}, 422, "schema_invalid"),
+        ({"messages": ["text"]}, 422, "schema_invalid"),
         ({"messages": [message(1), message(1)]}, 400, "invalid_input"),
         ({"messages": [{"input": 1, "output": "x", "metadata": {"run_id": "r"}}]}, 400, "invalid_input"),
-        ({"metadata": "not an object"}, 400, "invalid_input"),
+        ({"metadata": "not an object"}, 422, "schema_invalid"),
         ({"alias": "another"}, 400, "invalid_input"),
-        ([1, 2], 400, "invalid_input"),
+        ([1, 2], 422, "schema_invalid"),
     ],
 )
 def test_patch_rejects_bad_input(cloud: Cloud, body: Any, status: int, code: str) -> None:
@@ -221,14 +222,16 @@ def test_errors(cloud: Cloud) -> None:
     assert cloud.patch("no-such-thread", {"messages": []})[0] == 404
     assert cloud.messages("no-such-thread")[0] == 404
     assert cloud.get("no-such-thread")[0] == 404
-    status, error = cloud.call("GET", "/api/threads")
+    status, error = cloud.call("GET", "/api/threads")  # ?alias= is required
+    assert status == 422 and error["code"] == "schema_invalid"
+    status, error = cloud.create({}, raw="{not json")
     assert status == 400 and error["code"] == "invalid_input"
-    assert cloud.create({}, raw="{not json")[0] == 400
-    assert cloud.create({"name": 5})[0] == 400
+    status, error = cloud.create({"name": 5})
+    assert status == 422 and error["code"] == "schema_invalid"
     thread = new_thread(cloud)
-    assert cloud.messages(thread, query={"page_size": "0"})[0] == 400
-    assert cloud.messages(thread, query={"page": "x"})[0] == 400
-    assert cloud.messages(thread, query={"page_size": "1001"})[0] == 400
+    for query in ({"page_size": "0"}, {"page": "x"}, {"page_size": "1001"}):
+        status, error = cloud.messages(thread, query=query)
+        assert status == 422 and error["code"] == "schema_invalid", query
 
 
 def test_delete_releases_the_alias_and_is_idempotent(cloud: Cloud, api: Api) -> None:

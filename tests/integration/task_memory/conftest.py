@@ -30,4 +30,4 @@ def svc(aws: None, texts: Any) -> TaskMemoryService:
 
 @pytest.fixture
 def handlers(svc: TaskMemoryService, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
-    return handlers_using(svc, monkeypatch)
+    return handlers_using(svc, monkeypatch, TABLE)

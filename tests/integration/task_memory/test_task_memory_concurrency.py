@@ -56,3 +56,48 @@ def test_concurrent_appends_never_collide(svc_over_http: TaskMemoryService) -> N
     for i in range(8):  # each batch contiguous and in order
         k = names.index(f"w{i}-0")
         assert names[k : k + 3] == [f"w{i}-0", f"w{i}-1", f"w{i}-2"]
+
+
+def test_concurrent_retries_under_one_idempotency_key_store_once(svc_over_http: TaskMemoryService) -> None:
+    """20 copies of one request with one `idempotency_key`, at once (ADR 0026): exactly one store; every other
+    copy gets the first answer or a 409 "in progress" (never a second batch)."""
+    from offprompt.adapters.dynamodb_receipts import DynamoDbReceiptStore
+    from offprompt.errors import Conflict
+    from offprompt.services.task_memory import OutputRequest, process_once
+
+    svc = svc_over_http
+    receipts = DynamoDbReceiptStore(TABLE)
+    request = OutputRequest.model_validate(
+        {
+            "tool": "Camera",
+            "activity": "shoot",
+            "artifact": {"type": "BlobArtifact", "name": "once", "value": "AAEC"},
+            "idempotency_key": "step-7",
+        }
+    )
+    outcomes: list[str] = []
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(20)
+
+    def worker() -> None:
+        barrier.wait()
+        try:
+            once = process_once(
+                receipts, "t1", "TaskMemory", request, lambda: store(svc, BlobArtifact(b"\x00\x01\x02", name="once"))
+            )
+            outcomes.append("replayed" if once.replayed else "stored")
+        except Conflict as exc:
+            outcomes.append("in progress" if "in progress" in exc.message else exc.message)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker) for _ in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert outcomes.count("stored") == 1 and set(outcomes) <= {"stored", "replayed", "in progress"}, outcomes
+    assert len(loaded(svc, "once")) == 1
+    again = process_once(receipts, "t1", "TaskMemory", request, lambda: store(svc, BlobArtifact(b"x", name="once")))
+    assert again.replayed and len(loaded(svc, "once")) == 1

@@ -31,4 +31,4 @@ def svc(aws: None, texts: InMemoryTextStore) -> TaskMemoryService:
 
 @pytest.fixture
 def handlers(svc: TaskMemoryService, monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
-    return handlers_using(svc, monkeypatch)
+    return handlers_using(svc, monkeypatch, TABLE)

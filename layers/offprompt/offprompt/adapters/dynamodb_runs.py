@@ -100,6 +100,12 @@ class DynamoDbRunStore:
         return _thread_state(tenant, thread_id, item) if item and "deleting" not in item else None
 
     def configure(self, tenant: str, thread_id: str, changes: dict[str, object], now: str) -> ThreadState:
+        return self._upsert_thread(tenant, thread_id, now, {k: changes[k] for k in _CONFIG_FIELDS if k in changes})
+
+    def _upsert_thread(self, tenant: str, thread_id: str, now: str, fields: dict[str, object]) -> ThreadState:
+        """Create or update the thread item (never one a delete has marked): its bookkeeping attributes are
+        initialised once, a new generation only on creation; each field is SET (string or number) or, when
+        None, REMOVEd."""
         sets = [
             "created_at = if_not_exists(created_at, :now)",
             "updated_at = :now",
@@ -119,11 +125,8 @@ class DynamoDbRunStore:
             ":thread": {"S": thread_id},
             ":gen": {"S": uuid.uuid4().hex},
         }
-        for name in _CONFIG_FIELDS:
-            if name not in changes:
-                continue
+        for name, value in fields.items():
             names[f"#{name}"] = name
-            value = changes[name]
             if value is None:
                 removes.append(f"#{name}")
             else:
@@ -338,40 +341,7 @@ class DynamoDbRunStore:
         return int(item["seq"]["N"]) if item else None
 
     def set_thread_fields(self, tenant: str, thread_id: str, fields: dict[str, str], now: str) -> ThreadState:
-        sets = [
-            "created_at = if_not_exists(created_at, :now)",
-            "updated_at = :now",
-            "tenant = :tenant",
-            "thread_id = :thread",
-            "next_seq = if_not_exists(next_seq, :zero)",
-            "summary_version = if_not_exists(summary_version, :zero)",
-            "summary_through_seq = if_not_exists(summary_through_seq, :zero)",
-            "#gen = if_not_exists(#gen, :gen)",
-        ]
-        names: dict[str, str] = {"#gen": "generation", "#deleting": "deleting"}
-        values: dict[str, Any] = {
-            ":now": {"S": now},
-            ":zero": {"N": "0"},
-            ":tenant": {"S": tenant},
-            ":thread": {"S": thread_id},
-            ":gen": {"S": uuid.uuid4().hex},
-        }
-        for name in _THREAD_TEXT_FIELDS:
-            if name in fields:
-                names[f"#{name}"] = name
-                sets.append(f"#{name} = :{name}")
-                values[f":{name}"] = {"S": fields[name]}
-        params: dict[str, Any] = {
-            "TableName": self.table_name,
-            "Key": _key(thread_pk(tenant, thread_id), THREAD_SK),
-            "UpdateExpression": "SET " + ", ".join(sets),
-            "ConditionExpression": "attribute_not_exists(#deleting)",
-            "ExpressionAttributeNames": names,
-            "ExpressionAttributeValues": values,
-            "ReturnValues": "ALL_NEW",
-        }
-        out = self._call("update_item", refuse_when_deleting=True, **params)
-        return _thread_state(tenant, thread_id, out["Attributes"])
+        return self._upsert_thread(tenant, thread_id, now, {k: fields[k] for k in _THREAD_TEXT_FIELDS if k in fields})
 
     def claim_alias(self, tenant: str, alias: str, thread_id: str, *, replace: str | None = None) -> bool:
         params: dict[str, Any] = {

@@ -19,14 +19,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from pydantic._internal._model_construction import ModelMetaclass
 
 from offprompt.errors import ArtifactError
+from offprompt.limits import MAX_ARTIFACT_NESTING as MAX_NESTING
+from offprompt.limits import MAX_JSON_DEPTH
 
 from .reference import Reference
-
-# Deeper nesting than this in a wire payload is refused (it would otherwise end in a RecursionError).
-MAX_NESTING = 32
-# JSON containers (objects/arrays, e.g. in `meta` or a JsonArtifact value) nested deeper are refused:
-# writing them back (`to_dict`/`json.dumps`) recurses once per level.
-MAX_JSON_DEPTH = 256
 
 _REGISTRY: dict[str, type[BaseArtifact]] = {}
 

@@ -10,7 +10,7 @@ HTTP-free; takes ports (RunStore, BlobStore, Tokenizer, Summarizer). See docs/ad
 - `wiring`: the service built from settings (`default_service`) and the local stack's summarizer hook.
 """
 
-from offprompt.services.conversation.cloud_threads import CloudThreadsService
+from offprompt.services.conversation.cloud_threads import CloudThreadIn, CloudThreadPatch, CloudThreadsService
 from offprompt.services.conversation.requests import (
     PromptStackRequest,
     RunIn,
@@ -42,6 +42,8 @@ __all__ = [
     "PRUNE_BATCH",
     "PRUNE_SLACK",
     "AddRunResult",
+    "CloudThreadIn",
+    "CloudThreadPatch",
     "CloudThreadsService",
     "ConversationService",
     "PromptStackRequest",

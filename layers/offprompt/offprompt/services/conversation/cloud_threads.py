@@ -25,20 +25,44 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from offprompt.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
 from offprompt.identifiers import check_identifier
+from offprompt.limits import DEFAULT_CLOUD_PAGE_SIZE as DEFAULT_PAGE_SIZE
+from offprompt.limits import MAX_CLOUD_PAGE_SIZE as MAX_PAGE_SIZE
+from offprompt.limits import MAX_PATCH_MESSAGES as MAX_MESSAGES
+from offprompt.limits import MAX_THREAD_METADATA_BYTES as MAX_METADATA_BYTES
+from offprompt.limits import MAX_THREAD_NAME_CHARS as MAX_NAME_CHARS
 from offprompt.ports import StoredRun, ThreadDeleting, ThreadState
 from offprompt.services.conversation.errors import ThreadDeleted
 from offprompt.services.conversation.service import ConversationService, _now_iso
 
-MAX_PAGE_SIZE = 1000
-DEFAULT_PAGE_SIZE = 1000  # Griptape's driver asks for no page: it gets up to this many, oldest first
-MAX_METADATA_BYTES = 64_000
-MAX_NAME_CHARS = 1024
-MAX_MESSAGES = 10_000
 # Keys of a PATCH body that are not the memory's meta.
 _BODY_FIELDS = ("messages", "name", "alias", "metadata")
 _TEXT_ARTIFACT = "TextArtifact"
+
+
+class CloudThreadIn(BaseModel):
+    """`POST /api/threads` body (Griptape's driver sends `{name, alias}`); other keys are ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
+    alias: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class CloudThreadPatch(BaseModel):
+    """`PATCH /api/threads/{id}` body: the whole message list (a diff is derived), name, metadata; any other
+    top-level key is the memory's meta (Griptape's driver merges it there) and becomes the thread's metadata."""
+
+    model_config = ConfigDict(extra="allow")
+
+    messages: list[dict[str, Any]] | None = Field(default=None, max_length=MAX_MESSAGES)
+    name: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
+    alias: str | None = None
+    metadata: dict[str, Any] | None = None
 
 
 class CloudThreadsService:

@@ -6,7 +6,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_CURSOR_CHARS, MAX_LIST_LIMIT
+from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_CURSOR_CHARS, MAX_LIST_LIMIT, MAX_NAME_CHARS
 from offprompt.validation import validate
 
 
@@ -20,7 +20,7 @@ class PromptStackRequest(BaseModel):
     memory_index: int | None = Field(default=None, ge=0)
     # Count as Griptape would for this model (e.g. "gpt-4o" → o200k_base, "anthropic.claude-3-5-sonnet..." →
     # ceil(chars / 4)), or with this tokenizer: "cl100k_base", "o200k_base", "chars_per_token:N" (ADR 0013).
-    model: str | None = Field(default=None, min_length=1, max_length=256)
+    model: str | None = Field(default=None, min_length=1, max_length=MAX_NAME_CHARS)
     tokenizer: str | None = Field(default=None, min_length=1, max_length=64)
 
 

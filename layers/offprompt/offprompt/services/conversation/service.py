@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from offprompt.artifacts import BaseArtifact
 from offprompt.errors import Conflict, DependencyUnavailable, InvalidInput, NotFound, PayloadTooLarge
-from offprompt.identifiers import check_identifier, digest
+from offprompt.identifiers import canonical_hash, check_identifier, digest
 from offprompt.limits import MAX_LIST_LIMIT
 from offprompt.memory.conversation import (
     HistoryRun,
@@ -84,8 +84,7 @@ def history_page_size(budget: int | None, tokens_read: int, runs_read: int, cap_
 
 def request_hash(payload: Any) -> str:
     """SHA-256 of the request as sent, in canonical JSON (sorted keys, no whitespace)."""
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return canonical_hash(payload)
 
 
 def _now_iso(epoch: float) -> str:

@@ -23,12 +23,14 @@ from offprompt.limits import (
 )
 from offprompt.services.task_memory.artifact_json import envelope_json, list_artifact_json
 from offprompt.services.task_memory.errors import NotTextNamespace, StorageKindConflict, UploadError
+from offprompt.services.task_memory.idempotent_output import OnceResult, process_once
 from offprompt.services.task_memory.requests import ActionIn, OutputRequest, PageQuery, SearchRequest, parse_request
 from offprompt.services.task_memory.responses import hit_to_dict, record_to_dict
 from offprompt.services.task_memory.results import BLOB_DOWNLOADS, BlobDownload, LoadedArtifacts, ProcessResult, Upload
 from offprompt.services.task_memory.service import TaskMemoryService
 from offprompt.services.task_memory.wiring import (
     LazyTextStore,
+    default_receipts,
     default_service,
     service_from_settings,
     set_embedder_override,
@@ -50,6 +52,7 @@ __all__ = [
     "LazyTextStore",
     "LoadedArtifacts",
     "NotTextNamespace",
+    "OnceResult",
     "OutputRequest",
     "PageQuery",
     "ProcessResult",
@@ -59,11 +62,13 @@ __all__ = [
     "TaskMemoryService",
     "Upload",
     "UploadError",
+    "default_receipts",
     "default_service",
     "envelope_json",
     "hit_to_dict",
     "list_artifact_json",
     "parse_request",
+    "process_once",
     "record_to_dict",
     "service_from_settings",
     "set_embedder_override",

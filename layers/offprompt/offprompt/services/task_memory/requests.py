@@ -7,7 +7,15 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from offprompt.artifacts.action import ToolAction
-from offprompt.limits import DEFAULT_PAGE_LIMIT, MAX_CURSOR_CHARS, MAX_PAGE_LIMIT, MAX_QUERY_CHARS, MAX_TOP_K
+from offprompt.limits import (
+    DEFAULT_PAGE_LIMIT,
+    IDENTIFIER_MAX_CHARS,
+    MAX_CURSOR_CHARS,
+    MAX_NAME_CHARS,
+    MAX_PAGE_LIMIT,
+    MAX_QUERY_CHARS,
+    MAX_TOP_K,
+)
 from offprompt.validation import validate
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -29,12 +37,14 @@ class ActionIn(_Request):
 
 
 class OutputRequest(_Request):
-    tool: str = Field(min_length=1, max_length=256)
-    activity: str = Field(min_length=1, max_length=256)
+    tool: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
+    activity: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     artifact: dict[str, Any]
     actions: list[ActionIn] = Field(default_factory=list)
     thought: str | None = None
     value_from: dict[str, Any] | None = None
+    #: Makes retries safe: the same key and request get the first answer, nothing stored twice (ADR 0026).
+    idempotency_key: str | None = Field(default=None, min_length=1, max_length=IDENTIFIER_MAX_CHARS)
 
 
 class SearchRequest(_Request):

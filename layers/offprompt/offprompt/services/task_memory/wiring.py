@@ -10,7 +10,7 @@ from typing import ClassVar, cast
 
 from offprompt.artifacts import TextArtifact
 from offprompt.config import Settings
-from offprompt.ports import Embedder, SearchHit, SearchMode, TextScope, TextStore
+from offprompt.ports import Embedder, ReceiptStore, SearchHit, SearchMode, TextScope, TextStore
 from offprompt.services.task_memory.service import TaskMemoryService
 
 # The local stack (no Bedrock there) installs a labelled stand-in here once, at start-up; Lambda never does.
@@ -89,3 +89,12 @@ def default_service() -> TaskMemoryService:
     from offprompt.config import get_settings
 
     return service_from_settings(get_settings())
+
+
+@functools.cache
+def default_receipts() -> ReceiptStore:
+    """The process's idempotency-key store for process-output (ADR 0026), built on first use."""
+    from offprompt.adapters.dynamodb_receipts import DynamoDbReceiptStore
+    from offprompt.config import get_settings
+
+    return DynamoDbReceiptStore(get_settings().require("table_name"))

@@ -1,0 +1,109 @@
+"""ReceiptStore on the single DynamoDB table: one item per idempotency key of process-output (ADR 0026).
+
+`pk = RECEIPT#{tenant}#{memory}#{key}`, `sk = RECEIPT`: a key per partition, so no tenant or memory is a hot
+partition. A claim is a conditional PutItem (absent, or an unfinished claim whose lease ran out); completion
+sets the answer and `expires_at` (the table's TTL attribute), so receipts go away by themselves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from offprompt.errors import DependencyUnavailable
+from offprompt.identifiers import key
+from offprompt.ports import Receipt
+
+from .aws_errors import error_code, failure_reason
+from .clients import aws_client
+
+SK = "RECEIPT"
+
+
+def receipt_pk(tenant: str, memory: str, idempotency_key: str) -> str:
+    return key("RECEIPT", tenant, memory, idempotency_key)
+
+
+class DynamoDbReceiptStore:
+    def __init__(self, table: str, client: Any | None = None) -> None:
+        self.table = table
+        self._client = client
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = aws_client("dynamodb")
+        return self._client
+
+    def claim(
+        self, tenant: str, memory: str, key: str, request_hash: str, claim_id: str, now: int, lease_until: int
+    ) -> Receipt | None:
+        item_key = _key(tenant, memory, key)
+        try:
+            self.client.put_item(
+                TableName=self.table,
+                Item={
+                    **item_key,
+                    "request_hash": {"S": request_hash},
+                    "claim_id": {"S": claim_id},
+                    "lease_until": {"N": str(lease_until)},
+                    "expires_at": {"N": str(lease_until + 86_400)},  # a claim never completed is swept by TTL
+                },
+                ConditionExpression=(
+                    "attribute_not_exists(pk) OR (attribute_not_exists(#result) AND lease_until < :now)"
+                ),
+                ExpressionAttributeNames={"#result": "result_json"},
+                ExpressionAttributeValues={":now": {"N": str(now)}},
+            )
+            return None
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":
+                raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
+        held = self._call("get_item", TableName=self.table, Key=item_key, ConsistentRead=True).get("Item")
+        if held is None:  # released between the two calls: the holder failed; claim again
+            return self.claim(tenant, memory, key, request_hash, claim_id, now, lease_until)
+        result = held.get("result_json")
+        return Receipt(
+            request_hash=held["request_hash"]["S"],
+            completed=result is not None,
+            lease_until=int(held["lease_until"]["N"]),
+            result_json=result["S"] if result is not None else None,
+        )
+
+    def complete(self, tenant: str, memory: str, key: str, result_json: str, expires_at: int) -> None:
+        self._call(
+            "update_item",
+            TableName=self.table,
+            Key=_key(tenant, memory, key),
+            UpdateExpression="SET #result = :result, expires_at = :expires",
+            ExpressionAttributeNames={"#result": "result_json"},
+            ExpressionAttributeValues={":result": {"S": result_json}, ":expires": {"N": str(expires_at)}},
+        )
+
+    def release(self, tenant: str, memory: str, key: str, claim_id: str) -> None:
+        try:
+            self.client.delete_item(
+                TableName=self.table,
+                Key=_key(tenant, memory, key),
+                ConditionExpression="claim_id = :claim AND attribute_not_exists(#result)",
+                ExpressionAttributeNames={"#result": "result_json"},
+                ExpressionAttributeValues={":claim": {"S": claim_id}},
+            )
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":  # someone else's claim by now: keep it
+                raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
+
+    def _call(self, operation: str, **params: Any) -> Any:
+        try:
+            return getattr(self.client, operation)(**params)
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
+
+
+def _key(tenant: str, memory: str, idempotency_key: str) -> dict[str, Any]:
+    return {"pk": {"S": receipt_pk(tenant, memory, idempotency_key)}, "sk": {"S": SK}}

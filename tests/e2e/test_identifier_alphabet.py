@@ -1,0 +1,76 @@
+"""Identifiers that can be written can be addressed (issue 11, ADR 0014), through the local stack over HTTP.
+
+The allowed alphabet is every assigned, non-control, non-surrogate code point (`offprompt.identifiers`), minus
+"/" and the whole values "." and "..", which no URL path segment can carry: those are refused with a 400 that
+names the character. Hypothesis draws thread ids, memory names and namespaces from the whole allowed alphabet;
+each is written, then read back by every route that addresses it, percent-encoded in the path.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_local_stack import RunningStack, raises, stack  # noqa: F401  (the same stack subprocess, one per module)
+
+from offprompt.artifacts import BlobArtifact, TextArtifact
+from offprompt_client import OffpromptClient
+
+ALLOWED = st.characters(exclude_categories=("Cc", "Cs", "Cn"))
+# Bias towards what broke addressing before (#, ?, quotes, backslash, backtick, %, +, spaces, NBSP, emoji, €).
+TRICKY = st.sampled_from(list("#?\"'\\`%+&=;: \u00a0\u2019\u20ac\U0001f600\u200b\ufeff\u2028"))
+IDENTIFIERS = (
+    st.text(st.one_of(ALLOWED, TRICKY), min_size=1, max_size=24)
+    .filter(lambda s: "/" not in s and s not in (".", ".."))
+    .map(lambda s: s[:24])
+)
+EXAMPLES = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+
+
+@pytest.fixture(scope="module")
+def client(stack: RunningStack) -> OffpromptClient:  # noqa: F811
+    return OffpromptClient(stack.url, tenant=f"alphabet-{uuid.uuid4().hex[:8]}", timeout=120)
+
+
+@EXAMPLES
+@given(thread_id=IDENTIFIERS)
+def test_any_allowed_thread_id_round_trips(client: OffpromptClient, thread_id: str) -> None:
+    assert client.configure_thread(thread_id, max_runs=5)["thread_id"] == thread_id
+    assert client.get_thread(thread_id)["thread_id"] == thread_id
+    client.add_run(thread_id, input="q", output="a")
+    assert [r["run"]["input"]["value"] for r in client.all_runs(thread_id)] == ["q"]
+    assert len(client.prompt_stack(thread_id, input="next").messages) == 3
+    client.delete_thread(thread_id)
+    with raises(404, "not_found"):
+        client.get_thread(thread_id)
+
+
+@EXAMPLES
+@given(memory=IDENTIFIERS, namespace=IDENTIFIERS)
+def test_any_allowed_memory_and_namespace_round_trip(client: OffpromptClient, memory: str, namespace: str) -> None:
+    client.process_output(memory, "Tool", "act", BlobArtifact(b"\x00\x01", name=namespace))
+    assert client.get_namespace(memory, namespace)["namespace"] == namespace
+    assert [a.value for a in client.load_artifacts(memory, namespace)] == [b"\x00\x01"]
+    assert namespace in [n["namespace"] for n in client.iter_namespaces(memory)]
+    client.delete_namespace(memory, namespace)
+    with raises(404, "not_found"):
+        client.get_namespace(memory, namespace)
+
+
+@pytest.mark.parametrize("bad", ["a/b", "/", ".", "..", "tab\there", "nul\x00"])
+def test_identifiers_no_path_segment_can_carry_are_refused_on_write_with_a_400(
+    client: OffpromptClient, bad: str
+) -> None:
+    with raises(400, "invalid_input"):
+        client.process_output("Memory", "Tool", "act", TextArtifact("x", name=bad))
+    if "/" in bad or bad in (".", ".."):
+        # "/" cannot be in a path segment at all: the namespace route refuses it on write, above. Thread ids
+        # arrive in the path, where the route table sees "/" as a separator and "."/".." are resolved away.
+        return
+    with raises(400, "invalid_input") as caught:
+        client.configure_thread(bad, max_runs=1)
+    assert "thread_id" in caught.value.message
