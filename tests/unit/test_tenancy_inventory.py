@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from offprompt.adapters.dynamodb_namespaces import DynamoDbNamespaceStore
+from offprompt.adapters.dynamodb_receipts import SK as RECEIPT_SK
+from offprompt.adapters.dynamodb_receipts import receipt_pk
 from offprompt.adapters.dynamodb_runs import THREAD_SK, alias_pk, run_sk, runid_sk, thread_pk
 from offprompt.services.conversation import thread_prefix
 from offprompt.services.task_memory import TaskMemoryService
@@ -26,6 +28,7 @@ def test_every_key_design_is_classified_and_matched(tenant: str) -> None:
         "namespace": item(ns.pk(tenant, "m#1"), ns.record_sk("n")),
         "batch": item(ns.pk(tenant, "m#1"), ns.batch_prefix("n") + "000000000000"),
         "meta": item(ns.pk(tenant, "m#1"), "META#00000000000000000001#abc"),
+        "receipt": item(receipt_pk(tenant, "m#1", "k#1"), RECEIPT_SK),
     }
     for kind, it in cases.items():
         assert item_kind(it, tenant) == kind
@@ -36,6 +39,7 @@ def test_every_key_design_is_classified_and_matched(tenant: str) -> None:
 @pytest.mark.parametrize(("tenant", "other"), [("alice", "alice#1"), ("alice", "alice%23"), ("a", "a#TH#b")])
 def test_another_tenants_keys_never_match(tenant: str, other: str) -> None:
     keys = [thread_pk(other, "t"), alias_pk(other, "x"), DynamoDbNamespaceStore.pk(other, "m")]
+    keys.append(receipt_pk(other, "m", "k"))
     assert not any(k.startswith(partition_prefixes(tenant)) for k in keys)
     objects = [thread_prefix(other, "t"), TaskMemoryService.namespace_prefix(other, "m", "n")]
     objects.append(TaskMemoryService.upload_prefix(other, "m"))

@@ -49,6 +49,7 @@ def _reset_caches() -> None:
         conversation.default_service,
         getattr(conversation, "default_cloud_threads", None),
         task_memory.default_service,
+        getattr(task_memory, "default_receipts", None),
         wiring.default_stores,
     ):
         if cached is not None and hasattr(cached, "cache_clear"):
@@ -85,10 +86,10 @@ class Deployment:
         }
         lambda_handler({"tenant": tenant, "thread_id": thread, "run": run}, None)
 
-    def store(self, tenant: str, artifact: dict[str, Any]) -> str:
+    def store(self, tenant: str, artifact: dict[str, Any], idempotency_key: str | None = None) -> str:
         from process_output.handler import lambda_handler
 
-        event = {
+        event: dict[str, Any] = {
             "tenant": tenant,
             "memory_name": MEMORY,
             "tool": "WebTool",
@@ -97,6 +98,8 @@ class Deployment:
             "actions": [{"tag": "call_1", "name": "WebTool", "path": "fetch", "input": {"url": "u"}}],
             "thought": "fetching",
         }
+        if idempotency_key is not None:  # leaves a receipt item (RECEIPT#{tenant}#...), which the erase must find
+            event["idempotency_key"] = idempotency_key
         lambda_handler(event, None)
         return str(artifact["name"])  # Griptape's namespace: the artifact's name
 
@@ -171,6 +174,7 @@ def _workload(d: Deployment, tenant: str) -> tuple[list[str], list[str]]:
                 "meta": {},
                 "value": base64.b64encode(b"\x00\x01blob of " + tenant.encode()).decode(),
             },
+            idempotency_key="store-blob-1",
         ),
     ]
     return threads, namespaces

@@ -7,6 +7,8 @@ DynamoDB (single table, pk/sk):
 - `T#{tenant}#ALIAS#{alias}`    `#ALIAS` a Griptape Cloud-style thread alias
 - `TASKMEM#{tenant}#{memory}`   `NS#{ns}` namespace record, `BATCH#{ns}#{start}` batch, `META#...` meta entry
   (adapters/dynamodb_namespaces)
+- `RECEIPT#{tenant}#{memory}#{key}`  process-output idempotency receipts (adapters/dynamodb_receipts; they expire
+  by TTL: erased, not exported)
 - any item with a `tenant` attribute naming the tenant (key designs added later, e.g. API keys and usage,
   should carry one, or add their prefix to `partition_prefixes`).
 
@@ -31,7 +33,7 @@ TRANSIENT_S3_ROOTS = ("uploads", "downloads", "exports")
 
 def partition_prefixes(tenant: str) -> tuple[str, ...]:
     """Prefixes of the partition keys that belong to the tenant (the tenant part escaped as in the keys)."""
-    return (key("T", tenant) + "#", key("TASKMEM", tenant) + "#")
+    return (key("T", tenant) + "#", key("TASKMEM", tenant) + "#", key("RECEIPT", tenant) + "#")
 
 
 def s3_prefixes(tenant: str, *, include_transient: bool) -> tuple[str, ...]:
@@ -44,7 +46,7 @@ def export_prefix(tenant: str, export_id: str) -> str:
 
 
 def item_kind(item: dict[str, Any], tenant: str) -> str:
-    """What a raw item is: thread, run, run_id, alias, namespace, batch, meta, or other (not exported)."""
+    """What a raw item is: thread, run, run_id, alias, namespace, batch, meta; receipt or other (not exported)."""
     pk = item["pk"]["S"]
     sk = item["sk"]["S"]
     if pk.startswith(key("T", tenant, "TH") + "#"):
@@ -63,6 +65,8 @@ def item_kind(item: dict[str, Any], tenant: str) -> str:
             return "batch"
         if sk.startswith("META#"):
             return "meta"
+    elif pk.startswith(key("RECEIPT", tenant) + "#"):
+        return "receipt"
     return "other"
 
 
