@@ -55,10 +55,11 @@ test-infra: install ## Template and layer checks
 test-runtime: install opensearch ## Every function as Lambda starts it: clean interpreter, only the layer's runtime deps
 	$(PY) -m pytest tests/runtime
 
-lint: install ## ruff + mypy
+lint: install ## ruff + mypy + import contracts (lint-imports; [tool.importlinter] in pyproject.toml)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy layers/offprompt/offprompt functions infra/local clients/python/src
+	$(VENV)/bin/lint-imports --no-cache
 
 fmt: install ## Format and autofix
 	$(VENV)/bin/ruff format .

@@ -141,8 +141,24 @@ def load_test() -> tuple[str, list[Row]]:
     return " ".join(cmd[:4]), rows
 
 
+def hosted_overhead() -> tuple[str, list[Row]]:
+    cmd = ["bench/bench_hosted_overhead.py", "--quick", "--json"]
+    data = json.loads(run(cmd).strip().splitlines()[-1])
+    rows: list[Row] = []
+    for route in ("add-run", "list-runs", "prompt-stack"):
+        a, j = data[f"{route} (apikey)"], data[f"{route} (jwt)"]
+        figure = f"{route}: +{a['n_calls'] - j['n_calls']} AWS calls, CPU p50"
+        ratio = f"{a['p50_ms'] / j['p50_ms']:.2f}x"
+        rows.append(("hosted (API key)", figure, f"{a['p50_ms']:.2f} ms", f"JWT {j['p50_ms']:.2f} ms", ratio))
+    auth = data["authorizer (cache miss)"]
+    rows.append(("hosted (API key)", "authorizer cache miss", f"{auth['p50_ms']:.2f} ms, {auth['n_calls']} call",
+                 "(no anchor)", "-"))  # fmt: skip
+    return " ".join(cmd), rows
+
+
 BENCHES = {
     "route_cpu": route_cpu,
+    "hosted_overhead": hosted_overhead,
     "prompt_stack": prompt_stack,
     "add_run": add_run,
     "task_memory": task_memory,

@@ -196,6 +196,9 @@ def deploy_to_moto(stack: str = "offprompt", parameters: Mapping[str, str] = MOT
     for logical_id, resource in cfn["Resources"].items():
         if resource["Type"] != "AWS::Lambda::Function":
             continue
+        if logical_id not in resources:  # a function of another AuthMode (AuthorizerFunction: apikey only)
+            assert resource.get("Condition"), logical_id
+            continue
         name = resources[logical_id]
         if not aws_lambda.get_function_configuration(FunctionName=name).get("Layers"):
             aws_lambda.update_function_configuration(FunctionName=name, Layers=[layer_arn])

@@ -3,6 +3,8 @@
 Direct invocation: `{"tenant", "thread_id", "run": <Run JSON>}` (or the Run's fields at the top level).
 A retry with the same run id and content returns the first result; different content → Conflict (409).
 The body is validated by the library's `RunIn` on both paths (422 `schema_invalid` / SchemaInvalid).
+
+Use case: `offprompt.services.conversation.add_run`.
 """
 
 from http import HTTPStatus
@@ -14,13 +16,15 @@ from api_common.entry import current_tenant, direct_field, json_response, make_h
 from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Body, Path, Response
 from api_common.schemas import AddRunResponse, json_content
-from offprompt.services.conversation import RunIn, default_service
+from offprompt.composition.conversation import default_service
+from offprompt.services.conversation import RunIn
+from offprompt.services.conversation.add_run import add_run
 
 DIRECT_ONLY_KEYS = ("tenant", "thread_id", "action")
 
 
 def add(tenant: str, thread_id: str, payload: Any) -> dict[str, Any]:
-    result = default_service().add_run(tenant, thread_id, payload)
+    result = add_run(default_service(), tenant, thread_id, payload)
     logger, metrics = observability()
     if result.replayed:
         metrics.add_metric(name="RunsReplayed", unit=MetricUnit.Count, value=1)

@@ -20,13 +20,14 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.middlewares.openapi_validation import OpenAPIRequestValidationMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
+from offprompt import metering
 from offprompt.config import get_settings
 from offprompt.deadline import deadline_after, invocation_budget
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge, schema_invalid
 from offprompt.limits import MAX_BODY_BYTES
 
-from .errors import METHOD_NOT_ALLOWED, ROUTE_NOT_FOUND, status_for
-from .tenancy import direct_tenant, http_tenant
+from .errors import METHOD_NOT_ALLOWED, ROUTE_NOT_FOUND, error_headers, status_for
+from .tenancy import direct_tenant, hosted_principal, http_tenant
 
 RouteRegistrar = Callable[[APIGatewayHttpResolver], None]
 DirectHandler = Callable[[str, dict[str, Any]], Any]
@@ -113,13 +114,14 @@ def current_tenant(app: APIGatewayHttpResolver) -> str:
 def _build_app(register: RouteRegistrar) -> APIGatewayHttpResolver:
     app = APIGatewayHttpResolver(enable_validation=True)
     app._request_validation_middleware = _BodyValidation()  # read before any route builds its middleware stack
-    logger, _ = observability()
 
     def _error(exc: OffpromptError) -> Response:
         status = status_for(exc)
         if status >= 500:
-            logger.exception("request failed", extra={"code": exc.code})
-        return json_response(error_body(exc), status)
+            # looked up here, not when the app is built: building an app (the OpenAPI generator does) must not
+            # fix Metrics/Logger before the environment that configures them is in place
+            observability()[0].exception("request failed", extra={"code": exc.code})
+        return json_response(error_body(exc), status, headers=error_headers(exc))
 
     app.exception_handler(OffpromptError)(_error)
 
@@ -171,6 +173,46 @@ def invocation_deadline(context: Any, *, http: bool) -> contextlib.AbstractConte
     return deadline_after(invocation_budget(remaining_ms, http=http))
 
 
+def _error_result(exc: OffpromptError) -> dict[str, Any]:
+    """An error as the payload v2 result API Gateway maps to an HTTP response (before any route ran)."""
+    return {
+        "statusCode": int(status_for(exc)),
+        "headers": {"Content-Type": "application/json", **(error_headers(exc) or {})},
+        "body": json.dumps(error_body(exc)),
+        "isBase64Encoded": False,
+    }
+
+
+def _served_bytes(result: Any) -> int:
+    if isinstance(result, dict) and int(result.get("statusCode") or 0) < 400:
+        return len(result.get("body") or "")
+    return 0
+
+
+def hosted_request(app: APIGatewayHttpResolver, event: dict[str, Any], context: Any) -> Any:
+    """A request the API-key authorizer admitted: the plan's limits first (429 before anything is written), then
+    the route with a usage meter open, then the request's usage in one write (docs/adr/0023)."""
+    from offprompt.composition.tenancy import default_tenancy
+
+    principal = hosted_principal(event)
+    assert principal is not None
+    meter = metering.Meter(principal.tenant, principal.plan, route=str(event.get("routeKey") or ""))
+    tenancy = default_tenancy()
+    logger, _ = observability()
+    with metering.metered(meter):
+        try:
+            tenancy.admit(meter, request_bytes=len(event.get("body") or ""))
+        except OffpromptError as exc:
+            return _error_result(exc)
+        result = app.resolve(routable(event), context)
+        meter.add(bytes_served=_served_bytes(result))
+        try:
+            tenancy.flush(meter, counted=True)
+        except OffpromptError:  # the answer stands; the lost counters are logged (ADR 0023)
+            logger.exception("usage write failed", extra={"tenant": meter.tenant, "counters": meter.pending()})
+    return result
+
+
 def make_handler(register: RouteRegistrar, direct: DirectHandler | None = None) -> Callable[[dict[str, Any], Any], Any]:
     """The `lambda_handler` of a function: HTTP events go to the routes, anything else to `direct`.
 
@@ -188,6 +230,8 @@ def make_handler(register: RouteRegistrar, direct: DirectHandler | None = None) 
                 if http:
                     if not app_cache:
                         app_cache.append(_build_app(register))
+                    if hosted_principal(event) is not None:
+                        return hosted_request(app_cache[0], event, context)
                     return app_cache[0].resolve(routable(event), context)
                 if direct is None:
                     raise InvalidInput("this function only serves HTTP events")

@@ -22,7 +22,10 @@ from offprompt.errors import (
     NotFound,
     OffpromptError,
     PayloadTooLarge,
+    QuotaExceeded,
+    RateLimited,
     SchemaInvalid,
+    TooManyRequests,
     Unauthenticated,
 )
 
@@ -36,12 +39,22 @@ STATUS_BY_ERROR: dict[type[OffpromptError], HTTPStatus] = {
     PayloadTooLarge: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
     DependencyUnavailable: HTTPStatus.SERVICE_UNAVAILABLE,
     DependencyTimeout: HTTPStatus.SERVICE_UNAVAILABLE,
+    TooManyRequests: HTTPStatus.TOO_MANY_REQUESTS,
+    RateLimited: HTTPStatus.TOO_MANY_REQUESTS,
+    QuotaExceeded: HTTPStatus.TOO_MANY_REQUESTS,
     ConfigurationError: HTTPStatus.INTERNAL_SERVER_ERROR,
 }
 
 #: Codes the HTTP layer answers with itself (no library class): the route table's.
 ROUTE_NOT_FOUND = "route_not_found"
 METHOD_NOT_ALLOWED = "method_not_allowed"
+
+
+def error_headers(exc: OffpromptError) -> dict[str, str] | None:
+    """Headers an error answer carries besides its body: `Retry-After` on a 429."""
+    if isinstance(exc, TooManyRequests):
+        return {"Retry-After": str(exc.retry_after)}
+    return None
 
 
 def status_for(exc: OffpromptError) -> HTTPStatus:
@@ -76,13 +89,15 @@ _DESCRIPTIONS: dict[int, str] = {
     409: "Conflicts with what is stored (conflict)",
     413: "Too large (payload_too_large)",
     422: "Valid JSON that does not fit the schema (schema_invalid; details lists [{loc, type, msg}])",
+    429: "The tenant's plan refuses the request now (rate_limited, quota_exceeded; Retry-After says when to retry); "
+    "nothing was written",
     500: "Server misconfiguration (configuration_error)",
     503: "A dependency failed or timed out; nothing was committed, safe to retry",
 }
 
 #: Statuses any route can answer with (404 and 409 too: an identifier may be refused by the route table, and a
 #: delete racing any request makes it a conflict).
-COMMON_ERRORS = (400, 401, 404, 405, 409, 413, 422, 500, 503)
+COMMON_ERRORS = (400, 401, 404, 405, 409, 413, 422, 429, 500, 503)
 
 
 def error_responses(*extra: int) -> dict[int, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
 class _Open(BaseModel):
@@ -135,6 +135,32 @@ class CloudMessage(_Open):
 class CloudMessagesPage(_Open):
     messages: list[CloudMessage]
     pagination: Pagination
+
+
+class NewKey(_Open):
+    key_id: str
+    key: str = Field(description="the API key; shown only in this response (send it as Authorization: Bearer)")
+    prefix: str
+    name: str
+    created_at: str
+
+
+class KeyInfo(_Open):
+    key_id: str
+    prefix: str
+    name: str
+    created_at: str
+
+
+class KeyList(_Open):
+    keys: list[KeyInfo]
+
+
+class Usage(_Open):
+    tenant: str
+    days: list[dict[str, Any]]
+    totals: dict[str, Any]
+    stored_bytes: int
 
 
 def json_content(model: type[BaseModel], description: str, **extra: Any) -> Any:  # an OpenAPIResponse

@@ -1,5 +1,7 @@
 """Who is calling: the tenant comes from the authorizer, never from the request body.
 
+- HTTP API + API-key authorizer (AuthMode=apikey; functions/authorizer): `requestContext.authorizer.lambda`
+  carries the key's tenant and plan (the local dev server runs the same authorizer for `Bearer op_...`).
 - HTTP API + JWT authorizer: the claim named by OFFPROMPT_TENANT_CLAIM (default `sub`).
 - HTTP API + IAM authorizer: the caller's account id and IAM principal ARN.
 - Local stack only (OFFPROMPT_TRUST_TENANT_HEADER): the X-Offprompt-Tenant header, default `local`.
@@ -14,14 +16,27 @@ from typing import Any
 from offprompt.config import Settings
 from offprompt.errors import InvalidInput, Unauthenticated
 from offprompt.identifiers import check_identifier
+from offprompt.services.tenancy.service import Principal
 
 LOCAL_TENANT_HEADER = "x-offprompt-tenant"
 
-__all__ = ["LOCAL_TENANT_HEADER", "Unauthenticated", "direct_tenant", "http_tenant"]
+__all__ = ["LOCAL_TENANT_HEADER", "Unauthenticated", "direct_tenant", "hosted_principal", "http_tenant"]
+
+
+def hosted_principal(event: dict[str, Any]) -> Principal | None:
+    """The API-key authorizer's principal (tenant and plan) of an HTTP event, else None."""
+    authorizer = (event.get("requestContext") or {}).get("authorizer") or {}
+    context = authorizer.get("lambda") if isinstance(authorizer, dict) else None
+    if not isinstance(context, dict) or not context.get("tenant"):
+        return None
+    return Principal.from_context(context)
 
 
 def http_tenant(event: dict[str, Any], settings: Settings) -> str:
     authorizer = (event.get("requestContext") or {}).get("authorizer") or {}
+    principal = hosted_principal(event)
+    if principal is not None:
+        return check_identifier("tenant", principal.tenant)
     claims = (authorizer.get("jwt") or {}).get("claims") or {}
     if settings.tenant_claim in claims:
         return check_identifier("tenant", str(claims[settings.tenant_claim]))

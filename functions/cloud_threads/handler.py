@@ -10,6 +10,8 @@ works unchanged (docs/adr/0012-griptape-threads-api.md). Use case: `offprompt.se
 
 HTTP only (no direct invocation: Step Functions use the native routes). Bodies and query parameters are
 validated by their models like every other route: 422 `schema_invalid` for what does not fit them.
+
+Use case: `offprompt.services.conversation.cloud_threads` (over add-run and thread admin).
 """
 
 from http import HTTPStatus
@@ -19,8 +21,9 @@ from api_common.entry import current_tenant, json_response, make_handler, path_p
 from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Body, Path, Query, Response
 from api_common.schemas import NO_CONTENT, CloudMessagesPage, CloudThread, CloudThreadsPage, json_content
+from offprompt.composition.conversation import default_cloud_threads
 from offprompt.limits import DEFAULT_CLOUD_PAGE_SIZE, IDENTIFIER_MAX_CHARS, MAX_CLOUD_PAGE_SIZE
-from offprompt.services.conversation import CloudThreadIn, CloudThreadPatch, default_cloud_threads
+from offprompt.services.conversation import CloudThreadIn, CloudThreadPatch
 
 
 def register(app: APIGatewayHttpResolver) -> None:

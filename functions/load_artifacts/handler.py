@@ -16,6 +16,8 @@ Direct events: `{tenant, memory_name, namespace, max_inline_bytes?}`. Direct inv
 whose states are capped at 256 KB, so they get the ListArtifact inline only up to 200 KB (`max_inline_bytes`,
 1 byte to 5 MB, overrides) and above that the `BlobDownloads` body (blobs) or the
 `{"download_url", "expires_in", "size"}` body (text).
+
+Use case: `offprompt.services.task_memory.load`.
 """
 
 import json
@@ -28,13 +30,10 @@ from api_common.entry import current_tenant, direct_field, json_response, make_h
 from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Path, Response
 from api_common.schemas import Download, LoadedNamespace, json_content
+from offprompt.composition.task_memory import default_service
 from offprompt.limits import DIRECT_MAX_INLINE_BYTES
-from offprompt.services.task_memory import (
-    MAX_INLINE_RESPONSE_BYTES,
-    LoadedArtifacts,
-    default_service,
-    parse_request,
-)
+from offprompt.services.task_memory import MAX_INLINE_RESPONSE_BYTES, LoadedArtifacts, parse_request
+from offprompt.services.task_memory.load import load_artifacts
 
 # Looked up at call time, so tests can substitute a service built on their own adapters.
 service = default_service
@@ -64,7 +63,7 @@ def register(app: APIGatewayHttpResolver) -> None:
     def get_artifacts(memory_name: Annotated[str, Path()], namespace: Annotated[str, Path()]) -> Response[Any]:
         memory = path_param(app, "memory_name", memory_name)
         name = path_param(app, "namespace", namespace)
-        loaded = service().load_artifacts(current_tenant(app), memory, name)
+        loaded = load_artifacts(service(), current_tenant(app), memory, name)
         if loaded.blobs is not None:
             return json_response(loaded.blob_listing())
         if loaded.body is None:
@@ -83,7 +82,7 @@ class DirectLoad(BaseModel):
 def direct(tenant: str, event: dict[str, Any]) -> Any:
     memory, namespace = direct_field(event, "memory_name"), direct_field(event, "namespace")
     limit = direct_inline_limit(event)
-    loaded = service().load_artifacts(tenant, memory, namespace, max_inline_bytes=limit)
+    loaded = load_artifacts(service(), tenant, memory, namespace, max_inline_bytes=limit)
     if loaded.blobs is not None:
         return loaded.blob_listing()
     return json.loads(loaded.body) if loaded.body is not None else download(loaded)

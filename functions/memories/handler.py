@@ -9,6 +9,8 @@
   → `{"hits": [...]}` (empty for an unknown namespace)
 Direct events: `{tenant, memory_name, action, ...}` with action one of list_namespaces, get_namespace,
 delete_namespace, list_meta, search; their fields are validated by the same models (`PageQuery`, `SearchRequest`).
+
+Use cases: `offprompt.services.task_memory.namespaces` (records, meta, delete) and `.search`.
 """
 
 from http import HTTPStatus
@@ -18,16 +20,18 @@ from api_common.entry import current_tenant, direct_field, direct_fields, json_r
 from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Body, Path, Query, Response
 from api_common.schemas import NO_CONTENT, MetaPage, NamespaceRecord, NamespacesPage, SearchHits, json_content
+from offprompt.composition.task_memory import default_service
 from offprompt.errors import InvalidInput
 from offprompt.limits import DEFAULT_PAGE_LIMIT, MAX_CURSOR_CHARS, MAX_PAGE_LIMIT
 from offprompt.services.task_memory import (
     PageQuery,
     SearchRequest,
-    default_service,
     hit_to_dict,
+    namespaces,
     parse_request,
     record_to_dict,
 )
+from offprompt.services.task_memory.search import search as search_namespace
 
 # Looked up at call time, so tests can substitute a service built on their own adapters.
 service = default_service
@@ -37,17 +41,17 @@ Cursor = Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)]
 
 
 def list_namespaces(tenant: str, memory: str, page: PageQuery) -> dict[str, Any]:
-    records, cursor = service().list_namespaces(tenant, memory, page.limit, page.cursor or None)
+    records, cursor = namespaces.list_namespaces(service(), tenant, memory, page.limit, page.cursor or None)
     return {"namespaces": [record_to_dict(r) for r in records], "next_cursor": cursor}
 
 
 def list_meta(tenant: str, memory: str, page: PageQuery) -> dict[str, Any]:
-    entries, cursor = service().meta_entries(tenant, memory, page.limit, page.cursor or None)
+    entries, cursor = namespaces.meta_entries(service(), tenant, memory, page.limit, page.cursor or None)
     return {"entries": entries, "next_cursor": cursor}
 
 
 def search(tenant: str, memory: str, namespace: str, request: SearchRequest) -> dict[str, Any]:
-    hits = service().search(tenant, memory, namespace, request.query, request.top_k, request.mode)
+    hits = search_namespace(service(), tenant, memory, namespace, request.query, request.top_k, request.mode)
     return {"hits": [hit_to_dict(h) for h in hits]}
 
 
@@ -71,7 +75,7 @@ def register(app: APIGatewayHttpResolver) -> None:
     )
     def get_namespace(memory_name: Annotated[str, Path()], namespace: Annotated[str, Path()]) -> Response[Any]:
         memory, name = path_param(app, "memory_name", memory_name), path_param(app, "namespace", namespace)
-        return json_response(record_to_dict(service().get_namespace(current_tenant(app), memory, name)))
+        return json_response(record_to_dict(namespaces.get_namespace(service(), current_tenant(app), memory, name)))
 
     @app.delete(
         "/memories/<memory_name>/namespaces/<namespace>",
@@ -80,7 +84,7 @@ def register(app: APIGatewayHttpResolver) -> None:
     )
     def delete_namespace(memory_name: Annotated[str, Path()], namespace: Annotated[str, Path()]) -> Response[Any]:
         memory, name = path_param(app, "memory_name", memory_name), path_param(app, "namespace", namespace)
-        service().delete_namespace(current_tenant(app), memory, name)
+        namespaces.delete_namespace(service(), current_tenant(app), memory, name)
         return Response(status_code=HTTPStatus.NO_CONTENT, body="")
 
     @app.get(
@@ -123,9 +127,9 @@ def direct(tenant: str, event: dict[str, Any]) -> Any:
         return list_meta(tenant, memory, parse_request(PageQuery, direct_fields(event, "memory_name")))
     namespace = direct_field(event, "namespace")
     if action == "get_namespace":
-        return record_to_dict(service().get_namespace(tenant, memory, namespace))
+        return record_to_dict(namespaces.get_namespace(service(), tenant, memory, namespace))
     if action == "delete_namespace":
-        existed = service().delete_namespace(tenant, memory, namespace)
+        existed = namespaces.delete_namespace(service(), tenant, memory, namespace)
         return {"deleted": existed, "namespace": namespace}
     return search(
         tenant, memory, namespace, parse_request(SearchRequest, direct_fields(event, "memory_name", "namespace"))

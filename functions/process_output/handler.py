@@ -8,6 +8,9 @@ Routes:
 An optional `idempotency_key` makes retries safe (same key + same request = the first answer, nothing stored
 again; use case `offprompt.services.task_memory.idempotent_output`, ADR 0026).
 Direct events: the same fields plus `tenant`, `memory_name` and `action` ("process_output" | "create_upload").
+
+Use cases: `offprompt.services.task_memory.process_output` (through `.idempotent_output` when keyed) and
+`.uploads`.
 """
 
 from http import HTTPStatus
@@ -17,17 +20,18 @@ from api_common.entry import current_tenant, direct_field, json_response, make_h
 from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Body, Path, Response
 from api_common.schemas import ArtifactJSON, Upload, json_content
+from offprompt.composition.task_memory import default_receipts, default_service
 from offprompt.errors import Conflict, InvalidInput
 from offprompt.services.task_memory import (
     OnceResult,
     OutputRequest,
     ProcessResult,
     StorageKindConflict,
-    default_receipts,
-    default_service,
     parse_request,
     process_once,
 )
+from offprompt.services.task_memory.process_output import process_output
+from offprompt.services.task_memory.uploads import create_upload
 
 # Looked up at call time, so tests can substitute a service (and receipts) built on their own adapters.
 service = default_service
@@ -36,7 +40,8 @@ receipts = default_receipts
 
 def process(tenant: str, memory: str, request: OutputRequest) -> OnceResult:
     def run() -> ProcessResult:
-        return service().process_output(
+        return process_output(
+            service(),
             tenant,
             memory,
             tool=request.tool,
@@ -89,7 +94,7 @@ def register(app: APIGatewayHttpResolver) -> None:
     )
     def post_upload(memory_name: Annotated[str, Path()]) -> Response[Any]:
         memory = path_param(app, "memory_name", memory_name)
-        upload = service().create_upload(current_tenant(app), memory)
+        upload = create_upload(service(), current_tenant(app), memory)
         return json_response(upload.to_dict(), HTTPStatus.CREATED)
 
 
@@ -97,7 +102,7 @@ def direct(tenant: str, event: dict[str, Any]) -> Any:
     action = event.get("action", "process_output")
     memory = direct_field(event, "memory_name")
     if action == "create_upload":
-        return service().create_upload(tenant, memory).to_dict()
+        return create_upload(service(), tenant, memory).to_dict()
     if action != "process_output":
         raise InvalidInput('action must be "process_output" or "create_upload"')
     fields = {k: v for k, v in event.items() if k not in ("tenant", "memory_name", "action")}

@@ -6,6 +6,8 @@ JSON; the headers `X-Offprompt-Prompt-Tokens` (tokens of the rendered stack) and
 (`true` when `max_tokens` is smaller than the system and input alone, so no budget could be kept) report on it.
 Direct invocation: the same fields plus `tenant` and `thread_id`; returns the PromptStack JSON unchanged (the
 count and the over-budget flag go to the log line and the metrics; docs/adr/0017-api-contract.md).
+
+Use case: `offprompt.services.conversation.prompt_stack`.
 """
 
 from typing import Annotated, Any
@@ -24,16 +26,18 @@ from api_common.entry import (
 from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Body, Path, Response
 from api_common.schemas import PromptStackJSON, json_content
-from offprompt.services.conversation import PromptStackRequest, default_service, parse_model
+from offprompt.composition.conversation import default_service
+from offprompt.services.conversation import PromptStackRequest, parse_model
+from offprompt.services.conversation.prompt_stack import prompt_stack, prompt_tokens
 
 TOKENS_HEADER = "X-Offprompt-Prompt-Tokens"
 OVER_BUDGET_HEADER = "X-Offprompt-Over-Budget"
 
 
 def build(tenant: str, thread_id: str, request: PromptStackRequest) -> tuple[dict[str, Any], int, bool]:
-    service = default_service()
-    stack = service.prompt_stack(tenant, thread_id, request)
-    tokens = service.prompt_tokens(stack, request)
+    conversation = default_service()
+    stack = prompt_stack(conversation, tenant, thread_id, request)
+    tokens = prompt_tokens(conversation, stack, request)
     over = request.max_tokens is not None and tokens >= request.max_tokens
     logger, metrics = observability()
     metrics.add_metric(name="PromptStacksBuilt", unit=MetricUnit.Count, value=1)

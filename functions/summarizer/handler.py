@@ -1,11 +1,14 @@
 """summarizer: folds old runs of summary-memory threads into the summary, off the add-run path.
 
 Triggers:
-- the table's DynamoDB stream (batch): each inserted run item names its thread; every thread in the batch is
-  summarized once. A thread whose summarization fails reports its records in `batchItemFailures`, so Lambda
-  retries them; nothing was changed for it (compare-and-swap commit), so no run is lost.
+- the table's DynamoDB stream (batch, Powertools' `BatchProcessor`): each inserted run item names its thread;
+  every thread in the batch is summarized once. A thread whose summarization fails reports its records in
+  `batchItemFailures` (`ReportBatchItemFailures` in template.yaml), so Lambda retries only them; nothing was
+  changed for it (compare-and-swap commit), so no run is lost. A record that cannot be read is reported alone.
 - a direct invocation `{"tenant", "thread_id"}` → `{"status", "through_seq", "summarized_runs"}`; errors
   are raised (DependencyUnavailable when Bedrock fails).
+
+Use case: `offprompt.services.conversation.summarize`.
 """
 
 from __future__ import annotations
@@ -17,12 +20,13 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from api_common.entry import invocation_deadline, make_handler, observability
 from api_common.powertools import APIGatewayHttpResolver
+from offprompt.composition.conversation import default_service
 from offprompt.errors import InvalidInput
-from offprompt.services.conversation import default_service
+from offprompt.services.conversation.summarize import summarize as summarize_thread
 
 
 def summarize(tenant: str, thread_id: str) -> dict[str, Any]:
-    result = default_service().summarize(tenant, thread_id)
+    result = summarize_thread(default_service(), tenant, thread_id)
     _, metrics = observability()
     if result.status == "committed":
         metrics.add_metric(name="SummariesCommitted", unit=MetricUnit.Count, value=1)
@@ -32,28 +36,52 @@ def summarize(tenant: str, thread_id: str) -> dict[str, Any]:
 
 
 def handle_stream(event: dict[str, Any]) -> dict[str, Any]:
+    """Powertools' `BatchProcessor` over the stream's records (`DynamoDBRecord` data classes): each record is
+    reported on its own, so a record that cannot be handled (a poison record) is the only one retried.
+
+    Every thread in the batch is summarized once: its later records share the first one's outcome (a failed
+    thread reports all its records). Imported here, not at module level: only stream invocations pay for the
+    batch utility (it pulls in Powertools' data classes and asyncio).
+    """
+    if not event.get("Records"):  # Powertools refuses an empty batch (UnexpectedBatchTypeError); nothing to do
+        return {"batchItemFailures": []}
+    from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+    from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
+        DynamoDBRecord,
+        DynamoDBRecordEventName,
+    )
+
     logger, metrics = observability()
-    threads: dict[tuple[str, str], list[str]] = {}
-    for record in event.get("Records") or []:
-        dynamodb = record.get("dynamodb") or {}
-        image = dynamodb.get("NewImage") or {}
-        sk = (image.get("sk") or {}).get("S", "")
-        tenant = (image.get("tenant") or {}).get("S")
-        thread_id = (image.get("thread_id") or {}).get("S")
-        if record.get("eventName") != "INSERT" or not sk.startswith("RUN#") or not tenant or not thread_id:
-            continue
-        threads.setdefault((tenant, thread_id), []).append(str(dynamodb.get("SequenceNumber")))
-    failures: list[dict[str, str]] = []
-    for (tenant, thread_id), sequence_numbers in threads.items():
-        try:
-            summarize(tenant, thread_id)
-        except Exception:
-            logger.exception("summarization failed; the stream records will be retried")
-            metrics.add_metric(name="SummariesFailed", unit=MetricUnit.Count, value=1)
-            failures.extend({"itemIdentifier": n} for n in sequence_numbers)
+    outcomes: dict[tuple[str, str], Exception | None] = {}
+
+    def summarize_thread_of(record: DynamoDBRecord) -> None:
+        if record.event_name is not DynamoDBRecordEventName.INSERT or record.dynamodb is None:
+            return
+        image = record.dynamodb.new_image
+        sk, tenant, thread_id = image.get("sk"), image.get("tenant"), image.get("thread_id")
+        if not (isinstance(sk, str) and sk.startswith("RUN#")):
+            return
+        if not (isinstance(tenant, str) and tenant and isinstance(thread_id, str) and thread_id):
+            return
+        thread = (tenant, thread_id)
+        if thread not in outcomes:
+            try:
+                summarize(tenant, thread_id)
+                outcomes[thread] = None
+            except Exception as exc:
+                logger.exception("summarization failed; the stream records will be retried")
+                metrics.add_metric(name="SummariesFailed", unit=MetricUnit.Count, value=1)
+                outcomes[thread] = exc
+        failed = outcomes[thread]
+        if failed is not None:
+            raise failed
+
+    # Every record failing is still a partial response (all reported), never an exception replaying the batch.
+    processor = BatchProcessor(event_type=EventType.DynamoDBStreams, raise_on_entire_batch_failure=False)
+    response = process_partial_response(event=event, record_handler=summarize_thread_of, processor=processor)
     if metrics.metric_set:
         metrics.flush_metrics()
-    return {"batchItemFailures": failures}
+    return dict(response)
 
 
 def _no_routes(app: APIGatewayHttpResolver) -> None:

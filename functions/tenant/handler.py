@@ -18,8 +18,9 @@ from api_common.entry import current_tenant, direct_fields, json_response, make_
 from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Body, Response
 from api_common.schemas import EraseReport, ExportResult, json_content
+from offprompt.composition.tenant_data import default_stores
 from offprompt.errors import InvalidInput
-from offprompt.services.tenancy import EraseRequest, default_stores, erase_self, export_self
+from offprompt.services.tenancy import EraseRequest, erase_self, export_self
 from offprompt.validation import validate
 
 ACTIONS = ("export", "erase")

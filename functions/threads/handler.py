@@ -7,6 +7,8 @@
 
 Direct invocation: `{"tenant", "thread_id", "action": "get"|"configure"|"delete"|"list_runs", ...fields}`;
 bodies and query fields are validated by the same library models (`ThreadConfigRequest`, `RunsQuery`).
+
+Use case: `offprompt.services.conversation.thread_admin`.
 """
 
 from http import HTTPStatus
@@ -16,16 +18,17 @@ from api_common.entry import current_tenant, direct_field, direct_fields, json_r
 from api_common.errors import error_responses
 from api_common.powertools import APIGatewayHttpResolver, Body, Path, Query, Response
 from api_common.schemas import NO_CONTENT, RunsPage, ThreadView, json_content
+from offprompt.composition.conversation import default_service
 from offprompt.errors import InvalidInput
 from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_CURSOR_CHARS, MAX_LIST_LIMIT
-from offprompt.services.conversation import RunsQuery, ThreadConfigRequest, default_service, parse_model
+from offprompt.services.conversation import RunsQuery, ThreadConfigRequest, parse_model, thread_admin
 
 ACTIONS = ("get", "configure", "delete", "list_runs")
 
 
 def list_runs(tenant: str, thread_id: str, query: RunsQuery) -> dict[str, Any]:
-    return default_service().list_runs(
-        tenant, thread_id, limit=query.limit, cursor=query.cursor or None, order=query.order
+    return thread_admin.list_runs(
+        default_service(), tenant, thread_id, limit=query.limit, cursor=query.cursor or None, order=query.order
     )
 
 
@@ -37,7 +40,9 @@ def register(app: APIGatewayHttpResolver) -> None:
     )
     def get_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
         tenant = current_tenant(app)
-        return json_response(default_service().get_thread(tenant, path_param(app, "thread_id", thread_id)))
+        return json_response(
+            thread_admin.get_thread(default_service(), tenant, path_param(app, "thread_id", thread_id))
+        )
 
     @app.put(
         "/threads/<thread_id>",
@@ -46,7 +51,9 @@ def register(app: APIGatewayHttpResolver) -> None:
     )
     def put_thread(thread_id: Annotated[str, Path()], request: Annotated[ThreadConfigRequest, Body()]) -> Response[Any]:
         tenant = current_tenant(app)
-        return json_response(default_service().configure(tenant, path_param(app, "thread_id", thread_id), request))
+        return json_response(
+            thread_admin.configure(default_service(), tenant, path_param(app, "thread_id", thread_id), request)
+        )
 
     @app.delete(
         "/threads/<thread_id>",
@@ -55,7 +62,7 @@ def register(app: APIGatewayHttpResolver) -> None:
     )
     def delete_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
         tenant = current_tenant(app)
-        default_service().delete_thread(tenant, path_param(app, "thread_id", thread_id))
+        thread_admin.delete_thread(default_service(), tenant, path_param(app, "thread_id", thread_id))
         return Response(status_code=HTTPStatus.NO_CONTENT, body="")
 
     @app.get(
@@ -79,13 +86,15 @@ def direct(tenant: str, event: dict[str, Any]) -> Any:
     if action not in ACTIONS:
         raise InvalidInput(f'"action" must be one of {", ".join(ACTIONS)}')
     thread_id = direct_field(event, "thread_id")
-    service = default_service()
+    conversation = default_service()
     if action == "get":
-        return service.get_thread(tenant, thread_id)
+        return thread_admin.get_thread(conversation, tenant, thread_id)
     if action == "configure":
-        return service.configure(tenant, thread_id, parse_model(ThreadConfigRequest, direct_fields(event, "thread_id")))
+        return thread_admin.configure(
+            conversation, tenant, thread_id, parse_model(ThreadConfigRequest, direct_fields(event, "thread_id"))
+        )
     if action == "delete":
-        service.delete_thread(tenant, thread_id)
+        thread_admin.delete_thread(conversation, tenant, thread_id)
         return {"deleted": True}
     return list_runs(tenant, thread_id, parse_model(RunsQuery, direct_fields(event, "thread_id")))
 

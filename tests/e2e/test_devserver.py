@@ -77,7 +77,7 @@ def call(
 
 
 def example_path(route: Route) -> str:
-    values = {"thread_id": "thread 1", "memory_name": "TaskMemory", "namespace": "call_9 output/ü"}
+    values = {"thread_id": "thread 1", "memory_name": "TaskMemory", "namespace": "call_9 output/ü", "key_id": "k 1"}
     return re.sub(r"\{(\w+)\}", lambda m: urllib.parse.quote(values[m.group(1)], safe=""), route.path)
 
 
@@ -94,7 +94,7 @@ def test_every_route_sends_a_valid_v2_event(server: DevServer, recorder: Recorde
     assert model.routeKey == route.route_key == model.requestContext.routeKey
     assert model.requestContext.stage == "$default"
     assert model.requestContext.http.method == route.method
-    expected = {"thread_id": "thread 1", "memory_name": "TaskMemory", "namespace": "call_9 output/ü"}
+    expected = {"thread_id": "thread 1", "memory_name": "TaskMemory", "namespace": "call_9 output/ü", "key_id": "k 1"}
     if route.parameters:
         assert event["pathParameters"] == {p: expected[p] for p in route.parameters}
     else:  # like API Gateway, no pathParameters key for a route without parameters (POST /api/threads)
@@ -111,6 +111,49 @@ def test_every_route_sends_a_valid_v2_event(server: DevServer, recorder: Recorde
     assert context.invoked_function_arn.endswith(f":function:{context.function_name}")
     assert 0 < context.get_remaining_time_in_millis() <= 29_000
     assert context.aws_request_id and context.memory_limit_in_mb > 0
+
+
+def test_api_keys_go_through_the_authorizer_as_api_gateway_sends_them(recorder: Recorder) -> None:
+    """`Bearer op_...` runs the authorizer (a payload 2.0 REQUEST event) before the route: refused → 401 JSON and
+    the route never runs; admitted → the route's event carries `requestContext.authorizer.lambda`. Other Bearer
+    values (and none) go straight to the route, as before API keys."""
+    seen: list[dict[str, Any]] = []
+
+    def authorizer(event: dict[str, Any], context: Any) -> Any:
+        seen.append(event)
+        token = event["identitySource"][0]
+        return (
+            {"isAuthorized": True, "context": {"tenant": "acme", "plan": "pro"}}
+            if token.endswith("good")
+            else {"isAuthorized": False}
+        )
+
+    handlers: dict[str, Any] = {**dict.fromkeys(functions(), recorder), "authorizer": authorizer}
+    dev = DevServer("127.0.0.1", 0, handlers=handlers, log=lambda line: None)
+    dev.start()
+    try:
+        status, headers, body = call(dev, "GET", "/threads/t1/runs", headers={"Authorization": "Bearer op_x_bad"})
+        assert status == 401 and headers["content-type"] == "application/json"
+        assert json.loads(body)["code"] == "unauthenticated"
+        assert recorder.events == []  # the route never ran
+        (auth,) = seen
+        assert auth["version"] == "2.0" and auth["type"] == "REQUEST"
+        assert auth["routeKey"] == "GET /threads/{thread_id}/runs" and auth["pathParameters"] == {"thread_id": "t1"}
+        assert auth["headers"]["authorization"] == "Bearer op_x_bad"
+
+        status, _, _ = call(dev, "GET", "/threads/t1/runs", headers={"Authorization": "bearer op_x_good"})
+        assert status == 200
+        (event,) = recorder.events
+        assert event["requestContext"]["authorizer"] == {"lambda": {"tenant": "acme", "plan": "pro"}}
+
+        seen.clear()
+        recorder.events.clear()
+        for other in ({"Authorization": "Bearer local"}, {}):
+            status, _, _ = call(dev, "GET", "/threads/t1/runs", headers=other)
+            assert status == 200
+        assert seen == [] and all("authorizer" not in e["requestContext"] for e in recorder.events)
+    finally:
+        dev.stop()
 
 
 def test_query_headers_cookies_and_binary_bodies(server: DevServer, recorder: Recorder) -> None:

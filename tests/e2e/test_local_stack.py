@@ -395,7 +395,7 @@ def test_tenants_cannot_see_each_other(alice: OffpromptClient, bob: OffpromptCli
 
 
 def test_summary_memory_is_summarized_locally(stack: RunningStack, alice: OffpromptClient) -> None:
-    """`make dev` installs the labelled local summarizer (offprompt.services.conversation hook), so a summary
+    """`make dev` installs the labelled local summarizer (offprompt.composition.conversation hook), so a summary
     thread gets a summary inline, with no Bedrock."""
     assert any(line.startswith("  summaries   local extractive summarizer") for line in stack.lines)
     thread = uid("summary")

@@ -398,7 +398,7 @@ CONFIG_GATED = {
     "cloud_threads": ({"bedrock:InvokeModel"}, ("OFFPROMPT_SUMMARIZE_MODE", "async")),  # add-run's inline summaries
 }
 # Adapters the code builds only when a setting is non-empty (`if settings.embedding_model_id:` in
-# services/task_memory/wiring.text_store_from_settings): the calls only they make are expected only when the deployed
+# composition/task_memory.text_store_from_settings): the calls only they make are expected only when the deployed
 # function's environment, resolved for the mode's parameters, sets that variable.
 BUILT_ONLY_IF_SET = {"offprompt.adapters.embeddings": "OFFPROMPT_EMBEDDING_MODEL_ID"}
 # Managed policies SAM attaches: logs for every function, X-Ray (Tracing: Active), stream polling (summarizer).

@@ -39,4 +39,8 @@ def test_functions_without_routes_are_the_declared_ones() -> None:
         for r in load_template()["Resources"].values()
         if r["Type"] == "AWS::Serverless::Function"
     }
-    assert handlers - set(routes.functions()) == {*routes.NON_HTTP_FUNCTIONS, "example_tool"}
+    assert handlers - set(routes.functions()) == {
+        *routes.NON_HTTP_FUNCTIONS,
+        routes.AUTHORIZER_FUNCTION,
+        "example_tool",
+    }

@@ -57,8 +57,11 @@ def test_transform_emits_the_expected_resource_types() -> None:
         "AWS::OpenSearchServerless::SecurityPolicy",
         "AWS::OpenSearchServerless::AccessPolicy",
     } <= types
-    # nine endpoints/handlers (cloud_threads: issue 13; tenant export/erase: issue 14) + the example tool
-    assert len(_functions(cfn)) == 10
+    # ten endpoints/handlers (cloud_threads: issue 13; tenancy and tenant export/erase: issue 14) + the example
+    # tool; the API-key authorizer only with AuthMode=apikey (below)
+    functions = _functions(cfn)
+    assert len(functions) == 12
+    assert functions["AuthorizerFunction"]["Condition"] == "UseApiKey"
 
 
 def test_every_http_route_requires_the_configured_authorizer() -> None:
@@ -67,7 +70,9 @@ def test_every_http_route_requires_the_configured_authorizer() -> None:
     for path, item in body["paths"].items():
         for method, operation in item.items():
             assert "x-amazon-apigateway-integration" in operation, (method, path)  # a function serves it
-            assert operation["security"] == [{"Fn::If": ["UseIam", {"sigv4": []}, {"jwt": []}]}], (method, path)
+            assert operation["security"] == [
+                {"Fn::If": ["UseIam", {"sigv4": []}, {"Fn::If": ["UseApiKey", {"apikey": []}, {"jwt": []}]}]}
+            ], (method, path)
     schemes = body["components"]["securitySchemes"]
     assert schemes["sigv4"]["x-amazon-apigateway-authtype"] == "awsSigv4"
     jwt = schemes["jwt"]["Fn::If"]
@@ -76,6 +81,32 @@ def test_every_http_route_requires_the_configured_authorizer() -> None:
         "issuer": {"Ref": "JwtIssuer"},
         "audience": {"Ref": "JwtAudience"},
     }
+
+
+def test_apikey_mode_is_a_cached_lambda_request_authorizer() -> None:
+    """AuthMode=apikey: every route needs the Lambda REQUEST authorizer (payload 2.0, simple responses, identity
+    `Authorization`, cached 300 s), API Gateway may invoke it, and jwt/iam stay the other choices."""
+    template = load_template()
+    assert template["Parameters"]["AuthMode"]["AllowedValues"] == ["jwt", "iam", "apikey"]
+    cfn = sam_transform({"AuthMode": "apikey"})
+    schemes = cfn["Resources"]["HttpApi"]["Properties"]["Body"]["components"]["securitySchemes"]
+    condition, scheme, otherwise = schemes["apikey"]["Fn::If"]
+    assert condition == "UseApiKey" and otherwise == {"Ref": "AWS::NoValue"}
+    authorizer = scheme["x-amazon-apigateway-authorizer"]
+    assert authorizer["type"] == "request"
+    assert authorizer["identitySource"] == "$request.header.Authorization"
+    assert authorizer["authorizerPayloadFormatVersion"] == "2.0"
+    assert authorizer["enableSimpleResponses"] is True
+    assert authorizer["authorizerResultTtlInSeconds"] == 300
+    assert "${AuthorizerFunction.Arn}" in json.dumps(authorizer["authorizerUri"])
+    function = cfn["Resources"]["AuthorizerFunction"]
+    assert function["Properties"]["Handler"] == "authorizer.handler.lambda_handler"
+    permission = cfn["Resources"]["AuthorizerInvokePermission"]
+    assert permission["Condition"] == "UseApiKey"
+    assert permission["Properties"]["Principal"] == "apigateway.amazonaws.com"
+    assert permission["Properties"]["FunctionName"] == {"Fn::GetAtt": ["AuthorizerFunction", "Arn"]}
+    assert "/authorizers/*" in json.dumps(permission["Properties"]["SourceArn"])
+    assert cfn["Conditions"]["UseApiKey"] == {"Fn::Equals": [{"Ref": "AuthMode"}, "apikey"]}
 
 
 def test_bucket_policy_denies_insecure_transport() -> None:
@@ -137,7 +168,11 @@ def test_stack_deploys_into_moto_with_the_template_settings(deployed: Deployed) 
     name, version = resources["OffpromptLayer"].rsplit(":", 2)[-2:]
     layer = aws_lambda.get_layer_version(LayerName=name, VersionNumber=int(version))
     assert layer["CompatibleRuntimes"] == ["python3.12"]
-    functions = {k: v for k, v in template["Resources"].items() if v["Type"] == "AWS::Serverless::Function"}
+    functions = {
+        k: v
+        for k, v in template["Resources"].items()
+        if v["Type"] == "AWS::Serverless::Function" and v.get("Condition") != "UseApiKey"  # deployed: AuthMode=iam
+    }
     for logical_id, resource in functions.items():
         config = aws_lambda.get_function_configuration(FunctionName=resources[logical_id])
         assert config["Runtime"] == "python3.12", logical_id
@@ -167,7 +202,11 @@ def test_stack_deploys_into_moto_with_the_template_settings(deployed: Deployed) 
 
 def test_moto_still_drops_what_we_compensate_for(deployed: Deployed) -> None:
     # If moto starts honouring these, the compensations in deploy_to_moto (and local-infra §e) can go.
-    functions = [k for k, r in deployed.cfn["Resources"].items() if r["Type"] == "AWS::Lambda::Function"]
+    functions = [
+        k
+        for k, r in deployed.cfn["Resources"].items()
+        if r["Type"] == "AWS::Lambda::Function" and k in deployed.resources
+    ]
     assert sorted(c for c in deployed.compensations if c.startswith("layers:")) == sorted(
         f"layers:{f}" for f in functions
     )

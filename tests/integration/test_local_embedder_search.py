@@ -16,9 +16,9 @@ import pytest
 from offprompt.adapters.opensearch_text import OpenSearchTextStore
 from offprompt.adapters.tokenizer import TiktokenTokenizer
 from offprompt.artifacts import TextArtifact
+from offprompt.composition.task_memory import set_embedder_override, text_store_from_settings
 from offprompt.config import load_settings
 from offprompt.ports import TextScope
-from offprompt.services.task_memory import set_embedder_override, text_store_from_settings
 from offprompt_local.embedder import LocalWordLlamaEmbedder
 
 SCOPE = TextScope("tenant-a", "TaskMemory", "notes")

@@ -587,8 +587,8 @@ def test_the_service_store_is_searchable_when_it_returns(
 ) -> None:
     # A later workflow step may search right after process-output returns. With a 2 s refresh interval a plain
     # store is not searchable at once (checked first); the store the services build waits for the refresh.
+    from offprompt.composition.task_memory import text_store_from_settings
     from offprompt.config import load_settings
-    from offprompt.services.task_memory import text_store_from_settings
 
     opensearch_client.indices.put_settings(index=opensearch_index, body={"index": {"refresh_interval": "2s"}})
     scope = TextScope("t", "m", "ns")

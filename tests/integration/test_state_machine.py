@@ -72,8 +72,8 @@ def test_tool_flow_keeps_only_references_in_the_state(opensearch_url: str, monke
         for name in ("ProcessOutput", "ExampleTool", "LoadArtifacts", "Memories", "AddRun"):
             arn = deployed.outputs[f"{name}FunctionArn"]
             definition = definition.replace("${" + f"{name}FunctionArn" + "}", arn)
+        from offprompt.composition.task_memory import text_store_from_settings
         from offprompt.config import load_settings
-        from offprompt.services.task_memory import text_store_from_settings
 
         text_store_from_settings(load_settings(variables)).ensure_index()  # type: ignore[attr-defined]
         sfn = boto3.client("stepfunctions")

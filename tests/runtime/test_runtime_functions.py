@@ -40,6 +40,8 @@ EXERCISED = {
     "MemoriesFunction",
     "ExampleToolFunction",
     "CloudThreadsFunction",
+    "TenancyFunction",
+    "AuthorizerFunction",
     "TenantFunction",
 }
 
@@ -155,6 +157,35 @@ def test_task_memory_functions(start_text_function: Start, local_aws: dict[str, 
     assert again == {"deleted": False, "namespace": record["namespace"]}, again
     status, body, _ = memories.http(event("memories_get_namespace_http.json"))
     assert status == 404 and body["code"] == "not_found"
+
+
+def test_api_keys_and_the_authorizer(start_function: Start, local_aws: dict[str, Any]) -> None:
+    tenancy = start_function("TenancyFunction")
+    created = tenancy.invoke(event("keys_create_direct.json"))
+    assert created["key"].startswith(f"op_{created['key_id']}_") and created["name"] == "ci"
+    status, made, _ = tenancy.http(event("keys_create_http.json"))
+    assert status == 201 and made["prefix"] == f"op_{made['key_id']}"
+    status, listed, _ = tenancy.http(event("keys_list_http.json"))
+    assert status == 200 and {k["key_id"] for k in listed["keys"]} == {created["key_id"], made["key_id"]}
+    assert "key" not in json.dumps(listed["keys"][0]).replace('"key_id"', "")
+    status, report, _ = tenancy.http(event("usage_http.json"))
+    assert status == 200 and report["tenant"] == "tenant-a" and report["days"] == []
+    assert tenancy.invoke(event("usage_direct.json"))["totals"]["requests"] == 0
+
+    authorizer = start_function("AuthorizerFunction")
+    assert authorizer.invoke(event("authorizer_request.json")) == {"isAuthorized": False}  # the sample's key
+    sample = event("authorizer_request.json")
+    sample["headers"]["authorization"] = f"Bearer {created['key']}"
+    sample["identitySource"] = [f"Bearer {created['key']}"]
+    answer = authorizer.invoke(sample)
+    assert answer["isAuthorized"] is True and answer["context"]["tenant"] == "tenant-a"
+    revoke = event("keys_revoke_http.json")
+    revoke["rawPath"] = f"/keys/{created['key_id']}"
+    revoke["requestContext"]["http"]["path"] = revoke["rawPath"]
+    revoke["pathParameters"] = {"key_id": created["key_id"]}
+    status, _, _ = tenancy.http(revoke)
+    assert status == 204
+    assert authorizer.invoke(sample) == {"isAuthorized": False}
 
 
 def test_tenant_function_exports_and_erases(start_text_function: Start, local_aws: dict[str, Any]) -> None:

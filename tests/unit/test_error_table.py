@@ -8,9 +8,17 @@ import inspect
 import pytest
 
 import offprompt.errors as errors_module
-from api_common.errors import STATUS_BY_ERROR, status_for
+from api_common.errors import STATUS_BY_ERROR, error_headers, status_for
 from offprompt.config import ConfigurationError as ConfigFromConfig
-from offprompt.errors import ConfigurationError, OffpromptError, SchemaInvalid, Unauthenticated, schema_invalid
+from offprompt.errors import (
+    ConfigurationError,
+    OffpromptError,
+    QuotaExceeded,
+    RateLimited,
+    SchemaInvalid,
+    Unauthenticated,
+    schema_invalid,
+)
 
 
 def test_every_error_class_in_offprompt_errors_is_in_the_table() -> None:
@@ -28,6 +36,8 @@ def test_every_error_class_in_offprompt_errors_is_in_the_table() -> None:
         (Unauthenticated("x"), 401, "unauthenticated"),
         (ConfigurationError("x"), 500, "configuration_error"),
         (SchemaInvalid("x"), 422, "schema_invalid"),
+        (RateLimited("x", retry_after=1), 429, "rate_limited"),
+        (QuotaExceeded("x", retry_after=60), 429, "quota_exceeded"),
     ],
 )
 def test_statuses_and_codes(error: OffpromptError, status: int, code: str) -> None:
@@ -47,3 +57,9 @@ def test_schema_invalid_names_the_first_problem_and_lists_loc_type_msg() -> None
         {"loc": ["body", "top_k"], "type": "int_type", "msg": "bad"},
         {"loc": [], "type": "t", "msg": "m"},
     ]
+
+
+def test_a_429_says_when_to_retry() -> None:
+    assert error_headers(QuotaExceeded("x", retry_after=3600)) == {"Retry-After": "3600"}
+    assert error_headers(RateLimited("x", retry_after=0)) == {"Retry-After": "1"}  # never 0: retry at once
+    assert error_headers(Unauthenticated("x")) is None

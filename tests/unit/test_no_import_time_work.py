@@ -14,7 +14,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-HANDLERS = ["add_run", "prompt_stack", "threads", "summarizer", "process_output", "load_artifacts", "memories"]
+HANDLERS = [
+    "add_run",
+    "prompt_stack",
+    "threads",
+    "summarizer",
+    "process_output",
+    "load_artifacts",
+    "memories",
+    "tenancy",
+    "authorizer",
+]
 
 PROBE = """
 import json, sys

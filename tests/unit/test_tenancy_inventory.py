@@ -9,7 +9,7 @@ from offprompt.adapters.dynamodb_receipts import SK as RECEIPT_SK
 from offprompt.adapters.dynamodb_receipts import receipt_pk
 from offprompt.adapters.dynamodb_runs import THREAD_SK, alias_pk, run_sk, runid_sk, thread_pk
 from offprompt.services.conversation import thread_prefix
-from offprompt.services.task_memory import TaskMemoryService
+from offprompt.services.task_memory import keys as task_keys
 from offprompt.services.tenancy.inventory import item_kind, partition_prefixes, s3_prefixes
 
 
@@ -41,16 +41,16 @@ def test_another_tenants_keys_never_match(tenant: str, other: str) -> None:
     keys = [thread_pk(other, "t"), alias_pk(other, "x"), DynamoDbNamespaceStore.pk(other, "m")]
     keys.append(receipt_pk(other, "m", "k"))
     assert not any(k.startswith(partition_prefixes(tenant)) for k in keys)
-    objects = [thread_prefix(other, "t"), TaskMemoryService.namespace_prefix(other, "m", "n")]
-    objects.append(TaskMemoryService.upload_prefix(other, "m"))
+    objects = [thread_prefix(other, "t"), task_keys.namespace_prefix(other, "m", "n")]
+    objects.append(task_keys.upload_prefix(other, "m"))
     assert not any(o.startswith(s3_prefixes(tenant, include_transient=True)) for o in objects)
 
 
 def test_every_s3_key_design_is_under_the_tenants_prefixes() -> None:
     keys = [
         thread_prefix("alice", "t") + "runs/x.json",
-        TaskMemoryService.namespace_prefix("alice", "m", "n") + "000000000000",
-        TaskMemoryService.upload_prefix("alice", "m") + "0" * 32,
+        task_keys.namespace_prefix("alice", "m", "n") + "000000000000",
+        task_keys.upload_prefix("alice", "m") + "0" * 32,
     ]
     assert all(k.startswith(s3_prefixes("alice", include_transient=True)) for k in keys)
     # exported: stored data only (not pending uploads, downloads, or earlier exports)

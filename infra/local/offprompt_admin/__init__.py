@@ -1,7 +1,9 @@
-"""The operator's CLI: `python -m offprompt_admin <command> ...`.
+"""offprompt's operator CLI: `python -m offprompt_admin <command> ...`
+(tenants, keys, plans, usage, export, import, erase).
 
-It reads the same settings the functions read (`offprompt.config`: OFFPROMPT_TABLE, OFFPROMPT_BUCKET,
-OFFPROMPT_OPENSEARCH_URL, OFFPROMPT_OPENSEARCH_INDEX, OFFPROMPT_OPENSEARCH_AUTH) and normal AWS credentials,
-so it runs against a deployed stack (the stack's outputs give the names) and against the local stack (the
-`make dev` banner gives moto's endpoint as AWS_ENDPOINT_URL). Each command is one module; `__main__` lists them.
+It runs the library's own use cases (`offprompt.services`) against the same table, bucket and index the functions
+use, configured the way they are: the OFFPROMPT_* settings (`offprompt.config.Settings`) and boto3's normal
+credential chain (AWS_PROFILE, AWS_REGION, ...). `--local` reads the running local stack's connection
+(`.offprompt/stack.json`, or the one in OFFPROMPT_DATA_DIR) instead. One subcommand per module; `__main__.COMMANDS`
+is the table of them. Importing this package does nothing.
 """

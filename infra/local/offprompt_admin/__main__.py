@@ -1,45 +1,54 @@
-"""`python -m offprompt_admin <command>`: one module per command, registered in COMMANDS.
+"""`python -m offprompt_admin [--local [--data-dir D] | --table T --endpoint-url U] <command> ...`
 
-Each module defines `HELP`, `add_arguments(parser)` and `run(args) -> int`; it is imported only when its
-command runs.
+COMMANDS is the one table of subcommands: each module has `register(subparsers)` (adds its parser) and
+`run(args, context) -> exit status`. Add a command by adding its module and one line here.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
-from offprompt.errors import OffpromptError
+from . import erase, export, importer, keys, plans, tenants, usage
+from .context import AdminError, add_connection_options, connect
 
-#: command name -> module (under offprompt_admin) implementing it.
-COMMANDS: dict[str, str] = {
-    "export": "export",
-    "import": "importer",
-    "erase": "erase",
+COMMANDS: dict[str, ModuleType] = {
+    "tenant": tenants,
+    "key": keys,
+    "plan": plans,
+    "usage": usage,
+    "export": export,
+    "import": importer,
+    "erase": erase,
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m offprompt_admin", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    for name, module_name in COMMANDS.items():
-        module = importlib.import_module(f"offprompt_admin.{module_name}")
-        command = sub.add_parser(name, help=module.HELP, description=module.HELP)
-        module.add_arguments(command)
-        command.set_defaults(run=module.run)
-    return parser
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="python -m offprompt_admin", description="offprompt operator commands")
+    add_connection_options(root)
+    commands = root.add_subparsers(dest="command", required=True)
+    for module in COMMANDS.values():
+        module.register(commands)
+    return root
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parser().parse_args(argv)
     try:
-        code: int = args.run(args)
-    except OffpromptError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        context = connect(args)
+        status: int = COMMANDS[args.command].run(args, context)
+    except AdminError as exc:
+        print(f"offprompt_admin: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a library error (offprompt.errors): its code and message, no traceback
+        code = getattr(exc, "code", None)
+        if code is None:
+            raise
+        print(f"offprompt_admin: {code}: {exc}", file=sys.stderr)
         return 1
-    return code
+    return status
 
 
 if __name__ == "__main__":

@@ -12,27 +12,30 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
+from .context import Context
+
+COMMAND = "export"
 HELP = "export a tenant's data (JSONL + object files) to S3 (presigned manifest URL) or a local directory"
 DEFAULT_EXPIRES_IN = 7 * 24 * 3600  # SigV4's longest presigned URL (shorter when the credentials expire first)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(COMMAND, help=HELP, description=HELP)
     parser.add_argument("tenant")
     parser.add_argument("--out", type=Path, help="write the export to this local directory instead of S3")
     parser.add_argument("--expires-in", type=int, default=DEFAULT_EXPIRES_IN, help="presigned URL lifetime (s)")
 
 
-def run(args: argparse.Namespace) -> int:
-    from offprompt.config import get_settings
+def run(args: argparse.Namespace, context: Context) -> int:
+    from offprompt.composition.tenant_data import stores_from_settings
     from offprompt.identifiers import check_identifier
     from offprompt.services.tenancy import S3ExportSink, export_tenant
     from offprompt.services.tenancy.inventory import export_prefix
     from offprompt.services.tenancy.ports import ExportSink
-    from offprompt.services.tenancy.wiring import stores_from_settings
     from offprompt_admin.files import DirectorySink
 
     tenant = check_identifier("tenant", args.tenant)
-    settings = get_settings()
+    settings = context.settings()
     stores = stores_from_settings(settings)
     export_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ-") + uuid.uuid4().hex[:8]
     sink: ExportSink

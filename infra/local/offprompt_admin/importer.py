@@ -10,10 +10,14 @@ import argparse
 import json
 from pathlib import Path
 
+from .context import Context
+
+COMMAND = "import"
 HELP = "import a tenant export (local directory, s3://bucket/prefix/, or presigned manifest URL)"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(COMMAND, help=HELP, description=HELP)
     parser.add_argument("tenant")
     parser.add_argument("location")
     parser.add_argument(
@@ -21,17 +25,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, context: Context) -> int:
     from offprompt.adapters.tenant_objects import S3TenantObjects
-    from offprompt.config import get_settings
+    from offprompt.composition.tenant_data import stores_from_settings
     from offprompt.identifiers import check_identifier
     from offprompt.services.tenancy import S3ExportSource, import_tenant
     from offprompt.services.tenancy.ports import ExportSource
-    from offprompt.services.tenancy.wiring import stores_from_settings
     from offprompt_admin.files import DirectorySource, UrlSource
 
     tenant = check_identifier("tenant", args.tenant)
-    stores = stores_from_settings(get_settings())
+    stores = stores_from_settings(context.settings())
     location: str = args.location
     source: ExportSource
     if location.startswith("s3://"):

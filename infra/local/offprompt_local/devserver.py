@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .routes import ROUTES, Route, allowed_methods
+from .routes import AUTHORIZER_FUNCTION, ROUTES, Route, allowed_methods
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 3000
@@ -51,6 +51,10 @@ FUNCTION_TIMEOUT_MS = 29_000  # HTTP API's maximum integration timeout; function
 ACCOUNT_ID = "123456789012"
 API_ID = "offprompt1"
 REGION_ENV = ("AWS_REGION", "AWS_DEFAULT_REGION")
+
+#: The API-key authorizer, run as API Gateway runs a Lambda REQUEST authorizer (AuthMode=apikey).
+AUTHORIZER_ROUTE = Route("AUTHORIZE", "/", AUTHORIZER_FUNCTION)
+API_KEY_PREFIX = "op_"
 
 # API Gateway passes these content types as text; everything else (and anything that is not UTF-8) is base64.
 _TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "application/x-www-form-urlencoded")
@@ -199,6 +203,38 @@ def build_event(
     else:
         event["isBase64Encoded"] = False
     return event
+
+
+def authorizer_event(event: dict[str, Any]) -> dict[str, Any]:
+    """The payload v2 REQUEST authorizer event API Gateway sends for a route's event (identity: Authorization)."""
+    headers = event.get("headers") or {}
+    context = event["requestContext"]
+    route = event["routeKey"].replace(" ", "")
+    return {
+        "version": "2.0",
+        "type": "REQUEST",
+        "routeArn": f"arn:aws:execute-api:{_region()}:{ACCOUNT_ID}:{API_ID}/$default/{route}",
+        "identitySource": [headers.get("authorization", "")],
+        "routeKey": event["routeKey"],
+        "rawPath": event["rawPath"],
+        "rawQueryString": event["rawQueryString"],
+        "headers": headers,
+        "queryStringParameters": event.get("queryStringParameters"),
+        "requestContext": context,
+        "pathParameters": event.get("pathParameters"),
+    }
+
+
+def api_key_bearer(event: dict[str, Any]) -> bool:
+    """Whether the request carries `Authorization: Bearer op_...` (an offprompt API key, right or wrong).
+
+    Only those go to the authorizer locally: any other Bearer value (Griptape's drivers need *some* key) keeps
+    the local tenant header, as before API keys existed. Deployed with AuthMode=apikey, every request goes
+    through the authorizer.
+    """
+    value = str((event.get("headers") or {}).get("authorization") or "").strip()
+    scheme, _, token = value.partition(" ")
+    return scheme.lower() == "bearer" and token.strip().startswith(API_KEY_PREFIX)
 
 
 @dataclass
@@ -381,6 +417,10 @@ class _RequestHandler(BaseHTTPRequestHandler):
         if len(json.dumps(event)) > MAX_INVOKE_PAYLOAD:
             message = f"the request is larger than Lambda's {MAX_INVOKE_PAYLOAD} byte invocation payload"
             return error_result(413, "payload_too_large", message), route.function
+        if api_key_bearer(event):
+            denied = self._authorize(event)
+            if denied is not None:
+                return denied, AUTHORIZER_FUNCTION
         self.server.record_event(event)
         try:
             result = self.server.functions.invoke(route, event)
@@ -399,6 +439,20 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 route.function
             )
         return map_result(result), route.function
+
+    def _authorize(self, event: dict[str, Any]) -> HttpResult | None:
+        """Run the API-key authorizer (no cache: a revoked key fails at once); None when it admits the request,
+        whose event then carries the authorizer's context at `requestContext.authorizer.lambda`."""
+        try:
+            answer = self.server.functions.invoke(AUTHORIZER_ROUTE, authorizer_event(event))
+        except Exception:
+            print("[devserver] the authorizer raised:", file=sys.stderr)
+            traceback.print_exc()
+            return HttpResult(500, [("Content-Type", "application/json")], b'{"message":"Internal Server Error"}')
+        if not (isinstance(answer, dict) and answer.get("isAuthorized") is True):
+            return error_result(401, "unauthenticated", "the API key is unknown or revoked")
+        event["requestContext"]["authorizer"] = {"lambda": dict(answer.get("context") or {})}
+        return None
 
     def _send(self, result: HttpResult) -> None:
         self.send_response(result.status)

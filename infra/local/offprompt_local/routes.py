@@ -94,6 +94,11 @@ ROUTES: tuple[Route, ...] = (
     Route("DELETE", "/memories/{memory_name}/namespaces/{namespace}", "memories"),
     Route("POST", "/memories/{memory_name}/namespaces/{namespace}/search", "memories"),
     Route("GET", "/memories/{memory_name}/meta", "memories"),
+    # hosted mode: the caller's own API keys and usage (docs/adr/0022-api-keys.md, 0023)
+    Route("POST", "/keys", "tenancy"),
+    Route("GET", "/keys", "tenancy"),
+    Route("DELETE", "/keys/{key_id}", "tenancy"),
+    Route("GET", "/usage", "tenancy"),
     # the tenant's own data: export and erase (docs/adr/0024-tenant-export-erase.md)
     Route("POST", "/export", "tenant"),
     Route("DELETE", "/tenant", "tenant"),
@@ -101,6 +106,9 @@ ROUTES: tuple[Route, ...] = (
 
 #: Functions that serve no HTTP route (invoked by DynamoDB Streams, the async path or Step Functions only).
 NON_HTTP_FUNCTIONS: tuple[str, ...] = ("summarizer",)
+
+#: The HTTP API's Lambda REQUEST authorizer (AuthMode=apikey); the dev server runs it for `Bearer op_...`.
+AUTHORIZER_FUNCTION = "authorizer"
 
 
 def functions() -> tuple[str, ...]:

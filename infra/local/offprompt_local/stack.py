@@ -26,6 +26,7 @@ import argparse
 import contextlib
 import errno
 import importlib
+import json
 import logging
 import os
 import signal
@@ -42,6 +43,17 @@ from .datadir import DataDir, DataDirBusy, data_dir_from_env
 from .devserver import DEFAULT_HOST, DevServer, port_from_env
 
 MOTO_PORT_ENV = "OFFPROMPT_MOTO_PORT"
+#: The file in the data directory that tells local tools how to reach the running stack (`_write_connection`).
+CONNECTION_FILE = "stack.json"
+#: The handler settings local tools need to act on the stack's data as the functions do.
+CONNECTION_ENVIRONMENT = (
+    "OFFPROMPT_TABLE",
+    "OFFPROMPT_BUCKET",
+    "OFFPROMPT_OPENSEARCH_URL",
+    "OFFPROMPT_OPENSEARCH_INDEX",
+    "OFFPROMPT_OPENSEARCH_AUTH",
+    "OFFPROMPT_EMBEDDING_DIMENSIONS",
+)
 TABLE_NAME = "offprompt-local"
 BUCKET_NAME = "offprompt-local"
 DEFAULT_INDEX = "offprompt-text"
@@ -110,7 +122,7 @@ class LocalExtractiveSummarizer:
 
 
 #: Where the conversation service may expose a summarizer override for the local stack: (module, attribute).
-SUMMARIZER_HOOKS: tuple[tuple[str, str], ...] = (("offprompt.services.conversation", "set_summarizer_override"),)
+SUMMARIZER_HOOKS: tuple[tuple[str, str], ...] = (("offprompt.composition.conversation", "set_summarizer_override"),)
 
 
 def configure_summaries() -> str:
@@ -131,7 +143,7 @@ def configure_summaries() -> str:
 # ------------------------------------------------------------------------------------------- embeddings
 
 #: Where the task-memory service may expose an embedder override for the local stack: (module, attribute).
-EMBEDDER_HOOKS: tuple[tuple[str, str], ...] = (("offprompt.services.task_memory", "set_embedder_override"),)
+EMBEDDER_HOOKS: tuple[tuple[str, str], ...] = (("offprompt.composition.task_memory", "set_embedder_override"),)
 #: "wordllama" (default) or "off" (no embedder: BM25 search only, as a deployed stack without EmbeddingModelId).
 LOCAL_EMBEDDER_ENV = "OFFPROMPT_LOCAL_EMBEDDER"
 
@@ -241,6 +253,7 @@ class LocalStack:
         with self._timed("index"):
             self._ensure_index()
         self._start_watchdog()
+        self._write_connection()
         self.timings["total"] = time.monotonic() - started
 
     def serve_forever(self) -> None:
@@ -261,6 +274,8 @@ class LocalStack:
                 self._opensearch = None
         reset_embeddings()
         if self._data is not None:
+            with contextlib.suppress(OSError):
+                (self._data.root / CONNECTION_FILE).unlink()
             self._data.release()
             self._data = None
 
@@ -343,6 +358,18 @@ class LocalStack:
             raise StackError(f"OpenSearch did not start: {str(exc).splitlines()[0]}") from None
         self.log(f"OpenSearch is up at {self.opensearch_url}")
 
+    def _write_connection(self) -> None:
+        """`<data dir>/stack.json`: where this stack's API, moto, table, bucket and index are, for local tools
+        (`python -m offprompt_admin --local ...`); removed when the stack stops."""
+        if self._data is None:
+            return
+        info = {
+            "api_url": self.api_url,
+            "aws_endpoint_url": self.moto_url,
+            "environment": {k: os.environ[k] for k in CONNECTION_ENVIRONMENT if k in os.environ},
+        }
+        (self._data.root / CONNECTION_FILE).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+
     def _set_handler_environment(self) -> None:
         assert self.moto_url is not None and self.opensearch_url is not None
         os.environ.update(
@@ -363,7 +390,7 @@ class LocalStack:
         from offprompt.config import load_settings
 
         try:
-            from offprompt.services.task_memory import text_store_from_settings
+            from offprompt.composition.task_memory import text_store_from_settings
 
             store = text_store_from_settings(load_settings(os.environ))
         except ImportError as exc:

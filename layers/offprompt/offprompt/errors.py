@@ -83,6 +83,29 @@ class DependencyTimeout(DependencyUnavailable):
     code = "dependency_timeout"
 
 
+class TooManyRequests(OffpromptError):
+    """The tenant's plan refuses the request now (HTTP 429, `Retry-After: retry_after` seconds); nothing was
+    written."""
+
+    code = "too_many_requests"
+
+    def __init__(self, message: str, *, retry_after: int, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message, details=details)
+        self.retry_after = max(1, int(retry_after))
+
+
+class RateLimited(TooManyRequests):
+    """More requests per second than the tenant's plan allows (HTTP 429)."""
+
+    code = "rate_limited"
+
+
+class QuotaExceeded(TooManyRequests):
+    """A quota of the tenant's plan (runs per day, stored bytes, API keys) is used up (HTTP 429)."""
+
+    code = "quota_exceeded"
+
+
 class ConfigurationError(OffpromptError):
     """The deployment is misconfigured (a server-side problem, never the client's; HTTP 500)."""
 

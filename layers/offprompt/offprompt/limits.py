@@ -64,6 +64,19 @@ MAX_THREAD_NAME_CHARS = 1024
 #: Messages in one PATCH (Griptape sends the whole, already trimmed, list).
 MAX_PATCH_MESSAGES = 10_000
 
+# ---- hosted plans (docs/adr/0023-usage-metering-and-quotas.md)
+#: API keys a tenant may hold when its plan names no other number.
+DEFAULT_MAX_KEYS = 5
+#: A rate-limit window item takes at most this many admitted requests per second before the window is split into
+#: more items (DynamoDB: ~1,000 write units per second per partition; a conditional ADD is one).
+RATE_SHARD_CAPACITY = 250
+#: Per-day usage counters are spread over this many items per tenant (one is picked at random per request).
+USAGE_SHARDS = 4
+#: Longest range `GET /usage` answers in one request (days, inclusive).
+MAX_USAGE_DAYS = 93
+#: Cap on the names of API keys.
+MAX_KEY_NAME_CHARS = 100
+
 # ---- tenant export and erase
 #: Lifetime of the presigned GETs a tenant export hands out (shorter if the signing credentials expire first).
 EXPORT_EXPIRES_IN = 3600

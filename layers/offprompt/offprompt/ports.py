@@ -367,3 +367,71 @@ class ReceiptStore(Protocol):
     def release(self, tenant: str, memory: str, key: str, claim_id: str) -> None:
         """Drop this request's unfinished claim (it failed, or stored nothing): a retry runs afresh."""
         ...
+
+
+# ---- hosted mode: tenants, API keys, usage, rate windows (docs/adr/0022, 0023)
+
+
+@dataclass(frozen=True)
+class KeyRecord:
+    """An API key as stored: never the secret, only its SHA-256 (`secret_hash`)."""
+
+    key_id: str
+    tenant: str
+    name: str
+    created_at: str
+    secret_hash: str
+    plan: dict[str, object]  # offprompt.metering.Plan.to_dict(), copied onto the key for the authorizer's one read
+
+
+@dataclass(frozen=True)
+class TenantRecord:
+    tenant: str
+    plan: dict[str, object]
+    key_count: int
+    stored_bytes: int
+    created_at: str | None
+
+
+class KeyLimitReached(Exception):
+    """The tenant already holds as many keys as its plan allows."""
+
+
+class StoredBytesLimit(Exception):
+    """A write would take the tenant past its plan's stored bytes."""
+
+
+class TenancyStore(Protocol):
+    def get_tenant(self, tenant: str) -> TenantRecord | None: ...
+
+    def put_tenant(self, tenant: str, plan: dict[str, object], now: str) -> TenantRecord:
+        """Create the tenant (or set its plan), and copy the plan onto each of its keys."""
+        ...
+
+    def add_key(self, record: KeyRecord, max_keys: int) -> None:
+        """Store the key, its listing entry and the tenant's key count together (KeyLimitReached past max)."""
+        ...
+
+    def get_key(self, key_id: str) -> KeyRecord | None: ...
+
+    def list_keys(self, tenant: str) -> list[KeyRecord]: ...
+
+    def delete_key(self, tenant: str, key_id: str) -> bool:
+        """Remove the tenant's key (False when it has no such key; another tenant's key is never touched)."""
+        ...
+
+    def take_rate_token(self, tenant: str, second: int, shard: int, limit: int) -> bool:
+        """Count one request in the tenant's window; False when the window already holds `limit`."""
+        ...
+
+    def runs_added(self, tenant: str, day: str) -> int:
+        """Runs the tenant added on `day` (the counter add-run's transaction keeps)."""
+        ...
+
+    def add_usage(self, tenant: str, day: str, counters: dict[str, int], stored_delta: int) -> None:
+        """Add a request's counters to one of the tenant's usage items for `day` (one write)."""
+        ...
+
+    def usage_items(self, tenant: str, first_day: str, last_day: str) -> list[tuple[str, dict[str, int]]]:
+        """Every usage item of the tenant between the two days (inclusive): (day, counters)."""
+        ...

@@ -10,8 +10,8 @@ import pytest
 from conversation_api import BUCKET, TABLE, Api
 
 from offprompt.adapters.clients import reset_clients
+from offprompt.composition.conversation import default_service
 from offprompt.config import get_settings
-from offprompt.services.conversation import default_service
 from offprompt_local import resources
 
 # template.yaml is the source of truth; while it is being edited (unparseable), fall back to its known shape.

@@ -11,9 +11,9 @@ from botocore.stub import Stubber
 from conversation_api import Api, all_items, load_event, text_run
 
 from offprompt.adapters.bedrock import BedrockSummarizer
+from offprompt.composition.conversation import default_service
 from offprompt.config import get_settings
 from offprompt.errors import DependencyUnavailable
-from offprompt.services.conversation import default_service
 
 MODEL = "amazon.nova-micro-v1:0"
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from conversation_api import Api, all_items, all_objects, text_run
 
-from offprompt.services.conversation import default_service
+from offprompt.composition.conversation import default_service
 
 
 class DeleteBeforeCommit:

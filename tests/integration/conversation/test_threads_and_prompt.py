@@ -10,8 +10,9 @@ import pytest
 from conversation_api import Api, all_items, all_objects, load_event, text_run
 from griptape.common import PromptStack as GriptapePromptStack
 
+from offprompt.composition.conversation import default_service
 from offprompt.errors import InvalidInput
-from offprompt.services.conversation import PRUNE_BATCH, PRUNE_SLACK, default_service
+from offprompt.services.conversation import PRUNE_BATCH, PRUNE_SLACK
 
 
 def texts(stack: dict[str, Any]) -> list[tuple[str, str]]:

@@ -38,9 +38,9 @@ MEMORY = "TaskMemory"
 def _reset_caches() -> None:
     from offprompt.adapters.clients import reset_clients
     from offprompt.adapters.opensearch_client import reset_opensearch_clients
+    from offprompt.composition import tenant_data
     from offprompt.config import get_settings
     from offprompt.services import conversation, task_memory
-    from offprompt.services.tenancy import wiring
 
     reset_clients()
     reset_opensearch_clients()
@@ -50,7 +50,7 @@ def _reset_caches() -> None:
         getattr(conversation, "default_cloud_threads", None),
         task_memory.default_service,
         getattr(task_memory, "default_receipts", None),
-        wiring.default_stores,
+        tenant_data.default_stores,
     ):
         if cached is not None and hasattr(cached, "cache_clear"):
             cached.cache_clear()

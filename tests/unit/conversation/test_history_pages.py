@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from offprompt.services.conversation.service import RUN_SEPARATOR_TOKENS, history_page_size
+from offprompt.services.conversation.prompt_stack import RUN_SEPARATOR_TOKENS, history_page_size
 
 
 def simulate(run_tokens: list[int], budget: int | None, cap: int | None = None) -> tuple[int, int, int]:

@@ -9,7 +9,7 @@ import pytest
 from offprompt.memory.conversation import run_messages
 from offprompt.memory.run import Run
 from offprompt.prompt import PromptStack
-from offprompt.services.conversation.service import decode_stored_run
+from offprompt.services.conversation.run_bodies import decode_stored_run
 
 
 def text(value: str, **extra: Any) -> dict[str, Any]:

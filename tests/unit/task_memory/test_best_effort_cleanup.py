@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from offprompt.errors import DependencyUnavailable
-from offprompt.services.task_memory.service import _best_effort
+from offprompt.services.task_memory.cleanup import best_effort as _best_effort
 
 
 @pytest.mark.parametrize("error", [DependencyUnavailable("s3 down"), OSError("reset"), RuntimeError("bug")])

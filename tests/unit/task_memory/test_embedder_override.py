@@ -1,4 +1,4 @@
-"""The local stack's embedder hook: `set_embedder_override` in the task-memory wiring, and the stack's use of it."""
+"""The local stack's embedder hook: `set_embedder_override` in the task-memory composition root, and its use."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from collections.abc import Iterator, Sequence
 import pytest
 
 from offprompt.adapters.embeddings import BedrockTitanEmbedder
+from offprompt.composition import task_memory
+from offprompt.composition.task_memory import set_embedder_override, text_store_from_settings
 from offprompt.config import load_settings
-from offprompt.services import task_memory
-from offprompt.services.task_memory import set_embedder_override, text_store_from_settings
 from offprompt_local import stack
 from offprompt_local.embedder import LocalWordLlamaEmbedder
 
@@ -72,5 +72,5 @@ def test_the_stack_can_run_without_embeddings(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_the_hook_is_where_the_stack_looks() -> None:
-    assert stack.EMBEDDER_HOOKS == (("offprompt.services.task_memory", "set_embedder_override"),)
+    assert stack.EMBEDDER_HOOKS == (("offprompt.composition.task_memory", "set_embedder_override"),)
     assert callable(task_memory.set_embedder_override)

@@ -19,12 +19,14 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from offprompt import metering
 from offprompt.errors import DependencyUnavailable
 from offprompt.identifiers import key
 from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
+from .dynamodb_tenancy import runs_usage_updates
 
 THREAD_SK = "#THREAD"
 RUN_PREFIX = "RUN"
@@ -199,6 +201,22 @@ class DynamoDbRunStore:
         }
         if run.expires_at is not None:
             id_item["expires_at"] = {"N": str(run.expires_at)}
+        # Hosted mode: the run's usage is counted in this same transaction (exactly once: a replay's transaction
+        # fails on the run-id item), under the plan's runs-per-day and stored-bytes conditions.
+        meter = metering.current()
+        usage: list[dict[str, Any]] = []
+        counters: dict[str, int] = {}
+        if meter is not None:
+            stored = "bytes_stored_s3" if run.blob_key else "bytes_stored_dynamodb"
+            counters = {"runs_added": 1, "tokens_stored": run.input_tokens + run.output_tokens, stored: run.size}
+            usage = runs_usage_updates(
+                self.table_name,
+                meter.tenant,
+                meter.day,
+                counters,
+                runs_per_day=meter.plan.runs_per_day,
+                stored_bytes_limit=meter.plan.stored_bytes,
+            )
         try:
             self.client.transact_write_items(
                 TransactItems=[
@@ -225,10 +243,16 @@ class DynamoDbRunStore:
                             "ExpressionAttributeValues": {":gen": {"S": generation}},
                         }
                     },
+                    *usage,
                 ]
             )
         except ClientError as exc:
             reasons = exc.response.get("CancellationReasons") or []
+            if meter is not None and len(reasons) > 4:
+                if reasons[3].get("Code") == "ConditionalCheckFailed":
+                    raise metering.runs_quota_exceeded(meter.plan, meter.now) from None
+                if reasons[4].get("Code") == "ConditionalCheckFailed":
+                    raise metering.stored_quota_exceeded(meter.plan) from None
             if len(reasons) > 2 and reasons[2].get("Code") == "ConditionalCheckFailed":
                 raise ThreadDeleting() from None
             taken = len(reasons) > 1 and reasons[1].get("Code") == "ConditionalCheckFailed"
@@ -239,6 +263,10 @@ class DynamoDbRunStore:
             raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {error_code(exc)}") from exc
         except BotoCoreError as exc:
             raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {type(exc).__name__}") from exc
+        if meter is not None:
+            meter.add(**counters)
+            for name, value in counters.items():  # written: the request's final usage write skips them
+                meter.committed[name] = meter.committed.get(name, 0) + value
 
     def get_run(self, tenant: str, thread_id: str, seq: int) -> StoredRun | None:
         item = self._get(thread_pk(tenant, thread_id), run_sk(seq))

@@ -5,12 +5,18 @@ HTTP-free; takes ports (RunStore, BlobStore, Tokenizer, Summarizer). See docs/ad
 - `requests`: the request bodies (pydantic) and `parse_model`;
 - `results`: what add-run and summarize return;
 - `cursor`: the opaque list-runs cursor;
-- `service`: `ConversationService` itself (ports in, plain data out);
+- one module per use case (ports in, plain data out): `add_run`, `prompt_stack`, `thread_admin`, `summarize`,
+  over `context.Conversation` (the ports); shared mechanics: `run_bodies` (blob offload), `paging`, `cursor`;
+- `service`: `ConversationService`, a facade with one method per use case;
 - `cloud_threads`: Griptape Cloud's Threads API (`/api/threads`) mapped onto threads and runs;
-- `wiring`: the service built from settings (`default_service`) and the local stack's summarizer hook.
+
+The service built from settings (`default_service`) lives in the composition root, `offprompt.composition.conversation`.
 """
 
+from offprompt.limits import MAX_LIST_LIMIT
+from offprompt.services.conversation.add_run import DAY, PRUNE_BATCH, PRUNE_SLACK
 from offprompt.services.conversation.cloud_threads import CloudThreadIn, CloudThreadPatch, CloudThreadsService
+from offprompt.services.conversation.context import INLINE_RUN_BYTES, Conversation
 from offprompt.services.conversation.requests import (
     PromptStackRequest,
     RunIn,
@@ -19,21 +25,8 @@ from offprompt.services.conversation.requests import (
     parse_model,
 )
 from offprompt.services.conversation.results import AddRunResult, SummarizeResult
-from offprompt.services.conversation.service import (
-    DAY,
-    INLINE_RUN_BYTES,
-    MAX_LIST_LIMIT,
-    PRUNE_BATCH,
-    PRUNE_SLACK,
-    ConversationService,
-    thread_prefix,
-)
-from offprompt.services.conversation.wiring import (
-    default_cloud_threads,
-    default_service,
-    service_from_settings,
-    set_summarizer_override,
-)
+from offprompt.services.conversation.run_bodies import thread_prefix
+from offprompt.services.conversation.service import ConversationService
 
 __all__ = [
     "DAY",
@@ -45,16 +38,13 @@ __all__ = [
     "CloudThreadIn",
     "CloudThreadPatch",
     "CloudThreadsService",
+    "Conversation",
     "ConversationService",
     "PromptStackRequest",
     "RunIn",
     "RunsQuery",
     "SummarizeResult",
     "ThreadConfigRequest",
-    "default_cloud_threads",
-    "default_service",
     "parse_model",
-    "service_from_settings",
-    "set_summarizer_override",
     "thread_prefix",
 ]

@@ -35,8 +35,11 @@ from offprompt.limits import MAX_PATCH_MESSAGES as MAX_MESSAGES
 from offprompt.limits import MAX_THREAD_METADATA_BYTES as MAX_METADATA_BYTES
 from offprompt.limits import MAX_THREAD_NAME_CHARS as MAX_NAME_CHARS
 from offprompt.ports import StoredRun, ThreadDeleting, ThreadState
+from offprompt.services.conversation.add_run import add_run
+from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.errors import ThreadDeleted
-from offprompt.services.conversation.service import ConversationService, _now_iso
+from offprompt.services.conversation.run_bodies import drop_blob, run_json
+from offprompt.services.conversation.thread_admin import delete_thread, visible_floor
 
 # Keys of a PATCH body that are not the memory's meta.
 _BODY_FIELDS = ("messages", "name", "alias", "metadata")
@@ -66,9 +69,9 @@ class CloudThreadPatch(BaseModel):
 
 
 class CloudThreadsService:
-    """The `/api/threads` use cases, over a ConversationService (its RunStore, BlobStore and add-run)."""
+    """The `/api/threads` use cases, over the conversation ports (its RunStore, BlobStore) and the add-run use case."""
 
-    def __init__(self, conversation: ConversationService) -> None:
+    def __init__(self, conversation: Conversation) -> None:
         self.conversation = conversation
         self.runs = conversation.runs
 
@@ -136,7 +139,7 @@ class CloudThreadsService:
         """Delete the thread (runs, blobs) and release its alias; idempotent."""
         check_identifier("thread_id", thread_id)
         state = self.runs.get_thread(tenant, thread_id)
-        self.conversation.delete_thread(tenant, thread_id)
+        delete_thread(self.conversation, tenant, thread_id)
         if state is not None and state.alias is not None:
             self.runs.release_alias(tenant, state.alias, thread_id)
 
@@ -157,7 +160,7 @@ class CloudThreadsService:
         page_size = _positive(query.get("page_size"), "page_size", DEFAULT_PAGE_SIZE)
         if page_size > MAX_PAGE_SIZE:
             raise InvalidInput(f"page_size must be between 1 and {MAX_PAGE_SIZE}")
-        floor = self.conversation._visible_floor(state, None)
+        floor = visible_floor(self.conversation, state, None)
         skip = (page - 1) * page_size
         keys = list(self._keys(tenant, thread_id, lo=floor))
         chosen = keys[skip : skip + page_size]
@@ -177,7 +180,7 @@ class CloudThreadsService:
         return {"messages": messages, "pagination": pagination}
 
     def _message(self, thread_id: str, index: int, stored: StoredRun) -> dict[str, Any]:
-        run = json.loads(self.conversation._run_json(stored))
+        run = json.loads(run_json(self.conversation, stored))
         metadata = dict(run.get("meta") or {})
         metadata["run_id"] = run["id"]
         return {
@@ -215,7 +218,7 @@ class CloudThreadsService:
         if keep_from is not None:
             self._delete_before(tenant, thread_id, keep_from)
         for run in new:
-            self.conversation.add_run(tenant, thread_id, run)
+            add_run(self.conversation, tenant, thread_id, run)
 
     def _delete_before(self, tenant: str, thread_id: str, seq: int) -> None:
         """Delete every stored run older than `seq` (already-deleted ones cost nothing: O(removed))."""
@@ -228,7 +231,7 @@ class CloudThreadsService:
             self.runs.delete_runs(tenant, thread_id, old)
             for r in old:
                 if r.blob_key:
-                    self.conversation._drop_blob(r.blob_key)
+                    drop_blob(self.conversation, r.blob_key)
 
     def _newest(self, tenant: str, thread_id: str) -> StoredRun | None:
         hi: int | None = None
@@ -275,7 +278,7 @@ class CloudThreadsService:
         raise Conflict(f'alias "{alias[:100]}" was taken concurrently; retry')
 
     def _now(self) -> str:
-        return _now_iso(self.conversation.clock())
+        return now_iso(self.conversation.clock())
 
 
 def _object(value: Any, what: str) -> dict[str, Any]:

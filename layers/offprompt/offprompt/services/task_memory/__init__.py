@@ -5,9 +5,13 @@
 - `results`: what the service returns (process result, upload slot, loaded artifacts);
 - `artifact_json`: artifact JSON as stored and returned (Griptape byte-compatible);
 - `requests` / `responses`: the API's request bodies and response objects;
-- `service`: `TaskMemoryService` itself (ports in, plain data out);
-- `wiring`: the service built from settings (`default_service`), with a lazily built OpenSearch text store
-  (and `set_embedder_override`, the local stack's hook for its stand-in embedder).
+- one module per use case (ports in, plain data out): `process_output`, `load`, `uploads`, `namespaces`,
+  `search`, `idempotent_output`, over `context.TaskMemory` (the ports); shared mechanics: `storages` (the
+  registry by storage kind), `batches`, `keys`, `cleanup`;
+- `service`: `TaskMemoryService`, a facade with one method per use case;
+
+The service built from settings (`default_service`, with a lazily built OpenSearch text store and the local
+stack's `set_embedder_override`) lives in the composition root, `offprompt.composition.task_memory`.
 """
 
 from offprompt.errors import SchemaInvalid
@@ -28,14 +32,6 @@ from offprompt.services.task_memory.requests import ActionIn, OutputRequest, Pag
 from offprompt.services.task_memory.responses import hit_to_dict, record_to_dict
 from offprompt.services.task_memory.results import BLOB_DOWNLOADS, BlobDownload, LoadedArtifacts, ProcessResult, Upload
 from offprompt.services.task_memory.service import TaskMemoryService
-from offprompt.services.task_memory.wiring import (
-    LazyTextStore,
-    default_receipts,
-    default_service,
-    service_from_settings,
-    set_embedder_override,
-    text_store_from_settings,
-)
 
 __all__ = [
     "BLOB_DOWNLOADS",
@@ -49,7 +45,6 @@ __all__ = [
     "UPLOAD_EXPIRES_IN",
     "ActionIn",
     "BlobDownload",
-    "LazyTextStore",
     "LoadedArtifacts",
     "NotTextNamespace",
     "OnceResult",
@@ -62,15 +57,10 @@ __all__ = [
     "TaskMemoryService",
     "Upload",
     "UploadError",
-    "default_receipts",
-    "default_service",
     "envelope_json",
     "hit_to_dict",
     "list_artifact_json",
     "parse_request",
     "process_once",
     "record_to_dict",
-    "service_from_settings",
-    "set_embedder_override",
-    "text_store_from_settings",
 ]

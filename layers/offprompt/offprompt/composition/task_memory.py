@@ -1,5 +1,9 @@
 """The task-memory service built from settings: the process's default service, its lazily built text store and
-the local-stack embedder hook."""
+the local-stack embedder hook.
+
+The composition root for task memory (docs/adr/0018-composition-root.md): adapters are built here, never in
+`offprompt.services`.
+"""
 
 from __future__ import annotations
 

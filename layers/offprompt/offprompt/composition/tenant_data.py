@@ -1,4 +1,5 @@
-"""The tenant stores built from settings (the same OFFPROMPT_* environment the functions read)."""
+"""The tenant data stores (export, import, erase; ADR 0024) built from settings: the same OFFPROMPT_* environment
+the functions read."""
 
 from __future__ import annotations
 

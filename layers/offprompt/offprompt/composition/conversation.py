@@ -1,4 +1,8 @@
-"""The conversation service built from settings: the process's default service and the local-stack summarizer hook."""
+"""The conversation service built from settings: the process's default service and the local-stack summarizer hook.
+
+The composition root for conversation memory (docs/adr/0018-composition-root.md): adapters are built here, never
+in `offprompt.services`.
+"""
 
 from __future__ import annotations
 

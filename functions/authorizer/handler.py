@@ -1,0 +1,56 @@
+"""The HTTP API's Lambda REQUEST authorizer (AuthMode=apikey): `Authorization: Bearer op_<key_id>_<secret>`.
+
+Payload format 2.0 with simple responses: `{"isAuthorized": true, "context": {tenant, key_id, plan...}}` for a
+valid, unrevoked key (one DynamoDB GetItem on the key's item; the secret's SHA-256 compared in constant time),
+`{"isAuthorized": false}` for anything else. API Gateway caches the answer per Authorization header for
+`AuthorizerResultTtlInSeconds` (300 s in template.yaml), so a revoked key keeps working there for at most that
+long (docs/adr/0022-api-keys.md). The key itself is never logged; its prefix may be.
+
+The local dev server runs this same handler for every request carrying `Bearer op_...` (no cache there).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from offprompt.composition.tenancy import default_tenancy
+from offprompt.deadline import deadline_after, invocation_budget
+from offprompt.errors import OffpromptError
+from offprompt.services.tenancy import bearer_token
+
+
+@functools.cache
+def logger() -> Any:
+    """Built on first use. The authorizer does not import api_common (Powertools' HTTP resolver): every cache
+    miss waits for it, so its cold start is kept to what a key check needs."""
+    from aws_lambda_powertools import Logger
+
+    return Logger()
+
+
+def _remaining_ms(context: Any) -> float | None:
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    value = remaining() if callable(remaining) else None
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _header(event: dict[str, Any], name: str) -> str | None:
+    for key, value in (event.get("headers") or {}).items():
+        if isinstance(key, str) and key.lower() == name:
+            return str(value)
+    identity = event.get("identitySource") or []
+    return str(identity[0]) if identity and name == "authorization" else None
+
+
+def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    token = bearer_token(_header(event if isinstance(event, dict) else {}, "authorization"))
+    try:
+        with deadline_after(invocation_budget(_remaining_ms(context), http=True)):
+            principal = default_tenancy().authenticate(token)
+    except OffpromptError as exc:  # DynamoDB failed: deny (API Gateway answers 403; the client retries)
+        logger().warning("key check failed", extra={"code": exc.code})
+        return {"isAuthorized": False}
+    if principal is None:
+        return {"isAuthorized": False}
+    return {"isAuthorized": True, "context": principal.to_context()}

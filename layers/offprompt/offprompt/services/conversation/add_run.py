@@ -1,0 +1,163 @@
+"""Use case: add-run — append a run to a thread (idempotent by run id), then prune what max_runs hides and, in
+inline mode, summarize. Handler: functions/add_run (also the `/api/threads` messages route, `cloud_threads`).
+
+Order: validate → count tokens → allocate a seq (DynamoDB counter) → offload a large body to S3
+(named by `run_bodies.body_key`) → put the run item (conditional on the run id) → best-effort follow-ups.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from offprompt.errors import Conflict, PayloadTooLarge
+from offprompt.identifiers import canonical_hash, check_identifier
+from offprompt.memory.conversation import run_token_counts
+from offprompt.memory.run import Run
+from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState
+from offprompt.services.conversation.context import Conversation, now_iso
+from offprompt.services.conversation.errors import ThreadDeleted
+from offprompt.services.conversation.requests import RunIn
+from offprompt.services.conversation.results import AddRunResult
+from offprompt.services.conversation.run_bodies import body_key, drop_blob, run_json
+from offprompt.services.conversation.summarize import summarize
+from offprompt.validation import validate
+
+logger = logging.getLogger("offprompt.services.conversation.service")
+
+# max_runs pruning in add-run: at most this many old runs deleted per add, keeping this many extra.
+PRUNE_BATCH = 5
+PRUNE_SLACK = 8
+DAY = 86_400
+
+
+def request_hash(payload: Any) -> str:
+    """SHA-256 of the request as sent, in canonical JSON (sorted keys, no whitespace)."""
+    return canonical_hash(payload)
+
+
+def add_run(conv: Conversation, tenant: str, thread_id: str, payload: Any) -> AddRunResult:
+    validate(RunIn, payload)  # the request's shape first (422), as the HTTP route's Body() does
+    check_identifier("thread_id", thread_id)
+    if isinstance(payload, dict) and payload.get("id") is not None:
+        check_identifier("run id", payload["id"])
+    run = Run.from_dict(payload)
+    body = run.to_json()
+    data = body.encode("utf-8")
+    # Idempotency covers what the client sent, not what the server generated from it (artifact ids and
+    # names are minted when absent): a byte-for-byte retry gets the first result.
+    content_hash = request_hash(payload)
+    input_tokens, output_tokens = run_token_counts(run, conv.tokenizer)
+    blob_key = None
+    if len(data) > conv.inline_run_bytes and conv.blobs is None:
+        raise PayloadTooLarge(f"run is larger than {conv.inline_run_bytes} bytes and no bucket is configured")
+
+    now = conv.clock()
+    try:
+        state = conv.runs.allocate_seq(tenant, thread_id, now_iso(now))
+    except ThreadDeleting:
+        raise ThreadDeleted(thread_id) from None
+    seq, generation = state.next_seq, state.generation or ""
+    if len(data) > conv.inline_run_bytes:
+        assert conv.blobs is not None
+        blob_key = body_key(tenant, thread_id, run.id, data, generation)
+        conv.blobs.put(blob_key, data, content_type="application/json")
+    stored = StoredRun(
+        seq=seq,
+        run_id=run.id,
+        content_hash=content_hash,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        size=len(data),
+        created_at=now_iso(now),
+        run_json=None if blob_key else body,
+        blob_key=blob_key,
+        expires_at=int(now) + state.retention_days * DAY if state.retention_days else None,
+        memory_type=state.memory_type,
+    )
+    try:
+        conv.runs.put_run(tenant, thread_id, stored, generation)
+    except ThreadDeleting:
+        if blob_key:
+            drop_blob(conv, blob_key)
+        raise ThreadDeleted(thread_id) from None
+    except RunIdTaken as taken:
+        _burned(conv, tenant, thread_id)
+        first = conv.runs.get_run(tenant, thread_id, taken.seq)
+        if blob_key and (first is None or first.blob_key != blob_key):
+            drop_blob(conv, blob_key)  # ours is not the first run's body (an exact retry rewrote that one)
+        stored_json = run_json(conv, first) if first is not None else None
+        # The same request as sent, or exactly the run the first request stored (a client re-posting
+        # what it got back): both are retries. Anything else under the same id is a conflict.
+        if stored_json is None or (taken.content_hash != content_hash and stored_json != body):
+            raise Conflict(
+                f'run id "{run.id[:100]}" is already stored in this thread with different content',
+                details={"seq": taken.seq},
+            ) from None
+        return AddRunResult(json.loads(stored_json), taken.seq, replayed=True)
+    except Exception:
+        _burned(conv, tenant, thread_id)
+        if blob_key:
+            drop_blob(conv, blob_key)
+        raise
+
+    _after_add(conv, state, seq)
+    return AddRunResult(run.to_dict(), seq, replayed=False)
+
+
+def _after_add(conv: Conversation, state: ThreadState, seq: int) -> None:
+    """Best-effort follow-ups of a committed add: never fail the add."""
+    try:
+        prune(conv, state, seq)
+    except Exception:
+        logger.exception("max_runs pruning failed (retried on a later add)")
+    if (
+        conv.summarize_mode == "inline"
+        and state.memory_type == "summary"
+        and seq - state.summary_through_seq > state.offset
+    ):
+        try:
+            summarize(conv, state.tenant, state.thread_id)
+        except Exception:
+            logger.exception("inline summarization failed; the runs stay in the prompt")
+
+
+def prune(conv: Conversation, state: ThreadState, seq: int) -> int:
+    """Delete up to PRUNE_BATCH runs that max_runs certainly hides (the oldest), with their ids and blobs.
+
+    `seq - s - burned_seqs` is a lower bound of the runs newer than s, so a run is deleted only when at
+    least `max_runs + PRUNE_SLACK` runs are certainly newer. Summary memory never deletes a run that the
+    summary does not cover yet.
+    """
+    if state.max_runs is None:
+        return 0
+    hi = seq - state.max_runs - state.burned_seqs - PRUNE_SLACK
+    if state.memory_type == "summary":
+        hi = min(hi, state.summary_through_seq)
+    if hi < 1:
+        return 0
+    old, _ = conv.runs.page_runs(
+        state.tenant,
+        state.thread_id,
+        lo=0,
+        hi=hi,
+        newest_first=False,
+        limit=PRUNE_BATCH,
+        now_epoch=0,
+        keys_only=True,
+    )
+    if not old:
+        return 0
+    conv.runs.delete_runs(state.tenant, state.thread_id, old)
+    for r in old:
+        if r.blob_key:
+            drop_blob(conv, r.blob_key)
+    return len(old)
+
+
+def _burned(conv: Conversation, tenant: str, thread_id: str) -> None:
+    try:
+        conv.runs.record_burned(tenant, thread_id)
+    except Exception:
+        logger.exception("could not record a burned sequence number")

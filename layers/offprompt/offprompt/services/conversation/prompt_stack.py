@@ -1,0 +1,126 @@
+"""Use case: prompt-stack — the thread's history as Griptape messages, within a token budget (Griptape's
+`Conversation memory → PromptStack`). Handler: functions/prompt_stack.
+
+Runs are read newest first in budget-sized Query pages (`newest_first`, `history_page_size`); which of them fit
+is `offprompt.memory.conversation.select_history` (pure).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from typing import Any
+
+from offprompt.artifacts import BaseArtifact
+from offprompt.errors import InvalidInput
+from offprompt.identifiers import check_identifier
+from offprompt.memory.conversation import HistoryRun, select_history
+from offprompt.memory.tokenizers import CHARS_PREFIX, CharsTokenizer, tokenizer_name
+from offprompt.ports import Tokenizer
+from offprompt.prompt import PromptStack
+from offprompt.prompt.render import render_messages
+from offprompt.services.conversation.context import Conversation
+from offprompt.services.conversation.requests import PromptStackRequest
+from offprompt.services.conversation.run_bodies import load_run
+
+# prompt-stack Query pages: the first assumes runs of PRIOR_RUN_TOKENS, later ones use the average of the runs
+# read so far (stored counts) to read about what the rest of the budget holds, plus one run and 10%.
+PRIOR_RUN_TOKENS = 100
+RUN_SEPARATOR_TOKENS = 2  # each run adds two "\n\n" separators (1 token each in cl100k)
+MIN_HISTORY_PAGE, MAX_HISTORY_PAGE = 8, 200
+
+
+def history_page_size(budget: int | None, tokens_read: int, runs_read: int, cap_left: int | None) -> int:
+    """Items for the next newest-first Query page of a prompt-stack (bytes read ≈ bytes returned)."""
+    if budget is None:
+        size = MAX_HISTORY_PAGE if runs_read else 100
+    elif runs_read == 0:
+        size = max(MIN_HISTORY_PAGE, min(MAX_HISTORY_PAGE, budget // PRIOR_RUN_TOKENS + 1))
+    else:
+        left = budget - tokens_read
+        size = 1 if left <= 0 else -(-left * runs_read * 11 // (tokens_read * 10 or 1)) + 1
+    size = max(1, min(size, MAX_HISTORY_PAGE))
+    return size if cap_left is None else max(1, min(size, cap_left))
+
+
+def prompt_stack(conv: Conversation, tenant: str, thread_id: str, request: PromptStackRequest) -> PromptStack:
+    check_identifier("thread_id", thread_id)
+    stack = PromptStack()
+    if request.system is not None:
+        stack.add_system_message(_artifact(request.system, "system"))
+    if request.input is not None:
+        stack.add_user_message(_artifact(request.input, "input"))
+    index = request.memory_index
+    if index is None:
+        index = 1 if request.system is not None else 0
+    if index > len(stack.messages):
+        raise InvalidInput(f"memory_index must be between 0 and {len(stack.messages)}")
+    tokenizer = tokenizer_for(conv, request)
+    state = conv.runs.get_thread(tenant, thread_id)
+    if state is None:
+        return stack
+    summary_memory = state.memory_type == "summary"
+    cap = request.last_n
+    if not summary_memory and state.max_runs is not None:
+        cap = state.max_runs if cap is None else min(cap, state.max_runs)
+    lo = state.summary_through_seq + 1 if summary_memory else 1
+    source = newest_first(conv, tenant, thread_id, lo, cap, request.max_tokens)
+    plan = select_history(
+        list(stack.messages),
+        source,
+        tokenizer,
+        summary=state.summary if summary_memory else None,
+        max_tokens=request.max_tokens,
+        last_n=cap,
+        estimates_exact=tokenizer.encoding_name == conv.tokenizer.encoding_name,
+    )
+    stack.messages[index:index] = plan.messages
+    return stack
+
+
+def tokenizer_for(conv: Conversation, request: PromptStackRequest) -> Tokenizer:
+    name = tokenizer_name(model=request.model, tokenizer=request.tokenizer)
+    if name is None or name == conv.tokenizer.encoding_name:
+        return conv.tokenizer
+    if name.startswith(CHARS_PREFIX):
+        return CharsTokenizer.parse(name)
+    if conv.encodings is None:
+        raise InvalidInput(f"this deployment counts only {conv.tokenizer.encoding_name}")
+    return conv.encodings(name)
+
+
+def prompt_tokens(conv: Conversation, stack: PromptStack, request: PromptStackRequest) -> int:
+    """Tokens of the stack as a prompt driver renders it (what `max_tokens` budgets), counted as `request` asks."""
+    return tokenizer_for(conv, request).count_tokens(render_messages(stack.messages))
+
+
+def newest_first(
+    conv: Conversation, tenant: str, thread_id: str, lo: int, cap: int | None, budget: int | None
+) -> Iterator[HistoryRun]:
+    """Runs newest first, in Query pages sized so that the bytes read track what the prompt returns."""
+    hi: int | None = None
+    now = int(conv.clock())
+    tokens = read = 0
+    while cap is None or read < cap:
+        limit = history_page_size(budget, tokens, read, None if cap is None else cap - read)
+        runs, after = conv.runs.page_runs(
+            tenant, thread_id, lo=lo, hi=hi, newest_first=True, limit=limit, now_epoch=now
+        )
+        for r in runs:
+            read += 1
+            tokens += r.input_tokens + r.output_tokens + RUN_SEPARATOR_TOKENS
+            yield HistoryRun(r.seq, r.input_tokens, r.output_tokens, load=functools.partial(load_run, conv, r))
+        if after is None or after <= lo:
+            return
+        hi = after - 1
+
+
+def _artifact(value: str | dict[str, Any], field: str) -> str | BaseArtifact:
+    if isinstance(value, str):
+        return value
+    from offprompt.errors import ArtifactError
+
+    try:
+        return BaseArtifact.from_dict(value)
+    except ArtifactError as exc:
+        raise ArtifactError(f"{field}: {exc.message}") from None

@@ -1,0 +1,137 @@
+"""Use case: thread admin — read, configure and delete a thread, and list its runs (paged by an opaque cursor).
+Handler: functions/threads."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from offprompt.errors import InvalidInput, NotFound
+from offprompt.identifiers import check_identifier, digest
+from offprompt.limits import MAX_LIST_LIMIT
+from offprompt.ports import ThreadDeleting, ThreadState
+from offprompt.services.conversation.context import Conversation, now_iso
+from offprompt.services.conversation.cursor import decode_cursor, encode_cursor
+from offprompt.services.conversation.errors import ThreadDeleted
+from offprompt.services.conversation.paging import iter_keys
+from offprompt.services.conversation.requests import ThreadConfigRequest
+from offprompt.services.conversation.run_bodies import run_json, thread_prefix
+
+
+def get_thread(conv: Conversation, tenant: str, thread_id: str) -> dict[str, Any]:
+    check_identifier("thread_id", thread_id)
+    state = conv.runs.get_thread(tenant, thread_id)
+    if state is None:
+        raise NotFound(f'thread "{thread_id[:100]}" does not exist')
+    seqs = [r.seq for r in iter_keys(conv, tenant, thread_id, lo=1, newest_first=True)]
+    floor = visible_floor(conv, state, seqs)
+    visible = [s for s in seqs if s >= floor]
+    return _thread_view(state, stored=len(seqs), visible=len(visible))
+
+
+def configure(conv: Conversation, tenant: str, thread_id: str, request: ThreadConfigRequest) -> dict[str, Any]:
+    check_identifier("thread_id", thread_id)
+    changes = {name: getattr(request, name) for name in request.model_fields_set}
+    for name in ("memory_type", "offset"):
+        if name in changes and changes[name] is None:
+            raise InvalidInput(f"{name} cannot be null")
+    try:
+        state = conv.runs.configure(tenant, thread_id, changes, now_iso(conv.clock()))
+    except ThreadDeleting:
+        raise ThreadDeleted(thread_id) from None
+    return get_thread(conv, state.tenant, state.thread_id)
+
+
+def delete_thread(conv: Conversation, tenant: str, thread_id: str) -> int:
+    check_identifier("thread_id", thread_id)
+    deleted = conv.runs.delete_thread(tenant, thread_id)  # marked: adds in flight can no longer commit
+    if conv.blobs is not None:
+        conv.blobs.delete_prefix(thread_prefix(tenant, thread_id))
+    conv.runs.release_thread(tenant, thread_id)  # only now may the id be used again
+    return deleted
+
+
+def list_runs(
+    conv: Conversation, tenant: str, thread_id: str, *, limit: int = 20, cursor: str | None = None, order: str = "asc"
+) -> dict[str, Any]:
+    check_identifier("thread_id", thread_id)
+    if order not in ("asc", "desc"):
+        raise InvalidInput('order must be "asc" or "desc"')
+    if not 1 <= limit <= MAX_LIST_LIMIT:
+        raise InvalidInput(f"limit must be between 1 and {MAX_LIST_LIMIT}")
+    binding = digest(tenant, thread_id)[:32]
+    after: int | None = None
+    floor: int | None = None
+    if cursor is not None:
+        after, floor = decode_cursor(cursor, binding, order)
+    state = conv.runs.get_thread(tenant, thread_id)
+    if state is None:
+        return {"runs": [], "next_cursor": None}
+    if floor is None:
+        floor = visible_floor(conv, state, None)
+    newest_first = order == "desc"
+    if newest_first:
+        lo, hi = floor, (after - 1 if after is not None else None)
+    else:
+        lo, hi = max(floor, (after or 0) + 1), None
+    if hi is not None and hi < lo:
+        return {"runs": [], "next_cursor": None}
+    runs, last = conv.runs.page_runs(
+        tenant, thread_id, lo=lo, hi=hi, newest_first=newest_first, limit=limit, now_epoch=int(conv.clock())
+    )
+    summary_memory = state.memory_type == "summary"
+    items = []
+    for r in runs:
+        entry: dict[str, Any] = {
+            "seq": r.seq,
+            "run": json.loads(run_json(conv, r)),
+            "created_at": r.created_at,
+            "input_tokens": r.input_tokens,
+            "output_tokens": r.output_tokens,
+            "size": r.size,
+        }
+        if summary_memory:
+            entry["summarized"] = r.seq <= state.summary_through_seq
+        items.append(entry)
+    next_cursor = encode_cursor(binding, order, last, floor) if last is not None else None
+    return {"runs": items, "next_cursor": next_cursor}
+
+
+def visible_floor(conv: Conversation, state: ThreadState, seqs_newest_first: list[int] | None) -> int:
+    """The smallest visible seq: max_runs keeps the newest N (summary memory: never unsummarized runs)."""
+    if state.max_runs is None:
+        return 1
+    if seqs_newest_first is None:
+        seqs_newest_first = []
+        for r in iter_keys(conv, state.tenant, state.thread_id, lo=1, newest_first=True):
+            seqs_newest_first.append(r.seq)
+            if len(seqs_newest_first) >= state.max_runs:
+                break
+    floor = seqs_newest_first[state.max_runs - 1] if len(seqs_newest_first) >= state.max_runs else 1
+    if state.memory_type == "summary":
+        floor = min(floor, state.summary_through_seq + 1)
+    return max(floor, 1)
+
+
+def _thread_view(state: ThreadState, *, stored: int, visible: int) -> dict[str, Any]:
+    summary = None
+    if state.summary is not None:
+        summary = {
+            "text": state.summary,
+            "through_seq": state.summary_through_seq,
+            "version": state.summary_version,
+            "updated_at": state.summary_updated_at,
+        }
+    return {
+        "thread_id": state.thread_id,
+        "memory_type": state.memory_type,
+        "max_runs": state.max_runs,
+        "offset": state.offset,
+        "retention_days": state.retention_days,
+        "created_at": state.created_at,
+        "updated_at": state.updated_at,
+        "last_seq": state.next_seq,
+        "stored_runs": stored,
+        "visible_runs": visible,
+        "summary": summary,
+    }

@@ -1,0 +1,112 @@
+"""Use case: process-output — Griptape's `TaskMemory.process_output`. Handler: functions/process_output.
+
+Plan (pure, `memory.task.plan`): empty output → "tool output is empty"; a kind with no storage → handed back
+unchanged (pass-through); else store it. Store = reserve positions (atomic counter) → write the data through
+the kind's storage (`storages`: OpenSearch chunks or S3 objects) → commit the batch, the namespace record and the
+meta entry in one DynamoDB transaction. Readers only ever follow committed batches, so they never see a
+reference to data that is not there, nor half a batch.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+from offprompt import metering
+from offprompt.artifacts import BaseArtifact
+from offprompt.artifacts.action import ToolAction
+from offprompt.errors import PayloadTooLarge
+from offprompt.identifiers import check_identifier
+from offprompt.limits import MAX_META_BYTES
+from offprompt.memory import task
+from offprompt.memory.meta import ActionSubtaskMetaEntry
+from offprompt.ports import NamespaceCommit, NamespaceDeleting, StorageKindTaken, StoredBatch, TextScope
+from offprompt.services.task_memory.batches import batch_for
+from offprompt.services.task_memory.cleanup import best_effort
+from offprompt.services.task_memory.context import TaskMemory
+from offprompt.services.task_memory.errors import NamespaceDeleted, StorageKindConflict
+from offprompt.services.task_memory.results import ProcessResult
+from offprompt.services.task_memory.storages import ArtifactStorage, Entries
+from offprompt.services.task_memory.uploads import artifact_from_upload, upload_key
+
+
+def process_output(
+    tm: TaskMemory,
+    tenant: str,
+    memory: str,
+    *,
+    tool: str,
+    activity: str,
+    artifact: BaseArtifact | dict[str, Any],
+    actions: Sequence[ToolAction] = (),
+    thought: str | None = None,
+    value_from: Any = None,
+) -> ProcessResult:
+    check_identifier("memory_name", memory)
+    uploaded: str | None = None
+    if value_from is not None:
+        artifact = artifact_from_upload(tm, tenant, memory, artifact, value_from)
+        uploaded = upload_key(tm, tenant, memory, value_from)
+    elif not isinstance(artifact, BaseArtifact):
+        artifact = BaseArtifact.from_dict(artifact)
+    decided = task.plan(artifact)
+    if decided.answer is not None:
+        return ProcessResult(decided.answer, stored=False)
+    assert decided.kind is not None and decided.namespace is not None
+    namespace = check_identifier("namespace (artifact.name)", decided.namespace)
+    kind, items = decided.kind, decided.items
+    actions_json = task.actions_to_json(actions)
+    meta_bytes = len(actions_json.encode("utf-8", "surrogatepass")) + len(
+        (thought or "").encode("utf-8", "surrogatepass")
+    )
+    if meta_bytes > MAX_META_BYTES:  # checked before a position is reserved or anything is written
+        raise PayloadTooLarge(
+            f"thought and actions together are {meta_bytes} bytes; at most {MAX_META_BYTES} are kept as "
+            "meta memory (store large tool inputs as artifacts instead)"
+        )
+
+    try:
+        reservation = tm.namespaces.allocate(tenant, memory, namespace, len(items))
+    except NamespaceDeleting:
+        raise NamespaceDeleted(namespace) from None
+    start, held = reservation.start, reservation.kind
+    if held is not None and held != kind.value:
+        raise StorageKindConflict(namespace, held, kind.value)
+    scope = TextScope(tenant, memory, namespace)
+    storage = tm.storages[kind]
+    entries, total = storage.store(scope, start, items)
+    batch = batch_for(tm, tenant, memory, namespace, start, kind.value, entries)
+
+    answer = task.stored_answer(tool, activity, memory, namespace)
+    meta = ActionSubtaskMetaEntry(actions=actions_json, answer=answer.value, thought=thought)
+    commit = NamespaceCommit(tool=tool, activity=activity, namespace_metadata=actions_json, total_bytes=total)
+    try:
+        tm.namespaces.commit(tenant, memory, namespace, batch, commit, meta.to_dict(), reservation.generation)
+    except StorageKindTaken as lost:
+        _discard(tm, storage, scope, entries, batch, lost_to=lost.kind)
+        raise StorageKindConflict(namespace, lost.kind, kind.value) from None
+    except NamespaceDeleting:
+        # Our text documents sit at positions no committed batch names (and none will: positions are never
+        # reused), so readers never see them; our blobs and manifest go now.
+        _discard(tm, storage, scope, entries, batch, lost_to=None)
+        raise NamespaceDeleted(namespace) from None
+    if uploaded is not None:
+        best_effort(lambda: tm.blobs.delete_prefix(uploaded))
+    store = "bytes_stored_opensearch" if kind is task.StorageKind.TEXT else "bytes_stored_s3"
+    metering.record(artifacts_stored=len(items), bytes_stored_dynamodb=meta_bytes, **{store: total})
+    return ProcessResult(answer, stored=True, namespace=namespace, positions=(start, len(items)))
+
+
+def _discard(
+    tm: TaskMemory,
+    storage: ArtifactStorage,
+    scope: TextScope,
+    entries: Entries,
+    batch: StoredBatch,
+    lost_to: str | None,
+) -> None:
+    """Best-effort removal of data written by a store whose commit lost the storage-kind race (or the namespace)."""
+    storage.discard(scope, entries, lost_to)
+    if batch.manifest_key:
+        best_effort(functools.partial(tm.blobs.delete_prefix, batch.manifest_key))

@@ -1,0 +1,109 @@
+"""The import contracts `make lint` runs (import-linter, `[tool.importlinter]` in pyproject.toml) hold for the
+tree, and each one fails when a deliberately wrong import is added to a copy of the tree.
+
+The copy holds the three source roots (functions/, the layer's offprompt/, infra/local/) and pyproject.toml; it is
+put first on PYTHONPATH, so lint-imports reads the copy, never the working tree.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+SOURCES = ("functions", "layers/offprompt/offprompt", "infra/local/offprompt_local")
+
+
+def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(str(tree / p) for p in ("functions", "layers/offprompt", "infra/local")),
+    }
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache"], cwd=tree, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.fixture()
+def tree(tmp_path: Path) -> Path:
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for source in SOURCES:
+        shutil.copytree(ROOT / source, tmp_path / source, ignore=ignore)
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+def test_the_tree_keeps_every_contract() -> None:
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Contracts: 5 kept, 0 broken." in result.stdout
+
+
+def test_the_copy_keeps_every_contract(tree: Path) -> None:
+    """The copy alone passes, so a failure below is the added import's, not the copy's."""
+    result = lint_imports(tree)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+# (file to append to, the wrong import, the contract that must break)
+WRONG_IMPORTS = {
+    "sdk outside adapters": (
+        "layers/offprompt/offprompt/memory/run.py",
+        "import boto3",
+        "Only offprompt.adapters imports boto3, botocore, opensearchpy and tiktoken",
+    ),
+    "tiktoken in a service": (
+        "layers/offprompt/offprompt/services/conversation/cursor.py",
+        "import tiktoken",
+        "Only offprompt.adapters imports boto3, botocore, opensearchpy and tiktoken",
+    ),
+    "service imports an adapter": (
+        "layers/offprompt/offprompt/services/task_memory/service.py",
+        "import offprompt.adapters.s3",
+        "Services take ports: no service imports an adapter or the composition root",
+    ),
+    "memory imports a service": (
+        "layers/offprompt/offprompt/memory/meta.py",
+        "import offprompt.services.conversation.cursor",
+        "Layers: functions -> composition -> services -> memory -> prompt -> artifacts",
+    ),
+    "artifacts import the prompt": (
+        "layers/offprompt/offprompt/artifacts/url.py",
+        "import offprompt.prompt.render",
+        "Layers: functions -> composition -> services -> memory -> prompt -> artifacts",
+    ),
+    "library imports api_common": (
+        "layers/offprompt/offprompt/limits.py",
+        "import api_common.schemas",
+        "The library (layers/offprompt) imports nothing from functions/ or infra/",
+    ),
+    "library imports the local stack": (
+        "layers/offprompt/offprompt/identifiers.py",
+        "import offprompt_local.routes",
+        "The library (layers/offprompt) imports nothing from functions/ or infra/",
+    ),
+    "function imports another function": (
+        "functions/add_run/handler.py",
+        "import threads.handler",
+        "No function package imports another (api_common is the shared glue)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WRONG_IMPORTS))
+def test_a_wrong_import_breaks_its_contract(tree: Path, case: str) -> None:
+    path, statement, contract = WRONG_IMPORTS[case]
+    with (tree / path).open("a", encoding="utf-8") as module:
+        module.write(f"\n{statement}  # deliberately wrong\n")
+    result = lint_imports(tree)
+    assert result.returncode != 0, result.stdout
+    broken = [line for line in result.stdout.splitlines() if line.endswith("BROKEN")]
+    assert broken, result.stdout
+    # The contract's name may wrap onto a second line in lint-imports' summary: compare its first words.
+    assert contract[:40] in result.stdout.split("Broken contracts")[-1], result.stdout

@@ -1,0 +1,66 @@
+"""The operator CLI (`python -m offprompt_admin`) on moto: the same Settings and boto3 configuration as the
+functions (OFFPROMPT_TABLE / --table, AWS_* from the environment)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import boto3
+import pytest
+
+from offprompt.adapters.clients import reset_clients
+from offprompt_admin.__main__ import COMMANDS, main
+from offprompt_local import resources
+
+TABLE = "admin-cli-test"
+
+
+@pytest.fixture
+def table(moto_aws: None, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.delenv("OFFPROMPT_TABLE", raising=False)
+    reset_clients()
+    ddb = boto3.client("dynamodb")
+    resources.create_table(ddb, TABLE)
+    yield ddb
+    reset_clients()
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any]:
+    status = main(list(args))
+    out = capsys.readouterr().out
+    return status, (json.loads(out) if out.strip() else None)
+
+
+def test_the_command_table() -> None:
+    assert set(COMMANDS) >= {"tenant", "key", "plan", "usage"}
+    assert all(hasattr(m, "register") and hasattr(m, "run") for m in COMMANDS.values())
+
+
+def test_without_a_table_it_says_what_to_set(table: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["key", "list", "acme"]) == 2
+    assert "OFFPROMPT_TABLE" in capsys.readouterr().err
+
+
+def test_tenant_key_plan_usage(table: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    status, created = run(capsys, "--table", TABLE, "tenant", "create", "acme", "--plan", "pro", "--max-keys", "2")
+    assert status == 0 and created["plan"]["plan"] == "pro" and created["plan"]["max_keys"] == 2
+    key, key_id = created["key"], created["key_id"]
+    status, listed = run(capsys, "--table", TABLE, "key", "list", "acme")
+    assert [k["key_id"] for k in listed["keys"]] == [key_id] and key not in json.dumps(listed)
+    status, second = run(capsys, "--table", TABLE, "key", "create", "acme", "--name", "ci")
+    assert status == 0 and second["name"] == "ci"
+    assert main(["--table", TABLE, "key", "create", "acme"]) == 1  # the plan's max keys
+    assert "quota_exceeded" in capsys.readouterr().err
+    status, plan = run(capsys, "--table", TABLE, "plan", "set", "acme", "free")
+    assert status == 0 and plan["plan"] == "free" and plan["max_keys"] == 5
+    status, shown = run(capsys, "--table", TABLE, "tenant", "show", "acme")
+    assert shown["keys"] == 2 and shown["plan"]["plan"] == "free"
+    status, revoked = run(capsys, "--table", TABLE, "key", "revoke", "acme", key_id)
+    assert revoked["revoked"] is True
+    status, report = run(
+        capsys, "--table", TABLE, "usage", "show", "acme", "--from", "2026-01-01", "--to", "2026-01-02"
+    )
+    assert status == 0 and report["tenant"] == "acme" and report["days"] == []
+    assert main(["--table", TABLE, "plan", "set", "acme", "no-such-plan"]) == 1
+    assert "invalid_input" in capsys.readouterr().err
