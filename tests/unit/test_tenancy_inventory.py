@@ -8,9 +8,11 @@ from offprompt.adapters.dynamodb_namespaces import DynamoDbNamespaceStore
 from offprompt.adapters.dynamodb_receipts import SK as RECEIPT_SK
 from offprompt.adapters.dynamodb_receipts import receipt_pk
 from offprompt.adapters.dynamodb_runs import THREAD_SK, alias_pk, run_sk, runid_sk, thread_pk
+from offprompt.adapters.dynamodb_tenancy import tenant_pk, usage_pk
+from offprompt.identifiers import key
 from offprompt.services.conversation import thread_prefix
 from offprompt.services.task_memory import keys as task_keys
-from offprompt.services.tenancy.inventory import item_kind, partition_prefixes, s3_prefixes
+from offprompt.services.tenancy.inventory import exact_partitions, item_kind, partition_prefixes, s3_prefixes
 
 
 def item(pk: str, sk: str) -> dict[str, dict[str, str]]:
@@ -33,13 +35,18 @@ def test_every_key_design_is_classified_and_matched(tenant: str) -> None:
     for kind, it in cases.items():
         assert item_kind(it, tenant) == kind
         assert it["pk"]["S"].startswith(partition_prefixes(tenant))
-    assert item_kind(item("KEY#abc", "#KEY"), tenant) == "other"
+    for other in (item(usage_pk(tenant, "S1"), "D#2026-12-01"), item(key("RATE", tenant, 5, "0"), "#RATE")):
+        assert item_kind(other, tenant) == "other" and other["pk"]["S"].startswith(partition_prefixes(tenant))
+    # the tenant record, its key listing and its keys are found by their `tenant` attribute, not a prefix
+    assert item_kind(item(tenant_pk(tenant), "#TENANT"), tenant) == "other"
+    assert tenant_pk(tenant) in exact_partitions(tenant)  # matched exactly, also when it lacks the attribute
 
 
 @pytest.mark.parametrize(("tenant", "other"), [("alice", "alice#1"), ("alice", "alice%23"), ("a", "a#TH#b")])
 def test_another_tenants_keys_never_match(tenant: str, other: str) -> None:
     keys = [thread_pk(other, "t"), alias_pk(other, "x"), DynamoDbNamespaceStore.pk(other, "m")]
-    keys.append(receipt_pk(other, "m", "k"))
+    keys += [receipt_pk(other, "m", "k"), usage_pk(other, "S0"), usage_pk(other, "Q"), tenant_pk(other)]
+    assert tenant_pk(other) not in exact_partitions(tenant)
     assert not any(k.startswith(partition_prefixes(tenant)) for k in keys)
     objects = [thread_prefix(other, "t"), task_keys.namespace_prefix(other, "m", "n")]
     objects.append(task_keys.upload_prefix(other, "m"))

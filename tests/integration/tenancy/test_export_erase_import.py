@@ -36,24 +36,24 @@ MEMORY = "TaskMemory"
 
 
 def _reset_caches() -> None:
+    """Every per-process cache of clients, settings and services: the next deployment's are built fresh."""
     from offprompt.adapters.clients import reset_clients
     from offprompt.adapters.opensearch_client import reset_opensearch_clients
-    from offprompt.composition import tenant_data
+    from offprompt.composition import conversation, task_memory, tenancy, tenant_data
     from offprompt.config import get_settings
-    from offprompt.services import conversation, task_memory
 
     reset_clients()
     reset_opensearch_clients()
     get_settings.cache_clear()
     for cached in (
         conversation.default_service,
-        getattr(conversation, "default_cloud_threads", None),
+        conversation.default_cloud_threads,
         task_memory.default_service,
-        getattr(task_memory, "default_receipts", None),
+        task_memory.default_receipts,
+        tenancy.default_tenancy,
         tenant_data.default_stores,
     ):
-        if cached is not None and hasattr(cached, "cache_clear"):
-            cached.cache_clear()
+        cached.cache_clear()
 
 
 class Deployment:
@@ -151,7 +151,7 @@ def _workload(d: Deployment, tenant: str) -> tuple[list[str], list[str]]:
     for i in range(3):
         d.add_run(tenant, "t1", f"r{i}", f"{tenant} says hello {i} 🦊")
     d.add_run(tenant, "t#2", "big", "x" * 400_000)  # past the inline size: the run's JSON is an S3 object
-    from offprompt.services.conversation import default_cloud_threads
+    from offprompt.composition.conversation import default_cloud_threads
 
     default_cloud_threads().create(tenant, {"name": "named", "alias": "my-alias"})
     namespaces = [

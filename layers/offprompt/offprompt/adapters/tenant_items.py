@@ -39,18 +39,28 @@ class DynamoDbTenantItems:
             self._client = aws_client("dynamodb")
         return self._client
 
-    def scan(self, tenant: str, prefixes: Sequence[str], *, keys_only: bool = False) -> Iterator[dict[str, Any]]:
-        """Every item whose `pk` begins with one of `prefixes` or whose `tenant` attribute is `tenant` (items of
-        other key designs that record their tenant): a whole-table Scan, filtered server-side."""
+    def scan(
+        self,
+        tenant: str,
+        prefixes: Sequence[str],
+        *,
+        exact: Sequence[str] = (),
+        keys_only: bool = False,
+    ) -> Iterator[dict[str, Any]]:
+        """Every item whose `pk` begins with one of `prefixes`, equals one of `exact`, or whose `tenant` attribute is
+        `tenant` (items of other key designs that record their tenant): a whole-table Scan, filtered server-side."""
         self.scan_read_units = 0.0
         names = [f":p{i}" for i in range(len(prefixes))]
+        equal = [f":e{i}" for i in range(len(exact))]
+        clauses = [*(f"begins_with(pk, {n})" for n in names), *(f"pk = {n}" for n in equal), "#tenant = :tenant"]
         base: dict[str, Any] = {
             "TableName": self.table_name,
-            "FilterExpression": " OR ".join([*(f"begins_with(pk, {n})" for n in names), "#tenant = :tenant"]),
+            "FilterExpression": " OR ".join(clauses),
             "ExpressionAttributeNames": {"#tenant": "tenant"},
             "ExpressionAttributeValues": {
                 ":tenant": {"S": tenant},
                 **{n: {"S": p} for n, p in zip(names, prefixes, strict=True)},
+                **{n: {"S": p} for n, p in zip(equal, exact, strict=True)},
             },
             "ConsistentRead": True,
             "Limit": SCAN_PAGE_ITEMS,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from offprompt.errors import DependencyUnavailable
-from offprompt.services.tenancy.inventory import partition_prefixes, s3_prefixes
+from offprompt.services.tenancy.inventory import exact_partitions, partition_prefixes, s3_prefixes
 from offprompt.services.tenancy.ports import TenantStores
 
 
@@ -33,14 +33,17 @@ class EraseReport:
 
 def remaining(tenant: str, stores: TenantStores) -> dict[str, int]:
     """How many items, objects and documents of the tenant each store still holds."""
-    items = sum(1 for _ in stores.items.scan(tenant, partition_prefixes(tenant), keys_only=True))
+    items = sum(
+        1 for _ in stores.items.scan(tenant, partition_prefixes(tenant), exact=exact_partitions(tenant), keys_only=True)
+    )
     objects = sum(1 for p in s3_prefixes(tenant, include_transient=True) for _ in stores.objects.list(p))
     return {"dynamodb": items, "s3": objects, "opensearch": stores.documents.count(tenant)}
 
 
 def erase_tenant(tenant: str, stores: TenantStores) -> EraseReport:
     keys = [
-        {"pk": i["pk"], "sk": i["sk"]} for i in stores.items.scan(tenant, partition_prefixes(tenant), keys_only=True)
+        {"pk": i["pk"], "sk": i["sk"]}
+        for i in stores.items.scan(tenant, partition_prefixes(tenant), exact=exact_partitions(tenant), keys_only=True)
     ]
     read_units = stores.items.scan_read_units
     deleted = {"dynamodb": stores.items.delete(keys)}

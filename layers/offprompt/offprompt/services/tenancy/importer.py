@@ -14,7 +14,13 @@ from typing import Any
 
 from offprompt.errors import Conflict, InvalidInput
 from offprompt.services.tenancy.export import FORMAT, MANIFEST, VERSION
-from offprompt.services.tenancy.inventory import EXPORTED_KINDS, item_kind, partition_prefixes, s3_prefixes
+from offprompt.services.tenancy.inventory import (
+    EXPORTED_KINDS,
+    exact_partitions,
+    item_kind,
+    partition_prefixes,
+    s3_prefixes,
+)
 from offprompt.services.tenancy.ports import ExportSource, TenantStores
 
 ITEM_BATCH = 500
@@ -63,7 +69,10 @@ def import_tenant(tenant: str, stores: TenantStores, source: ExportSource, *, me
         if kind not in EXPORTED_KINDS or kind != line.get("kind"):
             raise InvalidInput("the export holds an item outside the tenant's partitions")
 
-    if not merge and next(iter(stores.items.scan(tenant, partition_prefixes(tenant), keys_only=True)), None):
+    if not merge and next(
+        iter(stores.items.scan(tenant, partition_prefixes(tenant), exact=exact_partitions(tenant), keys_only=True)),
+        None,
+    ):
         raise Conflict("the tenant already has data in this deployment (import with merge to overwrite)")
 
     counts: Counter[str] = Counter()

@@ -9,8 +9,10 @@ DynamoDB (single table, pk/sk):
   (adapters/dynamodb_namespaces)
 - `RECEIPT#{tenant}#{memory}#{key}`  process-output idempotency receipts (adapters/dynamodb_receipts; they expire
   by TTL: erased, not exported)
-- any item with a `tenant` attribute naming the tenant (key designs added later, e.g. API keys and usage,
-  should carry one, or add their prefix to `partition_prefixes`).
+- `U#{tenant}#…` usage counters, `RATE#{tenant}#…` rate windows (adapters/dynamodb_tenancy: erased, not exported);
+- any item with a `tenant` attribute naming the tenant: the tenant record `TENANT#{tenant}` and its key listing,
+  its API keys `APIKEY#{key_id}` (erased, so they stop working; never exported). Key designs added later should
+  carry one, or add their prefix to `partition_prefixes`.
 
 S3 (digest = identifiers.digest): `t/{d(tenant)}/` big runs · `taskmem/{d(tenant)}/` blobs and batch manifests ·
 `uploads/{d(tenant)}/` pending uploads · `downloads/{d(tenant)}/` materialized load responses ·
@@ -33,7 +35,12 @@ TRANSIENT_S3_ROOTS = ("uploads", "downloads", "exports")
 
 def partition_prefixes(tenant: str) -> tuple[str, ...]:
     """Prefixes of the partition keys that belong to the tenant (the tenant part escaped as in the keys)."""
-    return (key("T", tenant) + "#", key("TASKMEM", tenant) + "#", key("RECEIPT", tenant) + "#")
+    return tuple(key(root, tenant) + "#" for root in ("T", "TASKMEM", "RECEIPT", "U", "RATE"))
+
+
+def exact_partitions(tenant: str) -> tuple[str, ...]:
+    """Partition keys that are the tenant's exactly (no prefix would tell `TENANT#a` from `TENANT#ab`)."""
+    return (key("TENANT", tenant),)
 
 
 def s3_prefixes(tenant: str, *, include_transient: bool) -> tuple[str, ...]:

@@ -15,7 +15,9 @@ class TenantItems(Protocol):
 
     scan_read_units: float
 
-    def scan(self, tenant: str, prefixes: Sequence[str], *, keys_only: bool = False) -> Iterator[dict[str, Any]]: ...
+    def scan(
+        self, tenant: str, prefixes: Sequence[str], *, exact: Sequence[str] = (), keys_only: bool = False
+    ) -> Iterator[dict[str, Any]]: ...
 
     def put(self, items: Sequence[dict[str, Any]]) -> None: ...
 
