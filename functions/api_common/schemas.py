@@ -170,3 +170,22 @@ def json_content(model: type[BaseModel], description: str, **extra: Any) -> Any:
 
 
 NO_CONTENT: Any = {"description": "Done (also when there was nothing to delete)", "content": {}}
+
+
+class ExportResult(_Open):
+    """A tenant export: its manifest (JSON listing each file with size, SHA-256 and a presigned GET)."""
+
+    tenant: str
+    export_id: str
+    manifest_url: str | None
+    expires_in: int
+    counts: dict[str, int]
+
+
+class EraseReport(_Open):
+    """What a tenant erase deleted per store, and what a verification pass found left (nothing when verified)."""
+
+    tenant: str
+    deleted: dict[str, int]
+    remaining: dict[str, int]
+    verified: bool

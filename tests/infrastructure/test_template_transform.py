@@ -57,10 +57,10 @@ def test_transform_emits_the_expected_resource_types() -> None:
         "AWS::OpenSearchServerless::SecurityPolicy",
         "AWS::OpenSearchServerless::AccessPolicy",
     } <= types
-    # nine endpoints/handlers (cloud_threads: issue 13; tenancy: issue 14) + the example tool; the API-key
-    # authorizer only with AuthMode=apikey (below)
+    # ten endpoints/handlers (cloud_threads: issue 13; tenancy and tenant export/erase: issue 14) + the example
+    # tool; the API-key authorizer only with AuthMode=apikey (below)
     functions = _functions(cfn)
-    assert len(functions) == 11
+    assert len(functions) == 12
     assert functions["AuthorizerFunction"]["Condition"] == "UseApiKey"
 
 

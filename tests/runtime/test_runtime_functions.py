@@ -42,6 +42,7 @@ EXERCISED = {
     "CloudThreadsFunction",
     "TenancyFunction",
     "AuthorizerFunction",
+    "TenantFunction",
 }
 
 
@@ -185,6 +186,24 @@ def test_api_keys_and_the_authorizer(start_function: Start, local_aws: dict[str,
     status, _, _ = tenancy.http(revoke)
     assert status == 204
     assert authorizer.invoke(sample) == {"isAuthorized": False}
+
+
+def test_tenant_function_exports_and_erases(start_text_function: Start, local_aws: dict[str, Any]) -> None:
+    process_output = start_text_function("ProcessOutputFunction")
+    assert process_output.invoke(event("process_output_direct.json"))["value"] == STORED_LINE
+    tenant = start_text_function("TenantFunction")
+    status, exported, _ = tenant.http(event("tenant_export_http.json"))
+    assert status == 200, exported
+    assert exported["counts"]["dynamodb.namespace"] == 1 and exported["counts"]["opensearch"] >= 1, exported
+    assert exported["manifest_url"].startswith("http")
+    assert tenant.invoke(event("tenant_export_direct.json"))["counts"] == exported["counts"]
+    no_confirm = {**event("tenant_erase_http.json"), "body": "{}"}
+    status, refused, _ = tenant.http(no_confirm)
+    assert status == 400 and refused["code"] == "invalid_input", refused
+    status, erased, _ = tenant.http(event("tenant_erase_http.json"))
+    assert status == 200 and erased["verified"] is True and erased["deleted"]["dynamodb"] >= 3, erased
+    again = tenant.invoke(event("tenant_erase_direct.json"))
+    assert again["verified"] and again["deleted"] == {"dynamodb": 0, "opensearch": 0, "s3": 0}, again
 
 
 def test_example_tool_fills_a_presigned_upload(start_function: Start, local_aws: dict[str, Any]) -> None:

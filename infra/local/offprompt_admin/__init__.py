@@ -1,4 +1,5 @@
-"""offprompt's operator CLI: `python -m offprompt_admin <command> ...` (tenants, keys, plans, usage, ...).
+"""offprompt's operator CLI: `python -m offprompt_admin <command> ...`
+(tenants, keys, plans, usage, export, import, erase).
 
 It runs the library's own use cases (`offprompt.services`) against the same table, bucket and index the functions
 use, configured the way they are: the OFFPROMPT_* settings (`offprompt.config.Settings`) and boto3's normal

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from . import keys, plans, tenants, usage
+from . import erase, export, importer, keys, plans, tenants, usage
 from .context import AdminError, add_connection_options, connect
 
 COMMANDS: dict[str, ModuleType] = {
@@ -19,6 +19,9 @@ COMMANDS: dict[str, ModuleType] = {
     "key": keys,
     "plan": plans,
     "usage": usage,
+    "export": export,
+    "import": importer,
+    "erase": erase,
 }
 
 

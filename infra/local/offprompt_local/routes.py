@@ -99,6 +99,9 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/keys", "tenancy"),
     Route("DELETE", "/keys/{key_id}", "tenancy"),
     Route("GET", "/usage", "tenancy"),
+    # the tenant's own data: export and erase (docs/adr/0024-tenant-export-erase.md)
+    Route("POST", "/export", "tenant"),
+    Route("DELETE", "/tenant", "tenant"),
 )
 
 #: Functions that serve no HTTP route (invoked by DynamoDB Streams, the async path or Step Functions only).

@@ -76,3 +76,7 @@ USAGE_SHARDS = 4
 MAX_USAGE_DAYS = 93
 #: Cap on the names of API keys.
 MAX_KEY_NAME_CHARS = 100
+
+# ---- tenant export and erase
+#: Lifetime of the presigned GETs a tenant export hands out (shorter if the signing credentials expire first).
+EXPORT_EXPIRES_IN = 3600

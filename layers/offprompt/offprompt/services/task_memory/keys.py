@@ -18,7 +18,8 @@ def manifest_key(tenant: str, memory: str, namespace: str, start: int) -> str:
 
 
 def upload_prefix(tenant: str, memory: str) -> str:
-    return f"uploads/{digest(tenant, memory)}/"
+    # Under the tenant's digest first, so an erase finds a tenant's pending uploads by prefix (ADR 0024).
+    return f"uploads/{digest(tenant)}/{digest(tenant, memory)}/"
 
 
 def download_key(tenant: str, name: str) -> str:

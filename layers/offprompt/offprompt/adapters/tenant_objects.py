@@ -1,0 +1,73 @@
+"""A tenant's S3 objects by key prefix (`t/`, `taskmem/`, `uploads/`, `downloads/`, `exports/` + the tenant's
+digest), for export, import and erase (docs/adr/0024-tenant-export-erase.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from offprompt.errors import DependencyUnavailable
+
+from .aws_errors import failure_reason
+from .clients import aws_client
+
+
+class S3TenantObjects:
+    """Objects under a tenant's key prefixes: list, read, write, delete."""
+
+    def __init__(self, bucket: str, client: Any | None = None) -> None:
+        self.bucket = bucket
+        self._client = client
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = aws_client("s3")
+        return self._client
+
+    def list(self, prefix: str) -> Iterator[tuple[str, int]]:
+        """(key, size) of every object under `prefix`, in key order."""
+        try:
+            for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix):
+                for obj in page.get("Contents", []):
+                    yield obj["Key"], int(obj["Size"])
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"S3 list failed: {failure_reason(exc)}") from exc
+
+    def get(self, key: str) -> tuple[bytes, str]:
+        """The object's bytes and content type."""
+        try:
+            out = self.client.get_object(Bucket=self.bucket, Key=key)
+            return out["Body"].read(), str(out.get("ContentType") or "application/octet-stream")
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"S3 get failed: {failure_reason(exc)}") from exc
+
+    def put(self, key: str, data: bytes, content_type: str) -> None:
+        try:
+            self.client.put_object(
+                Bucket=self.bucket, Key=key, Body=data, ContentType=content_type, ServerSideEncryption="AES256"
+            )
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"S3 put failed: {failure_reason(exc)}") from exc
+
+    def delete_prefix(self, prefix: str) -> int:
+        deleted = 0
+        try:
+            for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix):
+                keys = [{"Key": obj["Key"]} for obj in page.get("Contents", [])]
+                if keys:
+                    out = self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": keys, "Quiet": True})
+                    if out.get("Errors"):
+                        raise DependencyUnavailable("S3 could not delete some objects; run the operation again")
+                    deleted += len(keys)
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"S3 delete failed: {failure_reason(exc)}") from exc
+        return deleted
+
+    def presign_get(self, key: str, expires_in: int) -> str:
+        url: str = self.client.generate_presigned_url(
+            "get_object", Params={"Bucket": self.bucket, "Key": key}, ExpiresIn=expires_in
+        )
+        return url

@@ -1,0 +1,64 @@
+"""Where a tenant's data is (services/tenancy/inventory.py): the prefixes match its keys and no other tenant's."""
+
+from __future__ import annotations
+
+import pytest
+
+from offprompt.adapters.dynamodb_namespaces import DynamoDbNamespaceStore
+from offprompt.adapters.dynamodb_receipts import SK as RECEIPT_SK
+from offprompt.adapters.dynamodb_receipts import receipt_pk
+from offprompt.adapters.dynamodb_runs import THREAD_SK, alias_pk, run_sk, runid_sk, thread_pk
+from offprompt.adapters.dynamodb_tenancy import tenant_pk, usage_pk
+from offprompt.identifiers import key
+from offprompt.services.conversation import thread_prefix
+from offprompt.services.task_memory import keys as task_keys
+from offprompt.services.tenancy.inventory import exact_partitions, item_kind, partition_prefixes, s3_prefixes
+
+
+def item(pk: str, sk: str) -> dict[str, dict[str, str]]:
+    return {"pk": {"S": pk}, "sk": {"S": sk}}
+
+
+@pytest.mark.parametrize("tenant", ["alice", "alice#1", "a%23", "x#TH#y", "é€🦊"])
+def test_every_key_design_is_classified_and_matched(tenant: str) -> None:
+    ns = DynamoDbNamespaceStore
+    cases = {
+        "thread": item(thread_pk(tenant, "t#1"), THREAD_SK),
+        "run": item(thread_pk(tenant, "t#1"), run_sk(3)),
+        "run_id": item(thread_pk(tenant, "t#1"), runid_sk("r#1")),
+        "alias": item(alias_pk(tenant, "a#1"), "#ALIAS"),
+        "namespace": item(ns.pk(tenant, "m#1"), ns.record_sk("n")),
+        "batch": item(ns.pk(tenant, "m#1"), ns.batch_prefix("n") + "000000000000"),
+        "meta": item(ns.pk(tenant, "m#1"), "META#00000000000000000001#abc"),
+        "receipt": item(receipt_pk(tenant, "m#1", "k#1"), RECEIPT_SK),
+    }
+    for kind, it in cases.items():
+        assert item_kind(it, tenant) == kind
+        assert it["pk"]["S"].startswith(partition_prefixes(tenant))
+    for other in (item(usage_pk(tenant, "S1"), "D#2026-12-01"), item(key("RATE", tenant, 5, "0"), "#RATE")):
+        assert item_kind(other, tenant) == "other" and other["pk"]["S"].startswith(partition_prefixes(tenant))
+    # the tenant record, its key listing and its keys are found by their `tenant` attribute, not a prefix
+    assert item_kind(item(tenant_pk(tenant), "#TENANT"), tenant) == "other"
+    assert tenant_pk(tenant) in exact_partitions(tenant)  # matched exactly, also when it lacks the attribute
+
+
+@pytest.mark.parametrize(("tenant", "other"), [("alice", "alice#1"), ("alice", "alice%23"), ("a", "a#TH#b")])
+def test_another_tenants_keys_never_match(tenant: str, other: str) -> None:
+    keys = [thread_pk(other, "t"), alias_pk(other, "x"), DynamoDbNamespaceStore.pk(other, "m")]
+    keys += [receipt_pk(other, "m", "k"), usage_pk(other, "S0"), usage_pk(other, "Q"), tenant_pk(other)]
+    assert tenant_pk(other) not in exact_partitions(tenant)
+    assert not any(k.startswith(partition_prefixes(tenant)) for k in keys)
+    objects = [thread_prefix(other, "t"), task_keys.namespace_prefix(other, "m", "n")]
+    objects.append(task_keys.upload_prefix(other, "m"))
+    assert not any(o.startswith(s3_prefixes(tenant, include_transient=True)) for o in objects)
+
+
+def test_every_s3_key_design_is_under_the_tenants_prefixes() -> None:
+    keys = [
+        thread_prefix("alice", "t") + "runs/x.json",
+        task_keys.namespace_prefix("alice", "m", "n") + "000000000000",
+        task_keys.upload_prefix("alice", "m") + "0" * 32,
+    ]
+    assert all(k.startswith(s3_prefixes("alice", include_transient=True)) for k in keys)
+    # exported: stored data only (not pending uploads, downloads, or earlier exports)
+    assert not keys[2].startswith(s3_prefixes("alice", include_transient=False))
