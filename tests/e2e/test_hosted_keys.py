@@ -146,7 +146,9 @@ def test_a_tiny_plan_answers_429_and_writes_nothing(stack: RunningStack) -> None
 
 def test_griptapes_cloud_driver_works_with_a_key(stack: RunningStack) -> None:  # noqa: F811
     tenant = uid("gt")
-    key = admin("tenant", "create", tenant)["key"]
+    # pro: an agent turn makes a burst of requests (find, messages, patch, ...) that the free plan's 10 requests per
+    # second may refuse with a 429 on a fast machine; this test is about the driver, test_rate_limit about limits
+    key = admin("tenant", "create", tenant, "--plan", "pro")["key"]
     alias = uid("support")
     driver = GriptapeCloudConversationMemoryDriver(base_url=stack.url, api_key=key, alias=alias)
     prompt_driver = CannedPromptDriver(tool_call=echo_call)

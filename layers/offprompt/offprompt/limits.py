@@ -44,6 +44,15 @@ SEARCH_MODES = ("bm25", "knn", "hybrid")
 # and the meta entry, DynamoDB items of at most 400 KB each.
 MAX_META_BYTES = 100_000
 
+# ---- conversation memory
+#: A prompt-stack's token budget (the largest context windows are ~2M tokens) and how many runs it may ask for.
+MAX_PROMPT_TOKENS = 10_000_000
+MAX_LAST_N = 1_000_000
+#: A thread's max_runs, summary offset and retention.
+MAX_THREAD_RUNS = 100_000
+MAX_SUMMARY_OFFSET = 10_000
+MAX_RETENTION_DAYS = 36_500
+
 # ---- list routes
 #: Runs on one page of `GET /threads/{thread_id}/runs` (default 20).
 MAX_LIST_LIMIT = 100

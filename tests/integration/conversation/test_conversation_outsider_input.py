@@ -127,3 +127,23 @@ def test_a_thread_id_that_no_url_can_address_is_refused_on_write(api: Api, threa
         api.add_run({"tenant": "tenant-a", "thread_id": thread_id, "run": run}, None)
     status, body = api.post_run(thread_id, run)
     assert status == 400 and body["code"] == "invalid_input", body
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"last_n": 1303528501631903968796868608},  # found by schemathesis: a 500 (islice past sys.maxsize)
+        {"max_tokens": 10**30},
+        {"memory_index": 10**30},
+        {"last_n": 2**63, "max_tokens": 2**63},
+    ],
+)
+def test_huge_numbers_in_a_prompt_stack_request_are_a_422(api: Api, body: dict[str, Any]) -> None:
+    assert (
+        api.post_run(
+            "t1", {"input": {"type": "TextArtifact", "value": "q"}, "output": {"type": "TextArtifact", "value": "a"}}
+        )[0]
+        == 201
+    )
+    status, error = api.prompt_stack("t1", body)
+    assert (status, error["code"]) == (422, "schema_invalid"), error

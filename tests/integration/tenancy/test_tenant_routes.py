@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import requests
-from test_export_erase_import import ALICE, BOB, Deployment, _workload
+from test_export_erase_import import ALICE, BOB, Deployment, _reset_caches, _workload
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -34,6 +34,7 @@ def stack(moto_server: str, opensearch_url: str, opensearch_client: Any, monkeyp
     d = Deployment(monkeypatch, moto_server, opensearch_url, opensearch_client, "routes")
     yield d
     opensearch_client.indices.delete(index=d.index, ignore_unavailable=True)
+    _reset_caches()  # the process's services hold clients bound to this test's endpoint: later tests need their own
 
 
 def test_export_hands_out_presigned_files_that_match_the_manifest(stack: Deployment) -> None:

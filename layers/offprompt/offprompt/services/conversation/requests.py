@@ -6,7 +6,17 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_CURSOR_CHARS, MAX_LIST_LIMIT, MAX_NAME_CHARS
+from offprompt.limits import (
+    DEFAULT_RUNS_LIMIT,
+    MAX_CURSOR_CHARS,
+    MAX_LAST_N,
+    MAX_LIST_LIMIT,
+    MAX_NAME_CHARS,
+    MAX_PROMPT_TOKENS,
+    MAX_RETENTION_DAYS,
+    MAX_SUMMARY_OFFSET,
+    MAX_THREAD_RUNS,
+)
 from offprompt.validation import validate
 
 
@@ -15,9 +25,10 @@ class PromptStackRequest(BaseModel):
 
     system: str | dict[str, Any] | None = None
     input: str | dict[str, Any] | None = None
-    max_tokens: int | None = Field(default=None, ge=1)
-    last_n: int | None = Field(default=None, ge=1)
-    memory_index: int | None = Field(default=None, ge=0)
+    max_tokens: int | None = Field(default=None, ge=1, le=MAX_PROMPT_TOKENS)
+    last_n: int | None = Field(default=None, ge=1, le=MAX_LAST_N)
+    # where the memory goes among the (at most two) system and input messages: 0, 1 or 2
+    memory_index: int | None = Field(default=None, ge=0, le=2)
     # Count as Griptape would for this model (e.g. "gpt-4o" → o200k_base, "anthropic.claude-3-5-sonnet..." →
     # ceil(chars / 4)), or with this tokenizer: "cl100k_base", "o200k_base", "chars_per_token:N" (ADR 0013).
     model: str | None = Field(default=None, min_length=1, max_length=MAX_NAME_CHARS)
@@ -27,10 +38,10 @@ class PromptStackRequest(BaseModel):
 class ThreadConfigRequest(BaseModel):
     model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
 
-    max_runs: int | None = Field(default=None, ge=1, le=100_000)
+    max_runs: int | None = Field(default=None, ge=1, le=MAX_THREAD_RUNS)
     memory_type: Literal["buffer", "summary"] | None = None
-    offset: int | None = Field(default=None, ge=1, le=10_000)
-    retention_days: int | None = Field(default=None, ge=1, le=36_500)
+    offset: int | None = Field(default=None, ge=1, le=MAX_SUMMARY_OFFSET)
+    retention_days: int | None = Field(default=None, ge=1, le=MAX_RETENTION_DAYS)
 
 
 M = TypeVar("M", bound=BaseModel)
