@@ -27,8 +27,8 @@ class PromptStackRequest(BaseModel):
     input: str | dict[str, Any] | None = None
     max_tokens: int | None = Field(default=None, ge=1, le=MAX_PROMPT_TOKENS)
     last_n: int | None = Field(default=None, ge=1, le=MAX_LAST_N)
-    # where the memory goes among the (at most two) system and input messages: 0, 1 or 2
-    memory_index: int | None = Field(default=None, ge=0, le=2)
+    # where the memory goes among the system and input messages; past them is a 400 (a rule on the request)
+    memory_index: int | None = Field(default=None, ge=0)
     # Count as Griptape would for this model (e.g. "gpt-4o" → o200k_base, "anthropic.claude-3-5-sonnet..." →
     # ceil(chars / 4)), or with this tokenizer: "cl100k_base", "o200k_base", "chars_per_token:N" (ADR 0013).
     model: str | None = Field(default=None, min_length=1, max_length=MAX_NAME_CHARS)
