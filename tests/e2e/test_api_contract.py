@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import importlib
+import importlib.util
 import re
 import socket
 import subprocess
@@ -55,11 +56,18 @@ def generated_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         cwd=out.parent,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    sys.path.insert(0, str(out.parent))
+    # Loaded from its directory as a package (its submodules resolve through the package's __path__), without
+    # putting a temporary directory on sys.path.
+    spec = importlib.util.spec_from_file_location(out.name, out / "__init__.py", submodule_search_locations=[str(out)])
+    assert spec is not None and spec.loader is not None
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[out.name] = package
     try:
-        yield importlib.import_module("offprompt_generated")
+        spec.loader.exec_module(package)
+        yield package
     finally:
-        sys.path.remove(str(out.parent))
+        for name in [m for m in sys.modules if m == out.name or m.startswith(out.name + ".")]:
+            del sys.modules[name]
 
 
 def test_a_client_generated_from_the_document_adds_a_run_and_builds_a_prompt_stack(
