@@ -40,7 +40,7 @@ from offprompt.adapters.clients import aws_client, reset_clients  # noqa: E402
 from offprompt.adapters.dynamodb_namespaces import DynamoDbNamespaceStore  # noqa: E402
 from offprompt.adapters.s3 import S3BlobStore  # noqa: E402
 from offprompt.artifacts import BlobArtifact, TextArtifact  # noqa: E402
-from offprompt.services.task_memory import TaskMemoryService  # noqa: E402
+from offprompt.composition.task_memory import task_memory_service  # noqa: E402
 
 SIZES = {"1k": 1024, "1m": 1024 * 1024, "50m": 50 * 1024 * 1024}
 TABLE, BUCKET = "bench-table", "bench-bucket"
@@ -140,7 +140,7 @@ def main() -> None:
             print(f"text skipped: {exc}", file=sys.stderr)
             kinds = [k for k in kinds if k != "text"]
 
-    svc = TaskMemoryService(DynamoDbNamespaceStore(TABLE, ddb), S3BlobStore(BUCKET, s3), texts, bucket=BUCKET)
+    svc = task_memory_service(DynamoDbNamespaceStore(TABLE, ddb), S3BlobStore(BUCKET, s3), texts, bucket=BUCKET)
     results: list[dict[str, Any]] = []
     try:
         for kind in kinds:

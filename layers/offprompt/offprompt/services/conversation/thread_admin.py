@@ -13,9 +13,8 @@ from offprompt.ports import ThreadDeleting, ThreadState
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.cursor import decode_cursor, encode_cursor
 from offprompt.services.conversation.errors import ThreadDeleted
-from offprompt.services.conversation.paging import iter_keys
 from offprompt.services.conversation.requests import ThreadConfigRequest
-from offprompt.services.conversation.run_bodies import run_json, thread_prefix
+from offprompt.services.conversation.run_bodies import thread_prefix
 
 
 def get_thread(conv: Conversation, tenant: str, thread_id: str) -> dict[str, Any]:
@@ -23,7 +22,8 @@ def get_thread(conv: Conversation, tenant: str, thread_id: str) -> dict[str, Any
     state = conv.runs.get_thread(tenant, thread_id)
     if state is None:
         raise NotFound(f'thread "{thread_id[:100]}" does not exist')
-    seqs = [r.seq for r in iter_keys(conv, tenant, thread_id, lo=1, newest_first=True)]
+    keys = conv.runs.iter_keys(tenant, thread_id, lo=1, newest_first=True, now_epoch=int(conv.clock()))
+    seqs = [r.seq for r in keys]
     floor = visible_floor(conv, state, seqs)
     visible = [s for s in seqs if s >= floor]
     return _thread_view(state, stored=len(seqs), visible=len(visible))
@@ -84,7 +84,7 @@ def list_runs(
     for r in runs:
         entry: dict[str, Any] = {
             "seq": r.seq,
-            "run": json.loads(run_json(conv, r)),
+            "run": json.loads(conv.bodies.run_json(r)),
             "created_at": r.created_at,
             "input_tokens": r.input_tokens,
             "output_tokens": r.output_tokens,
@@ -103,7 +103,8 @@ def visible_floor(conv: Conversation, state: ThreadState, seqs_newest_first: lis
         return 1
     if seqs_newest_first is None:
         seqs_newest_first = []
-        for r in iter_keys(conv, state.tenant, state.thread_id, lo=1, newest_first=True):
+        now = int(conv.clock())
+        for r in conv.runs.iter_keys(state.tenant, state.thread_id, lo=1, newest_first=True, now_epoch=now):
             seqs_newest_first.append(r.seq)
             if len(seqs_newest_first) >= state.max_runs:
                 break
