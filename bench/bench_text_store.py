@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT / "layers" / "offprompt"))
 
 from opensearchpy import OpenSearch, helpers  # noqa: E402
 
+from offprompt.adapters.bpe_tokenizer import BpeOpenAiTokenizer  # noqa: E402
 from offprompt.adapters.opensearch_text import OpenSearchTextStore, document_id, index_definition  # noqa: E402
-from offprompt.adapters.tokenizer import TiktokenTokenizer  # noqa: E402
 from offprompt.artifacts import TextArtifact  # noqa: E402
 from offprompt.memory.chunking import chunk_text  # noqa: E402
 from offprompt.ports import TextScope  # noqa: E402
@@ -88,7 +88,7 @@ def timed(fn: Any) -> tuple[float, Any]:
 
 
 def bench_size(client: OpenSearch, counter: CallCounter, label: str, runs: int) -> dict[str, Any]:
-    tokenizer = TiktokenTokenizer()
+    tokenizer = BpeOpenAiTokenizer()
     text = make_text(SIZES[label])
     artifact = TextArtifact(text, name="page")
     chunk_ms, chunks = timed(lambda: chunk_text(text, tokenizer))

@@ -27,15 +27,18 @@ from offprompt_local.layer import (
     BOTO3_RESOURCE_MODELS,
     BOTOCORE_SERVICES,
     BPE_OPENAI,
+    DEV_LOCK,
     LAYER_MOUNT,
     MAX_GLIBC_MINOR,
     MAX_UNZIPPED,
     MAX_ZIPPED,
     PY312_MAGIC,
     RUNTIME_LOCK,
+    TASK_MEMORY_FILES,
     ZIP_NAME,
     bytecode_path,
     copy_library,
+    pinned_requirement,
     verify_o200k_file,
     write_zip,
 )
@@ -223,7 +226,21 @@ def test_o200k_file_is_present_and_official(built: Built) -> None:
 
     bpe = built.python / O200K_BASE.bpe_package / O200K_BASE.bpe_resource
     assert hashlib.sha256(gzip.decompress(bpe.read_bytes())).hexdigest() == O200K_BASE.bpe_sha256
-    assert not list(built.python.glob("bpe_openai/*.so")), "only the BPE file, not bpe-openai's extension"
+
+
+def test_bpe_openai_ships_only_its_o200k_file_and_its_aarch64_extension(built: Built) -> None:
+    shipped = {p.relative_to(built.python).as_posix() for p in (built.python / "bpe_openai").rglob("*") if p.is_file()}
+    assert shipped == {f"{O200K_BASE.bpe_package}/{O200K_BASE.bpe_resource}", *TASK_MEMORY_FILES}
+    extension = (built.python / TASK_MEMORY_FILES[0]).read_bytes()[:20]
+    # ELF, 64-bit, little-endian; e_machine 0xB7 = AArch64
+    assert extension[:5] == b"\x7fELF\x02" and int.from_bytes(extension[18:20], "little") == 0xB7
+
+
+def test_task_memory_files_come_from_the_locked_wheel() -> None:
+    requirement = pinned_requirement(ROOT / DEV_LOCK, "bpe-openai")
+    assert requirement.startswith(f"{BPE_OPENAI} ") and requirement.count("--hash=sha256:") >= 2
+    with pytest.raises(SystemExit, match="not pinned"):
+        pinned_requirement(ROOT / DEV_LOCK, "no-such-package")
 
 
 def test_o200k_pin_matches_the_dev_dependency() -> None:

@@ -92,6 +92,7 @@ def runtime_deps() -> Path:
         shutil.rmtree(staging, ignore_errors=True)
         try:
             layer_build.install_runtime_tree(staging, ROOT, platform=None)
+            layer_build.bundle_task_memory_files(staging, DEPS_ROOT / ".downloads", platform=None)
             layer_build.compile_bytecode(staging, lambda_python())
         except subprocess.CalledProcessError as exc:
             raise RuntimeError(f"building the runtime dependencies failed: {exc}") from exc

@@ -2,10 +2,11 @@
 
 Produces `DIR/layer/python/` (exactly the pins of requirements/runtime.lock as cp312 aarch64 wheels, hash-checked;
 the `offprompt` package; the pre-parsed cl100k_base ranks; o200k_base's BPE file taken from the `bpe-openai` wheel
-and hash-checked; `.pyc` files compiled by a python3.12 with `unchecked-hash` invalidation) and
-`DIR/offprompt-layer.zip`, then checks both sizes against Lambda's limits. Every run starts from scratch, so it is
-idempotent. Without a python3.12 to compile with, the build fails: a layer without valid bytecode compiles every
-module at each cold start (docs/adr/0016-layer-lock-and-contents.md).
+and hash-checked; that wheel's Rust extension, for the task-memory functions (`TASK_MEMORY_FILES`); `.pyc` files
+compiled by a python3.12 with `unchecked-hash` invalidation) and `DIR/offprompt-layer.zip`, then checks both sizes
+against Lambda's limits. Every run starts from scratch, so it is idempotent. Without a python3.12 to compile with,
+the build fails: a layer without valid bytecode compiles every module at each cold start
+(docs/adr/0016-layer-lock-and-contents.md).
 
 `--platform host` builds the same tree for this machine's CPU (same lock, same bytecode), for the cold-start
 benchmark, which cannot run aarch64 binaries here.
@@ -49,9 +50,15 @@ LAMBDA_MAX_UNZIPPED = 250 * MIB  # Lambda: function code plus all layers, unzipp
 MAX_UNZIPPED = 200 * MIB  # ours: leaves 50 MiB of Lambda's 250 for the function code
 ZIP_TIMESTAMP = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can hold: byte-identical zips across builds
 ZIP_NAME = "offprompt-layer.zip"
-# Only its o200k_base.tiktoken.gz goes into the layer (the wheel's 74 MB extension does not); same pin as the
-# dev dependency in pyproject.toml.
+# Its o200k_base.tiktoken.gz goes into the layer (bundle_o200k), and so does its extension (TASK_MEMORY_FILES); same
+# pin as the dev dependency in pyproject.toml.
 BPE_OPENAI = "bpe-openai==0.1.4"
+DEV_LOCK = "requirements/dev.lock"
+# Files that only task-memory functions (process-output, load-artifacts, memories: they chunk text) load, beyond
+# requirements/runtime.lock: bpe-openai's Rust BPE extension, alone (its package `__init__` is never run; the
+# tokenizer loads the file directly: offprompt.adapters.bpe_tokenizer, docs/adr/0025-fast-bpe-for-chunking.md).
+# 74 MB unzipped (~36 MB zipped) for aarch64. With separate layers, these go into the task-memory layer only.
+TASK_MEMORY_FILES = ("bpe_openai/_bindings.abi3.so",)
 
 
 @dataclass(frozen=True)
@@ -166,6 +173,45 @@ def bundle_o200k(python_dir: Path, downloads: Path, requirement: str = BPE_OPENA
     return verify_o200k_file(python_dir)
 
 
+def pinned_requirement(lock: Path, name: str) -> str:
+    """The `name==version --hash=...` block of `lock` (uv's format: continuation lines, then `# via` comments)."""
+    block: list[str] = []
+    for line in lock.read_text().splitlines():
+        if block:
+            if not line.startswith("    --hash="):
+                break
+            block.append(line)
+        elif line.lower().startswith(f"{name.lower()}=="):
+            block.append(line)
+    if not block:
+        raise SystemExit(f"{name} is not pinned in {lock}")
+    return "\n".join(block) + "\n"
+
+
+def bundle_task_memory_files(python_dir: Path, downloads: Path, platform: str | None) -> list[Path]:
+    """Copy TASK_MEMORY_FILES out of the bpe-openai wheel for `platform` (uv's --python-platform, None: this
+    machine), installed hash-checked from the pin and hashes in requirements/dev.lock, into the tree."""
+    root = repo_root()
+    staging = downloads / "task-memory-wheels"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    requirement = staging.with_suffix(".txt")
+    requirement.write_text(pinned_requirement(root / DEV_LOCK, BPE_OPENAI.split("==")[0]))
+    if f"{BPE_OPENAI} " not in requirement.read_text():
+        raise SystemExit(f"{DEV_LOCK} does not pin {BPE_OPENAI}: run `make lock`")
+    install_dependencies(requirement, staging, platform)
+    copied = []
+    for member in TASK_MEMORY_FILES:
+        source, target = staging / member, python_dir / member
+        if not source.is_file():
+            raise SystemExit(f"{BPE_OPENAI} for {platform or 'this machine'} has no {member}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+        copied.append(target)
+    shutil.rmtree(staging, ignore_errors=True)
+    return copied
+
+
 def verify_o200k_file(python_dir: Path) -> Path:
     """o200k_base in the tree must decompress to the bytes tiktoken pins (its SHA-256): else the build fails."""
     from offprompt.adapters.tokenizer import O200K_BASE, BpeFileError, read_bpe_file
@@ -272,8 +318,10 @@ def build_layer(out: Path, root: Path, platform: str | None = LAMBDA_PLATFORM) -
     _step(2, "copying layers/offprompt/offprompt and writing the pre-parsed BPE ranks")
     copy_library(root / "layers" / "offprompt" / "offprompt", python_dir / "offprompt")
     print(f"      ok: {write_bpe_ranks(python_dir).relative_to(layer_dir)}", flush=True)
-    _step(3, f"bundling o200k_base from {BPE_OPENAI} (sha256-checked against tiktoken's pin)")
+    _step(3, f"bundling o200k_base and the task-memory BPE extension from {BPE_OPENAI} (hash-checked)")
     print(f"      ok: {bundle_o200k(python_dir, out / 'downloads').relative_to(layer_dir)}", flush=True)
+    for path in bundle_task_memory_files(python_dir, out / "downloads", platform):
+        print(f"      ok: {path.relative_to(layer_dir)} (task-memory functions only)", flush=True)
     _step(4, f"compiling bytecode with {interpreter} (unchecked-hash)")
     print(f"      ok: {compile_bytecode(python_dir, interpreter)} .pyc files", flush=True)
     _step(5, f"zipping to {zip_path}")
