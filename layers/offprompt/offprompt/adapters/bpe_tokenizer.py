@@ -113,22 +113,31 @@ class _Encoder:
             return self._count_filling(text, pieces)
 
     def _count_filling(self, text: str, pieces: list[str]) -> int:
+        """The count of a text with pieces not yet counted: count those alone, cache the short ones, then sum."""
         rust, counts = self.rust, self.counts
-        total = 0
-        for piece in pieces:
-            count = counts.get(piece)
-            if count is None:
-                # Counted alone, a piece must split into itself: else its count could differ from its count
-                # inside the text (the pre-tokenizer's lookaheads and `$` see different neighbours).
-                if rust.pretokenize(piece) != [piece]:
-                    return int(rust.count(text))
-                count = int(rust.count(piece))
-                if len(piece) <= MAX_CACHED_PIECE_CHARS:
-                    if len(counts) >= MAX_CACHED_PIECES:
-                        counts.clear()
-                    counts[piece] = count
-            total += count
-        return total
+        missing = set(pieces).difference(counts)
+        if len(counts) + len(missing) > MAX_CACHED_PIECES:
+            counts.clear()
+            missing = set(pieces)
+        uncached: dict[str, int] = {}
+        for piece in missing:
+            # Counted alone, a piece must split into itself: else its count could differ from its count
+            # inside the text (the pre-tokenizer's lookaheads and `$` see different neighbours).
+            if rust.pretokenize(piece) != [piece]:
+                return int(rust.count(text))
+            count = int(rust.count(piece))
+            if len(piece) <= MAX_CACHED_PIECE_CHARS:
+                counts[piece] = count
+            else:
+                uncached[piece] = count
+        try:
+            return (
+                sum(map(counts.__getitem__, pieces))
+                if not uncached
+                else sum(counts[piece] if piece in counts else uncached[piece] for piece in pieces)
+            )
+        except KeyError:  # another thread emptied the cache meanwhile
+            return int(rust.count(text))
 
     def encode(self, text: str) -> list[int]:
         try:
