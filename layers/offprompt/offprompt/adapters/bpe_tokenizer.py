@@ -126,7 +126,7 @@ class _Encoder:
             if rust.pretokenize(piece) != [piece]:
                 return int(rust.count(text))
             count = int(rust.count(piece))
-            if len(piece) <= MAX_CACHED_PIECE_CHARS:
+            if len(piece) <= MAX_CACHED_PIECE_CHARS and len(counts) < MAX_CACHED_PIECES:
                 counts[piece] = count
             else:
                 uncached[piece] = count
