@@ -144,8 +144,8 @@ def main() -> None:
         try:
             from opensearchpy import OpenSearch
 
+            from offprompt.adapters.bpe_tokenizer import BpeOpenAiTokenizer
             from offprompt.adapters.opensearch_text import OpenSearchTextStore
-            from offprompt.adapters.tokenizer import TiktokenTokenizer
             from offprompt_local.opensearch import LocalOpenSearch, index_definition
 
             node = LocalOpenSearch()
@@ -153,7 +153,7 @@ def main() -> None:
             os_client = OpenSearch(hosts=[url], timeout=300)
             os_client.indices.create(index=index, body=index_definition())
             calls.hook_opensearch(os_client)
-            texts = OpenSearchTextStore(os_client, index, TiktokenTokenizer())
+            texts = OpenSearchTextStore(os_client, index, BpeOpenAiTokenizer())
         except ImportError as exc:
             print(f"text skipped: {exc}", file=sys.stderr)
             kinds = [k for k in kinds if k != "text"]
@@ -201,7 +201,7 @@ def main() -> None:
                     else:
                         from offprompt.memory.chunking import chunk_text
 
-                        tok = TiktokenTokenizer()
+                        tok = BpeOpenAiTokenizer()
 
                         def raw_store() -> list[str]:
                             chunks = chunk_text(payload_text, tok, 512)  # type: ignore[arg-type] # noqa: B023

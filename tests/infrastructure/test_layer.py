@@ -30,6 +30,7 @@ from offprompt_local.layer import (
     BOTOCORE_SERVICES,
     BPE_OPENAI,
     CORE_TARGET_UNZIPPED,
+    DEV_LOCK,
     LAYER_MOUNT,
     LAYERS,
     MAX_GLIBC_MINOR,
@@ -37,6 +38,7 @@ from offprompt_local.layer import (
     MAX_ZIPPED,
     PY312_MAGIC,
     RUNTIME_LOCK,
+    TASK_MEMORY_FILES,
     TEXT_LAYER_PACKAGES,
     TEXT_ZIP_NAME,
     UNUSED_DATA_FILES,
@@ -44,6 +46,7 @@ from offprompt_local.layer import (
     bytecode_path,
     copy_library,
     lock_part,
+    pinned_requirement,
     verify_o200k_file,
     write_zip,
 )
@@ -293,7 +296,26 @@ def test_o200k_file_is_present_and_official(built: Built) -> None:
 
     bpe = built.python / O200K_BASE.bpe_package / O200K_BASE.bpe_resource
     assert hashlib.sha256(gzip.decompress(bpe.read_bytes())).hexdigest() == O200K_BASE.bpe_sha256
-    assert not list(built.python.glob("bpe_openai/*.so")), "only the BPE file, not bpe-openai's extension"
+
+
+def test_bpe_openai_ships_its_o200k_file_in_the_core_layer_and_its_aarch64_extension_in_the_text_layer(
+    built: Built,
+) -> None:
+    def shipped(python: Path) -> set[str]:
+        return {p.relative_to(python).as_posix() for p in (python / "bpe_openai").rglob("*") if p.is_file()}
+
+    assert shipped(built.python) == {f"{O200K_BASE.bpe_package}/{O200K_BASE.bpe_resource}"}
+    assert shipped(built.text_python) == set(TASK_MEMORY_FILES)
+    extension = (built.text_python / TASK_MEMORY_FILES[0]).read_bytes()[:20]
+    # ELF, 64-bit, little-endian; e_machine 0xB7 = AArch64
+    assert extension[:5] == b"\x7fELF\x02" and int.from_bytes(extension[18:20], "little") == 0xB7
+
+
+def test_task_memory_files_come_from_the_locked_wheel() -> None:
+    requirement = pinned_requirement(ROOT / DEV_LOCK, "bpe-openai")
+    assert requirement.startswith(f"{BPE_OPENAI} ") and requirement.count("--hash=sha256:") >= 2
+    with pytest.raises(SystemExit, match="not pinned"):
+        pinned_requirement(ROOT / DEV_LOCK, "no-such-package")
 
 
 def test_o200k_pin_matches_the_dev_dependency() -> None:

@@ -97,6 +97,8 @@ def runtime_deps() -> Path:
         try:
             for spec in layer_build.LAYERS.values():
                 layer_build.install_runtime_tree(staging / spec.part, ROOT, platform=None, part=spec.part)
+                if spec is layer_build.TEXT:
+                    layer_build.bundle_task_memory_files(staging / spec.part, DEPS_ROOT / ".downloads", platform=None)
                 layer_build.compile_bytecode(staging / spec.part, lambda_python())
         except subprocess.CalledProcessError as exc:
             raise RuntimeError(f"building the runtime dependencies failed: {exc}") from exc

