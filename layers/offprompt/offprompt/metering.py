@@ -110,6 +110,11 @@ class Meter:
     counters: dict[str, int] = field(default_factory=dict)
     #: Counters already written by an adapter in its own transaction (so the final write skips them).
     committed: dict[str, int] = field(default_factory=dict)
+    #: Stored bytes an adapter already added to the tenant's gauge in its own transaction (a namespace commit):
+    #: the day's counters still go in the final write, the gauge does not move again.
+    gauge_committed: int = 0
+    #: Set when the request erased its own tenant: nothing of the tenant may be written after it (no usage).
+    erased: bool = False
 
     @property
     def day(self) -> str:
@@ -127,7 +132,7 @@ class Meter:
 
     def stored_delta(self) -> int:
         pending = self.pending()
-        return sum(pending.get(name, 0) for name in STORED_BYTES)
+        return max(0, sum(pending.get(name, 0) for name in STORED_BYTES) - self.gauge_committed)
 
 
 _CURRENT: contextvars.ContextVar[Meter | None] = contextvars.ContextVar("offprompt_meter", default=None)
@@ -152,6 +157,14 @@ def record(**counters: int) -> None:
     meter = _CURRENT.get()
     if meter is not None:
         meter.add(**counters)
+
+
+def tenant_erased(tenant: str) -> None:
+    """The request erased `tenant`: when it is the request's own tenant, its usage is not written afterwards
+    (it would re-create the erased tenant's usage items)."""
+    meter = _CURRENT.get()
+    if meter is not None and meter.tenant == tenant:
+        meter.erased = True
 
 
 def runs_quota_exceeded(plan: Plan, now: float) -> QuotaExceeded:

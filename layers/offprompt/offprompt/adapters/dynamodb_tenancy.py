@@ -2,7 +2,9 @@
 
 - `APIKEY#{key_id}` / `#APIKEY`      the key: tenant, SHA-256 of the secret, name, created_at and a copy of the
                                      tenant's plan, so the authorizer resolves a key with one GetItem;
-- `TENANT#{tenant}` / `#TENANT`      the tenant: plan, `key_count`, `stored_bytes` (the current stored bytes gauge);
+- `TENANT#{tenant}` / `#TENANT`      the tenant: plan, `key_count`, `stored_bytes` (the current stored bytes gauge:
+                                     added by the transactions that store, taken off by those that delete, by the
+                                     `metered_bytes` each stored item carries);
 - `TENANT#{tenant}` / `KEY#{key_id}` the tenant's key listing (`GET /keys` is one Query, no secret in it);
 - `U#{tenant}#S{n}` / `D#{day}`      usage counters of a day, `n` in 0..USAGE_SHARDS-1 picked at random per request
                                      (no single hot item), added with UpdateItem ADD;
@@ -128,6 +130,38 @@ def runs_usage_updates(
         gauge["ConditionExpression"] = "attribute_not_exists(#stored) OR #stored <= :stored_max"
         gauge["ExpressionAttributeValues"][":stored_max"] = {"N": str(stored_bytes_limit - stored)}
     return [{"Update": day_update}, {"Update": gauge}]
+
+
+def stored_bytes_release(table: str, tenant: str, amount: int) -> dict[str, Any]:
+    """The transaction item that takes `amount` bytes a delete removed off the tenant's stored-bytes gauge, in
+    the delete's own transaction (so a retried delete, which finds the data gone, takes nothing off twice).
+
+    Conditioned on the gauge existing: an erased tenant's gauge is never re-created, negative. A delete whose
+    transaction fails only on this item is retried without it (`GAUGE_ITEM_FAILED`).
+    """
+    return {
+        "Update": {
+            "TableName": table,
+            "Key": _k(tenant_pk(tenant), TENANT_SK),
+            "UpdateExpression": "ADD #stored :released",
+            "ConditionExpression": "attribute_exists(#stored)",
+            "ExpressionAttributeNames": {"#stored": "stored_bytes"},
+            "ExpressionAttributeValues": {":released": {"N": str(-amount)}},
+        }
+    }
+
+
+def stored_bytes_add(table: str, tenant: str, amount: int) -> dict[str, Any]:
+    """The transaction item that adds `amount` stored bytes to the tenant's gauge (a store's own commit)."""
+    return {
+        "Update": {
+            "TableName": table,
+            "Key": _k(tenant_pk(tenant), TENANT_SK),
+            "UpdateExpression": "ADD #stored :stored",
+            "ExpressionAttributeNames": {"#stored": "stored_bytes"},
+            "ExpressionAttributeValues": {":stored": {"N": str(amount)}},
+        }
+    }
 
 
 class DynamoDbTenancyStore:
@@ -387,4 +421,11 @@ class DynamoDbTenancyStore:
             raise DependencyUnavailable(f"DynamoDB {operation} failed: {type(exc).__name__}") from exc
 
 
-__all__ = ["DynamoDbTenancyStore", "KeyLimitReached", "StoredBytesLimit", "runs_usage_updates"]
+__all__ = [
+    "DynamoDbTenancyStore",
+    "KeyLimitReached",
+    "StoredBytesLimit",
+    "runs_usage_updates",
+    "stored_bytes_add",
+    "stored_bytes_release",
+]

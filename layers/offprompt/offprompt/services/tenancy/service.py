@@ -181,7 +181,10 @@ class TenancyService:
                 )
 
     def flush(self, meter: Meter, *, counted: bool) -> None:
-        """Write what the request used: one UpdateItem on a random usage shard (plus the gauge when it stored)."""
+        """Write what the request used: one UpdateItem on a random usage shard (plus the gauge when it stored).
+        Nothing when the request erased its own tenant (`DELETE /tenant`): the erase leaves nothing behind."""
+        if meter.erased:
+            return
         if counted:
             meter.add(requests=1, **{ROUTE_PREFIX + (meter.route or "direct"): 1})
         self.records.add_usage(meter.tenant, meter.day, meter.pending(), meter.stored_delta())
