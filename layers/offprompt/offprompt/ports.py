@@ -208,6 +208,10 @@ class RunStore(Protocol):
         exactly what was deleted (a run already gone counts nothing)."""
         ...
 
+    def release_expired(self, tenant: str, thread_id: str, event_id: str, metered_bytes: int) -> bool:
+        """Take a run that TTL deleted off its tenant's stored-bytes gauge, once per stream record `event_id`."""
+        ...
+
     def record_run_count(self, state: ThreadState, count: int) -> None:
         """Record a thread's counted runs (`count`, every stored run, expired or not) so later reads trust
         `run_count`; a no-op when a run was added or deleted since `state` was read (the next read counts again)."""
