@@ -1,0 +1,143 @@
+"""Hosted mode (a key the real authorizer admitted) on the moto server and the real OpenSearch node:
+
+- a namespace's bytes (S3 blobs, OpenSearch text) leave the tenant's stored-bytes gauge when it is deleted;
+- `DELETE /tenant` leaves nothing of the tenant behind, its own usage counters included
+(docs/adr/0021-stored-bytes-and-run-counts.md, 0024-tenant-export-erase.md).
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_export_erase_import import MEMORY, Deployment, _reset_caches
+
+from offprompt.metering import Plan
+
+ROOT = Path(__file__).resolve().parents[3]
+TENANT = "acme"
+
+
+def call(function: str, event_name: str, token: str, *, path: str, method: str, body: Any = None, **params: str) -> Any:
+    """The event API Gateway sends `function` after the real authorizer admitted `token`; its answer."""
+    import importlib
+
+    from authorizer.handler import lambda_handler as authorize
+
+    request = json.loads((ROOT / "events" / "authorizer_request.json").read_text())
+    request["headers"]["authorization"] = f"Bearer {token}"
+    request["identitySource"] = [f"Bearer {token}"]
+    answer = authorize(request, None)
+    assert answer["isAuthorized"] is True, answer
+    event = copy.deepcopy(json.loads((ROOT / "events" / event_name).read_text()))
+    event["rawPath"] = path
+    event["requestContext"]["http"]["method"] = method
+    event["requestContext"]["http"]["path"] = path
+    event["requestContext"]["authorizer"] = {"lambda": answer["context"]}
+    event["pathParameters"] = params
+    event.pop("queryStringParameters", None)
+    event["rawQueryString"] = ""
+    event["body"] = json.dumps(body) if body is not None else None
+    if body is None:
+        event.pop("body")
+    out = importlib.import_module(f"{function}.handler").lambda_handler(event, None)
+    return out["statusCode"], json.loads(out["body"]) if out.get("body") else None
+
+
+@pytest.fixture
+def stack(moto_server: str, opensearch_url: str, opensearch_client: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    d = Deployment(monkeypatch, moto_server, opensearch_url, opensearch_client, "hosted")
+    yield d
+    opensearch_client.indices.delete(index=d.index, ignore_unavailable=True)
+    _reset_caches()
+
+
+@pytest.fixture
+def key(stack: Deployment) -> str:
+    from offprompt.composition.tenancy import default_tenancy
+
+    tenancy = default_tenancy()
+    tenancy.create_tenant(TENANT, Plan("pro", max_keys=3))
+    return str(tenancy.create_key(TENANT)["key"])
+
+
+def gauge(token: str) -> int:
+    status, body = call("tenancy", "usage_http.json", token, path="/usage", method="GET")
+    assert status == 200, body
+    return int(body["stored_bytes"])
+
+
+def store(token: str, artifact: dict[str, Any]) -> None:
+    body = {"tool": "WebTool", "activity": "fetch", "artifact": artifact, "actions": [], "thought": "t"}
+    path = f"/memories/{MEMORY}/outputs"
+    status, answer = call(
+        "process_output", "process_output_http.json", token, path=path, method="POST", body=body, memory_name=MEMORY
+    )
+    assert status in (200, 201), answer
+
+
+def delete_namespace(token: str, namespace: str) -> None:
+    path = f"/memories/{MEMORY}/namespaces/{namespace}"
+    status, answer = call(
+        "memories",
+        "memories_delete_namespace_http.json",
+        token,
+        path=path,
+        method="DELETE",
+        memory_name=MEMORY,
+        namespace=namespace,
+    )
+    assert status == 204, answer
+
+
+def test_deleting_namespaces_takes_their_bytes_off_the_gauge(stack: Deployment, key: str) -> None:
+    text = {"type": "TextArtifact", "id": "a" * 32, "name": "a" * 32, "meta": {}, "value": "words " * 2_000}
+    blob = {
+        "type": "BlobArtifact",
+        "id": "b" * 32,
+        "name": "b" * 32,
+        "meta": {},
+        "value": base64.b64encode(b"\x00" * 5_000).decode(),
+    }
+    meta = len("[]") + len("t")  # a meta entry's bytes: its actions JSON and thought (kept: meta memory outlives
+    store(key, text)  # namespaces)
+    assert gauge(key) == meta + 12_000
+    store(key, blob)
+    assert gauge(key) == 2 * meta + 12_000 + 5_000
+    delete_namespace(key, "b" * 32)
+    assert gauge(key) == 2 * meta + 12_000
+    delete_namespace(key, "b" * 32)  # a retried delete takes nothing off again
+    assert gauge(key) == 2 * meta + 12_000
+    delete_namespace(key, "a" * 32)
+    assert gauge(key) == 2 * meta
+    store(key, text)  # stored again: counted again
+    assert gauge(key) == 3 * meta + 12_000
+
+
+def test_delete_tenant_through_the_handler_leaves_nothing_of_the_tenant(stack: Deployment, key: str) -> None:
+    run = {
+        "type": "Run",
+        "id": "r1",
+        "meta": None,
+        "input": {"type": "TextArtifact", "id": "i1", "name": "i", "meta": {}, "value": "hi"},
+        "output": {"type": "TextArtifact", "id": "o1", "name": "o", "meta": {}, "value": "hello"},
+    }
+    status, _ = call(
+        "add_run", "add_run_http.json", key, path="/threads/t/runs", method="POST", body=run, thread_id="t"
+    )
+    assert status == 201
+    store(key, {"type": "TextArtifact", "id": "c" * 32, "name": "c" * 32, "meta": {}, "value": "some text"})
+    blob = base64.b64encode(b"\x01" * 100).decode()
+    store(key, {"type": "BlobArtifact", "id": "d" * 32, "name": "d" * 32, "meta": {}, "value": blob})
+    assert gauge(key) > 0
+    assert all(stack.raw_traces(TENANT).values())
+    status, report = call(
+        "tenant", "tenant_erase_http.json", key, path="/tenant", method="DELETE", body={"confirm": TENANT}
+    )
+    assert status == 200 and report["verified"], report
+    # after the answer: no usage counters written by the erase request itself, no rate window, nothing
+    assert stack.raw_traces(TENANT) == {"dynamodb": 0, "s3": 0, "opensearch": 0}
