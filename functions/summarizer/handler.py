@@ -11,7 +11,7 @@ Triggers:
 - a direct invocation `{"tenant", "thread_id"}` → `{"status", "through_seq", "summarized_runs"}`; errors
   are raised (DependencyUnavailable when Bedrock fails).
 
-Use cases: `offprompt.services.conversation.summarize`, `thread_admin.release_expired_run`.
+Use cases: `offprompt.services.conversation.summarize`, `expiry.release_expired_run`.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from api_common.entry import invocation_deadline, make_handler, observability
 from api_common.powertools import DATA_CLASSES, APIGatewayHttpResolver, complete_lazy_package
 from offprompt.composition.conversation import default_service
 from offprompt.errors import InvalidInput
+from offprompt.services.conversation.expiry import release_expired_run
 from offprompt.services.conversation.summarize import summarize as summarize_thread
-from offprompt.services.conversation.thread_admin import release_expired_run
 
 #: The `userIdentity` of a stream record for an item DynamoDB's Time to Live deleted.
 TTL_IDENTITY = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}

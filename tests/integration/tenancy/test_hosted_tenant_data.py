@@ -13,8 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
-from test_export_erase_import import MEMORY, Deployment, _reset_caches
+from test_export_erase_import import MEMORY, Deployment, _reset_caches, cli
 
 from offprompt.metering import Plan
 
@@ -141,3 +142,34 @@ def test_delete_tenant_through_the_handler_leaves_nothing_of_the_tenant(stack: D
     assert status == 200 and report["verified"], report
     # after the answer: no usage counters written by the erase request itself, no rate window, nothing
     assert stack.raw_traces(TENANT) == {"dynamodb": 0, "s3": 0, "opensearch": 0}
+
+
+def test_imported_items_carry_no_gauge_bytes(
+    stack: Deployment, key: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bytes metered by the exporting deployment are not the importing one's: removing imported data must not take
+    them off a gauge that never counted them, so the import drops `metered_bytes` (the data stays byte-identical)."""
+    run = {
+        "type": "Run",
+        "id": "r1",
+        "meta": None,
+        "input": {"type": "TextArtifact", "id": "i1", "name": "i", "meta": {}, "value": "hi"},
+        "output": {"type": "TextArtifact", "id": "o1", "name": "o", "meta": {}, "value": "hello"},
+    }
+    assert (
+        call("add_run", "add_run_http.json", key, path="/threads/t/runs", method="POST", body=run, thread_id="t")[0]
+        == 201
+    )
+    store(key, {"type": "TextArtifact", "id": "c" * 32, "name": "c" * 32, "meta": {}, "value": "some text"})
+
+    def metered_items() -> int:
+        pages = boto3.client("dynamodb").get_paginator("scan").paginate(TableName=stack.table)
+        return sum(1 for page in pages for item in page["Items"] if "metered_bytes" in item)
+
+    assert metered_items() == 2  # the run and the namespace record
+    out = tmp_path / "export"
+    assert cli(capsys, "export", TENANT, "--out", str(out))[0] == 0
+    assert cli(capsys, "erase", TENANT, "--yes")[0] == 0
+    code, counts, _ = cli(capsys, "import", TENANT, str(out))
+    assert code == 0, counts
+    assert metered_items() == 0 and stack.raw_traces(TENANT)["dynamodb"] > 0  # imported, without them

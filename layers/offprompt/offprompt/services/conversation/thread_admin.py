@@ -90,12 +90,6 @@ def delete_thread(conv: Conversation, tenant: str, thread_id: str) -> int:
     return deleted
 
 
-def release_expired_run(conv: Conversation, tenant: str, thread_id: str, event_id: str, metered_bytes: int) -> bool:
-    """A run DynamoDB's TTL deleted (a stream REMOVE record by the TTL service): take the bytes it added to its
-    tenant's stored-bytes gauge off it, once per record (a redelivered record changes nothing)."""
-    return conv.runs.release_expired(tenant, thread_id, event_id, metered_bytes)
-
-
 def list_runs(
     conv: Conversation, tenant: str, thread_id: str, *, limit: int = 20, cursor: str | None = None, order: str = "asc"
 ) -> dict[str, Any]:
