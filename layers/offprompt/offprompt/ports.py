@@ -449,6 +449,11 @@ class TenancyStore(Protocol):
         """Count one request in the tenant's window; False when the window already holds `limit`."""
         ...
 
+    def take_scan(self, tenant: str, day: str, limit: int) -> str:
+        """Count one self-service export/erase of `day` under `limit` (0: unlimited): "ok", "limit", or "erased"
+        when the tenant record is gone."""
+        ...
+
     def runs_added(self, tenant: str, day: str) -> int:
         """Runs the tenant added on `day` (the counter add-run's transaction keeps)."""
         ...

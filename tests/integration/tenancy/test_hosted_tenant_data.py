@@ -23,10 +23,8 @@ ROOT = Path(__file__).resolve().parents[3]
 TENANT = "acme"
 
 
-def call(function: str, event_name: str, token: str, *, path: str, method: str, body: Any = None, **params: str) -> Any:
-    """The event API Gateway sends `function` after the real authorizer admitted `token`; its answer."""
-    import importlib
-
+def authorized(token: str) -> dict[str, Any]:
+    """What the real authorizer answers API Gateway for `token` (which must be valid): the context it caches."""
     from authorizer.handler import lambda_handler as authorize
 
     request = json.loads((ROOT / "events" / "authorizer_request.json").read_text())
@@ -34,6 +32,25 @@ def call(function: str, event_name: str, token: str, *, path: str, method: str, 
     request["identitySource"] = [f"Bearer {token}"]
     answer = authorize(request, None)
     assert answer["isAuthorized"] is True, answer
+    return dict(answer["context"])
+
+
+def call(
+    function: str,
+    event_name: str,
+    token: str,
+    *,
+    path: str,
+    method: str,
+    body: Any = None,
+    cached: dict[str, Any] | None = None,
+    **params: str,
+) -> Any:
+    """The event API Gateway sends `function` after the real authorizer admitted `token` (or with the authorizer
+    answer API Gateway `cached`); its status and JSON body."""
+    import importlib
+
+    answer = {"context": cached if cached is not None else authorized(token)}
     event = copy.deepcopy(json.loads((ROOT / "events" / event_name).read_text()))
     event["rawPath"] = path
     event["requestContext"]["http"]["method"] = method
@@ -173,3 +190,31 @@ def test_imported_items_carry_no_gauge_bytes(
     code, counts, _ = cli(capsys, "import", TENANT, str(out))
     assert code == 0, counts
     assert metered_items() == 0 and stack.raw_traces(TENANT)["dynamodb"] > 0  # imported, without them
+
+
+def test_self_service_exports_and_erases_are_bounded_per_day(stack: Deployment) -> None:
+    """Each reads the whole table (ADR 0024): at most the plan's scans per UTC day, then 429 before any read."""
+    from offprompt.composition.tenancy import default_tenancy
+
+    default_tenancy().create_tenant("tiny", Plan("tiny", scans_per_day=2))
+    key = str(default_tenancy().create_key("tiny")["key"])
+    store(key, {"type": "TextArtifact", "id": "e" * 32, "name": "e" * 32, "meta": {}, "value": "data"})
+    assert call("tenant", "tenant_export_http.json", key, path="/export", method="POST")[0] == 200
+    status, body = call("tenant", "tenant_export_http.json", key, path="/export", method="POST")
+    assert status == 200, body
+    status, body = call("tenant", "tenant_export_http.json", key, path="/export", method="POST")
+    assert (status, body["code"], body["details"]["quota"]) == (429, "quota_exceeded", "scans_per_day")
+    erase = {"confirm": "tiny"}
+    status, body = call("tenant", "tenant_erase_http.json", key, path="/tenant", method="DELETE", body=erase)
+    assert status == 429, body  # the erase counts too
+    # the operator raises the limit; the tenant erases itself
+    default_tenancy().set_plan("tiny", Plan("tiny", scans_per_day=5))
+    cached = authorized(key)
+    status, body = call("tenant", "tenant_erase_http.json", key, path="/tenant", method="DELETE", body=erase)
+    assert status == 200 and body["verified"], body
+    # deployed, API Gateway may still hold the authorizer's answer for the erased key (300 s): no scan for it
+    status, body = call(
+        "tenant", "tenant_erase_http.json", key, path="/tenant", method="DELETE", body=erase, cached=cached
+    )
+    assert (status, body["code"]) == (401, "unauthenticated"), body
+    assert stack.raw_traces("tiny") == {"dynamodb": 0, "s3": 0, "opensearch": 0}

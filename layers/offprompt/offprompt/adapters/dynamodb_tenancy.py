@@ -22,7 +22,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt.errors import DependencyUnavailable
 from offprompt.identifiers import key
-from offprompt.limits import USAGE_SHARDS
+from offprompt.limits import DEFAULT_SCANS_PER_DAY, USAGE_SHARDS
 from offprompt.ports import KeyLimitReached, KeyRecord, StoredBytesLimit, TenantRecord
 
 from .aws_errors import error_code, failure_reason
@@ -32,7 +32,7 @@ KEY_SK = "#APIKEY"
 TENANT_SK = "#TENANT"
 RATE_SK = "#RATE"
 RATE_TTL_S = 120
-PLAN_FIELDS = ("plan", "rate_per_second", "runs_per_day", "stored_bytes_limit", "max_keys")
+PLAN_FIELDS = ("plan", "rate_per_second", "runs_per_day", "stored_bytes_limit", "max_keys", "scans_per_day")
 #: The usage shard that add-run's transaction writes (runs added and their bytes and tokens).
 RUNS_SHARD = "Q"
 
@@ -69,6 +69,7 @@ def _plan_attributes(plan: dict[str, object]) -> dict[str, Any]:
         "runs_per_day": {"N": str(int(str(plan.get("runs_per_day") or 0)))},
         "stored_bytes_limit": {"N": str(int(str(plan.get("stored_bytes") or 0)))},
         "max_keys": {"N": str(int(str(plan.get("max_keys") or 0)))},
+        "scans_per_day": {"N": str(int(str(plan.get("scans_per_day") or 0)))},
     }
 
 
@@ -82,6 +83,8 @@ def _plan_of(item: dict[str, Any]) -> dict[str, object]:
         "runs_per_day": n("runs_per_day"),
         "stored_bytes": n("stored_bytes_limit"),
         "max_keys": n("max_keys"),
+        # keys and tenants stored before the field: the default, never "unlimited"
+        "scans_per_day": n("scans_per_day") if "scans_per_day" in item else DEFAULT_SCANS_PER_DAY,
     }
 
 
@@ -348,6 +351,39 @@ class DynamoDbTenancyStore:
             allow_condition_failure=True,
         )
         return out is not None
+
+    def take_scan(self, tenant: str, day: str, limit: int) -> str:
+        """Count one self-service export/erase on the day's runs item (`table_scans`), under `limit`, in one
+        transaction with a check that the tenant record still exists. "ok", "limit" (the day's scans are used up)
+        or "erased" (no tenant record: an erased tenant whose key a deployed authorizer's cache still admits —
+        its counters went with the erase, so without this check it could scan again and again)."""
+        update: dict[str, Any] = {
+            "TableName": self.table_name,
+            "Key": _k(usage_pk(tenant, RUNS_SHARD), day_sk(day)),
+            "UpdateExpression": "ADD #n :one",
+            "ExpressionAttributeNames": {"#n": "table_scans"},
+            "ExpressionAttributeValues": {":one": {"N": "1"}},
+        }
+        if limit:
+            update["ConditionExpression"] = "attribute_not_exists(#n) OR #n < :limit"
+            update["ExpressionAttributeValues"][":limit"] = {"N": str(limit)}
+        check = {
+            "TableName": self.table_name,
+            "Key": _k(tenant_pk(tenant), TENANT_SK),
+            "ConditionExpression": "attribute_exists(pk)",
+        }
+        try:
+            self.client.transact_write_items(TransactItems=[{"ConditionCheck": check}, {"Update": update}])
+        except ClientError as exc:
+            codes = [r.get("Code") for r in exc.response.get("CancellationReasons") or []]
+            if codes and codes[0] == "ConditionalCheckFailed":
+                return "erased"
+            if len(codes) > 1 and codes[1] == "ConditionalCheckFailed":
+                return "limit"
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {error_code(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {type(exc).__name__}") from exc
+        return "ok"
 
     def runs_added(self, tenant: str, day: str) -> int:
         out = self._call(
