@@ -367,13 +367,18 @@ class DynamoDbTenancyStore:
         if limit:
             update["ConditionExpression"] = "attribute_not_exists(#n) OR #n < :limit"
             update["ExpressionAttributeValues"][":limit"] = {"N": str(limit)}
+        # The tenant record must exist; it also keeps the day of its last scan (an Update, not a ConditionCheck:
+        # every function already may UpdateItem the table, for usage).
         check = {
             "TableName": self.table_name,
             "Key": _k(tenant_pk(tenant), TENANT_SK),
+            "UpdateExpression": "SET #last = :day",
             "ConditionExpression": "attribute_exists(pk)",
+            "ExpressionAttributeNames": {"#last": "last_scan_day"},
+            "ExpressionAttributeValues": {":day": {"S": day}},
         }
         try:
-            self.client.transact_write_items(TransactItems=[{"ConditionCheck": check}, {"Update": update}])
+            self.client.transact_write_items(TransactItems=[{"Update": check}, {"Update": update}])
         except ClientError as exc:
             codes = [r.get("Code") for r in exc.response.get("CancellationReasons") or []]
             if codes and codes[0] == "ConditionalCheckFailed":
