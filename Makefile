@@ -71,7 +71,7 @@ openapi: install ## Regenerate docs/openapi.json from the functions' routes (a t
 bench: install opensearch ## Every benchmark in bench/ at its --quick size, one table of ratios vs the anchors (not in `make test`)
 	$(PY) bench/run_all.py
 
-layer: install ## Build the Lambda layer zip (python3.12/arm64, from requirements/runtime.lock, 3.12 bytecode) into build/
+layer: install ## Build the Lambda layers (core + text add-on; python3.12/arm64, from requirements/runtime.lock, 3.12 bytecode) into build/
 	$(PY) -m offprompt_local.layer
 
 dev: install opensearch ## Run the whole stack on 127.0.0.1: API :3000 (OFFPROMPT_PORT), moto, OpenSearch; data in .offprompt/ (FRESH=1 starts empty)

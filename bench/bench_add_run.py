@@ -59,7 +59,7 @@ def main() -> None:
     from moto import mock_aws
 
     from offprompt.adapters.dynamodb_runs import DynamoDbRunStore
-    from offprompt.adapters.s3 import S3BlobStore
+    from offprompt.adapters.s3 import S3RunBodies
     from offprompt.adapters.tokenizer import TiktokenTokenizer
     from offprompt.services.conversation import ConversationService
 
@@ -71,7 +71,7 @@ def main() -> None:
         create_resources(ddb, s3)
         for client in (ddb, s3):
             client.meta.events.register("before-send", meter)
-        service = ConversationService(DynamoDbRunStore(TABLE, ddb), TiktokenTokenizer(), blobs=S3BlobStore(BUCKET, s3))
+        service = ConversationService(DynamoDbRunStore(TABLE, ddb), TiktokenTokenizer(), blobs=S3RunBodies(BUCKET, s3))
         for i, d in enumerate(data, start=1):
             meter.reset()
             service.add_run("bench", "thread", d)

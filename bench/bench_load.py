@@ -2,8 +2,9 @@
 
 Starts `python -m offprompt_local.stack --port P` as a subprocess (or uses --url of a running one), and talks to
 it only through its HTTP API, so it measures whatever substrate the stack runs on. Each client is a thread with
-its own keep-alive connection and thread id; it loops over a route mix (weights below) for --seconds per
-concurrency level (default 60; --quick: 10) after seeding its thread with 20 runs.
+its own keep-alive connection and thread id; it seeds its thread with 20 runs, waits until every client has, then
+loops over a route mix (weights below) for --seconds per concurrency level (default 60; --quick: 10), so each
+level measures exactly that long with all its clients running.
 Figures are LOCAL: the AWS emulator and OpenSearch share this machine's cores with the clients, so they are a
 floor for the code paths, not a prediction of deployed latency.
 
@@ -68,7 +69,13 @@ class Client:
         raise AssertionError("unreachable")
 
 
-def worker(base: str, index: int, stop_at: float, samples: dict[str, list[float]], errors: dict[str, int]) -> None:
+def worker(
+    base: str,
+    index: int,
+    window: Window,
+    samples: dict[str, list[float]],
+    errors: dict[str, int],
+) -> None:
     rng = random.Random(index)
     client = Client(base, f"load-tenant-{index % 4}")
     thread, namespace = f"load-thread-{index}", f"ns{index}"
@@ -89,11 +96,15 @@ def worker(base: str, index: int, stop_at: float, samples: dict[str, list[float]
         ),
         "load-small": lambda: ("GET", f"/memories/TaskMemory/namespaces/{namespace}/artifacts", None),
     }
-    for _ in range(SEED_RUNS):
-        seq += 1
-        client.call(*requests["add-run"]())
-    client.call(*requests["process-output-small"]())
-    stop_at = max(stop_at, time.monotonic() + 5.0)  # a slow seed still measures (known: levels then overlap)
+    try:
+        for _ in range(SEED_RUNS):
+            seq += 1
+            client.call(*requests["add-run"]())
+        client.call(*requests["process-output-small"]())
+    except BaseException:
+        window.abort()
+        raise
+    stop_at = window.wait()  # every client has seeded: all measure the same window, under the full load
     while time.monotonic() < stop_at:
         route = rng.choices(routes, weights)[0]
         seq += 1
@@ -105,6 +116,27 @@ def worker(base: str, index: int, stop_at: float, samples: dict[str, list[float]
             errors[route] += 1
         else:
             samples[route].append(elapsed)
+
+
+class Window:
+    """The measured window of one level: it opens when every client has seeded its thread and lasts `seconds`."""
+
+    def __init__(self, clients: int, seconds: float) -> None:
+        self.seconds = seconds
+        self.opened_at = 0.0
+        self._barrier = threading.Barrier(clients, action=self._open)
+
+    def _open(self) -> None:
+        self.opened_at = time.monotonic()
+
+    def wait(self) -> float:
+        """Block until every client is ready; returns when to stop."""
+        self._barrier.wait(timeout=600)
+        return self.opened_at + self.seconds
+
+    def abort(self) -> None:
+        """A client failed before the window opened: release the others (they raise BrokenBarrierError)."""
+        self._barrier.abort()
 
 
 def percentile(xs: list[float], q: float) -> float:
@@ -150,9 +182,9 @@ def main() -> None:
         for n in [int(c) for c in args.clients.split(",")]:
             samples: dict[str, list[float]] = defaultdict(list)
             errors: dict[str, int] = defaultdict(int)
-            stop_at = time.monotonic() + seconds + 2.0  # seeding counts against the first 2 s
+            window = Window(n, seconds)  # seeding (20 runs per client) is not measured
             threads = [
-                threading.Thread(target=worker, args=(base, n * 100 + i, stop_at, samples, errors)) for i in range(n)
+                threading.Thread(target=worker, args=(base, n * 100 + i, window, samples, errors)) for i in range(n)
             ]
             for t in threads:
                 t.start()

@@ -38,7 +38,7 @@ def main() -> None:
     from moto import mock_aws
 
     from offprompt.adapters.dynamodb_runs import DynamoDbRunStore
-    from offprompt.adapters.s3 import S3BlobStore
+    from offprompt.adapters.s3 import S3RunBodies
     from offprompt.adapters.tokenizer import TiktokenTokenizer
     from offprompt.memory.conversation import run_token_counts
     from offprompt.memory.run import Run
@@ -54,7 +54,7 @@ def main() -> None:
     with mock_aws():
         ddb, s3 = boto3.client("dynamodb"), boto3.client("s3")
         create_resources(ddb, s3)
-        service = ConversationService(DynamoDbRunStore(TABLE, ddb), tokenizer, blobs=S3BlobStore(BUCKET, s3))
+        service = ConversationService(DynamoDbRunStore(TABLE, ddb), tokenizer, blobs=S3RunBodies(BUCKET, s3))
         t0 = time.perf_counter()
         for d in data:
             service.add_run("bench", "thread", d)

@@ -1,6 +1,6 @@
 """Text storage on OpenSearch: OpenSearchTextStore vs the raw minimum, store and load, 1 KB / 1 MB / 50 MB.
 
-    .venv/bin/python bench/bench_text_store.py [--runs 3] [--sizes 1k,1m,50m] [--json out.json]
+    .venv/bin/python bench/bench_text_store.py [--runs 3] [--sizes 1k,1m,50m] [--tokenizer bpe-openai] [--json out.json]
 
 Uses the local node (`offprompt_local.opensearch.LocalOpenSearch`, or OPENSEARCH_URL when set). For each size
 and run, on a fresh index each:
@@ -10,7 +10,8 @@ and run, on a fresh index each:
   through `opensearchpy.helpers.bulk` (500 docs / 5 MB per request, like the adapter);
 - raw load: `mget` of those ids in pages of 500 and `"".join` of the texts.
 Adapter and raw alternate within a run. Times are medians (ms); calls are counted at the transport.
-No embedder (BM25 only): embedding cost is Bedrock's, not the store's.
+No embedder (BM25 only): embedding cost is Bedrock's, not the store's. The tokenizer is the text store's
+(`bpe-openai`, docs/adr/0025-fast-bpe-for-chunking.md); `--tokenizer tiktoken` runs the same with tiktoken's.
 """
 
 from __future__ import annotations
@@ -31,15 +32,17 @@ sys.path.insert(0, str(ROOT / "layers" / "offprompt"))
 
 from opensearchpy import OpenSearch, helpers  # noqa: E402
 
+from offprompt.adapters.bpe_tokenizer import BpeOpenAiTokenizer  # noqa: E402
 from offprompt.adapters.opensearch_text import OpenSearchTextStore, document_id, index_definition  # noqa: E402
 from offprompt.adapters.tokenizer import TiktokenTokenizer  # noqa: E402
 from offprompt.artifacts import TextArtifact  # noqa: E402
 from offprompt.memory.chunking import chunk_text  # noqa: E402
-from offprompt.ports import TextScope  # noqa: E402
+from offprompt.ports import TextScope, Tokenizer  # noqa: E402
 from offprompt_local.opensearch import LocalOpenSearch  # noqa: E402
 
 SIZES = {"1k": 1_000, "1m": 1_000_000, "50m": 50_000_000}
 SCOPE = TextScope("bench-tenant", "TaskMemory", "bench-namespace")
+TOKENIZERS: dict[str, type[Tokenizer]] = {"bpe-openai": BpeOpenAiTokenizer, "tiktoken": TiktokenTokenizer}
 
 
 def make_text(size: int, seed: int = 0) -> str:
@@ -87,8 +90,10 @@ def timed(fn: Any) -> tuple[float, Any]:
     return (time.perf_counter() - started) * 1000, result
 
 
-def bench_size(client: OpenSearch, counter: CallCounter, label: str, runs: int) -> dict[str, Any]:
-    tokenizer = TiktokenTokenizer()
+def bench_size(
+    client: OpenSearch, counter: CallCounter, label: str, runs: int, tokenizer_name: str = "bpe-openai"
+) -> dict[str, Any]:
+    tokenizer = TOKENIZERS[tokenizer_name]()
     text = make_text(SIZES[label])
     artifact = TextArtifact(text, name="page")
     chunk_ms, chunks = timed(lambda: chunk_text(text, tokenizer))
@@ -160,6 +165,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--sizes", default="1k,1m,50m")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--tokenizer", choices=sorted(TOKENIZERS), default="bpe-openai")
     parser.add_argument("--quick", action="store_true", help="1 run of 1k and 1m")
     args = parser.parse_args()
     if args.quick:
@@ -168,10 +174,10 @@ def main() -> None:
         client = OpenSearch(hosts=[url], timeout=120)
         counter = CallCounter(client)
         # Warm up the node and the tokenizer (JIT, caches) before measuring.
-        bench_size(client, counter, "1k", 1)
+        bench_size(client, counter, "1k", 1, args.tokenizer)
         results = []
         for label in args.sizes.split(","):
-            results.append(bench_size(client, counter, label, args.runs))
+            results.append(bench_size(client, counter, label, args.runs, args.tokenizer))
         client.close()
     print("\n| size | chunks | adapter store | raw store | ratio | adapter load | raw load | ratio | chunking |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -154,8 +154,8 @@ def deploy_to_moto(stack: str = "offprompt", parameters: Mapping[str, str] = MOT
     """Deploy the transformed template into moto and compensate for what moto drops (local-infra §e).
 
     Compensations (each one asserted to be needed before it is applied):
-    1. function `Layers` are ignored → `update_function_configuration(Layers=[layer ARN])`;
-    2. the layer version is created but its physical id (ARN) is empty → looked up with list_layers;
+    1. function `Layers` are ignored → `update_function_configuration(Layers=[the function's layer ARNs])`;
+    2. the layer versions are created but their physical ids (ARNs) are empty → looked up with list_layers;
     3. the table's `TimeToLiveSpecification` is ignored → `update_time_to_live`;
     4. `AWS::ApiGatewayV2::*` (the HTTP API) is skipped → nothing to do locally (no data plane in moto);
     5. `AWS::NoValue` from an `Fn::If` inside a list reaches moto's IAM as a null policy and crashes it →
@@ -185,14 +185,21 @@ def deploy_to_moto(stack: str = "offprompt", parameters: Mapping[str, str] = MOT
     outputs = {o["OutputKey"]: o["OutputValue"] for o in status.get("Outputs", [])}
 
     aws_lambda = session.client("lambda")
-    # SAM renames the layer to OffpromptLayer<content hash>; moto creates it but reports no physical id.
-    layer_id = next(k for k, r in cfn["Resources"].items() if r["Type"] == "AWS::Lambda::LayerVersion")
-    layer_arn = resources[layer_id]
-    if not layer_arn:
-        (layer,) = [x for x in aws_lambda.list_layers()["Layers"] if layer_id in x["LayerName"]]
-        layer_arn = layer["LatestMatchingVersion"]["LayerVersionArn"]
-        compensations.append("physical-id:OffpromptLayer")
-    resources["OffpromptLayer"] = layer_arn
+    # SAM renames each layer to <logical id><content hash>; moto creates them but reports no physical id.
+    template_layers = [
+        k for k, r in load_template()["Resources"].items() if r["Type"] == "AWS::Serverless::LayerVersion"
+    ]
+    layer_arns: dict[str, str] = {}  # transformed logical id -> ARN
+    for layer_id, resource in cfn["Resources"].items():
+        if resource["Type"] != "AWS::Lambda::LayerVersion":
+            continue
+        template_id = max((t for t in template_layers if layer_id.startswith(t)), key=len)
+        layer_arn = resources[layer_id]
+        if not layer_arn:
+            (layer,) = [x for x in aws_lambda.list_layers()["Layers"] if layer_id in x["LayerName"]]
+            layer_arn = layer["LatestMatchingVersion"]["LayerVersionArn"]
+            compensations.append(f"physical-id:{template_id}")
+        layer_arns[layer_id] = resources[template_id] = layer_arn
     for logical_id, resource in cfn["Resources"].items():
         if resource["Type"] != "AWS::Lambda::Function":
             continue
@@ -201,7 +208,8 @@ def deploy_to_moto(stack: str = "offprompt", parameters: Mapping[str, str] = MOT
             continue
         name = resources[logical_id]
         if not aws_lambda.get_function_configuration(FunctionName=name).get("Layers"):
-            aws_lambda.update_function_configuration(FunctionName=name, Layers=[layer_arn])
+            arns = [layer_arns[ref["Ref"]] for ref in resource["Properties"]["Layers"]]
+            aws_lambda.update_function_configuration(FunctionName=name, Layers=arns)
             compensations.append(f"layers:{logical_id}")
 
     dynamodb = session.client("dynamodb")

@@ -19,6 +19,7 @@ import pytest
 from offprompt.adapters.clients import reset_clients
 from offprompt.adapters.dynamodb_namespaces import DynamoDbNamespaceStore
 from offprompt.adapters.s3 import S3BlobStore
+from offprompt.composition.task_memory import task_memory_service
 from offprompt.config import get_settings
 from offprompt.services.task_memory import TaskMemoryService
 from offprompt_local.resources import create_bucket, create_table
@@ -106,7 +107,7 @@ def moto_resources(monkeypatch: pytest.MonkeyPatch, table: str, bucket: str) -> 
 
 def service_on(texts: Any, table: str, bucket: str) -> TaskMemoryService:
     """The service on moto's DynamoDB and S3 and the given text store."""
-    return TaskMemoryService(DynamoDbNamespaceStore(table), S3BlobStore(bucket), texts, bucket=bucket)
+    return task_memory_service(DynamoDbNamespaceStore(table), S3BlobStore(bucket), texts, bucket=bucket)
 
 
 def handlers_using(svc: TaskMemoryService, monkeypatch: pytest.MonkeyPatch, table: str) -> SimpleNamespace:

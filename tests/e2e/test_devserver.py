@@ -423,3 +423,74 @@ def test_responses_are_not_held_back_by_nagle(server: DevServer, monkeypatch: py
     assert conn.getresponse().read()
     conn.close()
     assert seen and all(seen)
+
+
+PROBE_HANDLER = """
+import json
+import probe_shared
+
+ENVIRONMENT = object()  # one per execution environment (module instance)
+
+
+def lambda_handler(event, context):
+    probe_shared.BARRIER.wait(timeout=20)  # returns only once two requests are in flight at the same time
+    return {"statusCode": 200, "body": json.dumps({"environment": id(ENVIRONMENT)})}
+"""
+
+
+@pytest.fixture
+def probe_function(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Route]:
+    """A function `probe_fn` whose handler blocks until a second request reaches the same barrier."""
+    import sys
+
+    (tmp_path / "probe_fn").mkdir()
+    (tmp_path / "probe_fn" / "__init__.py").write_text("")
+    (tmp_path / "probe_fn" / "handler.py").write_text(PROBE_HANDLER)
+    (tmp_path / "probe_shared.py").write_text("import threading\nBARRIER = threading.Barrier(2)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield Route("POST", "/probe", "probe_fn")
+    for name in ["probe_fn", "probe_fn.handler", "probe_shared"]:
+        sys.modules.pop(name, None)
+
+
+def test_concurrent_requests_to_one_function_are_in_flight_at_once(probe_function: Route) -> None:
+    """Lambda gives a concurrent request its own execution environment; the dev server did one request at a time
+    per function, so every request queued behind the one in flight (process-output's p50 grew to 32 s at 32
+    clients in bench_load). Two requests that each wait for the other can only both finish if they overlap."""
+    dev = DevServer("127.0.0.1", 0, routes=(probe_function,), log=lambda line: None)
+    dev.start()
+    try:
+        answers: list[tuple[int, bytes]] = []
+
+        def request() -> None:
+            status, _, body = call(dev, "POST", "/probe", b"{}")
+            answers.append((status, body))
+
+        clients = [threading.Thread(target=request) for _ in range(2)]
+        for client in clients:
+            client.start()
+        for client in clients:
+            client.join(timeout=60)
+        assert [status for status, _ in answers] == [200, 200], answers
+        environments = {json.loads(body)["environment"] for _, body in answers}
+        assert len(environments) == 2  # two module instances: no shared resolver or handler state
+        assert dev.functions.environments("probe_fn") == 2
+        # An idle environment is reused, not a new one made per request.
+        import probe_shared  # type: ignore[import-not-found]
+
+        probe_shared.BARRIER = threading.Barrier(1)
+        assert call(dev, "POST", "/probe", b"{}")[0] == 200
+        assert dev.functions.environments("probe_fn") == 2
+    finally:
+        dev.stop()
+
+
+def test_a_second_environment_of_a_real_function_has_its_own_resolver() -> None:
+    import sys
+
+    from offprompt_local.devserver import _fresh_module
+
+    first = __import__("threads.handler", fromlist=["lambda_handler"])
+    second = _fresh_module("threads.handler")
+    assert second is not first and sys.modules["threads.handler"] is first
+    assert second.lambda_handler is not first.lambda_handler

@@ -469,6 +469,35 @@ def test_port_taken_fails_fast_and_clearly(stack: RunningStack, opensearch_url: 
     assert f"port {port} on 127.0.0.1 is already in use" in result.stderr
 
 
+def test_concurrent_clients_each_get_their_own_answers(stack: RunningStack) -> None:
+    """Eight clients at once on the same functions: the dev server gives concurrent requests separate execution
+    environments (handler module instances), and no request may see another's event, tenant or data."""
+    errors: list[BaseException] = []
+
+    def client_session(n: int) -> None:
+        try:
+            client = OffpromptClient(stack.url, tenant=f"concurrent-{n}", timeout=120)
+            thread, memory, namespace = uid(f"conc-{n}"), "ConcurrentMemory", f"ns-{n}"
+            for k in range(3):
+                client.add_run(thread, input=f"client {n} question {k}", output=f"client {n} answer {k}", id=f"r{k}")
+            stored = client.process_output(memory, "T", "a", TextArtifact(f"output of client {n}", name=namespace))
+            assert namespace in stored.to_text()
+            loaded = client.load_artifacts(memory, namespace)
+            assert [a.to_text() for a in loaded.value] == [f"output of client {n}"]
+            runs = client.all_runs(thread)
+            assert [r["run"]["input"]["value"] for r in runs] == [f"client {n} question {k}" for k in range(3)]
+            assert [ns["namespace"] for ns in client.list_namespaces(memory)["namespaces"]] == [namespace]
+        except BaseException as exc:  # re-raised in the test's thread
+            errors.append(exc)
+
+    workers = [threading.Thread(target=client_session, args=(n,)) for n in range(8)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=300)
+    assert not errors, errors
+
+
 def test_requests_are_fast(alice: OffpromptClient) -> None:
     """Per-request latency over the dev server (reported, loosely bounded: the machine is noisy)."""
     thread = uid("latency")

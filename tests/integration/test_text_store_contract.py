@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from fakes.text_store import InMemoryTextStore
 
+from offprompt.adapters.bpe_tokenizer import BpeOpenAiTokenizer
 from offprompt.adapters.opensearch_text import OpenSearchTextStore
-from offprompt.adapters.tokenizer import TiktokenTokenizer
 from offprompt.artifacts import TextArtifact
 from offprompt.errors import DependencyUnavailable, InvalidInput
 from offprompt.limits import MAX_QUERY_CHARS, MAX_SEARCH_DEPTH
@@ -33,7 +33,7 @@ def store(request: pytest.FixtureRequest) -> Iterator[TextStore]:
         return
     client: Any = request.getfixturevalue("opensearch_client")
     index: str = request.getfixturevalue("opensearch_index")
-    yield OpenSearchTextStore(client, index, TiktokenTokenizer(), chunk_tokens=50, refresh=True)
+    yield OpenSearchTextStore(client, index, BpeOpenAiTokenizer(), chunk_tokens=50, refresh=True)
 
 
 def scope(namespace: str = "ns", tenant: str = "tenant-a") -> TextScope:

@@ -1,16 +1,19 @@
 """The Lambda-runtime tier's harness: the layer's runtime dependencies alone, template.yaml's functions and
 environment resolved as CloudFormation would, and a clean interpreter per function (lambda_driver.py).
 
-- `runtime_deps()` builds the layer's third-party tree for this machine exactly as `make layer` builds it for
-  arm64 (offprompt_local.layer: requirements/runtime.lock hash-checked, unused AWS models removed, bytecode
-  compiled by a python3.12 with unchecked-hash) into `build/runtime-deps/<hash>` (cached by the hash of the
-  lock and of the build code), so the functions run with what the layer ships and nothing the dev environment adds.
+- `runtime_deps()` builds the layers' third-party trees for this machine exactly as `make layer` builds them for
+  arm64 (offprompt_local.layer: requirements/runtime.lock hash-checked and split into the core layer and the text
+  add-on, unused AWS models removed, bytecode compiled by a python3.12 with unchecked-hash) into
+  `build/runtime-deps/<hash>/<part>` (cached by the hash of the lock and of the build code), so the functions run
+  with what their layers ship and nothing the dev environment adds.
 - `template_functions()` reads every `AWS::Serverless::Function` (Globals merged) from template.yaml.
 - `lambda_environment()` is what Lambda gives the function: the runtime's own variables (name, task root,
   region, memory, execution env, a sampled X-Ray trace header as `Tracing: Active` does) plus the template's
   Globals and per-function variables with Ref / GetAtt / Sub / If / Join resolved for the local resources.
 - `LambdaProcess` runs one function in `python3.12 -S -I` (Lambda's runtime version; the same interpreter the
-  layer's bytecode is compiled with) with `sys.path` = stdlib + those three directories. On close it asks the
+  layer's bytecode is compiled with) with `sys.path` = stdlib + the trees of the layers the template gives that
+  function (Globals' Layers, then its own) + the offprompt package + the function code. A function that imports a
+  package only a layer it does not have ships fails here, as it would deployed. On close it asks the
   driver which top-level modules the function imported (`IMPORTED`), for the layer-contents test.
 """
 
@@ -79,7 +82,8 @@ def deps_key() -> str:
 
 
 def runtime_deps() -> Path:
-    """The directory holding exactly the layer's third-party tree for this machine (built once per lock)."""
+    """The directory holding exactly the layers' third-party trees for this machine (built once per lock): one
+    subdirectory per layer part (`core`, `text`; offprompt_local.layer.LAYERS)."""
     target = DEPS_ROOT / deps_key()
     if (target / ".complete").exists():
         return target
@@ -91,8 +95,11 @@ def runtime_deps() -> Path:
         staging = DEPS_ROOT / f".{target.name}.partial"
         shutil.rmtree(staging, ignore_errors=True)
         try:
-            layer_build.install_runtime_tree(staging, ROOT, platform=None)
-            layer_build.compile_bytecode(staging, lambda_python())
+            for spec in layer_build.LAYERS.values():
+                layer_build.install_runtime_tree(staging / spec.part, ROOT, platform=None, part=spec.part)
+                if spec is layer_build.TEXT:
+                    layer_build.bundle_task_memory_files(staging / spec.part, DEPS_ROOT / ".downloads", platform=None)
+                layer_build.compile_bytecode(staging / spec.part, lambda_python())
         except subprocess.CalledProcessError as exc:
             raise RuntimeError(f"building the runtime dependencies failed: {exc}") from exc
         (staging / ".complete").write_text(json.dumps(runtime_dependencies()) + "\n")
@@ -102,6 +109,11 @@ def runtime_deps() -> Path:
             if stale.is_dir() and stale != target:
                 shutil.rmtree(stale, ignore_errors=True)
     return target
+
+
+def layer_trees(deps: Path, layers: tuple[str, ...]) -> list[Path]:
+    """The third-party trees of these template layers (logical ids), in the function's order."""
+    return [deps / layer_build.LAYERS[logical_id].part for logical_id in layers]
 
 
 def shipped_top_level(deps: Path) -> set[str]:
@@ -137,6 +149,8 @@ class LambdaFunction:
     memory_size: int
     tracing: str | None
     variables: dict[str, Any]  # Globals merged with the function's own, unresolved
+    #: Logical ids of its layers: Globals' Layers, then its own (SAM appends a function's list to the global one).
+    layers: tuple[str, ...] = ("OffpromptLayer",)
 
 
 def template_functions(template: dict[str, Any] | None = None) -> dict[str, LambdaFunction]:
@@ -159,8 +173,17 @@ def template_functions(template: dict[str, Any] | None = None) -> dict[str, Lamb
             memory_size=int(props.get("MemorySize", 128)),
             tracing=props.get("Tracing"),
             variables=variables,
+            layers=tuple(
+                _layer_id(ref) for ref in [*glob.get("Layers", []), *resource.get("Properties", {}).get("Layers", [])]
+            ),
         )
     return functions
+
+
+def _layer_id(reference: Any) -> str:
+    if not (isinstance(reference, dict) and set(reference) == {"Ref"}):
+        raise ValueError(f"a function layer must be a !Ref to a layer of the template, not {reference!r}")
+    return str(reference["Ref"])
 
 
 class Resolver:
@@ -277,7 +300,11 @@ class LambdaProcess:
             "function_name": env["AWS_LAMBDA_FUNCTION_NAME"],
             "memory_size": function.memory_size,
             "timeout_s": function.timeout_s,
-            "sys_path": [str(deps), str(LAYER_PACKAGE_DIR), env["LAMBDA_TASK_ROOT"]],
+            "sys_path": [
+                *map(str, layer_trees(deps, function.layers)),
+                str(LAYER_PACKAGE_DIR),
+                env["LAMBDA_TASK_ROOT"],
+            ],
         }
         # What the function writes (its logs, EMF metrics): CloudWatch's share, kept for failure messages.
         self._stderr = tempfile.TemporaryFile("w+")  # noqa: SIM115 - closed by close()

@@ -24,6 +24,8 @@ from lambda_runtime import (
     shipped_top_level,
 )
 
+from offprompt_local.layer import LAYERS
+
 ROOT = Path(__file__).resolve().parents[2]
 NS = "e59302f3225041b697b0efa5d1d93369"
 STORED_LINE = (
@@ -65,18 +67,36 @@ def test_every_template_function_is_exercised(functions: dict[str, LambdaFunctio
 def test_interpreter_sees_only_the_layer_and_the_function_code(start_function: Start, runtime_deps_dir: Path) -> None:
     process = start_function("ThreadsFunction")
     outside_stdlib = [p for p in process.sys_path if not p.startswith(("/usr/lib/python", "/usr/local/lib/python"))]
-    assert outside_stdlib[-3:] == [str(runtime_deps_dir), str(ROOT / "layers" / "offprompt"), str(ROOT / "functions")]
+    core, text = runtime_deps_dir / "core", runtime_deps_dir / "text"
+    # A conversation function: the core layer only.
+    assert outside_stdlib[-3:] == [str(core), str(ROOT / "layers" / "offprompt"), str(ROOT / "functions")]
+    assert str(text) not in process.sys_path
     assert not [p for p in process.sys_path if "site-packages" in p or ".venv" in p]
     installed = json.loads((runtime_deps_dir / ".complete").read_text())
     assert installed == runtime_dependencies()
     dist_infos = {
         d.name.removesuffix(".dist-info").rpartition("-")[0].lower().replace("_", "-")
-        for d in runtime_deps_dir.glob("*.dist-info")
+        for tree in (core, text)
+        for d in tree.glob("*.dist-info")
     }
     assert dist_infos == {pin.partition("==")[0].replace("_", "-") for pin in installed}
     assert {"offprompt", "threads"} <= process.imported_modules()  # the driver answers the harness
     # No dev package is importable: the function would find only what the layer ships.
-    assert not (runtime_deps_dir / "moto").exists() and not (runtime_deps_dir / "griptape").exists()
+    for tree in (core, text):
+        assert not (tree / "moto").exists() and not (tree / "griptape").exists()
+    assert (text / "opensearchpy").is_dir() and not (core / "opensearchpy").exists()
+    # A task-memory function: the core layer, then the text add-on, as SAM appends its own Layers to Globals'.
+    process_output = start_function("ProcessOutputFunction")
+    assert [p for p in process_output.sys_path if p.startswith(str(runtime_deps_dir))] == [str(core), str(text)]
+
+
+def test_a_function_without_the_text_layer_cannot_reach_opensearch(start_text_function: Start) -> None:
+    """The harness enforces per-function layers: process-output's code run with only the core layer (the
+    ThreadsFunction's layers) fails on the import of opensearch-py, as it would deployed that way."""
+    wrong = start_text_function("ThreadsFunction", handler="process_output.handler.lambda_handler")
+    outcome = wrong.invoke_raw(event("process_output_direct.json"))
+    assert "error" in outcome, outcome
+    assert "No module named 'opensearchpy'" in outcome["error"]["traceback"], outcome
 
 
 def test_conversation_functions(start_function: Start, local_aws: dict[str, Any]) -> None:
@@ -254,13 +274,23 @@ def test_cloud_threads_function(start_function: Start, local_aws: dict[str, Any]
 SHIPPED_BUT_UNUSED_ALLOWED: dict[str, str] = {}
 
 
-def test_layer_ships_no_package_that_no_function_imports(runtime_deps_dir: Path) -> None:
-    """Runs last: every test above has exercised its functions; their processes reported `sys.modules` on close."""
+def test_layer_ships_no_package_that_no_function_imports(
+    runtime_deps_dir: Path, functions: dict[str, LambdaFunction]
+) -> None:
+    """Runs last: every test above has exercised its functions; their processes reported `sys.modules` on close.
+
+    Per layer: every top-level name a layer ships is imported by a function for which that layer is the last of its
+    layers (the core layer: a function with no add-on). A package only the text functions import belongs in the text
+    layer, not in the core every conversation function carries."""
     if set(IMPORTED) != EXERCISED:
         pytest.skip(f"needs the whole runtime tier (functions run so far: {sorted(IMPORTED)})")
+    for logical_id, spec in LAYERS.items():
+        owners = [name for name, function in functions.items() if function.layers[-1] == logical_id]
+        assert owners, f"no function has {logical_id} as its last layer"
+        imported = set().union(*(IMPORTED[name] for name in owners))
+        unused = shipped_top_level(runtime_deps_dir / spec.part) - imported - set(SHIPPED_BUT_UNUSED_ALLOWED)
+        assert not unused, f"shipped in {logical_id} but imported by none of {sorted(owners)}: {sorted(unused)}"
     imported = set().union(*IMPORTED.values())
-    unused = shipped_top_level(runtime_deps_dir) - imported - set(SHIPPED_BUT_UNUSED_ALLOWED)
-    assert not unused, f"shipped in the layer but imported by no function: {sorted(unused)}"
     assert not set(SHIPPED_BUT_UNUSED_ALLOWED) & imported, "an allowed-unused package is imported now: drop it"
 
 

@@ -8,9 +8,10 @@ Gateway would send (`version` "2.0", `routeKey`, decoded `rawPath` and `pathPara
 (`statusCode`, `headers`, `cookies`, `body`, `isBase64Encoded`, or any plain JSON value) becomes the response.
 
 What API Gateway and Lambda enforce, this enforces too: unknown route → 404, a body over 10 MB → 413, an event
-over Lambda's 6 MB invocation limit → 413, a response over Lambda's 6 MB → 502, an exception → 500. Each
-function serves one request at a time (a Lambda execution environment is single-request); different functions
-run concurrently. One log line per request.
+over Lambda's 6 MB invocation limit → 413, a response over Lambda's 6 MB → 502, an exception → 500. Like Lambda,
+an execution environment serves one request at a time and a concurrent request gets another environment: here an
+environment is an instance of the handler module (its own resolver and module state), made on first need and
+reused, so concurrent requests to one function overlap as they do deployed. One log line per request.
 
 The process must have `functions/` and `layers/offprompt` on `sys.path` (the Makefile's PYTHONPATH), as Lambda
 has `/var/task` and `/opt/python`.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import importlib
+import importlib.util
 import json
 import os
 import secrets
@@ -34,6 +36,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import ModuleType
 from typing import Any
 
 from .routes import AUTHORIZER_FUNCTION, ROUTES, Route, allowed_methods
@@ -289,31 +292,76 @@ def api_documents() -> dict[str, Callable[[], HttpResult]]:
 
 
 class FunctionHost:
-    """Imports each function's handler on first use and runs one request at a time per function."""
+    """Runs each function's handler in execution environments: one request at a time per environment, and as many
+    environments as requests in flight, as Lambda scales a function out.
+
+    The first environment of a function is its handler module imported normally (the cold start: imports only).
+    A request arriving while every environment of its function is busy gets a new one: the handler module executed
+    again as a separate module object, so it has its own `lambda_handler` and Powertools resolver (the resolver keeps
+    the current event on itself: two requests must never share one). Shared below that line, as in one process:
+    imported packages, the composition root's clients (thread-safe) and per-process caches. An overriding handler
+    (tests) is a single callable, so it keeps one environment and serves one request at a time.
+    """
 
     def __init__(self, overrides: Mapping[str, LambdaHandler] | None = None) -> None:
         self._overrides = dict(overrides or {})
-        self._handlers: dict[str, LambdaHandler] = {}
-        self._locks: dict[str, threading.Lock] = {}
+        self._idle: dict[str, list[LambdaHandler]] = {}
+        self._created: dict[str, int] = {}
+        self._override_locks = {name: threading.Lock() for name in self._overrides}
         self._guard = threading.Lock()
 
-    def _lock(self, function: str) -> threading.Lock:
+    def environments(self, function: str) -> int:
+        """How many environments `function` has had so far (its peak concurrency)."""
         with self._guard:
-            return self._locks.setdefault(function, threading.Lock())
+            return self._created.get(function, 0)
+
+    def _new_environment(self, route: Route) -> LambdaHandler:
+        with self._guard:
+            first = self._created.get(route.function, 0) == 0
+            self._created[route.function] = self._created.get(route.function, 0) + 1
+        attribute = route.handler.rsplit(".", 1)[1]
+        module = importlib.import_module(route.module) if first else _fresh_module(route.module)
+        handler: LambdaHandler = getattr(module, attribute)
+        return handler
 
     def handler(self, route: Route) -> LambdaHandler:
+        """An idle environment of the route's function (a new one if none is idle); give it back with `release`."""
         if route.function in self._overrides:
             return self._overrides[route.function]
-        if route.function not in self._handlers:
-            module = importlib.import_module(route.module)  # the cold start: imports only
-            self._handlers[route.function] = getattr(module, route.handler.rsplit(".", 1)[1])
-        return self._handlers[route.function]
+        with self._guard:
+            idle = self._idle.setdefault(route.function, [])
+            if idle:
+                return idle.pop()
+        return self._new_environment(route)
+
+    def release(self, route: Route, handler: LambdaHandler) -> None:
+        if route.function not in self._overrides:
+            with self._guard:
+                self._idle[route.function].append(handler)
 
     def invoke(self, route: Route, event: dict[str, Any]) -> Any:
-        with self._lock(route.function):
-            handler = self.handler(route)
-            context = LambdaContext(function_name=function_name(route))
-            return handler(event, context)
+        if route.function in self._overrides:
+            with self._override_locks[route.function]:
+                return self._overrides[route.function](event, LambdaContext(function_name=function_name(route)))
+        handler = self.handler(route)
+        try:
+            return handler(event, LambdaContext(function_name=function_name(route)))
+        finally:
+            self.release(route, handler)
+
+
+def _fresh_module(name: str) -> ModuleType:
+    """Another instance of module `name`, executed from its file and not registered in `sys.modules` (its package,
+    imported already, is shared): what a second Lambda execution environment of the same function would load."""
+    importlib.import_module(name)  # the package and the module itself, for relative imports and the spec
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None or spec.origin is None:
+        raise ImportError(f"cannot load another instance of {name}")
+    copy_spec = importlib.util.spec_from_file_location(name, spec.origin)
+    assert copy_spec is not None and copy_spec.loader is not None
+    module = importlib.util.module_from_spec(copy_spec)
+    copy_spec.loader.exec_module(module)
+    return module
 
 
 # ------------------------------------------------------------------------------------------------ server

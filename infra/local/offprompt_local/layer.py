@@ -1,11 +1,16 @@
-"""Build the offprompt Lambda layer for python3.12 on arm64: `python -m offprompt_local.layer [--out DIR]`.
+"""Build the offprompt Lambda layers for python3.12 on arm64: `python -m offprompt_local.layer [--out DIR]`.
 
-Produces `DIR/layer/python/` (exactly the pins of requirements/runtime.lock as cp312 aarch64 wheels, hash-checked;
-the `offprompt` package; the pre-parsed cl100k_base ranks; o200k_base's BPE file taken from the `bpe-openai` wheel
-and hash-checked; `.pyc` files compiled by a python3.12 with `unchecked-hash` invalidation) and
-`DIR/offprompt-layer.zip`, then checks both sizes against Lambda's limits. Every run starts from scratch, so it is
-idempotent. Without a python3.12 to compile with, the build fails: a layer without valid bytecode compiles every
-module at each cold start (docs/adr/0016-layer-lock-and-contents.md).
+Two layers from the one requirements/runtime.lock (docs/adr/0027-layer-per-function-family.md):
+- `DIR/layer/python/` + `DIR/offprompt-layer.zip` (template `OffpromptLayer`, every function): the lock's pins
+  except the text add-on's, as cp312 aarch64 wheels, hash-checked; the `offprompt` package; the pre-parsed
+  cl100k_base ranks; o200k_base's BPE file taken from the `bpe-openai` wheel and hash-checked;
+- `DIR/text-layer/python/` + `DIR/offprompt-text-layer.zip` (template `OffpromptTextLayer`, only the functions that
+  reach OpenSearch or PUT with requests): opensearch-py, requests and what only they need (TEXT_LAYER_PACKAGES),
+  and bpe-openai's Rust BPE extension alone, for chunking (TASK_MEMORY_FILES);
+both with `.pyc` files compiled by a python3.12 with `unchecked-hash` invalidation. Then it checks the sizes against
+Lambda's limits. Every run starts from scratch, so it is idempotent. Without a python3.12 to compile with, the build
+fails: a layer without valid bytecode compiles every module at each cold start
+(docs/adr/0016-layer-lock-and-contents.md).
 
 `--platform host` builds the same tree for this machine's CPU (same lock, same bytecode), for the cold-start
 benchmark, which cannot run aarch64 binaries here.
@@ -17,6 +22,7 @@ import argparse
 import glob
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -42,6 +48,13 @@ PYTHON312_ENV = "OFFPROMPT_PYTHON312"
 # of the layer that nothing reads; boto3's resource models likewise.
 BOTOCORE_SERVICES = frozenset({"dynamodb", "s3", "bedrock-runtime", "sts"})
 BOTO3_RESOURCE_MODELS = frozenset({"dynamodb", "s3"})
+# Data files that only a feature no function uses reads: Powertools' bundled Swagger UI, which the resolver serves
+# only after `app.enable_swagger()` (the functions never call it; the dev server serves its own copy at /docs).
+# 1.6 MiB of the core layer. The build fails if one is missing, so a Powertools upgrade that moves them is noticed.
+UNUSED_DATA_FILES = (
+    "aws_lambda_powertools/event_handler/openapi/swagger_ui/swagger-ui-bundle.min.js",
+    "aws_lambda_powertools/event_handler/openapi/swagger_ui/swagger-ui.min.css",
+)
 
 MIB = 1024 * 1024
 MAX_ZIPPED = 50 * MIB  # Lambda: direct upload of a zip
@@ -49,21 +62,65 @@ LAMBDA_MAX_UNZIPPED = 250 * MIB  # Lambda: function code plus all layers, unzipp
 MAX_UNZIPPED = 200 * MIB  # ours: leaves 50 MiB of Lambda's 250 for the function code
 ZIP_TIMESTAMP = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can hold: byte-identical zips across builds
 ZIP_NAME = "offprompt-layer.zip"
-# Only its o200k_base.tiktoken.gz goes into the layer (the wheel's 74 MB extension does not); same pin as the
-# dev dependency in pyproject.toml.
+TEXT_ZIP_NAME = "offprompt-text-layer.zip"
+#: The runtime.lock distributions that go into the text add-on instead of the core layer: opensearch-py and requests
+#: (functions/example_tool PUTs with it) and the packages only they require. A conversation function never imports
+#: them, and tests/runtime runs every function with only its own layers, so a function that does fails there.
+TEXT_LAYER_PACKAGES = frozenset({"opensearch-py", "requests", "certifi", "charset-normalizer", "idna", "events"})
+#: The target for the core layer, i.e. everything a conversation function gets (issue 12): a test holds it.
+CORE_TARGET_UNZIPPED = 30 * MIB
+# Its o200k_base.tiktoken.gz goes into the core layer (bundle_o200k), its extension into the text add-on only
+# (TASK_MEMORY_FILES); same pin as the dev dependency in pyproject.toml.
 BPE_OPENAI = "bpe-openai==0.1.4"
+DEV_LOCK = "requirements/dev.lock"
+# Files that only task-memory functions (process-output, load-artifacts, memories: they chunk text) load, beyond
+# requirements/runtime.lock: bpe-openai's Rust BPE extension, alone (its package `__init__` is never run; the
+# tokenizer loads the file directly: offprompt.adapters.bpe_tokenizer, docs/adr/0025-fast-bpe-for-chunking.md).
+# 74 MB unzipped (~36 MB zipped) for aarch64. They go into the text add-on layer only (ADR 0027).
+TASK_MEMORY_FILES = ("bpe_openai/_bindings.abi3.so",)
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    """One layer: its template resource, its directory under the build output and its zip."""
+
+    logical_id: str
+    directory: str
+    zip_name: str
+    part: str  # "core" or "text": which pins of the lock it holds (lock_part)
+
+
+CORE = LayerSpec("OffpromptLayer", "layer", ZIP_NAME, "core")
+TEXT = LayerSpec("OffpromptTextLayer", "text-layer", TEXT_ZIP_NAME, "text")
+#: Every layer the template declares, by logical id (tests/infrastructure checks the template agrees).
+LAYERS: dict[str, LayerSpec] = {spec.logical_id: spec for spec in (CORE, TEXT)}
 
 
 @dataclass(frozen=True)
 class LayerBuild:
+    spec: LayerSpec
     python_dir: Path
     zip_path: Path
     zipped_bytes: int
     unzipped_bytes: int
 
+
+@dataclass(frozen=True)
+class Build:
+    layers: tuple[LayerBuild, ...]
+
+    @property
+    def zipped_bytes(self) -> int:
+        return sum(layer.zipped_bytes for layer in self.layers)
+
+    @property
+    def unzipped_bytes(self) -> int:
+        return sum(layer.unzipped_bytes for layer in self.layers)
+
     @property
     def within_limits(self) -> bool:
-        return self.zipped_bytes <= MAX_ZIPPED and self.unzipped_bytes <= MAX_UNZIPPED
+        # Lambda's limits are per function: the worst case is a function with every layer.
+        return all(layer.zipped_bytes <= MAX_ZIPPED for layer in self.layers) and self.unzipped_bytes <= MAX_UNZIPPED
 
 
 def repo_root() -> Path:
@@ -77,6 +134,30 @@ def uv() -> str:
     if not found:
         raise SystemExit("uv not found: run `make install` (it installs uv from requirements/bootstrap.lock)")
     return found
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def lock_part(lock_text: str, part: str) -> str:
+    """The requirement blocks of a lock (a pin line, its `--hash` lines and `# via` comments) of one layer part:
+    "core" = every pin outside TEXT_LAYER_PACKAGES, "text" = those. Header comments are dropped."""
+    if part not in {"core", "text"}:
+        raise ValueError(f"unknown layer part {part!r}")
+    blocks: list[list[str]] = []
+    for line in lock_text.splitlines():
+        if re.match(r"^[A-Za-z0-9]", line):
+            blocks.append([line])
+        elif blocks:
+            blocks[-1].append(line)
+    chosen = []
+    for block in blocks:
+        name = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)", block[0])
+        assert name is not None
+        if (_canonical(name.group(1)) in TEXT_LAYER_PACKAGES) == (part == "text"):
+            chosen.extend(block)
+    return "\n".join(chosen) + "\n"
 
 
 def install_dependencies(lock: Path, target: Path, platform: str | None) -> None:
@@ -115,10 +196,32 @@ def trim_aws_models(python_dir: Path) -> int:
     return freed
 
 
-def install_runtime_tree(python_dir: Path, root: Path, platform: str | None) -> None:
-    """The layer's third-party part: the runtime lock's wheels with the unused AWS models removed."""
-    install_dependencies(root / RUNTIME_LOCK, python_dir, platform)
-    trim_aws_models(python_dir)
+def remove_unused_data(python_dir: Path) -> int:
+    """Delete UNUSED_DATA_FILES; returns the bytes freed."""
+    freed = 0
+    for relative in UNUSED_DATA_FILES:
+        path = python_dir / relative
+        if not path.is_file():
+            raise SystemExit(f"{relative} is not in the layer any more: update UNUSED_DATA_FILES")
+        freed += path.stat().st_size
+        path.unlink()
+    return freed
+
+
+def install_runtime_tree(python_dir: Path, root: Path, platform: str | None, part: str = "core") -> None:
+    """A layer's third-party part: its share of the runtime lock's wheels (core: with the unused AWS models removed).
+
+    The share is written next to `python_dir` as `<name>.lock` and installed from there (hash-checked, no deps)."""
+    python_dir.mkdir(parents=True, exist_ok=True)
+    partial_lock = python_dir.parent / f".{python_dir.name}-{part}.lock"
+    partial_lock.write_text(lock_part((root / RUNTIME_LOCK).read_text(), part))
+    try:
+        install_dependencies(partial_lock, python_dir, platform)
+    finally:
+        partial_lock.unlink(missing_ok=True)
+    if part == "core":
+        trim_aws_models(python_dir)
+        remove_unused_data(python_dir)
 
 
 def copy_library(source: Path, destination: Path) -> None:
@@ -164,6 +267,45 @@ def bundle_o200k(python_dir: Path, downloads: Path, requirement: str = BPE_OPENA
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
     return verify_o200k_file(python_dir)
+
+
+def pinned_requirement(lock: Path, name: str) -> str:
+    """The `name==version --hash=...` block of `lock` (uv's format: continuation lines, then `# via` comments)."""
+    block: list[str] = []
+    for line in lock.read_text().splitlines():
+        if block:
+            if not line.startswith("    --hash="):
+                break
+            block.append(line)
+        elif line.lower().startswith(f"{name.lower()}=="):
+            block.append(line)
+    if not block:
+        raise SystemExit(f"{name} is not pinned in {lock}")
+    return "\n".join(block) + "\n"
+
+
+def bundle_task_memory_files(python_dir: Path, downloads: Path, platform: str | None) -> list[Path]:
+    """Copy TASK_MEMORY_FILES out of the bpe-openai wheel for `platform` (uv's --python-platform, None: this
+    machine), installed hash-checked from the pin and hashes in requirements/dev.lock, into the tree."""
+    root = repo_root()
+    staging = downloads / "task-memory-wheels"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    requirement = staging.with_suffix(".txt")
+    requirement.write_text(pinned_requirement(root / DEV_LOCK, BPE_OPENAI.split("==")[0]))
+    if f"{BPE_OPENAI} " not in requirement.read_text():
+        raise SystemExit(f"{DEV_LOCK} does not pin {BPE_OPENAI}: run `make lock`")
+    install_dependencies(requirement, staging, platform)
+    copied = []
+    for member in TASK_MEMORY_FILES:
+        source, target = staging / member, python_dir / member
+        if not source.is_file():
+            raise SystemExit(f"{BPE_OPENAI} for {platform or 'this machine'} has no {member}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+        copied.append(target)
+    shutil.rmtree(staging, ignore_errors=True)
+    return copied
 
 
 def verify_o200k_file(python_dir: Path) -> Path:
@@ -256,41 +398,53 @@ def write_zip(layer_dir: Path, zip_path: Path) -> int:
     return zip_path.stat().st_size
 
 
-def build_layer(out: Path, root: Path, platform: str | None = LAMBDA_PLATFORM) -> LayerBuild:
-    layer_dir = out / "layer"
-    python_dir = layer_dir / "python"
-    zip_path = out / ZIP_NAME
-    shutil.rmtree(layer_dir, ignore_errors=True)
-    zip_path.unlink(missing_ok=True)
-    python_dir.mkdir(parents=True)
+def build_layer(out: Path, root: Path, platform: str | None = LAMBDA_PLATFORM) -> Build:
+    """Both layers (LAYERS) under `out`: `out/<directory>/python` and `out/<zip_name>`."""
+    for spec in LAYERS.values():
+        shutil.rmtree(out / spec.directory, ignore_errors=True)
+        (out / spec.zip_name).unlink(missing_ok=True)
+    core_python = out / CORE.directory / "python"
+    text_python = out / TEXT.directory / "python"
+    core_python.mkdir(parents=True)
+    text_python.mkdir(parents=True)
 
     interpreter = python312()  # first: no 3.12, no layer
-    _step(
-        1, f"installing {RUNTIME_LOCK} for python{PYTHON_VERSION}/{platform or 'this machine'}, minus unused AWS models"
-    )
-    install_runtime_tree(python_dir, root, platform)
-    _step(2, "copying layers/offprompt/offprompt and writing the pre-parsed BPE ranks")
-    copy_library(root / "layers" / "offprompt" / "offprompt", python_dir / "offprompt")
-    print(f"      ok: {write_bpe_ranks(python_dir).relative_to(layer_dir)}", flush=True)
+    where = f"python{PYTHON_VERSION}/{platform or 'this machine'}"
+    _step(1, f"installing {RUNTIME_LOCK} for {where}: core layer (minus unused AWS models) and text layer")
+    install_runtime_tree(core_python, root, platform, "core")
+    install_runtime_tree(text_python, root, platform, "text")
+    _step(2, "copying layers/offprompt/offprompt and writing the pre-parsed BPE ranks (core layer)")
+    copy_library(root / "layers" / "offprompt" / "offprompt", core_python / "offprompt")
+    print(f"      ok: {write_bpe_ranks(core_python).relative_to(out)}", flush=True)
     _step(3, f"bundling o200k_base from {BPE_OPENAI} (sha256-checked against tiktoken's pin)")
-    print(f"      ok: {bundle_o200k(python_dir, out / 'downloads').relative_to(layer_dir)}", flush=True)
+    print(f"      ok: {bundle_o200k(core_python, out / 'downloads').relative_to(out)}", flush=True)
+    _step(3, f"bundling the task-memory BPE extension from {BPE_OPENAI} (text layer, hash-checked)")
+    for path in bundle_task_memory_files(text_python, out / "downloads", platform):
+        print(f"      ok: {path.relative_to(out)} (task-memory functions only)", flush=True)
     _step(4, f"compiling bytecode with {interpreter} (unchecked-hash)")
-    print(f"      ok: {compile_bytecode(python_dir, interpreter)} .pyc files", flush=True)
-    _step(5, f"zipping to {zip_path}")
-    zipped = write_zip(layer_dir, zip_path)
-    return LayerBuild(python_dir, zip_path, zipped, tree_size(layer_dir))
+    for python_dir in (core_python, text_python):
+        print(f"      ok: {compile_bytecode(python_dir, interpreter)} .pyc files in {python_dir.relative_to(out)}")
+    _step(5, f"zipping to {out / CORE.zip_name} and {out / TEXT.zip_name}")
+    built = []
+    for spec, python_dir in ((CORE, core_python), (TEXT, text_python)):
+        zip_path = out / spec.zip_name
+        zipped = write_zip(python_dir.parent, zip_path)
+        built.append(LayerBuild(spec, python_dir, zip_path, zipped, tree_size(python_dir.parent)))
+    return Build(tuple(built))
 
 
-def report(build: LayerBuild) -> None:
+def report(build: Build) -> None:
     _step(6, "checking sizes")
-    zipped_verdict = "ok" if build.zipped_bytes <= MAX_ZIPPED else "TOO LARGE"
+    for layer in build.layers:
+        zipped_verdict = "ok" if layer.zipped_bytes <= MAX_ZIPPED else "TOO LARGE"
+        print(
+            f"      {layer.spec.logical_id}: zipped   {layer.zipped_bytes / MIB:7.1f} MiB  "
+            f"limit {MAX_ZIPPED // MIB} MiB (Lambda, direct upload): {zipped_verdict}"
+        )
+        print(f"      {layer.spec.logical_id}: unzipped {layer.unzipped_bytes / MIB:7.1f} MiB")
     unzipped_verdict = "ok" if build.unzipped_bytes <= MAX_UNZIPPED else "TOO LARGE"
     print(
-        f"      zipped   {build.zipped_bytes / MIB:7.1f} MiB  limit {MAX_ZIPPED // MIB} MiB "
-        f"(Lambda, direct upload): {zipped_verdict}"
-    )
-    print(
-        f"      unzipped {build.unzipped_bytes / MIB:7.1f} MiB  limit {MAX_UNZIPPED // MIB} MiB "
+        f"      both layers unzipped {build.unzipped_bytes / MIB:7.1f} MiB  limit {MAX_UNZIPPED // MIB} MiB "
         f"(ours: Lambda allows {LAMBDA_MAX_UNZIPPED // MIB} MiB for function + all layers, "
         f"we keep {(LAMBDA_MAX_UNZIPPED - MAX_UNZIPPED) // MIB} MiB for the function): {unzipped_verdict}",
         flush=True,
@@ -321,7 +475,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not build.within_limits:
         print("layer exceeds the size limits above", file=sys.stderr)
         return 1
-    print(f"layer ready: {build.zip_path}")
+    print(f"layers ready: {', '.join(str(layer.zip_path) for layer in build.layers)}")
     return 0
 
 

@@ -11,7 +11,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
-    from offprompt.artifacts import TextArtifact
+    from collections.abc import Iterator
+
+    from offprompt.artifacts import BaseArtifact, TextArtifact
+    from offprompt.memory.task import StorageKind
 
 
 class Tokenizer(Protocol):
@@ -52,6 +55,18 @@ class BlobStore(Protocol):
     def presign_get(self, key: str, expires_in: int) -> str: ...
 
     def presign_put(self, key: str, expires_in: int) -> str: ...
+
+
+class RunBodyStore(BlobStore, Protocol):
+    """Where a run too large for its DynamoDB item keeps its body (S3), and reading any run's body back."""
+
+    def run_json(self, stored: StoredRun) -> str:
+        """The run's stored JSON: inline in the item, or its S3 body (`DependencyUnavailable` when gone)."""
+        ...
+
+    def drop(self, key: str) -> None:
+        """Best-effort delete of an orphaned body (a failure is logged, never raised)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -203,6 +218,16 @@ class RunStore(Protocol):
         """Unexpired runs with lo <= seq <= hi, one page; returns (runs, seq to continue after or None)."""
         ...
 
+    def iter_keys(
+        self, tenant: str, thread_id: str, *, lo: int, newest_first: bool, now_epoch: int
+    ) -> Iterator[StoredRun]:
+        """Every unexpired run from `lo` on, keys and counts only, one Query page after another."""
+        ...
+
+    def iter_full(self, tenant: str, thread_id: str, *, lo: int, now_epoch: int) -> Iterator[StoredRun]:
+        """Every unexpired run from `lo` on, oldest first, with its item (inline body or body key)."""
+        ...
+
     def delete_runs(self, tenant: str, thread_id: str, runs: Sequence[StoredRun]) -> None:
         """Delete the runs (and their ids); the thread's run count and the tenant's stored-bytes gauge go down by
         exactly what was deleted (a run already gone counts nothing)."""
@@ -285,6 +310,51 @@ class StoredBatch:
     kind: str
     entries: list[dict[str, object]] | None = None
     manifest_key: str | None = None
+
+
+#: One dict per artifact of a batch (text `{"chunks": n}`, blob `{"key", "size", "envelope"}`).
+Entries = list[dict[str, object]]
+#: Committed batches of a namespace with their entries (read from the batch, or its manifest), in order.
+Resolved = list[tuple[StoredBatch, Entries]]
+
+
+class ArtifactStorage(Protocol):
+    """One kind of task-memory storage (Griptape's `artifact_storages: dict[type, storage]` entry); the registry
+    `TaskMemory.storages` maps each `StorageKind` to one, built in `offprompt.composition`."""
+
+    kind: StorageKind
+
+    def store(self, scope: TextScope, start: int, items: Sequence[BaseArtifact]) -> tuple[Entries, int]:
+        """Write `items` at positions `start...`; return the batch entries and the bytes stored."""
+        ...
+
+    def load(self, scope: TextScope, resolved: Resolved) -> list[str]:
+        """Each committed artifact's JSON (Griptape `to_json()` form), in order."""
+        ...
+
+    def discard(self, scope: TextScope, entries: Entries, lost_to: str | None) -> None:
+        """Best-effort removal of what a store wrote whose commit failed (`lost_to`: the kind that won, if any)."""
+        ...
+
+    def delete(self, scope: TextScope) -> None:
+        """Remove all of the namespace's data of this kind (idempotent)."""
+        ...
+
+
+class BatchManifests(Protocol):
+    """A batch's entries inline in its DynamoDB item, or (past MAX_INLINE_ENTRIES_BYTES) in an S3 manifest."""
+
+    def batch_for(self, scope: TextScope, start: int, kind: str, entries: Entries) -> StoredBatch:
+        """The batch to commit; entries too large for the item are written to a manifest object first."""
+        ...
+
+    def entries(self, batch: StoredBatch) -> Entries:
+        """The batch's entries, from the item or its manifest."""
+        ...
+
+    def discard(self, batch: StoredBatch) -> None:
+        """Best-effort delete of an uncommitted batch's manifest (if it has one)."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from offprompt.adapters.clients import reset_clients
 from offprompt.adapters.dynamodb_namespaces import DynamoDbNamespaceStore
 from offprompt.adapters.s3 import S3BlobStore
 from offprompt.artifacts import BlobArtifact, TextArtifact
+from offprompt.composition.task_memory import task_memory_service
 from offprompt.config import get_settings
 from offprompt.services.task_memory import TaskMemoryService
 
@@ -79,7 +80,7 @@ def round_trip(h: SimpleNamespace, envelope: dict[str, Any], data: bytes) -> dic
 
 
 def test_50mb_blob_in_and_out(server: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    svc = TaskMemoryService(DynamoDbNamespaceStore(TABLE), S3BlobStore(BUCKET), None, bucket=BUCKET)  # type: ignore[arg-type]
+    svc = task_memory_service(DynamoDbNamespaceStore(TABLE), S3BlobStore(BUCKET), None, bucket=BUCKET)  # type: ignore[arg-type]
     h = wire(svc, monkeypatch)
     data = os.urandom(SIZE)
     envelope = {"type": "BlobArtifact", "id": "big", "reference": None, "meta": {"src": "x"}, "name": "bigblob"}
@@ -92,7 +93,7 @@ def test_50mb_text_in_and_out(
     server: str, monkeypatch: pytest.MonkeyPatch, opensearch_client: Any, opensearch_index: str
 ) -> None:
     texts = opensearch_text_store(opensearch_client, opensearch_index)
-    svc = TaskMemoryService(DynamoDbNamespaceStore(TABLE), S3BlobStore(BUCKET), texts, bucket=BUCKET)
+    svc = task_memory_service(DynamoDbNamespaceStore(TABLE), S3BlobStore(BUCKET), texts, bucket=BUCKET)
     h = wire(svc, monkeypatch)
     unit = "Ünïcødé text 🎉 with words, numbers 12345 and\n\nparagraphs. "
     text = (unit * (SIZE // len(unit.encode()) + 1)).encode()[:SIZE].decode("utf-8", "ignore")

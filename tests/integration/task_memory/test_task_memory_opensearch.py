@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from tm_it_helpers import BUCKET, all_items, all_objects, call, doc_count, http_event, opensearch_text_store
 
 from offprompt.artifacts import BlobArtifact, ImageArtifact, ListArtifact, Reference, TextArtifact
+from offprompt.composition.task_memory import task_memory_service
 from offprompt.errors import DependencyUnavailable
 from offprompt.services.task_memory import TaskMemoryService
 
@@ -176,7 +177,7 @@ def _random_unicode(pieces: list[str], seed: int, min_bytes: int) -> str:
 def test_multi_megabyte_random_unicode_round_trips(
     svc: TaskMemoryService, opensearch_client: Any, opensearch_index: str, pieces: list[str], seed: int
 ) -> None:
-    plain = TaskMemoryService(
+    plain = task_memory_service(
         svc.namespaces, svc.blobs, opensearch_text_store(opensearch_client, opensearch_index), bucket=BUCKET
     )
     text = _random_unicode(pieces, seed, MULTI_MB)
@@ -290,7 +291,7 @@ def test_opensearch_failing_mid_store_then_retry(
     svc: TaskMemoryService, opensearch_client: Any, opensearch_index: str
 ) -> None:
     flaky = HalfWrittenTexts(svc.texts)
-    broken = TaskMemoryService(svc.namespaces, svc.blobs, flaky, bucket=BUCKET)  # type: ignore[arg-type]
+    broken = task_memory_service(svc.namespaces, svc.blobs, flaky, bucket=BUCKET)  # type: ignore[arg-type]
     arts = ListArtifact([TextArtifact("alpha one"), TextArtifact("alpha two")], name="f")
     with pytest.raises(DependencyUnavailable):
         broken.process_output("t", "TaskMemory", tool="T", activity="a", artifact=arts)
@@ -323,7 +324,7 @@ def test_closed_index_is_503_and_retry_succeeds(
 
 def test_s3_failing_mid_store_then_retry(svc: TaskMemoryService) -> None:
     flaky = FailAfter(svc.blobs, "put", 2)
-    broken = TaskMemoryService(svc.namespaces, flaky, svc.texts, bucket=BUCKET)  # type: ignore[arg-type]
+    broken = task_memory_service(svc.namespaces, flaky, svc.texts, bucket=BUCKET)  # type: ignore[arg-type]
     arts = ListArtifact([BlobArtifact(base64.b64encode(b"%d" % i)) for i in range(4)], name="s")
     with pytest.raises(DependencyUnavailable):
         broken.process_output("t", "TaskMemory", tool="T", activity="a", artifact=arts)

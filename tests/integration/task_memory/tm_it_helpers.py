@@ -35,10 +35,10 @@ class HashingEmbedder:
 
 
 def opensearch_text_store(client: Any, index: str, embedder: Any = None) -> Any:
+    from offprompt.adapters.bpe_tokenizer import BpeOpenAiTokenizer
     from offprompt.adapters.opensearch_text import OpenSearchTextStore
-    from offprompt.adapters.tokenizer import TiktokenTokenizer
 
-    return OpenSearchTextStore(client, index, TiktokenTokenizer(), embedder)
+    return OpenSearchTextStore(client, index, BpeOpenAiTokenizer(), embedder)
 
 
 make_resources = functools.partial(support.make_resources, TABLE, BUCKET)

@@ -28,6 +28,7 @@ from offprompt.artifacts import (
     TextArtifact,
     ToolAction,
 )
+from offprompt.composition.task_memory import task_memory_service
 from offprompt.errors import DependencyUnavailable, InvalidInput, NotFound, PayloadTooLarge
 from offprompt.memory.task import MixedListError
 from offprompt.ports import Reservation, StorageKindTaken
@@ -332,7 +333,7 @@ class FlakyTexts(InMemoryTextStore):
 
 def test_s3_failing_mid_store_leaves_no_record_and_retry_succeeds(svc: TaskMemoryService) -> None:
     flaky = FlakyBlobs(fail_after=2)
-    broken = TaskMemoryService(svc.namespaces, flaky, svc.texts, bucket=BUCKET)
+    broken = task_memory_service(svc.namespaces, flaky, svc.texts, bucket=BUCKET)
     arts = ListArtifact([BlobArtifact(b"%d" % i) for i in range(4)], name="f")
     with pytest.raises(DependencyUnavailable):
         store(broken, arts)
@@ -345,7 +346,7 @@ def test_s3_failing_mid_store_leaves_no_record_and_retry_succeeds(svc: TaskMemor
 
 def test_text_store_failing_mid_store_leaves_no_record_and_retry_succeeds(svc: TaskMemoryService) -> None:
     flaky = FlakyTexts()
-    service = TaskMemoryService(svc.namespaces, svc.blobs, flaky, bucket=BUCKET)
+    service = task_memory_service(svc.namespaces, svc.blobs, flaky, bucket=BUCKET)
     arts = ListArtifact([TextArtifact("alpha beta " * 5), TextArtifact("gamma alpha")], name="f")
     with pytest.raises(DependencyUnavailable):
         store(service, arts)
@@ -377,7 +378,7 @@ class StaleAllocations(DynamoDbNamespaceStore):
 
 
 def test_losing_the_kind_race_at_commit_cleans_up_and_is_409(svc: TaskMemoryService, texts: InMemoryTextStore) -> None:
-    racer = TaskMemoryService(StaleAllocations(TABLE), svc.blobs, texts, bucket=BUCKET)
+    racer = task_memory_service(StaleAllocations(TABLE), svc.blobs, texts, bucket=BUCKET)
     store(svc, TextArtifact("text wins", name="race"))
     with pytest.raises(StorageKindConflict):
         store(racer, ListArtifact([BlobArtifact(b"a"), BlobArtifact(b"b")], name="race"))
@@ -433,7 +434,7 @@ def test_a_delete_racing_a_store_wins_entirely(svc: TaskMemoryService, texts: In
     from offprompt.services.task_memory.errors import NamespaceDeleted
 
     racing = DeleteDuringStore(texts)
-    racer = TaskMemoryService(svc.namespaces, svc.blobs, racing, bucket=BUCKET)
+    racer = task_memory_service(svc.namespaces, svc.blobs, racing, bucket=BUCKET)
     store(svc, TextArtifact("first, committed", name="ns"))
     racing.during = lambda: svc.delete_namespace("t1", "TaskMemory", "ns")
     with pytest.raises(NamespaceDeleted):
@@ -453,7 +454,7 @@ def test_a_straggling_store_cannot_commit_into_the_next_incarnation(
     from offprompt.services.task_memory.errors import NamespaceDeleted
 
     racing = DeleteDuringStore(texts)
-    racer = TaskMemoryService(svc.namespaces, svc.blobs, racing, bucket=BUCKET)
+    racer = task_memory_service(svc.namespaces, svc.blobs, racing, bucket=BUCKET)
 
     def delete_then_store_anew() -> None:
         svc.delete_namespace("t1", "TaskMemory", "ns")

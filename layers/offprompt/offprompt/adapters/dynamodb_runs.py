@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -320,6 +320,42 @@ class DynamoDbRunStore:
         runs = [_stored_run(item) for item in out.get("Items", [])]
         last = out.get("LastEvaluatedKey")
         return runs, (int(last["sk"]["S"].rsplit("#", 1)[1]) if last else None)
+
+    # Run paging: every run of a thread from `lo` on, one Query page after another (keys only, or with bodies).
+    # Prompt-stack pages its own way (budget-sized pages, services/conversation/prompt_stack.newest_first).
+
+    def iter_keys(
+        self, tenant: str, thread_id: str, *, lo: int, newest_first: bool, now_epoch: int
+    ) -> Iterator[StoredRun]:
+        hi: int | None = None
+        while True:
+            runs, last = self.page_runs(
+                tenant,
+                thread_id,
+                lo=lo,
+                hi=hi,
+                newest_first=newest_first,
+                limit=500,
+                now_epoch=now_epoch,
+                keys_only=True,
+            )
+            yield from runs
+            if last is None:
+                return
+            if newest_first:
+                hi = last - 1
+            else:
+                lo = last + 1
+
+    def iter_full(self, tenant: str, thread_id: str, *, lo: int, now_epoch: int) -> Iterator[StoredRun]:
+        while True:
+            runs, last = self.page_runs(
+                tenant, thread_id, lo=lo, hi=None, newest_first=False, limit=100, now_epoch=now_epoch
+            )
+            yield from runs
+            if last is None:
+                return
+            lo = last + 1
 
     def delete_runs(self, tenant: str, thread_id: str, runs: Sequence[StoredRun]) -> None:
         """One transaction per RUNS_PER_TRANSACTION runs: each run deleted only if it is there, its id, the

@@ -19,23 +19,28 @@ See docs/adr/0005-text-storage.md.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from offprompt import deadline
 from offprompt.artifacts import BaseArtifact, TextArtifact
+from offprompt.cleanup import best_effort
 from offprompt.errors import ArtifactError, DependencyUnavailable, InvalidInput, OffpromptError
 from offprompt.identifiers import digest
 from offprompt.limits import MAX_QUERY_CHARS, MAX_SEARCH_DEPTH
 from offprompt.memory.chunking import DEFAULT_CHUNK_TOKENS, chunk_text, iter_chunks
-from offprompt.ports import Embedder, SearchHit, SearchMode, TextScope, Tokenizer
+from offprompt.ports import Embedder, Entries, Resolved, SearchHit, SearchMode, TextScope, TextStore, Tokenizer
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
+
+    from offprompt.memory.task import StorageKind
 
 INDEX_DEFINITION_PATH = Path(__file__).with_name("opensearch_index.json")
 
@@ -457,6 +462,70 @@ class OpenSearchTextStore:
             if translated is exc:
                 raise
             raise translated from exc
+
+
+class LazyTextStore:
+    """A TextStore built on first use: blob-only requests never configure, build or connect an OpenSearch store.
+
+    `factory` (the composition root's `text_store_from_settings`) runs once, on the first text call."""
+
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, factory: Callable[[], TextStore]) -> None:
+        self._factory = factory
+        self._store: TextStore | None = None
+
+    def built(self) -> TextStore:
+        if self._store is None:
+            with self._lock:
+                if self._store is None:
+                    self._store = self._factory()
+        return self._store
+
+    def store(self, scope: TextScope, start_position: int, artifacts: Sequence[TextArtifact]) -> list[int]:
+        return self.built().store(scope, start_position, artifacts)
+
+    def load(self, scope: TextScope, layout: Sequence[tuple[int, int]]) -> list[TextArtifact]:
+        return self.built().load(scope, layout)
+
+    def search(self, scope: TextScope, query: str, top_k: int, mode: SearchMode) -> list[SearchHit]:
+        return self.built().search(scope, query, top_k, mode)
+
+    def delete(self, scope: TextScope) -> int:
+        return self.built().delete(scope)
+
+
+class TextStorage:
+    """Text artifacts (the `StorageKind.TEXT` entry of task memory's storage registry): chunked into a TextStore
+    (this module's OpenSearch store); an entry is the item's chunk count. Lives next to the store so that a use case
+    reaches OpenSearch through one module of ours (docs/architecture.md)."""
+
+    def __init__(self, texts: TextStore) -> None:
+        from offprompt.memory.task import StorageKind
+
+        self.kind: StorageKind = StorageKind.TEXT
+        self.texts = texts
+
+    def store(self, scope: TextScope, start: int, items: Sequence[BaseArtifact]) -> tuple[Entries, int]:
+        texts = [cast(TextArtifact, item) for item in items]
+        counts = self.texts.store(scope, start, texts)
+        if len(counts) != len(texts):
+            raise DependencyUnavailable("text store returned a wrong number of chunk counts")
+        total = sum(len(t.value.encode("utf-8", "surrogatepass")) for t in texts)
+        return [{"chunks": int(c)} for c in counts], total
+
+    def load(self, scope: TextScope, resolved: Resolved) -> list[str]:
+        layout = [(b.start + i, int(cast(int, e["chunks"]))) for b, entries in resolved for i, e in enumerate(entries)]
+        return [a.to_json() for a in self.texts.load(scope, layout)]
+
+    def discard(self, scope: TextScope, entries: Entries, lost_to: str | None) -> None:
+        # Documents at positions no committed batch names are never read; only when the namespace was committed
+        # as another kind is every text document in it garbage.
+        if lost_to is not None and lost_to != self.kind.value:
+            best_effort(functools.partial(self.texts.delete, scope))
+
+    def delete(self, scope: TextScope) -> None:
+        self.texts.delete(scope)
 
 
 class _BulkSender:

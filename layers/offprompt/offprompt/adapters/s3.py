@@ -1,15 +1,41 @@
-"""BlobStore on S3: server-side encrypted objects under keys the services derive from digests."""
+"""Everything offprompt keeps in S3, server-side encrypted under keys the services derive from digests:
+
+- `S3BlobStore`: the BlobStore port (bytes by key, presigned URLs);
+- `S3RunBodies`: conversation runs too large for their DynamoDB item (read back with `run_json`);
+- `S3BlobStorage`: task memory's blob artifacts (the `StorageKind.BLOB` entry of the storage registry);
+- `S3BatchManifests`: a task-memory batch's entries when too large for its DynamoDB item.
+
+The last three wrap a BlobStore (whatever the composition root, or a test, hands them) and live here so that a use
+case reaches S3 through one module of ours (docs/architecture.md, tests/infrastructure/test_call_depth.py).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import base64
+import functools
+import json
+import logging
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from offprompt import deadline
+from offprompt.artifacts.envelope import envelope_json
+from offprompt.cleanup import best_effort
 from offprompt.errors import DependencyUnavailable, NotFound
+from offprompt.limits import MAX_INLINE_ENTRIES_BYTES
+from offprompt.ports import BlobStore, Entries, Resolved, StoredBatch, StoredRun, TextScope
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
+
+if TYPE_CHECKING:
+    from offprompt.artifacts import BaseArtifact, BlobArtifact
+    from offprompt.memory.task import StorageKind
+
+_run_log = logging.getLogger("offprompt.services.conversation.service")
 
 
 class S3BlobStore:
@@ -82,3 +108,114 @@ class S3BlobStore:
             ExpiresIn=expires_in,
         )
         return url
+
+
+class S3RunBodies(S3BlobStore):
+    """The RunBodyStore port: a BlobStore that also reads a run's body (inline, or its S3 object) and drops orphans.
+
+    Where a body goes (`run_bodies.body_key`) is decided by add-run; this reads and removes it."""
+
+    def run_json(self, stored: StoredRun) -> str:
+        if stored.run_json is not None:
+            return stored.run_json
+        if stored.blob_key is None:
+            raise DependencyUnavailable(f"run {stored.seq} has no body")
+        try:
+            return self.get(stored.blob_key).decode("utf-8")
+        except NotFound:  # deleted under a reader that listed the run first (a concurrent thread delete)
+            raise DependencyUnavailable(f"run {stored.seq} is gone (deleted concurrently?); retry") from None
+
+    def drop(self, key: str) -> None:
+        try:
+            self.delete_prefix(key)  # keys are fixed-length digests: the prefix is the key
+        except Exception:
+            _run_log.exception("could not delete an orphaned run blob")
+
+
+class TaskMemoryKeys(Protocol):
+    """Task memory's S3 layout (`offprompt.services.task_memory.keys`, handed over by the composition root)."""
+
+    def namespace_prefix(self, tenant: str, memory: str, namespace: str) -> str: ...
+
+    def blob_key(self, tenant: str, memory: str, namespace: str, position: int) -> str: ...
+
+    def manifest_key(self, tenant: str, memory: str, namespace: str, start: int) -> str: ...
+
+
+class S3BlobStorage:
+    """Blob artifacts (Blob, Image, Audio): one S3 object per item; an entry is its key, size and JSON envelope."""
+
+    def __init__(self, blobs: BlobStore, keys: TaskMemoryKeys) -> None:
+        from offprompt.memory.task import StorageKind
+
+        self.kind: StorageKind = StorageKind.BLOB
+        self.blobs = blobs
+        self.keys = keys
+
+    def store(self, scope: TextScope, start: int, items: Sequence[BaseArtifact]) -> tuple[Entries, int]:
+        entries: Entries = []
+        written: list[str] = []
+        try:
+            for offset, item in enumerate(items):
+                blob = cast("BlobArtifact", item)
+                key = self.keys.blob_key(scope.tenant, scope.memory, scope.namespace, start + offset)
+                self.blobs.put(key, blob.value)
+                written.append(key)
+                entries.append({"key": key, "size": len(blob.value), "envelope": envelope_json(blob)})
+        except Exception:
+            for key in written:
+                best_effort(functools.partial(self.blobs.delete_prefix, key))
+            raise
+        return entries, sum(int(cast(int, e["size"])) for e in entries)
+
+    def load(self, scope: TextScope, resolved: Resolved) -> list[str]:
+        entries = [e for _, es in resolved for e in es]
+        if len(entries) <= 1:
+            return [self._item_json(e) for e in entries]
+        with ThreadPoolExecutor(max_workers=min(8, len(entries))) as pool:
+            # deadline.bind: each thread obeys the request's deadline
+            return list(pool.map(deadline.bind(self._item_json), entries))
+
+    def _item_json(self, entry: dict[str, object]) -> str:
+        try:
+            data = self.blobs.get(str(entry["key"]))
+        except NotFound:
+            raise DependencyUnavailable("a committed blob is missing (deleted concurrently?); retry") from None
+        envelope = json.loads(str(entry["envelope"]))
+        envelope["value"] = base64.b64encode(data).decode("ascii")
+        return json.dumps(envelope)
+
+    def discard(self, scope: TextScope, entries: Entries, lost_to: str | None) -> None:
+        for entry in entries:
+            best_effort(functools.partial(self.blobs.delete_prefix, str(entry["key"])))
+
+    def delete(self, scope: TextScope) -> None:
+        # The namespace's whole S3 prefix: its blobs and the batch manifests of either kind (manifest_key).
+        self.blobs.delete_prefix(self.keys.namespace_prefix(scope.tenant, scope.memory, scope.namespace))
+
+
+class S3BatchManifests:
+    """The BatchManifests port: a batch's entries inline, or past MAX_INLINE_ENTRIES_BYTES in a manifest object."""
+
+    def __init__(self, blobs: BlobStore, keys: TaskMemoryKeys) -> None:
+        self.blobs = blobs
+        self.keys = keys
+
+    def batch_for(self, scope: TextScope, start: int, kind: str, entries: Entries) -> StoredBatch:
+        raw = json.dumps(entries, separators=(",", ":"))
+        if len(raw.encode("utf-8")) <= MAX_INLINE_ENTRIES_BYTES:
+            return StoredBatch(start=start, count=len(entries), kind=kind, entries=entries)
+        manifest = self.keys.manifest_key(scope.tenant, scope.memory, scope.namespace, start)
+        self.blobs.put(manifest, raw.encode("utf-8"), content_type="application/json")
+        return StoredBatch(start=start, count=len(entries), kind=kind, manifest_key=manifest)
+
+    def entries(self, batch: StoredBatch) -> Entries:
+        if batch.entries is not None:
+            return batch.entries
+        assert batch.manifest_key is not None
+        entries: Entries = json.loads(self.blobs.get(batch.manifest_key))
+        return entries
+
+    def discard(self, batch: StoredBatch) -> None:
+        if batch.manifest_key:
+            best_effort(functools.partial(self.blobs.delete_prefix, batch.manifest_key))

@@ -189,12 +189,19 @@ def load_ranks(source: Traversable | Path, expected_sha256: str) -> dict[bytes, 
     return ranks
 
 
+def mergeable_ranks(spec: EncodingSpec) -> dict[bytes, int]:
+    """The encoding's ranks: the pre-parsed form when it has one, else its BPE file; hash-checked either way."""
+    if spec.ranks_resource is not None and spec.ranks_sha256 is not None:
+        return load_ranks(spec.ranks_file, spec.ranks_sha256)
+    return load_bpe_ranks(spec.bpe_file, spec.bpe_sha256)
+
+
 def get_encoding(encoding_name: str) -> tiktoken.Encoding:
     """The process-wide Encoding for `encoding_name`, built on first use (0.1-0.3 s for cl100k_base)."""
     encoding = _ENCODINGS.get(encoding_name)
     if encoding is not None:
         return encoding
-    spec = _spec(encoding_name)
+    spec = spec_for(encoding_name)
     with _LOCK:
         encoding = _ENCODINGS.get(encoding_name)
         if encoding is None:
@@ -203,18 +210,15 @@ def get_encoding(encoding_name: str) -> tiktoken.Encoding:
             encoding = tiktoken.Encoding(
                 name=spec.name,
                 pat_str=spec.pat_str,
-                mergeable_ranks=(
-                    load_ranks(spec.ranks_file, spec.ranks_sha256)
-                    if spec.ranks_resource is not None and spec.ranks_sha256 is not None
-                    else load_bpe_ranks(spec.bpe_file, spec.bpe_sha256)
-                ),
+                mergeable_ranks=mergeable_ranks(spec),
                 special_tokens=spec.special_tokens,
             )
             _ENCODINGS[encoding_name] = encoding
     return encoding
 
 
-def _spec(encoding_name: str) -> EncodingSpec:
+def spec_for(encoding_name: str) -> EncodingSpec:
+    """The EncodingSpec of a supported encoding name; ValueError naming the supported ones otherwise."""
     try:
         return SUPPORTED_ENCODINGS[encoding_name]
     except KeyError:
@@ -234,7 +238,7 @@ class TiktokenTokenizer:
     __slots__ = ("encoding_name",)
 
     def __init__(self, encoding_name: str = "cl100k_base") -> None:
-        _spec(encoding_name)  # fail fast on an unknown name, without loading anything
+        spec_for(encoding_name)  # fail fast on an unknown name, without loading anything
         self.encoding_name = encoding_name
 
     def __repr__(self) -> str:

@@ -6,7 +6,9 @@ get their service from here. One module per domain, so a function reaches only t
 - `conversation`: `default_service()` (DynamoDB runs, S3 for large runs, tiktoken, Bedrock summaries),
   `default_cloud_threads()`, and `set_summarizer_override` (the local stack's stand-in for Bedrock);
 - `task_memory`: `default_service()` (DynamoDB namespaces, S3 blobs, OpenSearch text built on first use),
-  `text_store_from_settings`, `LazyTextStore`, and `set_embedder_override` (the local stack's embedder);
+  `task_memory_service` and `storage_registry` (the ports and the registry by storage kind),
+  `text_store_from_settings` (the OpenSearch store, built on first use), `set_embedder_override` (the local
+  stack's embedder);
 - `tenancy`: `default_tenancy()` (API keys, plans, quotas and usage on the DynamoDB table).
 
 See docs/adr/0018-composition-root.md.

@@ -27,13 +27,13 @@ def service_from_settings(settings: Settings) -> ConversationService:
     """DynamoDB runs, tiktoken counts, S3 for large runs (when a bucket is set), Bedrock (or the override) summaries."""
     from offprompt.adapters.bedrock import BedrockSummarizer
     from offprompt.adapters.dynamodb_runs import DynamoDbRunStore
-    from offprompt.adapters.s3 import S3BlobStore
+    from offprompt.adapters.s3 import S3RunBodies
     from offprompt.adapters.tokenizer import TiktokenTokenizer
 
     return ConversationService(
         DynamoDbRunStore(settings.require("table_name")),
         TiktokenTokenizer(),
-        blobs=S3BlobStore(settings.bucket_name) if settings.bucket_name else None,
+        blobs=S3RunBodies(settings.bucket_name) if settings.bucket_name else None,
         summarizer=_summarizer_override or BedrockSummarizer(settings.summary_model_id),
         summarize_mode=settings.summarize_mode,
         encodings=TiktokenTokenizer,

@@ -1,5 +1,5 @@
-"""The task-memory service built from settings: the process's default service, its lazily built text store and
-the local-stack embedder hook.
+"""The task-memory service built from settings: the process's default service, its storage registry, its lazily
+built text store and the local-stack embedder hook.
 
 The composition root for task memory (docs/adr/0018-composition-root.md): adapters are built here, never in
 `offprompt.services`.
@@ -8,13 +8,12 @@ The composition root for task memory (docs/adr/0018-composition-root.md): adapte
 from __future__ import annotations
 
 import functools
-import threading
-from collections.abc import Callable, Sequence
-from typing import ClassVar, cast
+from typing import cast
 
-from offprompt.artifacts import TextArtifact
 from offprompt.config import Settings
-from offprompt.ports import Embedder, ReceiptStore, SearchHit, SearchMode, TextScope, TextStore
+from offprompt.limits import MAX_INLINE_RESPONSE_BYTES, MAX_UPLOAD_BYTES
+from offprompt.memory.task import StorageKind
+from offprompt.ports import ArtifactStorage, BlobStore, Embedder, NamespaceStore, ReceiptStore, TextStore
 from offprompt.services.task_memory.service import TaskMemoryService
 
 # The local stack (no Bedrock there) installs a labelled stand-in here once, at start-up; Lambda never does.
@@ -30,10 +29,11 @@ def set_embedder_override(embedder: Embedder | None) -> None:
 def service_from_settings(settings: Settings) -> TaskMemoryService:
     """DynamoDB namespaces, S3 blobs in the required bucket, and OpenSearch text built only when text is used."""
     from offprompt.adapters.dynamodb_namespaces import DynamoDbNamespaceStore
+    from offprompt.adapters.opensearch_text import LazyTextStore
     from offprompt.adapters.s3 import S3BlobStore
 
     bucket = settings.require("bucket_name")
-    return TaskMemoryService(
+    return task_memory_service(
         DynamoDbNamespaceStore(settings.require("table_name")),
         S3BlobStore(bucket),
         LazyTextStore(functools.partial(text_store_from_settings, settings)),
@@ -41,12 +41,47 @@ def service_from_settings(settings: Settings) -> TaskMemoryService:
     )
 
 
+def task_memory_service(
+    namespaces: NamespaceStore,
+    blobs: BlobStore,
+    texts: TextStore,
+    *,
+    bucket: str | None = None,
+    max_inline_response_bytes: int = MAX_INLINE_RESPONSE_BYTES,
+    max_upload_bytes: int = MAX_UPLOAD_BYTES,
+) -> TaskMemoryService:
+    """The service over these ports, with the storage registry and the batch manifests built on them."""
+    from offprompt.adapters.s3 import S3BatchManifests
+    from offprompt.services.task_memory import keys
+
+    return TaskMemoryService(
+        namespaces,
+        blobs,
+        texts,
+        storages=storage_registry(blobs, texts),
+        manifests=S3BatchManifests(blobs, keys),
+        bucket=bucket,
+        max_inline_response_bytes=max_inline_response_bytes,
+        max_upload_bytes=max_upload_bytes,
+    )
+
+
+def storage_registry(blobs: BlobStore, texts: TextStore) -> dict[StorageKind, ArtifactStorage]:
+    """Task memory's storages by kind (Griptape's `artifact_storages`), in the order a namespace delete visits
+    them (S3 first). A new kind of storage is one adapter class and one entry here."""
+    from offprompt.adapters.opensearch_text import TextStorage
+    from offprompt.adapters.s3 import S3BlobStorage
+    from offprompt.services.task_memory import keys
+
+    return {StorageKind.BLOB: S3BlobStorage(blobs, keys), StorageKind.TEXT: TextStorage(texts)}
+
+
 def text_store_from_settings(settings: Settings) -> TextStore:
     """The OpenSearch text store (and its embedder: the override, else Titan when configured), built on first use."""
+    from offprompt.adapters.bpe_tokenizer import BpeOpenAiTokenizer
     from offprompt.adapters.embeddings import BedrockTitanEmbedder
     from offprompt.adapters.opensearch_client import build_opensearch_client
     from offprompt.adapters.opensearch_text import OpenSearchTextStore
-    from offprompt.adapters.tokenizer import TiktokenTokenizer
 
     client = build_opensearch_client(settings.require("opensearch_url"), settings.opensearch_auth)
     embedder: Embedder | None = _embedder_override
@@ -54,37 +89,11 @@ def text_store_from_settings(settings: Settings) -> TextStore:
         embedder = BedrockTitanEmbedder(settings.embedding_model_id, settings.embedding_dimensions)
     # refresh="wait_for": when process-output returns, search sees the text (a later workflow step may search
     # at once); costs up to the index's refresh interval (1 s) per text store.
-    store = OpenSearchTextStore(client, settings.opensearch_index, TiktokenTokenizer(), embedder, refresh="wait_for")
+    # Chunking counts with bpe-openai's Rust BPE: tiktoken's counts at ~2x the speed (docs/adr/0025); conversation
+    # functions keep tiktoken, so only task-memory functions load its 74 MB extension.
+    tokenizer = BpeOpenAiTokenizer()
+    store = OpenSearchTextStore(client, settings.opensearch_index, tokenizer, embedder, refresh="wait_for")
     return cast(TextStore, store)
-
-
-class LazyTextStore:
-    """A TextStore built on first use: blob-only requests never connect to OpenSearch."""
-
-    _lock: ClassVar[threading.Lock] = threading.Lock()
-
-    def __init__(self, factory: Callable[[], TextStore]) -> None:
-        self._factory = factory
-        self._store: TextStore | None = None
-
-    def built(self) -> TextStore:
-        if self._store is None:
-            with self._lock:
-                if self._store is None:
-                    self._store = self._factory()
-        return self._store
-
-    def store(self, scope: TextScope, start_position: int, artifacts: Sequence[TextArtifact]) -> list[int]:
-        return self.built().store(scope, start_position, artifacts)
-
-    def load(self, scope: TextScope, layout: Sequence[tuple[int, int]]) -> list[TextArtifact]:
-        return self.built().load(scope, layout)
-
-    def search(self, scope: TextScope, query: str, top_k: int, mode: SearchMode) -> list[SearchHit]:
-        return self.built().search(scope, query, top_k, mode)
-
-    def delete(self, scope: TextScope) -> int:
-        return self.built().delete(scope)
 
 
 @functools.cache

@@ -10,14 +10,16 @@ Guarantees, for any `str` (emoji, combining marks, CJK, RTL, whitespace runs, "<
   pre-tokenizer regex (lookaheads, ``$``) may encode a piece differently from the same span of the whole;
 - no chunk is empty, except the single chunk ``[""]`` of the empty text (so every text has a chunk 0).
 
-How (one tokenizer pass over prose: one encode per chunk, chunks ~89% full; see docs/benchmarks.md):
+How (one tokenizer pass over prose: one count per chunk, chunks ~89% full; see docs/benchmarks.md):
 at each offset, guess a window of characters that should hold ~92% of the budget, from the
 characters-per-token ratio of the previous chunk; move the end back to a paragraph break, a line break or
-a space when one lies within the window's last 15%; encode the window. If it fits, it is the chunk (a
-window far below the budget, not at the end of the text, is grown and encoded again). If it does not fit,
-the window's own tokens say where the budget ends: decode the first `n` tokens, back off while the decoded
-prefix does not match the text (a token split a character), prefer whitespace again, and encode that
-shorter candidate; repeat until it fits (it always ends: a single code point is at most 4 tokens).
+a space when one lies within the window's last 15%; count the window's tokens. If it fits, it is the chunk (a
+window far below the budget, not at the end of the text, is grown and counted again). If it does not fit,
+the window's own tokens (encoded now) say where the budget ends: decode the first `n` tokens, back off while
+the decoded prefix does not match the text (a token split a character), prefer whitespace again, and count
+that shorter candidate; repeat until it fits (it always ends: a single code point is at most 4 tokens).
+Only counts decide, so every tokenizer with the same counts cuts the same chunks; counting is what a fast
+tokenizer makes cheap (`offprompt.adapters.bpe_tokenizer`, docs/adr/0025-fast-bpe-for-chunking.md).
 """
 
 from __future__ import annotations
@@ -79,22 +81,21 @@ def _next_end(text: str, start: int, tokenizer: Tokenizer, limit: int, ratio: fl
         end = min(size, start + guess)
         if end < size:
             end = _snap(text, start, end)
-        tokens = tokenizer.encode(text[start:end])
-        count = len(tokens)
+        count = tokenizer.count_tokens(text[start:end])
         if count > limit or end == size or count >= limit * _UNDERFULL:
             break
         guess = max(guess + 1 + guess // 2, int(guess * target / max(1, count)))
     # 2. Shrink while it overflows. Every step strictly shortens the candidate and keeps it non-empty.
     while count > limit:
         piece = text[start:end]
+        tokens = tokenizer.encode(piece)  # only an overflowing window's tokens are needed: where the budget ends
         new_end = start + _fitting_prefix_length(piece, tokens, limit, tokenizer)
         if new_end >= end or new_end <= start:  # no usable token boundary: cut proportionally instead
             new_end = start + max(1, min(len(piece) - 1, len(piece) * limit // (2 * count)))
         else:
             new_end = _snap(text, start, new_end)
         end = new_end
-        tokens = tokenizer.encode(text[start:end])
-        count = len(tokens)
+        count = tokenizer.count_tokens(text[start:end])
     return end, count
 
 

@@ -20,7 +20,7 @@ from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.errors import ThreadDeleted
 from offprompt.services.conversation.requests import RunIn
 from offprompt.services.conversation.results import AddRunResult
-from offprompt.services.conversation.run_bodies import body_key, drop_blob, run_json
+from offprompt.services.conversation.run_bodies import body_key
 from offprompt.services.conversation.summarize import summarize
 from offprompt.validation import validate
 
@@ -80,14 +80,14 @@ def add_run(conv: Conversation, tenant: str, thread_id: str, payload: Any) -> Ad
         conv.runs.put_run(tenant, thread_id, stored, generation)
     except ThreadDeleting:
         if blob_key:
-            drop_blob(conv, blob_key)
+            conv.bodies.drop(blob_key)
         raise ThreadDeleted(thread_id) from None
     except RunIdTaken as taken:
         _burned(conv, tenant, thread_id)
         first = conv.runs.get_run(tenant, thread_id, taken.seq)
         if blob_key and (first is None or first.blob_key != blob_key):
-            drop_blob(conv, blob_key)  # ours is not the first run's body (an exact retry rewrote that one)
-        stored_json = run_json(conv, first) if first is not None else None
+            conv.bodies.drop(blob_key)  # ours is not the first run's body (an exact retry rewrote that one)
+        stored_json = conv.bodies.run_json(first) if first is not None else None
         # The same request as sent, or exactly the run the first request stored (a client re-posting
         # what it got back): both are retries. Anything else under the same id is a conflict.
         if stored_json is None or (taken.content_hash != content_hash and stored_json != body):
@@ -99,7 +99,7 @@ def add_run(conv: Conversation, tenant: str, thread_id: str, payload: Any) -> Ad
     except Exception:
         _burned(conv, tenant, thread_id)
         if blob_key:
-            drop_blob(conv, blob_key)
+            conv.bodies.drop(blob_key)
         raise
 
     _after_add(conv, state, seq)
@@ -152,7 +152,7 @@ def prune(conv: Conversation, state: ThreadState, seq: int) -> int:
     conv.runs.delete_runs(state.tenant, state.thread_id, old)
     for r in old:
         if r.blob_key:
-            drop_blob(conv, r.blob_key)
+            conv.bodies.drop(r.blob_key)
     return len(old)
 
 

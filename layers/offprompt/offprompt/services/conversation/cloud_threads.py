@@ -38,7 +38,6 @@ from offprompt.ports import StoredRun, ThreadDeleting, ThreadState
 from offprompt.services.conversation.add_run import add_run
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.errors import ThreadDeleted
-from offprompt.services.conversation.run_bodies import drop_blob, run_json
 from offprompt.services.conversation.thread_admin import delete_thread, visible_floor
 
 # Keys of a PATCH body that are not the memory's meta.
@@ -180,7 +179,7 @@ class CloudThreadsService:
         return {"messages": messages, "pagination": pagination}
 
     def _message(self, thread_id: str, index: int, stored: StoredRun) -> dict[str, Any]:
-        run = json.loads(run_json(self.conversation, stored))
+        run = json.loads(self.conversation.bodies.run_json(stored))
         metadata = dict(run.get("meta") or {})
         metadata["run_id"] = run["id"]
         return {
@@ -231,7 +230,7 @@ class CloudThreadsService:
             self.runs.delete_runs(tenant, thread_id, old)
             for r in old:
                 if r.blob_key:
-                    drop_blob(self.conversation, r.blob_key)
+                    self.conversation.bodies.drop(r.blob_key)
 
     def _newest(self, tenant: str, thread_id: str) -> StoredRun | None:
         hi: int | None = None

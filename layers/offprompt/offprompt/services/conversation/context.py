@@ -1,5 +1,8 @@
 """What every conversation use case takes: the ports (runs in DynamoDB, large run bodies in S3, the tokenizer,
-the summarizer) and the settings that shape them. Built by `offprompt.composition.conversation`."""
+the summarizer) and the settings that shape them. Built by `offprompt.composition.conversation`.
+
+`bodies` reads any run's body (`run_json`) and drops orphaned ones: the S3 run-body store when a bucket is set
+(`blobs`), else `InlineRunBodies` (every run is inline: add-run refuses larger ones)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Literal
 
-from offprompt.ports import BlobStore, RunStore, Summarizer, Tokenizer
+from offprompt.errors import DependencyUnavailable
+from offprompt.ports import RunBodyStore, RunStore, StoredRun, Summarizer, Tokenizer
 
 # Runs whose JSON is larger than this go to S3 (DynamoDB items stop at 400 KB; moto at 405,000 B).
 INLINE_RUN_BYTES = 350_000
@@ -20,7 +24,7 @@ class Conversation:
         runs: RunStore,
         tokenizer: Tokenizer,
         *,
-        blobs: BlobStore | None = None,
+        blobs: RunBodyStore | None = None,
         summarizer: Summarizer | None = None,
         summarize_mode: Literal["inline", "async", "off"] = "async",
         clock: Callable[[], float] = time.time,
@@ -31,10 +35,23 @@ class Conversation:
         self.tokenizer = tokenizer  # counts stored at write time (ADR 0013: eager cl100k_base)
         self.encodings = encodings  # other tiktoken encodings, built on demand for prompt-stack
         self.blobs = blobs
+        self.bodies: RunBodyStore | InlineRunBodies = blobs if blobs is not None else InlineRunBodies()
         self.summarizer = summarizer
         self.summarize_mode = summarize_mode
         self.clock = clock
         self.inline_run_bytes = inline_run_bytes
+
+
+class InlineRunBodies:
+    """The run bodies of a deployment without a bucket: all inline in their items."""
+
+    def run_json(self, stored: StoredRun) -> str:
+        if stored.run_json is None:
+            raise DependencyUnavailable(f"run {stored.seq} has no body")
+        return stored.run_json
+
+    def drop(self, key: str) -> None:
+        """Nothing is offloaded without a bucket: nothing to drop."""
 
 
 def now_iso(epoch: float) -> str:

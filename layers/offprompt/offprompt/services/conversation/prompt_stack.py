@@ -14,15 +14,17 @@ from typing import Any
 from offprompt.artifacts import BaseArtifact
 from offprompt.errors import InvalidInput
 from offprompt.identifiers import check_identifier
-from offprompt.memory.conversation import HistoryRun, select_history
+from offprompt.memory.conversation import HistoryRun, PreparedRun, select_history
+from offprompt.memory.run import Run
 from offprompt.memory.tokenizers import CHARS_PREFIX, CharsTokenizer, tokenizer_name
-from offprompt.ports import Tokenizer
+from offprompt.ports import StoredRun, Tokenizer
 from offprompt.prompt import PromptStack
 from offprompt.prompt.render import render_messages
 from offprompt.services.conversation.context import Conversation
 from offprompt.services.conversation.requests import PromptStackRequest
 from offprompt.services.conversation.results import PromptStackResult
-from offprompt.services.conversation.run_bodies import load_run, prepare_run
+from offprompt.services.conversation.run_bodies import decode_stored_run
+from offprompt.services.conversation.run_cache import prepare_stored_run
 
 # prompt-stack Query pages: the first assumes runs of the thread's average size (its run_tokens / next_seq; on
 # threads without run_tokens, PRIOR_RUN_TOKENS), later ones use the average of the runs read so far (stored counts)
@@ -137,12 +139,22 @@ def newest_first(
                 r.seq,
                 r.input_tokens,
                 r.output_tokens,
-                load=functools.partial(load_run, conv, r),
-                prepare=functools.partial(prepare_run, conv, r),
+                load=functools.partial(_load, conv, r),
+                prepare=functools.partial(_prepare, conv, r),
             )
         if after is None or after <= lo:
             return
         hi = after - 1
+
+
+def _load(conv: Conversation, stored: StoredRun) -> Run:
+    """A run select_history considers, decoded (its body read from the run-body store when offloaded)."""
+    return decode_stored_run(conv.bodies.run_json(stored))
+
+
+def _prepare(conv: Conversation, stored: StoredRun) -> PreparedRun:
+    """The run with its prompt messages, from the per-process cache (`run_cache`)."""
+    return prepare_stored_run(conv.bodies.run_json(stored))
 
 
 def _artifact(value: str | dict[str, Any], field: str) -> str | BaseArtifact:

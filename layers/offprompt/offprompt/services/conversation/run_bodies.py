@@ -1,21 +1,14 @@
 """Run bodies: inline in the run item, or offloaded to S3 when larger than `inline_run_bytes` (blob offload:
-`body_key` names the object), read back and decoded (with a cache of decoded runs)."""
+`body_key` names the object; `thread_prefix` holds all of a thread's). Reading a body back is the run-body store's
+(`Conversation.bodies.run_json`, adapters/s3.S3RunBodies); decoding it is here, with a cache of decoded runs."""
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import logging
 
-from offprompt.errors import DependencyUnavailable, NotFound
 from offprompt.identifiers import digest
-from offprompt.memory.conversation import PreparedRun
 from offprompt.memory.run import Run
-from offprompt.ports import StoredRun
-from offprompt.services.conversation.context import Conversation
-from offprompt.services.conversation.run_cache import prepare_stored_run
-
-logger = logging.getLogger("offprompt.services.conversation.service")
 
 # Decoded runs, by their stored JSON (the content itself, so a hit is always the same run). A warm prompt-stack
 # reads mostly the runs the previous one read; decoding them again was a third of its CPU. Treat as immutable.
@@ -38,31 +31,3 @@ def body_key(tenant: str, thread_id: str, run_id: str, data: bytes, generation: 
     # first run's body) and the generation (a straggler never touches a later incarnation's body).
     body_hash = hashlib.sha256(data).hexdigest()
     return f"{thread_prefix(tenant, thread_id)}runs/{digest(run_id, body_hash, generation)}.json"
-
-
-def drop_blob(conv: Conversation, blob_key: str) -> None:
-    try:
-        if conv.blobs is not None:
-            conv.blobs.delete_prefix(blob_key)  # keys are fixed-length digests: the prefix is the key
-    except Exception:
-        logger.exception("could not delete an orphaned run blob")
-
-
-def run_json(conv: Conversation, stored: StoredRun) -> str:
-    if stored.run_json is not None:
-        return stored.run_json
-    if stored.blob_key is None or conv.blobs is None:
-        raise DependencyUnavailable(f"run {stored.seq} has no body")
-    try:
-        return conv.blobs.get(stored.blob_key).decode("utf-8")
-    except NotFound:  # deleted under a reader that listed the run first (a concurrent thread delete)
-        raise DependencyUnavailable(f"run {stored.seq} is gone (deleted concurrently?); retry") from None
-
-
-def prepare_run(conv: Conversation, stored: StoredRun) -> PreparedRun:
-    """The run decoded with its prompt messages, from the per-process cache (`run_cache`)."""
-    return prepare_stored_run(run_json(conv, stored))
-
-
-def load_run(conv: Conversation, stored: StoredRun) -> Run:
-    return decode_stored_run(run_json(conv, stored))

@@ -4,8 +4,9 @@ hold one object (the local stack, `cloud_threads`, tests, benchmarks). The logic
 - `add_run` (append, prune, inline summaries) · `prompt_stack` · `thread_admin` (get, configure, delete, list
   runs) · `summarize`
 
-and their shared mechanics: `run_bodies` (blob offload, reading and decoding bodies), `paging` (run pagers),
-`cursor` (the list-runs cursor). HTTP-free; see docs/adr/0004-conversation-storage.md.
+and their shared pure helpers: `run_bodies` (where big bodies go, decoding), `run_cache`, `cursor` (the
+list-runs cursor). Reading bodies (`bodies.run_json`) and run paging (`runs.iter_keys` / `iter_full`) are ports.
+HTTP-free; see docs/adr/0004-conversation-storage.md.
 """
 
 from __future__ import annotations

@@ -7,9 +7,8 @@ from offprompt.errors import InvalidInput
 from offprompt.identifiers import check_identifier
 from offprompt.memory.conversation import render_summarize_prompt
 from offprompt.services.conversation.context import Conversation, now_iso
-from offprompt.services.conversation.paging import iter_full
 from offprompt.services.conversation.results import SummarizeResult
-from offprompt.services.conversation.run_bodies import load_run
+from offprompt.services.conversation.run_bodies import decode_stored_run
 
 
 def summarize(conv: Conversation, tenant: str, thread_id: str) -> SummarizeResult:
@@ -22,13 +21,13 @@ def summarize(conv: Conversation, tenant: str, thread_id: str) -> SummarizeResul
     state = conv.runs.get_thread(tenant, thread_id)
     if state is None or state.memory_type != "summary":
         return SummarizeResult("not_summary_memory")
-    stored = list(iter_full(conv, tenant, thread_id, lo=state.summary_through_seq + 1))
+    stored = list(conv.runs.iter_full(tenant, thread_id, lo=state.summary_through_seq + 1, now_epoch=int(conv.clock())))
     to_sum = stored[: max(0, len(stored) - state.offset)]
     if not to_sum:
         return SummarizeResult("nothing_to_do", state.summary_through_seq)
     if conv.summarizer is None:
         raise InvalidInput("no summarizer is configured")
-    runs = [load_run(conv, r) for r in to_sum]
+    runs = [decode_stored_run(conv.bodies.run_json(r)) for r in to_sum]
     prompt = render_summarize_prompt(state.summary, runs)
     summary = conv.summarizer.summarize(prompt)
     through = to_sum[-1].seq

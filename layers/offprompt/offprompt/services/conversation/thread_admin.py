@@ -13,9 +13,8 @@ from offprompt.ports import ThreadDeleting, ThreadState
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.cursor import decode_cursor, encode_cursor
 from offprompt.services.conversation.errors import ThreadDeleted
-from offprompt.services.conversation.paging import iter_keys
 from offprompt.services.conversation.requests import ThreadConfigRequest
-from offprompt.services.conversation.run_bodies import run_json, thread_prefix
+from offprompt.services.conversation.run_bodies import thread_prefix
 
 
 def get_thread(conv: Conversation, tenant: str, thread_id: str) -> dict[str, Any]:
@@ -40,21 +39,14 @@ def _count_runs(conv: Conversation, state: ThreadState) -> tuple[list[int], int 
     seqs: list[int] = []
     stored = 0
     expiring = False
-    hi: int | None = None
-    while True:  # now_epoch=0: expired runs TTL has not deleted yet are seen (they are stored), then skipped
-        runs, last = conv.runs.page_runs(
-            state.tenant, state.thread_id, lo=1, hi=hi, newest_first=True, limit=500, now_epoch=0, keys_only=True
-        )
-        for r in runs:
-            stored += 1
-            if r.expires_at is not None:
-                expiring = True
-                if r.expires_at <= now:
-                    continue
-            seqs.append(r.seq)
-        if last is None:
-            break
-        hi = last - 1
+    # now_epoch=0: expired runs TTL has not deleted yet are seen (they are stored), then skipped
+    for r in conv.runs.iter_keys(state.tenant, state.thread_id, lo=1, newest_first=True, now_epoch=0):
+        stored += 1
+        if r.expires_at is not None:
+            expiring = True
+            if r.expires_at <= now:
+                continue
+        seqs.append(r.seq)
     return seqs, None if expiring else stored
 
 
@@ -65,7 +57,10 @@ def _visible_count(conv: Conversation, state: ThreadState, stored: int) -> int:
     if state.memory_type != "summary":
         return min(stored, state.max_runs)
     floor = visible_floor(conv, state, None)  # summary memory also keeps the unsummarized runs
-    return sum(1 for _ in iter_keys(conv, state.tenant, state.thread_id, lo=floor, newest_first=False))
+    now = int(conv.clock())
+    return sum(
+        1 for _ in conv.runs.iter_keys(state.tenant, state.thread_id, lo=floor, newest_first=False, now_epoch=now)
+    )
 
 
 def configure(conv: Conversation, tenant: str, thread_id: str, request: ThreadConfigRequest) -> dict[str, Any]:
@@ -123,7 +118,7 @@ def list_runs(
     for r in runs:
         entry: dict[str, Any] = {
             "seq": r.seq,
-            "run": json.loads(run_json(conv, r)),
+            "run": json.loads(conv.bodies.run_json(r)),
             "created_at": r.created_at,
             "input_tokens": r.input_tokens,
             "output_tokens": r.output_tokens,
@@ -142,7 +137,8 @@ def visible_floor(conv: Conversation, state: ThreadState, seqs_newest_first: lis
         return 1
     if seqs_newest_first is None:
         seqs_newest_first = []
-        for r in iter_keys(conv, state.tenant, state.thread_id, lo=1, newest_first=True):
+        now = int(conv.clock())
+        for r in conv.runs.iter_keys(state.tenant, state.thread_id, lo=1, newest_first=True, now_epoch=now):
             seqs_newest_first.append(r.seq)
             if len(seqs_newest_first) >= state.max_runs:
                 break

@@ -6,8 +6,8 @@
 - `artifact_json`: artifact JSON as stored and returned (Griptape byte-compatible);
 - `requests` / `responses`: the API's request bodies and response objects;
 - one module per use case (ports in, plain data out): `process_output`, `load`, `uploads`, `namespaces`,
-  `search`, `idempotent_output`, over `context.TaskMemory` (the ports); shared mechanics: `storages` (the
-  registry by storage kind), `batches`, `keys`, `cleanup`;
+  `search`, `idempotent_output`, over `context.TaskMemory` (the ports); the storage registry by
+  kind and the batch manifests are ports (adapters built in `offprompt.composition`); `keys`, `cleanup`;
 - `service`: `TaskMemoryService`, a facade with one method per use case;
 
 The service built from settings (`default_service`, with a lazily built OpenSearch text store and the local

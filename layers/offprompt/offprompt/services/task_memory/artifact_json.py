@@ -4,19 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from offprompt.artifacts import BaseArtifact, ListArtifact, dumps
+from offprompt.artifacts import ListArtifact, dumps
+from offprompt.artifacts.envelope import envelope_json
 
-
-def envelope_json(artifact: BaseArtifact) -> str:
-    """The artifact's JSON with an empty value, keeping every other field (ids, names, meta, formats) exactly.
-
-    A bytes or str value is emptied before serializing (a 50 MB blob was base64-encoded only to be dropped).
-    """
-    if isinstance(artifact.value, bytes | str):
-        artifact = artifact.model_copy(update={"value": type(artifact.value)()})
-    data = artifact.to_dict()
-    data["value"] = ""
-    return dumps(data)
+__all__ = ["envelope_json", "list_artifact_json"]
 
 
 def list_artifact_json(items_json: Sequence[str]) -> str:

@@ -9,20 +9,26 @@ from typing import cast
 
 from offprompt import metering
 from offprompt.errors import InvalidInput
+from offprompt.identifiers import check_identifier
 from offprompt.limits import DOWNLOAD_EXPIRES_IN
 from offprompt.memory.task import StorageKind
-from offprompt.ports import TextScope
+from offprompt.ports import Entries, Resolved, TextScope
 from offprompt.services.task_memory import keys
 from offprompt.services.task_memory.artifact_json import list_artifact_json
-from offprompt.services.task_memory.batches import resolve
 from offprompt.services.task_memory.context import TaskMemory
 from offprompt.services.task_memory.results import BlobDownload, LoadedArtifacts
-from offprompt.services.task_memory.storages import Entries, Resolved
 
 
 def load_items_json(tm: TaskMemory, tenant: str, memory: str, namespace: str) -> list[str]:
     """Each stored artifact's JSON (Griptape `to_json()` form), in order, exactly as stored."""
     return _items_json(tm, tenant, memory, namespace, resolve(tm, tenant, memory, namespace))
+
+
+def resolve(tm: TaskMemory, tenant: str, memory: str, namespace: str) -> Resolved:
+    """The committed batches of a namespace with their entries (from the item, or its S3 manifest), in order."""
+    check_identifier("memory_name", memory)
+    check_identifier("namespace", namespace)
+    return [(b, tm.manifests.entries(b)) for b in tm.namespaces.batches(tenant, memory, namespace)]
 
 
 def _items_json(tm: TaskMemory, tenant: str, memory: str, namespace: str, resolved: Resolved) -> list[str]:

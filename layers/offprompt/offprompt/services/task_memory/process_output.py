@@ -2,16 +2,16 @@
 
 Plan (pure, `memory.task.plan`): empty output → "tool output is empty"; a kind with no storage → handed back
 unchanged (pass-through); else store it. Store = reserve positions (atomic counter) → write the data through
-the kind's storage (`storages`: OpenSearch chunks or S3 objects) → commit the batch, the namespace record and the
-meta entry in one DynamoDB transaction. Readers only ever follow committed batches, so they never see a
+the kind's storage (`tm.storages[kind]`: OpenSearch chunks or S3 objects) → the batch (its entries inline, or in
+an S3 manifest: `tm.manifests`) → commit the batch, the namespace record and the meta entry in one DynamoDB
+transaction. Readers only ever follow committed batches, so they never see a
 reference to data that is not there, nor half a batch.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from offprompt import metering
 from offprompt.artifacts import BaseArtifact
@@ -21,14 +21,20 @@ from offprompt.identifiers import check_identifier
 from offprompt.limits import MAX_META_BYTES
 from offprompt.memory import task
 from offprompt.memory.meta import ActionSubtaskMetaEntry
-from offprompt.ports import NamespaceCommit, NamespaceDeleting, StorageKindTaken, StoredBatch, TextScope
-from offprompt.services.task_memory.batches import batch_for
+from offprompt.ports import (
+    ArtifactStorage,
+    Entries,
+    NamespaceCommit,
+    NamespaceDeleting,
+    StorageKindTaken,
+    StoredBatch,
+    TextScope,
+)
 from offprompt.services.task_memory.cleanup import best_effort
 from offprompt.services.task_memory.context import TaskMemory
 from offprompt.services.task_memory.errors import NamespaceDeleted, StorageKindConflict
 from offprompt.services.task_memory.results import ProcessResult
-from offprompt.services.task_memory.storages import ArtifactStorage, Entries
-from offprompt.services.task_memory.uploads import artifact_from_upload, upload_key
+from offprompt.services.task_memory.uploads import check_upload_size, checked_upload, fill_upload, upload_shell
 
 
 def process_output(
@@ -45,9 +51,11 @@ def process_output(
 ) -> ProcessResult:
     check_identifier("memory_name", memory)
     uploaded: str | None = None
-    if value_from is not None:
-        artifact = artifact_from_upload(tm, tenant, memory, artifact, value_from)
-        uploaded = upload_key(tm, tenant, memory, value_from)
+    if value_from is not None:  # the value is an upload (uploads.py): checked, read from S3, then filled in
+        uploaded = checked_upload(tm, tenant, memory, artifact, value_from)
+        check_upload_size(tm, tm.blobs.size(uploaded))
+        shell = upload_shell(cast(dict[str, Any], artifact))
+        artifact = fill_upload(shell, tm.blobs.get(uploaded))
     elif not isinstance(artifact, BaseArtifact):
         artifact = BaseArtifact.from_dict(artifact)
     decided = task.plan(artifact)
@@ -76,7 +84,7 @@ def process_output(
     scope = TextScope(tenant, memory, namespace)
     storage = tm.storages[kind]
     entries, total = storage.store(scope, start, items)
-    batch = batch_for(tm, tenant, memory, namespace, start, kind.value, entries)
+    batch = tm.manifests.batch_for(scope, start, kind.value, entries)
 
     answer = task.stored_answer(tool, activity, memory, namespace)
     meta = ActionSubtaskMetaEntry(actions=actions_json, answer=answer.value, thought=thought)
@@ -108,5 +116,4 @@ def _discard(
 ) -> None:
     """Best-effort removal of data written by a store whose commit lost the storage-kind race (or the namespace)."""
     storage.discard(scope, entries, lost_to)
-    if batch.manifest_key:
-        best_effort(functools.partial(tm.blobs.delete_prefix, batch.manifest_key))
+    tm.manifests.discard(batch)

@@ -4,8 +4,8 @@ one object (the local stack, tests, benchmarks). The logic lives in the use-case
 - `process_output` (Griptape's `TaskMemory.process_output`) · `load` (`load_artifacts`) · `uploads`
 - `namespaces` (records, meta entries, delete) · `search`
 
-and their shared mechanics: `storages` (the registry by storage kind), `batches` (entries and manifests),
-`keys` (the S3 layout), `cleanup` (best-effort steps).
+over the ports in `context.TaskMemory`: the storage registry by kind (`storages`, adapters built in
+`offprompt.composition.task_memory`), the batch manifests, `keys` (the S3 layout), `cleanup` (best-effort steps).
 """
 
 from __future__ import annotations

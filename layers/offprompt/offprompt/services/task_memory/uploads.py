@@ -1,5 +1,6 @@
-"""Use case: uploads — a presigned PUT for a large value (`create_upload`), and reading it back as the value of a
-process-output artifact (`value_from`). Handler: functions/process_output (POST .../uploads)."""
+"""Use case: uploads — a presigned PUT for a large value (`create_upload`), and the checks and decoding that make it
+the value of a process-output artifact (`value_from`; process-output reads the object). Handler:
+functions/process_output (POST .../uploads)."""
 
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ def upload_key(tm: TaskMemory, tenant: str, memory: str, value_from: Any) -> str
     return key
 
 
-def artifact_from_upload(tm: TaskMemory, tenant: str, memory: str, envelope: Any, value_from: Any) -> BaseArtifact:
+def checked_upload(tm: TaskMemory, tenant: str, memory: str, envelope: Any, value_from: Any) -> str:
+    """The key of the upload `value_from` names, after checking the envelope it fills (pure: no S3 call)."""
     if not isinstance(envelope, dict):
         raise ArtifactError("artifact must be a JSON object")
     if "value" in envelope:
@@ -55,14 +57,24 @@ def artifact_from_upload(tm: TaskMemory, tenant: str, memory: str, envelope: Any
     kind = envelope.get("type")
     if kind not in _VALUE_FROM_TYPES:
         raise UploadError(f"value_from works for {', '.join(_VALUE_FROM_TYPES)}; store list items one by one")
-    key = upload_key(tm, tenant, memory, value_from)
-    size = tm.blobs.size(key)
+    return upload_key(tm, tenant, memory, value_from)
+
+
+def check_upload_size(tm: TaskMemory, size: int | None) -> None:
+    """The upload's size (from a HEAD) is there and within `max_upload_bytes`."""
     if size is None:
         raise UploadError("the upload does not exist (not uploaded yet, expired or already used)")
     if size > tm.max_upload_bytes:
         raise PayloadTooLarge(f"the upload is {size} bytes; at most {tm.max_upload_bytes} bytes are accepted")
-    artifact = BaseArtifact.from_dict({**envelope, "value": ""})
-    data = tm.blobs.get(key)
+
+
+def upload_shell(envelope: dict[str, Any]) -> BaseArtifact:
+    """The artifact the upload fills, with an empty value."""
+    return BaseArtifact.from_dict({**envelope, "value": ""})
+
+
+def fill_upload(artifact: BaseArtifact, data: bytes) -> BaseArtifact:
+    """`artifact` with the uploaded bytes as its value (text: decoded as UTF-8)."""
     if isinstance(artifact, TextArtifact):
         try:
             artifact.value = data.decode("utf-8")
