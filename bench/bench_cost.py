@@ -289,6 +289,13 @@ def measure(meter: Meter, reps: int, runs: list[dict[str, Any]]) -> dict[str, di
         for r in runs:  # the thread prompt-stack and list-runs read
             out = add_run.lambda_handler(event("POST", f"/threads/{thread}/runs", {"thread_id": thread}, r), None)
             assert out["statusCode"] == 201, out
+        # a thread that keeps its 10 newest runs: once past max_runs + PRUNE_SLACK, every add prunes one run
+        out = threads.lambda_handler(event("PUT", "/threads/pruned", {"thread_id": "pruned"}, {"max_runs": 10}), None)
+        assert out["statusCode"] == 200, out
+        for i, r in enumerate(runs[:30]):
+            body = {**r, "id": f"pruned-{i}"}
+            out = add_run.lambda_handler(event("POST", "/threads/pruned/runs", {"thread_id": "pruned"}, body), None)
+            assert out["statusCode"] == 201, out
         text = " ".join(f"word{i} about memory and agents" for i in range(300))  # ~2 KB, a few chunks
         for _name, artifact in (
             ("blob-ns", {"type": "BlobArtifact", "name": "blob-ns", "value": base64.b64encode(b"b" * 1024).decode()}),
@@ -323,6 +330,11 @@ def measure(meter: Meter, reps: int, runs: list[dict[str, Any]]) -> dict[str, di
             "AddRunFunction",
             add_run.lambda_handler,
             lambda i: event("POST", f"/threads/{thread}/runs", {"thread_id": thread}, new_run(i)),
+        ),
+        "POST /threads/{id}/runs (max_runs 10, prune)": (
+            "AddRunFunction",
+            add_run.lambda_handler,
+            lambda i: event("POST", "/threads/pruned/runs", {"thread_id": "pruned"}, new_run(i)),
         ),
         "POST /threads/{id}/prompt-stack (4k tokens)": (
             "PromptStackFunction",

@@ -5,10 +5,13 @@ Triggers:
   every thread in the batch is summarized once. A thread whose summarization fails reports its records in
   `batchItemFailures` (`ReportBatchItemFailures` in template.yaml), so Lambda retries only them; nothing was
   changed for it (compare-and-swap commit), so no run is lost. A record that cannot be read is reported alone.
+- the same stream's REMOVE records of run items DynamoDB's TTL deleted (`userIdentity` the DynamoDB service) that
+  carry `metered_bytes`: the tenant's stored-bytes gauge goes down by them, once per record
+  (docs/adr/0021-stored-bytes-and-run-counts.md).
 - a direct invocation `{"tenant", "thread_id"}` → `{"status", "through_seq", "summarized_runs"}`; errors
   are raised (DependencyUnavailable when Bedrock fails).
 
-Use case: `offprompt.services.conversation.summarize`.
+Use cases: `offprompt.services.conversation.summarize`, `expiry.release_expired_run`.
 """
 
 from __future__ import annotations
@@ -22,7 +25,11 @@ from api_common.entry import invocation_deadline, make_handler, observability
 from api_common.powertools import DATA_CLASSES, APIGatewayHttpResolver, complete_lazy_package
 from offprompt.composition.conversation import default_service
 from offprompt.errors import InvalidInput
+from offprompt.services.conversation.expiry import release_expired_run
 from offprompt.services.conversation.summarize import summarize as summarize_thread
+
+#: The `userIdentity` of a stream record for an item DynamoDB's Time to Live deleted.
+TTL_IDENTITY = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
 
 
 def summarize(tenant: str, thread_id: str) -> dict[str, Any]:
@@ -58,6 +65,9 @@ def handle_stream(event: dict[str, Any]) -> dict[str, Any]:
     outcomes: dict[tuple[str, str], Exception | None] = {}
 
     def summarize_thread_of(record: DynamoDBRecord) -> None:
+        if record.event_name is DynamoDBRecordEventName.REMOVE and record.dynamodb is not None:
+            release_expired(record.event_id, record.user_identity, record.dynamodb.old_image)
+            return
         if record.event_name is not DynamoDBRecordEventName.INSERT or record.dynamodb is None:
             return
         image = record.dynamodb.new_image
@@ -85,6 +95,24 @@ def handle_stream(event: dict[str, Any]) -> dict[str, Any]:
     if metrics.metric_set:
         metrics.flush_metrics()
     return dict(response)
+
+
+def release_expired(event_id: str | None, identity: dict[str, Any], image: dict[str, Any]) -> bool:
+    """A run item TTL deleted: its `metered_bytes` off the tenant's gauge (a delete by anyone else is ignored:
+    deletes by the API take the bytes off in their own transactions)."""
+    if {k: identity.get(k) for k in TTL_IDENTITY} != TTL_IDENTITY or not event_id:
+        return False
+    sk, tenant, thread_id, metered = (
+        image.get("sk"),
+        image.get("tenant"),
+        image.get("thread_id"),
+        image.get("metered_bytes"),
+    )
+    if not (isinstance(sk, str) and sk.startswith("RUN#") and isinstance(tenant, str) and isinstance(thread_id, str)):
+        return False
+    if metered is None or int(metered) <= 0:
+        return False  # not metered, or stored before runs carried their bytes (ADR 0021): nothing to take off
+    return release_expired_run(default_service(), tenant, thread_id, event_id, int(metered))
 
 
 def _no_routes(app: APIGatewayHttpResolver) -> None:

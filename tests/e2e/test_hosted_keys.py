@@ -199,3 +199,6 @@ def test_task_memory_is_metered_and_stored_bytes_are_a_quota(stack: RunningStack
     with raises(404, "not_found"):
         api.get_namespace("TaskMemory", "p2")
     assert api.request("GET", "/usage").json()["totals"]["artifacts_stored"] == 2
+    # deleting a namespace takes exactly its bytes off the gauge (ADR 0021): the quota frees up
+    api.delete_namespace("TaskMemory", "p1")
+    assert api.request("GET", "/usage").json()["stored_bytes"] == stored - len(page)

@@ -146,9 +146,10 @@ def test_summarizer_stream_settings() -> None:
     assert props["DestinationConfig"]["OnFailure"]["Destination"] == {
         "Fn::GetAtt": ["SummarizerDeadLetterQueue", "Arn"]
     }
-    pattern = json.loads(props["FilterCriteria"]["Filters"][0]["Pattern"])
-    # What the pattern lets through is checked against real items in test_summarizer_filter.py.
-    assert pattern["eventName"] == ["INSERT"]
+    patterns = [json.loads(f["Pattern"]) for f in props["FilterCriteria"]["Filters"]]
+    # What the patterns let through is checked against real items in test_summarizer_filter.py.
+    assert [p["eventName"] for p in patterns] == [["INSERT"], ["REMOVE"]]  # runs added; runs TTL deleted
+    assert patterns[1]["userIdentity"] == {"type": ["Service"], "principalId": ["dynamodb.amazonaws.com"]}
 
 
 def test_stack_deploys_into_moto_with_the_template_settings(deployed: Deployed) -> None:
@@ -162,7 +163,7 @@ def test_stack_deploys_into_moto_with_the_template_settings(deployed: Deployed) 
     assert table["KeySchema"] == props["KeySchema"]
     assert sorted(table["AttributeDefinitions"], key=str) == sorted(props["AttributeDefinitions"], key=str)
     assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
-    assert table["StreamSpecification"] == {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}
+    assert table["StreamSpecification"] == {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}
     ttl = session.client("dynamodb").describe_time_to_live(TableName=resources["MemoryTable"])
     assert ttl["TimeToLiveDescription"] == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expires_at"}
 

@@ -1,4 +1,5 @@
-"""`plan set <tenant> <plan> [--rate-per-second N] [--runs-per-day N] [--stored-bytes N] [--max-keys N]`, `plan list`.
+"""`plan set <tenant> <plan> [--rate-per-second N] [--runs-per-day N] [--stored-bytes N] [--max-keys N]
+[--scans-per-day N]`, `plan list`.
 
 A plan change reaches the tenant's keys at once; deployed, the authorizer's cache (300 s) may serve the old plan
 that long.
@@ -10,7 +11,7 @@ import argparse
 
 from .context import Context, emit
 
-OVERRIDES = ("rate_per_second", "runs_per_day", "stored_bytes", "max_keys")
+OVERRIDES = ("rate_per_second", "runs_per_day", "stored_bytes", "max_keys", "scans_per_day")
 
 
 def add_plan_options(parser: argparse.ArgumentParser) -> None:

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from offprompt.errors import QuotaExceeded
-from offprompt.limits import DEFAULT_MAX_KEYS
+from offprompt.limits import DEFAULT_MAX_KEYS, DEFAULT_SCANS_PER_DAY
 
 #: Every usage counter `GET /usage` reports per day (plus `requests_by_route`).
 COUNTERS = (
@@ -47,6 +47,8 @@ class Plan:
     runs_per_day: int = 0
     stored_bytes: int = 0
     max_keys: int = DEFAULT_MAX_KEYS
+    #: Self-service exports and erases per UTC day (each reads the whole table: docs/adr/0024, 0021).
+    scans_per_day: int = DEFAULT_SCANS_PER_DAY
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +57,7 @@ class Plan:
             "runs_per_day": self.runs_per_day,
             "stored_bytes": self.stored_bytes,
             "max_keys": self.max_keys,
+            "scans_per_day": self.scans_per_day,
         }
 
     @classmethod
@@ -74,14 +77,17 @@ class Plan:
             runs_per_day=number("runs_per_day", 0),
             stored_bytes=number("stored_bytes", 0),
             max_keys=number("max_keys", DEFAULT_MAX_KEYS),
+            scans_per_day=number("scans_per_day", DEFAULT_SCANS_PER_DAY),
         )
 
 
 #: The plans an operator can name (`offprompt_admin plan set <tenant> <plan>`); each field can be overridden.
 PLANS: dict[str, Plan] = {
-    "free": Plan("free", rate_per_second=10, runs_per_day=1_000, stored_bytes=100 * 2**20, max_keys=5),
-    "pro": Plan("pro", rate_per_second=100, runs_per_day=100_000, stored_bytes=10 * 2**30, max_keys=20),
-    "unlimited": Plan("unlimited", max_keys=100),
+    "free": Plan("free", rate_per_second=10, runs_per_day=1_000, stored_bytes=100 * 2**20, max_keys=5, scans_per_day=2),
+    "pro": Plan(
+        "pro", rate_per_second=100, runs_per_day=100_000, stored_bytes=10 * 2**30, max_keys=20, scans_per_day=10
+    ),
+    "unlimited": Plan("unlimited", max_keys=100, scans_per_day=0),
 }
 DEFAULT_PLAN = "free"
 
@@ -110,6 +116,11 @@ class Meter:
     counters: dict[str, int] = field(default_factory=dict)
     #: Counters already written by an adapter in its own transaction (so the final write skips them).
     committed: dict[str, int] = field(default_factory=dict)
+    #: Stored bytes an adapter already added to the tenant's gauge in its own transaction (a namespace commit):
+    #: the day's counters still go in the final write, the gauge does not move again.
+    gauge_committed: int = 0
+    #: Set when the request erased its own tenant: nothing of the tenant may be written after it (no usage).
+    erased: bool = False
 
     @property
     def day(self) -> str:
@@ -127,7 +138,7 @@ class Meter:
 
     def stored_delta(self) -> int:
         pending = self.pending()
-        return sum(pending.get(name, 0) for name in STORED_BYTES)
+        return max(0, sum(pending.get(name, 0) for name in STORED_BYTES) - self.gauge_committed)
 
 
 _CURRENT: contextvars.ContextVar[Meter | None] = contextvars.ContextVar("offprompt_meter", default=None)
@@ -152,6 +163,22 @@ def record(**counters: int) -> None:
     meter = _CURRENT.get()
     if meter is not None:
         meter.add(**counters)
+
+
+def tenant_erased(tenant: str) -> None:
+    """The request erased `tenant`: when it is the request's own tenant, its usage is not written afterwards
+    (it would re-create the erased tenant's usage items)."""
+    meter = _CURRENT.get()
+    if meter is not None and meter.tenant == tenant:
+        meter.erased = True
+
+
+def scans_quota_exceeded(plan: Plan, now: float) -> QuotaExceeded:
+    return QuotaExceeded(
+        f"this tenant ran the {plan.scans_per_day} exports and erases its plan allows today (UTC)",
+        retry_after=seconds_to_midnight(now),
+        details={"quota": "scans_per_day", "limit": plan.scans_per_day},
+    )
 
 
 def runs_quota_exceeded(plan: Plan, now: float) -> QuotaExceeded:

@@ -139,6 +139,12 @@ class ThreadState:
     name: str | None = None
     alias: str | None = None
     metadata_json: str | None = None  # the thread's `metadata` object as JSON
+    # The number of stored runs, kept by the same transactions that add, prune and delete runs; None when it
+    # cannot be trusted (a thread older than the count, or one with runs that expire: TTL deletes them unseen,
+    # and readers hide expired runs before TTL deletes them), so callers count the runs instead.
+    run_count: int | None = None
+    # The run counter as read, trusted or not (the condition of `record_run_count`'s write-back).
+    run_count_read: int | None = None
 
 
 class ThreadDeleting(Exception):
@@ -161,6 +167,9 @@ class StoredRun:
     expires_at: int | None = None
     # The thread's memory type when the run was written: the summarizer's stream filter wakes only for "summary".
     memory_type: str = "buffer"
+    # Bytes this run added to its tenant's stored-bytes gauge (hosted mode; 0 when it was not metered, or stored
+    # before the gauge was kept per item): what removing it takes off the gauge.
+    metered_bytes: int = 0
 
 
 class RunIdTaken(Exception):
@@ -219,7 +228,19 @@ class RunStore(Protocol):
         """Every unexpired run from `lo` on, oldest first, with its item (inline body or body key)."""
         ...
 
-    def delete_runs(self, tenant: str, thread_id: str, runs: Sequence[StoredRun]) -> None: ...
+    def delete_runs(self, tenant: str, thread_id: str, runs: Sequence[StoredRun]) -> None:
+        """Delete the runs (and their ids); the thread's run count and the tenant's stored-bytes gauge go down by
+        exactly what was deleted (a run already gone counts nothing)."""
+        ...
+
+    def release_expired(self, tenant: str, thread_id: str, event_id: str, metered_bytes: int) -> bool:
+        """Take a run that TTL deleted off its tenant's stored-bytes gauge, once per stream record `event_id`."""
+        ...
+
+    def record_run_count(self, state: ThreadState, count: int) -> None:
+        """Record a thread's counted runs (`count`, every stored run, expired or not) so later reads trust
+        `run_count`; a no-op when a run was added or deleted since `state` was read (the next read counts again)."""
+        ...
 
     def commit_summary(
         self, tenant: str, thread_id: str, *, summary: str, through_seq: int, expected_version: int, now: str
@@ -496,6 +517,11 @@ class TenancyStore(Protocol):
 
     def take_rate_token(self, tenant: str, second: int, shard: int, limit: int) -> bool:
         """Count one request in the tenant's window; False when the window already holds `limit`."""
+        ...
+
+    def take_scan(self, tenant: str, day: str, limit: int) -> str:
+        """Count one self-service export/erase of `day` under `limit` (0: unlimited): "ok", "limit", or "erased"
+        when the tenant record is gone."""
         ...
 
     def runs_added(self, tenant: str, day: str) -> int:

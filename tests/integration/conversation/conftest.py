@@ -22,7 +22,7 @@ FALLBACK_TABLE = {
     ],
     "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
     "BillingMode": "PAY_PER_REQUEST",
-    "StreamSpecification": {"StreamViewType": "NEW_IMAGE"},
+    "StreamSpecification": {"StreamViewType": "NEW_AND_OLD_IMAGES"},
     "TimeToLiveSpecification": {"AttributeName": "expires_at", "Enabled": True},
 }
 _TEMPLATE_CACHE: dict[str, Any] = {}

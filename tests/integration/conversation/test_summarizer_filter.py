@@ -14,19 +14,27 @@ from conversation_api import TABLE, Api, text_run
 from sam_support import load_template
 
 
-def summarizer_pattern() -> dict[str, Any]:
+def summarizer_patterns() -> list[dict[str, Any]]:
     events = load_template()["Resources"]["SummarizerFunction"]["Properties"]["Events"]
     (stream,) = [e for e in events.values() if e["Type"] == "DynamoDB"]
-    (pattern,) = stream["Properties"]["FilterCriteria"]["Filters"]
-    return dict(json.loads(pattern["Pattern"]))
+    return [dict(json.loads(f["Pattern"])) for f in stream["Properties"]["FilterCriteria"]["Filters"]]
+
+
+def summarizer_pattern() -> list[dict[str, Any]]:
+    """Lambda's filters are alternatives: a record passes when any pattern matches it."""
+    return summarizer_patterns()
 
 
 def matches(pattern: Any, value: Any) -> bool:
+    if isinstance(pattern, list) and pattern and all(isinstance(p, dict) and "eventName" in p for p in pattern):
+        return any(matches(p, value) for p in pattern)  # the filters: any of them
     if isinstance(pattern, dict):
         return isinstance(value, dict) and all(k in value and matches(p, value[k]) for k, p in pattern.items())
-    # A list is a set of alternatives: exact values or {"prefix": ...}.
+    # A list is a set of alternatives: exact values, {"prefix": ...} or {"exists": true} (the key is there).
     return any(
-        (isinstance(alt, dict) and isinstance(value, str) and value.startswith(alt["prefix"])) or alt == value
+        (isinstance(alt, dict) and isinstance(value, str) and "prefix" in alt and value.startswith(alt["prefix"]))
+        or (isinstance(alt, dict) and alt.get("exists") is True)
+        or alt == value
         for alt in pattern
     )
 
@@ -61,3 +69,35 @@ def test_only_runs_of_summary_threads_wake_the_summarizer(api: Api, aws: dict[st
     ]
     assert len(summary_runs) == 2 and all(matches(pattern, r) for r in summary_runs)
     assert not matches(pattern, {**summary_runs[0], "eventName": "MODIFY"})
+
+
+TTL = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+
+
+def remove_records(ddb: Any, identity: dict[str, str] | None) -> list[tuple[str, dict[str, Any]]]:
+    """(kind of item, the REMOVE record DynamoDB Streams would carry when it is deleted by `identity`)."""
+    out = []
+    for item in ddb.scan(TableName=TABLE)["Items"]:
+        record: dict[str, Any] = {
+            "eventName": "REMOVE",
+            "dynamodb": {"Keys": {"pk": item["pk"], "sk": item["sk"]}, "OldImage": item},
+        }
+        if identity is not None:
+            record["userIdentity"] = identity
+        out.append((item["sk"]["S"].split("#", 1)[0], record))
+    return out
+
+
+def test_only_ttl_removals_of_metered_runs_reach_the_summarizer(api: Api, aws: dict[str, Any]) -> None:
+    from offprompt import metering
+
+    assert api.post_run("unmetered", text_run("u-1", "q", "a"))[0] == 201
+    with metering.metered(metering.Meter("tenant-a", metering.Plan("p"))):  # hosted mode: runs carry their bytes
+        assert api.post_run("metered", text_run("m-1", "q", "a"))[0] == 201
+    pattern = summarizer_pattern()
+    by_ttl = [(k, r) for k, r in remove_records(aws["dynamodb"], TTL) if matches(pattern, r)]
+    assert [(k, r["dynamodb"]["OldImage"]["thread_id"]["S"]) for k, r in by_ttl] == [("RUN", "metered")]
+    # a delete by anyone but the TTL service (the API's own deletes take the bytes off themselves) never does
+    assert not any(matches(pattern, r) for _, r in remove_records(aws["dynamodb"], None))
+    someone = {"type": "Service", "principalId": "other.amazonaws.com"}
+    assert not any(matches(pattern, r) for _, r in remove_records(aws["dynamodb"], someone))

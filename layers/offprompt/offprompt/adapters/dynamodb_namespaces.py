@@ -9,6 +9,10 @@ Items of one task memory share a partition, `pk = TASKMEM#{tenant}#{memory}`:
   commit at all; positions are never reused, so a straggler's documents cannot collide with a later store's.
 - `BATCH#{namespace}#{start:012d}`: one committed store (count, kind, per-artifact entries or a manifest key).
 - `META#{time_ns:020d}#{uuid}`: one meta-memory entry (`ActionSubtaskMetaEntry.to_dict()`), in time order.
+
+Hosted mode (a usage meter open): the commit transaction also adds the batch's bytes to the tenant's stored-bytes
+gauge and to the record's `metered_bytes`; a delete takes exactly the record's `metered_bytes` off the gauge in
+the transaction that marks it (docs/adr/0021-stored-bytes-and-run-counts.md).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from offprompt import metering
 from offprompt.errors import DependencyUnavailable, InvalidInput
 from offprompt.identifiers import key
 from offprompt.ports import (
@@ -36,6 +41,7 @@ from offprompt.ports import (
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
+from .dynamodb_tenancy import stored_bytes_add, stored_bytes_release
 
 NS = "NS"
 BATCH = "BATCH"
@@ -164,6 +170,12 @@ class DynamoDbNamespaceStore:
                 }
             },
         ]
+        meter = metering.current()
+        metered = update.total_bytes if meter is not None else 0
+        if metered > 0:  # counted with the data it counts: a commit that fails adds nothing
+            record_update = items[1]["Update"]
+            record_update["UpdateExpression"] += ", metered_bytes :bytes"
+            items.append(stored_bytes_add(self.table, tenant, metered))
         if meta_entry is not None:
             items.append(
                 {
@@ -190,6 +202,8 @@ class DynamoDbNamespaceStore:
             raise DependencyUnavailable(f"DynamoDB commit failed: {_reason(exc)}") from exc
         except BotoCoreError as exc:
             raise DependencyUnavailable(f"DynamoDB commit failed: {_reason(exc)}") from exc
+        if meter is not None and metered > 0:
+            meter.gauge_committed += metered  # the request's final usage write must not add them again
 
     # ---- reads ---------------------------------------------------------------------------------------
     def _query(self, **kwargs: Any) -> Any:
@@ -262,29 +276,9 @@ class DynamoDbNamespaceStore:
         pk = self.pk(tenant, memory)
         record_key = {"pk": {"S": pk}, "sk": {"S": self.record_sk(namespace)}}
         # 1. Mark the record: from here no store can commit into this incarnation or reserve a new one, and
-        #    readers see an unknown namespace (a record without `kind`).
-        try:
-            out = self.client.update_item(
-                TableName=self.table,
-                Key=record_key,
-                # Everything but the position counter goes: positions are never reused across incarnations,
-                # so data a straggling store writes after the delete can never be mistaken for a later store's.
-                UpdateExpression=(
-                    "SET #deleting = :now REMOVE #kind, memory_name, #ns, tool, activity, namespace_metadata, "
-                    "created_at, updated_at, artifact_count, total_bytes"
-                ),
-                ConditionExpression="attribute_exists(pk)",
-                ExpressionAttributeNames={"#deleting": "deleting", "#kind": "kind", "#ns": "namespace"},
-                ExpressionAttributeValues={":now": {"S": _now()}},
-                ReturnValues="ALL_OLD",
-            )
-            existed = "kind" in (out.get("Attributes") or {})
-        except ClientError as exc:
-            if error_code(exc) != "ConditionalCheckFailedException":
-                raise DependencyUnavailable(f"DynamoDB update failed: {_reason(exc)}") from exc
-            existed = False  # no record: nothing reserved, nothing committed (batches are swept below anyway)
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB update failed: {_reason(exc)}") from exc
+        #    readers see an unknown namespace (a record without `kind`). The bytes it added to the tenant's
+        #    gauge go off the gauge in the same write (a retried delete finds none left to take off).
+        existed = self._mark_deleting(tenant, record_key)
         # 2. Every batch.
         keys: list[str] = []
         start_key: dict[str, Any] | None = None
@@ -304,6 +298,80 @@ class DynamoDbNamespaceStore:
                 break
         self._delete_keys(pk, keys)
         return existed
+
+    def _mark_deleting(self, tenant: str, record_key: dict[str, Any]) -> bool:
+        """Mark the record deleting; returns whether it held a committed namespace.
+
+        One UpdateItem when the record added nothing to the gauge (most records, and every one outside hosted
+        mode); otherwise a transaction with the gauge, conditioned on the `metered_bytes` read, retried when a
+        concurrent commit moved them."""
+        names = {"#deleting": "deleting", "#kind": "kind", "#ns": "namespace", "#mb": "metered_bytes"}
+        # Everything but the position counter goes: positions are never reused across incarnations,
+        # so data a straggling store writes after the delete can never be mistaken for a later store's.
+        mark = (
+            "SET #deleting = :now REMOVE #kind, memory_name, #ns, tool, activity, namespace_metadata, "
+            "created_at, updated_at, artifact_count, total_bytes, #mb"
+        )
+        for _attempt in range(10):
+            try:
+                out = self.client.update_item(
+                    TableName=self.table,
+                    Key=record_key,
+                    UpdateExpression=mark,
+                    ConditionExpression="attribute_exists(pk) AND (attribute_not_exists(#mb) OR #mb = :zero)",
+                    ExpressionAttributeNames=names,
+                    ExpressionAttributeValues={":now": {"S": _now()}, ":zero": {"N": "0"}},
+                    ReturnValues="ALL_OLD",
+                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                )
+                return "kind" in (out.get("Attributes") or {})
+            except ClientError as exc:
+                if error_code(exc) != "ConditionalCheckFailedException":
+                    raise DependencyUnavailable(f"DynamoDB update failed: {_reason(exc)}") from exc
+                old = exc.response.get("Item") or {}
+            except BotoCoreError as exc:
+                raise DependencyUnavailable(f"DynamoDB update failed: {_reason(exc)}") from exc
+            if not old:
+                return False  # no record: nothing reserved, nothing committed (batches are swept anyway)
+            metered = int(old["metered_bytes"]["N"])
+            if self._mark_releasing(tenant, record_key, mark, names, metered):
+                return "kind" in old
+        raise DependencyUnavailable("DynamoDB delete kept racing stores into the namespace; retry the delete")
+
+    def _mark_releasing(
+        self, tenant: str, record_key: dict[str, Any], mark: str, names: dict[str, str], metered: int
+    ) -> bool:
+        """The mark and the gauge release in one transaction; False when `metered_bytes` changed meanwhile."""
+        with_gauge = True
+        for _attempt in range(3):
+            items: list[dict[str, Any]] = [
+                {
+                    "Update": {
+                        "TableName": self.table,
+                        "Key": record_key,
+                        "UpdateExpression": mark,
+                        "ConditionExpression": "#mb = :metered",
+                        "ExpressionAttributeNames": names,
+                        "ExpressionAttributeValues": {":now": {"S": _now()}, ":metered": {"N": str(metered)}},
+                    }
+                }
+            ]
+            if with_gauge:
+                items.append(stored_bytes_release(self.table, tenant, metered))
+            try:
+                self.client.transact_write_items(TransactItems=items)
+                return True
+            except ClientError as exc:
+                codes = [r.get("Code") for r in exc.response.get("CancellationReasons") or []]
+                if codes and codes[0] in ("ConditionalCheckFailed", "TransactionConflict"):
+                    return False  # a store committed (or is committing) meanwhile: read the record again
+                if len(codes) > 1 and codes[1] == "ConditionalCheckFailed":
+                    with_gauge = False  # no gauge (an erased tenant): mark only
+                    continue
+                raise DependencyUnavailable(f"DynamoDB delete failed: {_reason(exc)}") from exc
+            except BotoCoreError as exc:
+                raise DependencyUnavailable(f"DynamoDB delete failed: {_reason(exc)}") from exc
+        raise DependencyUnavailable("DynamoDB delete failed; retry it")
 
     def release(self, tenant: str, memory: str, namespace: str) -> None:
         try:  # the record stays as a bare position counter; the next reservation mints a new generation

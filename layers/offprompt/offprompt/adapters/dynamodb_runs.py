@@ -4,9 +4,17 @@ Partition `T#{tenant}#TH#{thread}` (escaped by `identifiers.key`):
 - `#THREAD`          config, `next_seq` counter, `run_tokens` (sum of allocated runs' counts), summary state,
                      timestamps, `generation` (minted when the thread is created; every run's commit checks it)
                      and, while a delete runs, `deleting` (readers then see no thread, adds are refused; the
-                     item goes last, so a retried delete finishes);
-- `RUN#{seq:012d}`   one run: Griptape JSON (`run`) or an S3 pointer (`blob_key`), token counts, size, hash;
-- `RUNID#{run_id}`   seq + content hash of that run (the conditional put that makes retries idempotent).
+                     item goes last, so a retried delete finishes); `run_count` and `expiring_runs`, moved by
+                     the transactions that add and delete runs, trusted once `runs_counted` is set (by the
+                     thread's first run, or by a reader that counted an older thread's runs);
+- `RUN#{seq:012d}`   one run: Griptape JSON (`run`) or an S3 pointer (`blob_key`), token counts, size, hash and,
+                     when it was metered (hosted mode), `metered_bytes` (what it added to the tenant's gauge);
+- `RUNID#{run_id}`   seq + content hash of that run (the conditional put that makes retries idempotent);
+- `EXPIRED#{event}`  a TTL-expired run's stream record already taken off the gauge (`release_expired`).
+
+Deleting runs that carry `metered_bytes` is one transaction per ≤ 48 runs: each run's delete conditioned on the
+run being there, the thread's counts and the tenant's gauge going down by what was really deleted
+(docs/adr/0021-stored-bytes-and-run-counts.md).
 
 Partition `T#{tenant}#ALIAS#{alias}`, item `#ALIAS`: the thread id a Griptape Cloud-style alias names (unique per
 tenant by a conditional put).
@@ -14,8 +22,10 @@ tenant by a conditional put).
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -27,7 +37,7 @@ from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
-from .dynamodb_tenancy import runs_usage_updates
+from .dynamodb_tenancy import runs_usage_updates, stored_bytes_release
 
 THREAD_SK = "#THREAD"
 RUN_PREFIX = "RUN"
@@ -35,6 +45,14 @@ RUNID_PREFIX = "RUNID"
 ALIAS_SK = "#ALIAS"
 _THREAD_TEXT_FIELDS = ("name", "alias", "metadata_json")
 _CONFIG_FIELDS = ("max_runs", "memory_type", "offset", "retention_days")
+EXPIRED_PREFIX = "EXPIRED"
+#: How long an `EXPIRED#` marker is kept: longer than a stream record lives (24 h), so a retried record finds it.
+EXPIRED_MARKER_TTL_S = 2 * 86_400
+#: Runs per delete transaction: two deletes each (run, run id) + the thread's counts + the gauge ≤ 100 items.
+RUNS_PER_TRANSACTION = 48
+#: Items per delete transaction of a thread delete (each conditional) + the gauge.
+ITEMS_PER_TRANSACTION = 99
+_TRANSACTION_ATTEMPTS = 10
 
 
 def thread_pk(tenant: str, thread_id: str) -> str:
@@ -196,7 +214,8 @@ class DynamoDbRunStore:
     # ---- runs -----------------------------------------------------------------------------------------
     def put_run(self, tenant: str, thread_id: str, run: StoredRun, generation: str) -> None:
         pk = thread_pk(tenant, thread_id)
-        item = _run_item(pk, run, tenant, thread_id)
+        meter = metering.current()
+        item = _run_item(pk, run, tenant, thread_id, metered_bytes=run.size if meter is not None else 0)
         id_item: dict[str, Any] = {
             **_key(pk, runid_sk(run.run_id)),
             "seq": {"N": str(run.seq)},
@@ -206,7 +225,6 @@ class DynamoDbRunStore:
             id_item["expires_at"] = {"N": str(run.expires_at)}
         # Hosted mode: the run's usage is counted in this same transaction (exactly once: a replay's transaction
         # fails on the run-id item), under the plan's runs-per-day and stored-bytes conditions.
-        meter = metering.current()
         usage: list[dict[str, Any]] = []
         counters: dict[str, int] = {}
         if meter is not None:
@@ -237,15 +255,8 @@ class DynamoDbRunStore:
                             "ConditionExpression": "attribute_not_exists(pk)",
                         }
                     },
-                    {  # the incarnation that gave out the seq is still there and not being deleted
-                        "ConditionCheck": {
-                            "TableName": self.table_name,
-                            "Key": _key(pk, THREAD_SK),
-                            "ConditionExpression": "#gen = :gen AND attribute_not_exists(#deleting)",
-                            "ExpressionAttributeNames": {"#gen": "generation", "#deleting": "deleting"},
-                            "ExpressionAttributeValues": {":gen": {"S": generation}},
-                        }
-                    },
+                    # the incarnation that gave out the seq is still there and not being deleted; it counts the run
+                    {"Update": _count_added_run(self.table_name, pk, run, generation)},
                     *usage,
                 ]
             )
@@ -303,7 +314,7 @@ class DynamoDbRunStore:
             "ConsistentRead": True,
         }
         if keys_only:
-            params["ProjectionExpression"] = "pk, sk, seq, run_id, blob_key, #h, expires_at"
+            params["ProjectionExpression"] = "pk, sk, seq, run_id, blob_key, #h, expires_at, metered_bytes"
             params["ExpressionAttributeNames"] = {"#h": "hash"}
         out = self._call("query", **params)
         runs = [_stored_run(item) for item in out.get("Items", [])]
@@ -347,9 +358,75 @@ class DynamoDbRunStore:
             lo = last + 1
 
     def delete_runs(self, tenant: str, thread_id: str, runs: Sequence[StoredRun]) -> None:
+        """One transaction per RUNS_PER_TRANSACTION runs: each run deleted only if it is there, its id, the
+        thread's `run_count`/`expiring_runs` and the tenant's gauge down by what was deleted."""
         pk = thread_pk(tenant, thread_id)
-        keys = [_key(pk, run_sk(r.seq)) for r in runs] + [_key(pk, runid_sk(r.run_id)) for r in runs]
-        self._batch_delete(keys)
+        for i in range(0, len(runs), RUNS_PER_TRANSACTION):
+            deletes: list[_Delete] = []
+            for r in runs[i : i + RUNS_PER_TRANSACTION]:
+                deletes.append(_Delete(_key(pk, run_sk(r.seq)), r.metered_bytes, run=True, expiring=r.expires_at))
+                deletes.append(_Delete(_key(pk, runid_sk(r.run_id)), 0, run=False, expiring=None))
+            self._transact_deletes(tenant, pk, deletes, count_on_thread=True)
+
+    def record_run_count(self, state: ThreadState, count: int) -> None:
+        names = {"#n": "run_count", "#ok": "runs_counted", "#exp": "expiring_runs", "#deleting": "deleting"}
+        values: dict[str, Any] = {
+            ":n": {"N": str(count)},
+            ":zero": {"N": "0"},
+            ":yes": {"BOOL": True},
+            ":next": {"N": str(state.next_seq)},
+        }
+        # Unchanged since it was read: no seq handed out (next_seq), no run added or deleted (run_count).
+        condition = "next_seq = :next AND attribute_not_exists(#deleting) AND "
+        if state.run_count_read is None:
+            condition += "attribute_not_exists(#n)"
+        else:
+            condition += "#n = :seen"
+            values[":seen"] = {"N": str(state.run_count_read)}
+        self._call(
+            "update_item",
+            TableName=self.table_name,
+            Key=_key(thread_pk(state.tenant, state.thread_id), THREAD_SK),
+            UpdateExpression="SET #n = :n, #ok = :yes, #exp = :zero",
+            ConditionExpression=condition,
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+            allow_condition_failure=True,
+        )
+
+    def release_expired(self, tenant: str, thread_id: str, event_id: str, metered_bytes: int) -> bool:
+        """Take a TTL-expired run's bytes off the tenant's gauge, once per stream record (`event_id`): a marker
+        item in the thread's partition, put in the same transaction, makes a redelivered record a no-op.
+        Returns whether the gauge moved."""
+        if metered_bytes <= 0:
+            return False
+        pk = thread_pk(tenant, thread_id)
+        marker = {
+            **_key(pk, key(EXPIRED_PREFIX, event_id)),
+            "tenant": {"S": tenant},
+            "expires_at": {"N": str(int(time.time()) + EXPIRED_MARKER_TTL_S)},
+        }
+        try:
+            self.client.transact_write_items(
+                TransactItems=[
+                    {
+                        "Put": {
+                            "TableName": self.table_name,
+                            "Item": marker,
+                            "ConditionExpression": "attribute_not_exists(pk)",
+                        }
+                    },
+                    stored_bytes_release(self.table_name, tenant, metered_bytes),
+                ]
+            )
+        except ClientError as exc:
+            reasons = exc.response.get("CancellationReasons") or []
+            if any(r.get("Code") == "ConditionalCheckFailed" for r in reasons):
+                return False  # already taken off (a redelivered record), or the tenant was erased
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+        return True
 
     def delete_thread(self, tenant: str, thread_id: str) -> int:
         """Mark the thread item, then delete every other item of the partition (runs, run ids)."""
@@ -369,24 +446,35 @@ class DynamoDbRunStore:
         except BotoCoreError as exc:
             raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
         keys: list[dict[str, Any]] = []
+        counted: list[_Delete] = []  # items that added to the tenant's gauge: deleted by transactions
         start: dict[str, Any] | None = None
         while True:
             params: dict[str, Any] = {
                 "TableName": self.table_name,
                 "KeyConditionExpression": "pk = :pk",
                 "ExpressionAttributeValues": {":pk": {"S": pk}},
-                "ProjectionExpression": "pk, sk",
+                "ProjectionExpression": "pk, sk, #mb",
+                "ExpressionAttributeNames": {"#mb": "metered_bytes"},
                 "ConsistentRead": True,
             }
             if start:
                 params["ExclusiveStartKey"] = start
             out = self._call("query", **params)
-            keys.extend({"pk": i["pk"], "sk": i["sk"]} for i in out.get("Items", []) if i["sk"]["S"] != THREAD_SK)
+            for i in out.get("Items", []):
+                if i["sk"]["S"] == THREAD_SK:
+                    continue
+                metered = int(i["metered_bytes"]["N"]) if "metered_bytes" in i else 0
+                if metered > 0:
+                    counted.append(_Delete({"pk": i["pk"], "sk": i["sk"]}, metered, run=False, expiring=None))
+                else:
+                    keys.append({"pk": i["pk"], "sk": i["sk"]})
             start = out.get("LastEvaluatedKey")
             if not start:
                 break
         self._batch_delete(keys)
-        return len(keys)
+        for i in range(0, len(counted), ITEMS_PER_TRANSACTION):
+            self._transact_deletes(tenant, pk, counted[i : i + ITEMS_PER_TRANSACTION], count_on_thread=False)
+        return len(keys) + len(counted)
 
     def release_thread(self, tenant: str, thread_id: str) -> None:
         try:
@@ -466,12 +554,68 @@ class DynamoDbRunStore:
             else:
                 raise DependencyUnavailable("DynamoDB batch_write_item left items unprocessed")
 
-    def _call(self, operation: str, *, refuse_when_deleting: bool = False, **params: Any) -> Any:
+    def _transact_deletes(self, tenant: str, pk: str, deletes: list[_Delete], *, count_on_thread: bool) -> None:
+        """Delete the items in one transaction: each one that added to the gauge (`metered_bytes`) or counts as a
+        run only if it is still there, the gauge (and, with `count_on_thread`, the thread's run counts) down by
+        exactly those. An item found gone (a concurrent prune, delete or TTL expiry took it — and its bytes) is
+        dropped and the rest retried; a thread being deleted or a gauge that is gone (an erased tenant) is left
+        alone."""
+        with_gauge = True
+        for _attempt in range(_TRANSACTION_ATTEMPTS):
+            if not deletes:
+                return
+            items: list[dict[str, Any]] = []
+            for d in deletes:
+                delete: dict[str, Any] = {"TableName": self.table_name, "Key": d.key}
+                if d.conditional:
+                    delete["ConditionExpression"] = "attribute_exists(pk)"
+                items.append({"Delete": delete})
+            runs = sum(1 for d in deletes if d.run)
+            expiring = sum(1 for d in deletes if d.run and d.expiring is not None)
+            released = sum(d.metered_bytes for d in deletes)
+            thread_at = gauge_at = -1
+            if count_on_thread and runs:
+                thread_at = len(items)
+                items.append({"Update": _count_deleted_runs(self.table_name, pk, runs, expiring)})
+            if with_gauge and released:
+                gauge_at = len(items)
+                items.append(stored_bytes_release(self.table_name, tenant, released))
+            try:
+                self.client.transact_write_items(TransactItems=items)
+                return
+            except ClientError as exc:
+                if error_code(exc) != "TransactionCanceledException":
+                    raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+                codes = [r.get("Code") for r in exc.response.get("CancellationReasons") or []]
+                failed = {i for i, code in enumerate(codes) if code == "ConditionalCheckFailed"}
+                if not failed and "TransactionConflict" not in codes:
+                    raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+                deletes = [d for i, d in enumerate(deletes) if i not in failed]
+                if thread_at in failed:  # being deleted (or gone): its counts no longer matter
+                    count_on_thread = False
+                if gauge_at in failed:
+                    with_gauge = False
+                if not failed:
+                    time.sleep(0.02 * (_attempt + 1))  # a concurrent transaction on the same items
+            except BotoCoreError as exc:
+                raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+        raise DependencyUnavailable("DynamoDB delete kept conflicting with other writes; retry it")
+
+    def _call(
+        self,
+        operation: str,
+        *,
+        refuse_when_deleting: bool = False,
+        allow_condition_failure: bool = False,
+        **params: Any,
+    ) -> Any:
         try:
             return getattr(self.client, operation)(**params)
         except ClientError as exc:
             if refuse_when_deleting and error_code(exc) == "ConditionalCheckFailedException":
                 raise ThreadDeleting() from None
+            if allow_condition_failure and error_code(exc) == "ConditionalCheckFailedException":
+                return None
             raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
         except BotoCoreError as exc:
             raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
@@ -479,6 +623,56 @@ class DynamoDbRunStore:
 
 def _key(pk: str, sk: str) -> dict[str, Any]:
     return {"pk": {"S": pk}, "sk": {"S": sk}}
+
+
+@dataclass(frozen=True)
+class _Delete:
+    """One item of a delete transaction: the bytes it added to the gauge, whether it is a run (and expires)."""
+
+    key: dict[str, Any]
+    metered_bytes: int
+    run: bool
+    expiring: int | None
+
+    @property
+    def conditional(self) -> bool:
+        # Deleted only if there (so counted once): runs (the thread's count) and anything the gauge counted.
+        return self.run or self.metered_bytes > 0
+
+
+def _count_added_run(table: str, pk: str, run: StoredRun, generation: str) -> dict[str, Any]:
+    """add-run's thread item update: the incarnation is the one that gave out the seq and is not being deleted;
+    the run counts. The thread's first run (seq 1: nothing was ever stored before it) makes the count trusted."""
+    adds = ["run_count :one"] + (["expiring_runs :one"] if run.expires_at is not None else [])
+    update: dict[str, Any] = {
+        "TableName": table,
+        "Key": _key(pk, THREAD_SK),
+        "UpdateExpression": "ADD " + ", ".join(adds),
+        "ConditionExpression": "#gen = :gen AND attribute_not_exists(#deleting)",
+        "ExpressionAttributeNames": {"#gen": "generation", "#deleting": "deleting"},
+        "ExpressionAttributeValues": {":gen": {"S": generation}, ":one": {"N": "1"}},
+    }
+    if run.seq == 1:
+        update["UpdateExpression"] += " SET #ok = :yes"
+        update["ExpressionAttributeNames"]["#ok"] = "runs_counted"
+        update["ExpressionAttributeValues"][":yes"] = {"BOOL": True}
+    return update
+
+
+def _count_deleted_runs(table: str, pk: str, runs: int, expiring: int) -> dict[str, Any]:
+    values: dict[str, Any] = {":runs": {"N": str(-runs)}}
+    expression = "ADD run_count :runs"
+    if expiring:
+        expression += ", expiring_runs :expiring"
+        values[":expiring"] = {"N": str(-expiring)}
+    return {
+        "TableName": table,
+        "Key": _key(pk, THREAD_SK),
+        "UpdateExpression": expression,
+        "ConditionExpression": "attribute_exists(pk) AND attribute_not_exists(#deleting)",
+        "ExpressionAttributeNames": {"#deleting": "deleting"},
+        "ExpressionAttributeValues": values,
+    }
 
 
 def _n(item: dict[str, Any], name: str, default: int | None = None) -> int | None:
@@ -493,6 +687,8 @@ def _s(item: dict[str, Any], name: str) -> str | None:
 
 def _thread_state(tenant: str, thread_id: str, item: dict[str, Any]) -> ThreadState:
     memory_type = _s(item, "memory_type") or "buffer"
+    run_count = _n(item, "run_count")
+    trusted = "runs_counted" in item and not _n(item, "expiring_runs", 0)
     return ThreadState(
         tenant=tenant,
         thread_id=thread_id,
@@ -514,10 +710,12 @@ def _thread_state(tenant: str, thread_id: str, item: dict[str, Any]) -> ThreadSt
         name=_s(item, "name"),
         alias=_s(item, "alias"),
         metadata_json=_s(item, "metadata_json"),
+        run_count=max(0, run_count or 0) if trusted else None,
+        run_count_read=run_count,
     )
 
 
-def _run_item(pk: str, run: StoredRun, tenant: str, thread_id: str) -> dict[str, Any]:
+def _run_item(pk: str, run: StoredRun, tenant: str, thread_id: str, *, metered_bytes: int) -> dict[str, Any]:
     item: dict[str, Any] = {
         **_key(pk, run_sk(run.seq)),
         "tenant": {"S": tenant},
@@ -537,6 +735,8 @@ def _run_item(pk: str, run: StoredRun, tenant: str, thread_id: str) -> dict[str,
         item["blob_key"] = {"S": run.blob_key}
     if run.expires_at is not None:
         item["expires_at"] = {"N": str(run.expires_at)}
+    if metered_bytes > 0:
+        item["metered_bytes"] = {"N": str(metered_bytes)}
     return item
 
 
@@ -545,7 +745,7 @@ def _stored_run(item: dict[str, Any]) -> StoredRun:
     get = item.get
     seq, input_tokens, output_tokens, size = get("seq"), get("input_tokens"), get("output_tokens"), get("size")
     run_id, content_hash, created_at = get("run_id"), get("hash"), get("created_at")
-    run, blob_key, expires_at = get("run"), get("blob_key"), get("expires_at")
+    run, blob_key, expires_at, metered = get("run"), get("blob_key"), get("expires_at"), get("metered_bytes")
     return StoredRun(
         seq=int(seq["N"]) if seq is not None else 0,
         run_id=str(run_id["S"]) if run_id is not None else "",
@@ -557,4 +757,5 @@ def _stored_run(item: dict[str, Any]) -> StoredRun:
         run_json=str(run["S"]) if run is not None else None,
         blob_key=str(blob_key["S"]) if blob_key is not None else None,
         expires_at=int(expires_at["N"]) if expires_at is not None else None,
+        metered_bytes=int(metered["N"]) if metered is not None else 0,
     )

@@ -2,7 +2,9 @@
 
 - `APIKEY#{key_id}` / `#APIKEY`      the key: tenant, SHA-256 of the secret, name, created_at and a copy of the
                                      tenant's plan, so the authorizer resolves a key with one GetItem;
-- `TENANT#{tenant}` / `#TENANT`      the tenant: plan, `key_count`, `stored_bytes` (the current stored bytes gauge);
+- `TENANT#{tenant}` / `#TENANT`      the tenant: plan, `key_count`, `stored_bytes` (the current stored bytes gauge:
+                                     added by the transactions that store, taken off by those that delete, by the
+                                     `metered_bytes` each stored item carries);
 - `TENANT#{tenant}` / `KEY#{key_id}` the tenant's key listing (`GET /keys` is one Query, no secret in it);
 - `U#{tenant}#S{n}` / `D#{day}`      usage counters of a day, `n` in 0..USAGE_SHARDS-1 picked at random per request
                                      (no single hot item), added with UpdateItem ADD;
@@ -20,7 +22,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt.errors import DependencyUnavailable
 from offprompt.identifiers import key
-from offprompt.limits import USAGE_SHARDS
+from offprompt.limits import DEFAULT_SCANS_PER_DAY, USAGE_SHARDS
 from offprompt.ports import KeyLimitReached, KeyRecord, StoredBytesLimit, TenantRecord
 
 from .aws_errors import error_code, failure_reason
@@ -30,7 +32,7 @@ KEY_SK = "#APIKEY"
 TENANT_SK = "#TENANT"
 RATE_SK = "#RATE"
 RATE_TTL_S = 120
-PLAN_FIELDS = ("plan", "rate_per_second", "runs_per_day", "stored_bytes_limit", "max_keys")
+PLAN_FIELDS = ("plan", "rate_per_second", "runs_per_day", "stored_bytes_limit", "max_keys", "scans_per_day")
 #: The usage shard that add-run's transaction writes (runs added and their bytes and tokens).
 RUNS_SHARD = "Q"
 
@@ -67,6 +69,7 @@ def _plan_attributes(plan: dict[str, object]) -> dict[str, Any]:
         "runs_per_day": {"N": str(int(str(plan.get("runs_per_day") or 0)))},
         "stored_bytes_limit": {"N": str(int(str(plan.get("stored_bytes") or 0)))},
         "max_keys": {"N": str(int(str(plan.get("max_keys") or 0)))},
+        "scans_per_day": {"N": str(int(str(plan.get("scans_per_day") or 0)))},
     }
 
 
@@ -80,6 +83,8 @@ def _plan_of(item: dict[str, Any]) -> dict[str, object]:
         "runs_per_day": n("runs_per_day"),
         "stored_bytes": n("stored_bytes_limit"),
         "max_keys": n("max_keys"),
+        # keys and tenants stored before the field: the default, never "unlimited"
+        "scans_per_day": n("scans_per_day") if "scans_per_day" in item else DEFAULT_SCANS_PER_DAY,
     }
 
 
@@ -128,6 +133,38 @@ def runs_usage_updates(
         gauge["ConditionExpression"] = "attribute_not_exists(#stored) OR #stored <= :stored_max"
         gauge["ExpressionAttributeValues"][":stored_max"] = {"N": str(stored_bytes_limit - stored)}
     return [{"Update": day_update}, {"Update": gauge}]
+
+
+def stored_bytes_release(table: str, tenant: str, amount: int) -> dict[str, Any]:
+    """The transaction item that takes `amount` bytes a delete removed off the tenant's stored-bytes gauge, in
+    the delete's own transaction (so a retried delete, which finds the data gone, takes nothing off twice).
+
+    Conditioned on the gauge existing: an erased tenant's gauge is never re-created, negative. A delete whose
+    transaction fails only on this item is retried without it (`GAUGE_ITEM_FAILED`).
+    """
+    return {
+        "Update": {
+            "TableName": table,
+            "Key": _k(tenant_pk(tenant), TENANT_SK),
+            "UpdateExpression": "ADD #stored :released",
+            "ConditionExpression": "attribute_exists(#stored)",
+            "ExpressionAttributeNames": {"#stored": "stored_bytes"},
+            "ExpressionAttributeValues": {":released": {"N": str(-amount)}},
+        }
+    }
+
+
+def stored_bytes_add(table: str, tenant: str, amount: int) -> dict[str, Any]:
+    """The transaction item that adds `amount` stored bytes to the tenant's gauge (a store's own commit)."""
+    return {
+        "Update": {
+            "TableName": table,
+            "Key": _k(tenant_pk(tenant), TENANT_SK),
+            "UpdateExpression": "ADD #stored :stored",
+            "ExpressionAttributeNames": {"#stored": "stored_bytes"},
+            "ExpressionAttributeValues": {":stored": {"N": str(amount)}},
+        }
+    }
 
 
 class DynamoDbTenancyStore:
@@ -315,6 +352,44 @@ class DynamoDbTenancyStore:
         )
         return out is not None
 
+    def take_scan(self, tenant: str, day: str, limit: int) -> str:
+        """Count one self-service export/erase on the day's runs item (`table_scans`), under `limit`, in one
+        transaction with a check that the tenant record still exists. "ok", "limit" (the day's scans are used up)
+        or "erased" (no tenant record: an erased tenant whose key a deployed authorizer's cache still admits —
+        its counters went with the erase, so without this check it could scan again and again)."""
+        update: dict[str, Any] = {
+            "TableName": self.table_name,
+            "Key": _k(usage_pk(tenant, RUNS_SHARD), day_sk(day)),
+            "UpdateExpression": "ADD #n :one",
+            "ExpressionAttributeNames": {"#n": "table_scans"},
+            "ExpressionAttributeValues": {":one": {"N": "1"}},
+        }
+        if limit:
+            update["ConditionExpression"] = "attribute_not_exists(#n) OR #n < :limit"
+            update["ExpressionAttributeValues"][":limit"] = {"N": str(limit)}
+        # The tenant record must exist; it also keeps the day of its last scan (an Update, not a ConditionCheck:
+        # every function already may UpdateItem the table, for usage).
+        check = {
+            "TableName": self.table_name,
+            "Key": _k(tenant_pk(tenant), TENANT_SK),
+            "UpdateExpression": "SET #last = :day",
+            "ConditionExpression": "attribute_exists(pk)",
+            "ExpressionAttributeNames": {"#last": "last_scan_day"},
+            "ExpressionAttributeValues": {":day": {"S": day}},
+        }
+        try:
+            self.client.transact_write_items(TransactItems=[{"Update": check}, {"Update": update}])
+        except ClientError as exc:
+            codes = [r.get("Code") for r in exc.response.get("CancellationReasons") or []]
+            if codes and codes[0] == "ConditionalCheckFailed":
+                return "erased"
+            if len(codes) > 1 and codes[1] == "ConditionalCheckFailed":
+                return "limit"
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {error_code(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {type(exc).__name__}") from exc
+        return "ok"
+
     def runs_added(self, tenant: str, day: str) -> int:
         out = self._call(
             "get_item",
@@ -387,4 +462,11 @@ class DynamoDbTenancyStore:
             raise DependencyUnavailable(f"DynamoDB {operation} failed: {type(exc).__name__}") from exc
 
 
-__all__ = ["DynamoDbTenancyStore", "KeyLimitReached", "StoredBytesLimit", "runs_usage_updates"]
+__all__ = [
+    "DynamoDbTenancyStore",
+    "KeyLimitReached",
+    "StoredBytesLimit",
+    "runs_usage_updates",
+    "stored_bytes_add",
+    "stored_bytes_release",
+]

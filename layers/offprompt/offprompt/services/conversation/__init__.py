@@ -6,7 +6,7 @@ HTTP-free; takes ports (RunStore, BlobStore, Tokenizer, Summarizer). See docs/ad
 - `results`: what add-run and summarize return;
 - `cursor`: the opaque list-runs cursor;
 - one module per use case (ports in, plain data out): `add_run`, `prompt_stack`, `thread_admin`, `summarize`,
-  over `context.Conversation` (the ports); shared helpers: `run_bodies` (blob layout, decoding), `cursor`;
+  `expiry`, over `context.Conversation` (the ports); shared helpers: `run_bodies` (blob layout, decoding), `cursor`;
 - `service`: `ConversationService`, a facade with one method per use case;
 - `cloud_threads`: Griptape Cloud's Threads API (`/api/threads`) mapped onto threads and runs;
 

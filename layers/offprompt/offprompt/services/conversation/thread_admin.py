@@ -22,11 +22,45 @@ def get_thread(conv: Conversation, tenant: str, thread_id: str) -> dict[str, Any
     state = conv.runs.get_thread(tenant, thread_id)
     if state is None:
         raise NotFound(f'thread "{thread_id[:100]}" does not exist')
-    keys = conv.runs.iter_keys(tenant, thread_id, lo=1, newest_first=True, now_epoch=int(conv.clock()))
-    seqs = [r.seq for r in keys]
+    if state.run_count is not None:  # kept on the thread item: no run read (docs/adr/0021)
+        return _thread_view(state, stored=state.run_count, visible=_visible_count(conv, state, state.run_count))
+    seqs, every = _count_runs(conv, state)
+    if every is not None:  # a thread older than the count, none of its runs expiring: count once, remember it
+        conv.runs.record_run_count(state, every)
     floor = visible_floor(conv, state, seqs)
     visible = [s for s in seqs if s >= floor]
     return _thread_view(state, stored=len(seqs), visible=len(visible))
+
+
+def _count_runs(conv: Conversation, state: ThreadState) -> tuple[list[int], int | None]:
+    """The seqs of the visible (not expired) runs, newest first, and — when no run expires — the number of
+    stored runs to remember as the thread's run count (None when a run expires: it must be counted each time)."""
+    now = int(conv.clock())
+    seqs: list[int] = []
+    stored = 0
+    expiring = False
+    # now_epoch=0: expired runs TTL has not deleted yet are seen (they are stored), then skipped
+    for r in conv.runs.iter_keys(state.tenant, state.thread_id, lo=1, newest_first=True, now_epoch=0):
+        stored += 1
+        if r.expires_at is not None:
+            expiring = True
+            if r.expires_at <= now:
+                continue
+        seqs.append(r.seq)
+    return seqs, None if expiring else stored
+
+
+def _visible_count(conv: Conversation, state: ThreadState, stored: int) -> int:
+    """How many of the thread's `stored` runs max_runs leaves visible (no run expires: `run_count` is trusted)."""
+    if state.max_runs is None:
+        return stored
+    if state.memory_type != "summary":
+        return min(stored, state.max_runs)
+    floor = visible_floor(conv, state, None)  # summary memory also keeps the unsummarized runs
+    now = int(conv.clock())
+    return sum(
+        1 for _ in conv.runs.iter_keys(state.tenant, state.thread_id, lo=floor, newest_first=False, now_epoch=now)
+    )
 
 
 def configure(conv: Conversation, tenant: str, thread_id: str, request: ThreadConfigRequest) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from offprompt import metering
 from offprompt.errors import DependencyUnavailable
 from offprompt.services.tenancy.inventory import exact_partitions, partition_prefixes, s3_prefixes
 from offprompt.services.tenancy.ports import TenantStores
@@ -46,6 +47,7 @@ def erase_tenant(tenant: str, stores: TenantStores) -> EraseReport:
         for i in stores.items.scan(tenant, partition_prefixes(tenant), exact=exact_partitions(tenant), keys_only=True)
     ]
     read_units = stores.items.scan_read_units
+    metering.tenant_erased(tenant)  # from here on, this request writes nothing of the tenant (no usage)
     deleted = {"dynamodb": stores.items.delete(keys)}
     deleted["opensearch"] = stores.documents.delete(tenant)
     deleted["s3"] = sum(stores.objects.delete_prefix(p) for p in s3_prefixes(tenant, include_transient=True))

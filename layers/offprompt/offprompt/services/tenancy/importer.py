@@ -16,6 +16,7 @@ from offprompt.errors import Conflict, InvalidInput
 from offprompt.services.tenancy.export import FORMAT, MANIFEST, VERSION
 from offprompt.services.tenancy.inventory import (
     EXPORTED_KINDS,
+    GAUGE_ATTRIBUTES,
     exact_partitions,
     item_kind,
     partition_prefixes,
@@ -85,7 +86,7 @@ def import_tenant(tenant: str, stores: TenantStores, source: ExportSource, *, me
 
     batch: list[dict[str, Any]] = []
     for line in lines:
-        item = line["item"]
+        item = {name: value for name, value in line["item"].items() if name not in GAUGE_ATTRIBUTES}
         batch.append(item)
         kind = line["kind"]
         counts[f"dynamodb.{kind}"] += 1

@@ -77,5 +77,9 @@ def item_kind(item: dict[str, Any], tenant: str) -> str:
     return "other"
 
 
+#: Attributes that tie an item to the exporting deployment's stored-bytes gauge (docs/adr/0021): an import drops
+#: them, so removing imported data never takes bytes off a gauge that never counted them.
+GAUGE_ATTRIBUTES = ("metered_bytes",)
+
 #: The kinds an export carries and an import writes back (`other` items, e.g. credentials, are erased only).
 EXPORTED_KINDS = ("thread", "run", "run_id", "alias", "namespace", "batch", "meta")

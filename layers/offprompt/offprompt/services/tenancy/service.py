@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from offprompt.errors import InvalidInput, QuotaExceeded, RateLimited
+from offprompt.errors import InvalidInput, QuotaExceeded, RateLimited, Unauthenticated
 from offprompt.identifiers import check_identifier
 from offprompt.limits import MAX_KEY_NAME_CHARS, MAX_USAGE_DAYS, RATE_SHARD_CAPACITY
 from offprompt.metering import (
@@ -25,6 +25,7 @@ from offprompt.metering import (
     Meter,
     Plan,
     runs_quota_exceeded,
+    scans_quota_exceeded,
 )
 from offprompt.ports import KeyLimitReached, KeyRecord, TenancyStore, TenantRecord
 
@@ -35,6 +36,8 @@ STORING_ROUTES = frozenset({"POST /memories/{memory_name}/outputs", "POST /memor
 #: Routes that add runs: refused up front once the day's runs reach the plan's runs per day (add-run's own
 #: transaction re-checks it atomically, so racing requests cannot pass the limit either).
 RUN_ROUTES = frozenset({"POST /threads/{thread_id}/runs", "PATCH /api/threads/{thread_id}"})
+#: Routes that read the whole table (self-service export and erase, ADR 0024): at most the plan's scans per day.
+SCAN_ROUTES = frozenset({"POST /export", "DELETE /tenant"})
 
 
 @dataclass(frozen=True)
@@ -170,6 +173,12 @@ class TenancyService:
             added = self.records.runs_added(meter.tenant, meter.day)
             if added >= plan.runs_per_day:
                 raise runs_quota_exceeded(plan, meter.now)
+        if meter.route in SCAN_ROUTES:
+            taken = self.records.take_scan(meter.tenant, meter.day, plan.scans_per_day)
+            if taken == "erased":
+                raise Unauthenticated("this API key's tenant has been erased")
+            if taken == "limit":
+                raise scans_quota_exceeded(plan, meter.now)
         if plan.stored_bytes and meter.route in STORING_ROUTES:
             record = self.records.get_tenant(meter.tenant)
             stored = record.stored_bytes if record is not None else 0
@@ -181,7 +190,10 @@ class TenancyService:
                 )
 
     def flush(self, meter: Meter, *, counted: bool) -> None:
-        """Write what the request used: one UpdateItem on a random usage shard (plus the gauge when it stored)."""
+        """Write what the request used: one UpdateItem on a random usage shard (plus the gauge when it stored).
+        Nothing when the request erased its own tenant (`DELETE /tenant`): the erase leaves nothing behind."""
+        if meter.erased:
+            return
         if counted:
             meter.add(requests=1, **{ROUTE_PREFIX + (meter.route or "direct"): 1})
         self.records.add_usage(meter.tenant, meter.day, meter.pending(), meter.stored_delta())
