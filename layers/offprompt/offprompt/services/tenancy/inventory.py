@@ -9,10 +9,16 @@ DynamoDB (single table, pk/sk):
   (adapters/dynamodb_namespaces)
 - `RECEIPT#{tenant}#{memory}#{key}`  process-output idempotency receipts (adapters/dynamodb_receipts; they expire
   by TTL: erased, not exported)
-- `U#{tenant}#…` usage counters, `RATE#{tenant}#…` rate windows (adapters/dynamodb_tenancy: erased, not exported);
+- `U#{tenant}#…` usage counters, `RATE#{tenant}#{shard}` rate windows (adapters/dynamodb_tenancy: erased, not
+  exported);
 - any item with a `tenant` attribute naming the tenant: the tenant record `TENANT#{tenant}` and its key listing,
   its API keys `APIKEY#{key_id}` (erased, so they stop working; never exported). Key designs added later should
   carry one, or add their prefix to `partition_prefixes`.
+
+Found by Query (`tenant_items`): the root item of each thread, alias, memory (namespace record), receipt and API
+key carries `tenant_dir` and is listed by the sparse KEYS_ONLY `TenantIndex`; the tenancy partitions have fixed
+keys (`fixed_partitions`). Tenants whose data predates the index (no `#INDEXED` marker) are found by the filtered
+whole-table Scan until `offprompt_admin backfill-index` runs for them.
 
 S3 (digest = identifiers.digest): `t/{d(tenant)}/` big runs · `taskmem/{d(tenant)}/` blobs and batch manifests ·
 `uploads/{d(tenant)}/` pending uploads · `downloads/{d(tenant)}/` materialized load responses ·
