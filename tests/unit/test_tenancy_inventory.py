@@ -62,3 +62,49 @@ def test_every_s3_key_design_is_under_the_tenants_prefixes() -> None:
     assert all(k.startswith(s3_prefixes("alice", include_transient=True)) for k in keys)
     # exported: stored data only (not pending uploads, downloads, or earlier exports)
     assert not keys[2].startswith(s3_prefixes("alice", include_transient=False))
+
+
+@pytest.mark.parametrize("tenant", ["alice", "alice#1", "é€🦊"])
+def test_fixed_partitions_are_the_tenancy_stores_keys(tenant: str) -> None:
+    """The partitions an indexed export/erase Queries by key are the ones the tenancy store writes."""
+    from offprompt.adapters.dynamodb_tenancy import rate_pk, usage_shards
+    from offprompt.limits import RATE_SHARD_CAPACITY
+    from offprompt.services.tenancy.inventory import fixed_partitions
+
+    fixed = fixed_partitions(tenant, rate_per_second=2 * RATE_SHARD_CAPACITY + 1)
+    assert set(fixed) == {
+        tenant_pk(tenant),
+        *(usage_pk(tenant, s) for s in usage_shards()),
+        *(rate_pk(tenant, n) for n in range(3)),
+    }
+    assert rate_pk(tenant, 0) in fixed_partitions(tenant, rate_per_second=0)
+    assert all(p.startswith(partition_prefixes(tenant)) or p in exact_partitions(tenant) for p in fixed)
+
+
+@pytest.mark.parametrize("tenant", ["alice", "alice#1", "a%23", "é€🦊"])
+def test_partition_roots_carry_the_index_value_and_nothing_else_does(tenant: str) -> None:
+    from offprompt.adapters.dynamodb_tenancy import key_pk
+    from offprompt.identifiers import TENANT_INDEX_ATTRIBUTE, tenant_index_value, tenant_index_values
+    from offprompt.services.tenancy.inventory import index_attribute
+
+    ns = DynamoDbNamespaceStore
+    roots = [
+        item(thread_pk(tenant, "t"), THREAD_SK),
+        item(alias_pk(tenant, "a"), "#ALIAS"),
+        item(ns.pk(tenant, "m"), ns.record_sk("n")),
+        item(receipt_pk(tenant, "m", "k"), RECEIPT_SK),
+        {**item(key_pk("k1"), "#APIKEY"), "tenant": {"S": tenant}},
+        item(key("RATE", tenant, 5, 0), "#RATE"),  # a rate window of the key design before the index
+    ]
+    for root in roots:
+        value = index_attribute(root, tenant)[TENANT_INDEX_ATTRIBUTE]["S"]
+        assert value == tenant_index_value(tenant, root["pk"]["S"]) and value in tenant_index_values(tenant)
+    others = [
+        item(thread_pk(tenant, "t"), run_sk(1)),
+        item(ns.pk(tenant, "m"), "META#00000000000000000001#abc"),
+        item(tenant_pk(tenant), "#TENANT"),
+        {**item(key_pk("k2"), "#APIKEY"), "tenant": {"S": tenant + "x"}},  # another tenant's key
+    ]
+    assert all(index_attribute(o, tenant) is o for o in others)
+    # one tenant's index values are never another's
+    assert not set(tenant_index_values(tenant)) & set(tenant_index_values(tenant + "#0"))

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from . import erase, export, importer, keys, plans, tenants, usage
+from . import backfill, erase, export, importer, keys, plans, tenants, usage
 from .context import AdminError, add_connection_options, connect
 
 COMMANDS: dict[str, ModuleType] = {
@@ -22,6 +22,7 @@ COMMANDS: dict[str, ModuleType] = {
     "export": export,
     "import": importer,
     "erase": erase,
+    "backfill-index": backfill,
 }
 
 

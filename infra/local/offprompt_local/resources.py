@@ -26,18 +26,20 @@ def template_resource(logical_id: str, template: Path = TEMPLATE) -> dict[str, A
 
 
 def create_table(client: Any, table_name: str, *, exist_ok: bool = False) -> bool:
-    """Create the memory table as template.yaml declares it (keys, billing, stream, TTL).
+    """Create the memory table as template.yaml declares it (keys, indexes, billing, stream, TTL).
 
     With `exist_ok`, an existing table (a restarted local stack) is kept as it is. Returns True if created.
     """
-    if exist_ok and _table_exists(client, table_name):
-        return False
     props = template_resource("MemoryTable")
+    if exist_ok and _table_exists(client, table_name):
+        _add_missing_indexes(client, table_name, props)
+        return False
     client.create_table(
         TableName=table_name,
         AttributeDefinitions=props["AttributeDefinitions"],
         KeySchema=props["KeySchema"],
         BillingMode=props["BillingMode"],
+        **({"GlobalSecondaryIndexes": props["GlobalSecondaryIndexes"]} if "GlobalSecondaryIndexes" in props else {}),
         StreamSpecification={"StreamEnabled": True, **props["StreamSpecification"]},
     )
     client.get_waiter("table_exists").wait(TableName=table_name)
@@ -46,6 +48,20 @@ def create_table(client: Any, table_name: str, *, exist_ok: bool = False) -> boo
         TableName=table_name, TimeToLiveSpecification={"AttributeName": ttl["AttributeName"], "Enabled": True}
     )
     return True
+
+
+def _add_missing_indexes(client: Any, table_name: str, props: dict[str, Any]) -> None:
+    """A table kept from an earlier local stack gets the indexes the template added since (the tenant index)."""
+    have = {
+        i["IndexName"] for i in client.describe_table(TableName=table_name)["Table"].get("GlobalSecondaryIndexes", [])
+    }
+    missing = [i for i in props.get("GlobalSecondaryIndexes", []) if i["IndexName"] not in have]
+    if missing:
+        client.update_table(
+            TableName=table_name,
+            AttributeDefinitions=props["AttributeDefinitions"],
+            GlobalSecondaryIndexUpdates=[{"Create": index} for index in missing],
+        )
 
 
 def _table_exists(client: Any, table_name: str) -> bool:

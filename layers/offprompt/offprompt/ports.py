@@ -500,7 +500,12 @@ class TenancyStore(Protocol):
     def get_tenant(self, tenant: str) -> TenantRecord | None: ...
 
     def put_tenant(self, tenant: str, plan: dict[str, object], now: str) -> TenantRecord:
-        """Create the tenant (or set its plan), and copy the plan onto each of its keys."""
+        """Create the tenant (or set its plan), and copy the plan onto each of its keys. A new tenant is marked
+        indexed (`mark_indexed`)."""
+        ...
+
+    def mark_indexed(self, tenant: str, now: str) -> None:
+        """Record that every partition of the tenant is in the tenant index (ADR 0024)."""
         ...
 
     def add_key(self, record: KeyRecord, max_keys: int) -> None:

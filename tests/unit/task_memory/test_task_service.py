@@ -173,7 +173,8 @@ def test_delete_removes_everything(svc: TaskMemoryService, texts: InMemoryTextSt
     left = [i for i in all_items() if not i["sk"]["S"].startswith("META#")]
     # Only each namespace's bare position counter stays (positions are never reused after a delete).
     assert sorted(i["sk"]["S"] for i in left) == ["NS#b", "NS#t"]
-    assert all(set(i) == {"pk", "sk", "next_position"} for i in left), left
+    # a bare position counter, still rooting the partition in the tenant index (ADR 0024)
+    assert all(set(i) == {"pk", "sk", "next_position", "tenant_dir"} for i in left), left
     assert loaded(svc, "b") == [] and loaded(svc, "t") == []
     assert svc.delete_namespace("t1", "TaskMemory", "b") is False  # a second delete is not an error
 

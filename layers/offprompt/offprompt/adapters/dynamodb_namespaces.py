@@ -29,7 +29,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt import metering
 from offprompt.errors import DependencyUnavailable, InvalidInput
-from offprompt.identifiers import key
+from offprompt.identifiers import TENANT_INDEX_ATTRIBUTE, key, tenant_index_value
 from offprompt.ports import (
     NamespaceCommit,
     NamespaceDeleting,
@@ -86,10 +86,18 @@ class DynamoDbNamespaceStore:
             out = self.client.update_item(
                 TableName=self.table,
                 Key={"pk": {"S": self.pk(tenant, memory)}, "sk": {"S": self.record_sk(namespace)}},
-                UpdateExpression="ADD next_position :n SET #gen = if_not_exists(#gen, :gen)",
+                UpdateExpression="ADD next_position :n SET #gen = if_not_exists(#gen, :gen), #tdir = :tdir",
                 ConditionExpression="attribute_not_exists(#deleting)",
-                ExpressionAttributeNames={"#gen": "generation", "#deleting": "deleting"},
-                ExpressionAttributeValues={":n": {"N": str(count)}, ":gen": {"S": uuid.uuid4().hex}},
+                ExpressionAttributeNames={
+                    "#gen": "generation",
+                    "#deleting": "deleting",
+                    "#tdir": TENANT_INDEX_ATTRIBUTE,
+                },
+                ExpressionAttributeValues={
+                    ":n": {"N": str(count)},
+                    ":gen": {"S": uuid.uuid4().hex},
+                    ":tdir": {"S": tenant_index_value(tenant, self.pk(tenant, memory))},
+                },
                 ReturnValues="ALL_NEW",
             )
         except ClientError as exc:

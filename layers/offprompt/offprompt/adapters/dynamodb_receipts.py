@@ -12,7 +12,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt.errors import DependencyUnavailable
-from offprompt.identifiers import key
+from offprompt.identifiers import TENANT_INDEX_ATTRIBUTE, key, tenant_index_value
 from offprompt.ports import Receipt
 
 from .aws_errors import error_code, failure_reason
@@ -45,6 +45,7 @@ class DynamoDbReceiptStore:
                 TableName=self.table,
                 Item={
                     **item_key,
+                    TENANT_INDEX_ATTRIBUTE: {"S": tenant_index_value(tenant, receipt_pk(tenant, memory, key))},
                     "request_hash": {"S": request_hash},
                     "claim_id": {"S": claim_id},
                     "lease_until": {"N": str(lease_until)},
@@ -78,9 +79,13 @@ class DynamoDbReceiptStore:
             "update_item",
             TableName=self.table,
             Key=_key(tenant, memory, key),
-            UpdateExpression="SET #result = :result, expires_at = :expires",
-            ExpressionAttributeNames={"#result": "result_json"},
-            ExpressionAttributeValues={":result": {"S": result_json}, ":expires": {"N": str(expires_at)}},
+            UpdateExpression="SET #result = :result, expires_at = :expires, #tdir = :tdir",
+            ExpressionAttributeNames={"#result": "result_json", "#tdir": TENANT_INDEX_ATTRIBUTE},
+            ExpressionAttributeValues={
+                ":result": {"S": result_json},
+                ":expires": {"N": str(expires_at)},
+                ":tdir": {"S": tenant_index_value(tenant, receipt_pk(tenant, memory, key))},
+            },
         )
 
     def release(self, tenant: str, memory: str, key: str, claim_id: str) -> None:

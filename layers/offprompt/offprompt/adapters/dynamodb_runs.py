@@ -32,7 +32,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt import metering
 from offprompt.errors import DependencyUnavailable
-from offprompt.identifiers import key
+from offprompt.identifiers import TENANT_INDEX_ATTRIBUTE, key, tenant_index_value
 from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState
 
 from .aws_errors import error_code, failure_reason
@@ -90,7 +90,7 @@ class DynamoDbRunStore:
             Key=_key(thread_pk(tenant, thread_id), THREAD_SK),
             UpdateExpression=(
                 "ADD next_seq :one, run_tokens :tokens SET created_at = if_not_exists(created_at, :now), "
-                "tenant = :tenant, "
+                "tenant = :tenant, tenant_dir = :tdir, "
                 "thread_id = :thread, summary_version = if_not_exists(summary_version, :zero), "
                 "summary_through_seq = if_not_exists(summary_through_seq, :zero), "
                 "#gen = if_not_exists(#gen, :gen)"
@@ -103,6 +103,7 @@ class DynamoDbRunStore:
                 ":zero": {"N": "0"},
                 ":now": {"S": now},
                 ":tenant": {"S": tenant},
+                ":tdir": {"S": tenant_index_value(tenant, thread_pk(tenant, thread_id))},
                 ":thread": {"S": thread_id},
                 ":gen": {"S": uuid.uuid4().hex},
             },
@@ -133,6 +134,7 @@ class DynamoDbRunStore:
             "created_at = if_not_exists(created_at, :now)",
             "updated_at = :now",
             "tenant = :tenant",
+            "tenant_dir = :tdir",
             "thread_id = :thread",
             "next_seq = if_not_exists(next_seq, :zero)",
             "summary_version = if_not_exists(summary_version, :zero)",
@@ -145,6 +147,7 @@ class DynamoDbRunStore:
             ":now": {"S": now},
             ":zero": {"N": "0"},
             ":tenant": {"S": tenant},
+            ":tdir": {"S": tenant_index_value(tenant, thread_pk(tenant, thread_id))},
             ":thread": {"S": thread_id},
             ":gen": {"S": uuid.uuid4().hex},
         }
@@ -501,7 +504,11 @@ class DynamoDbRunStore:
     def claim_alias(self, tenant: str, alias: str, thread_id: str, *, replace: str | None = None) -> bool:
         params: dict[str, Any] = {
             "TableName": self.table_name,
-            "Item": {**_key(alias_pk(tenant, alias), ALIAS_SK), "thread_id": {"S": thread_id}},
+            "Item": {
+                **_key(alias_pk(tenant, alias), ALIAS_SK),
+                "thread_id": {"S": thread_id},
+                TENANT_INDEX_ATTRIBUTE: {"S": tenant_index_value(tenant, alias_pk(tenant, alias))},
+            },
         }
         if replace is None:
             params["ConditionExpression"] = "attribute_not_exists(pk)"

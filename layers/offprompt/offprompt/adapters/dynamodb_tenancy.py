@@ -10,7 +10,9 @@
                                      (no single hot item), added with UpdateItem ADD;
 - `U#{tenant}#Q` / `D#{day}`         the day's run counters, written inside add-run's own transaction (exact,
                                      and the runs-per-day quota's condition);
-- `RATE#{tenant}#{second}#{shard}` / `#RATE`  a rate window: conditional ADD, expires (TTL) two minutes later.
+- `RATE#{tenant}#{shard}` / `W#{second}`  a rate window: conditional ADD, expires (TTL) two minutes later (one
+  partition per shard: the same writes per key and second as one per second, but an erase finds them by Query).
+- `TENANT#{tenant}` / `#INDEXED`  every partition of the tenant is in the tenant index (ADR 0024).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt.errors import DependencyUnavailable
-from offprompt.identifiers import key
+from offprompt.identifiers import TENANT_INDEX_ATTRIBUTE, key, tenant_index_value
 from offprompt.limits import DEFAULT_SCANS_PER_DAY, USAGE_SHARDS
 from offprompt.ports import KeyLimitReached, KeyRecord, StoredBytesLimit, TenantRecord
 
@@ -30,7 +32,8 @@ from .clients import aws_client
 
 KEY_SK = "#APIKEY"
 TENANT_SK = "#TENANT"
-RATE_SK = "#RATE"
+#: In the tenant's record partition: the tenant's partitions are all in the tenant index (ADR 0024).
+INDEXED_SK = "#INDEXED"
 RATE_TTL_S = 120
 PLAN_FIELDS = ("plan", "rate_per_second", "runs_per_day", "stored_bytes_limit", "max_keys", "scans_per_day")
 #: The usage shard that add-run's transaction writes (runs added and their bytes and tokens).
@@ -47,6 +50,15 @@ def tenant_pk(tenant: str) -> str:
 
 def usage_pk(tenant: str, shard: str) -> str:
     return key("U", tenant, shard)
+
+
+def rate_pk(tenant: str, shard: int) -> str:
+    """A rate-window shard: its seconds are items of one partition, so an erase finds them by Query."""
+    return key("RATE", tenant, shard)
+
+
+def rate_sk(second: int) -> str:
+    return key("W", second)
 
 
 def day_sk(day: str) -> str:
@@ -199,14 +211,18 @@ class DynamoDbTenancyStore:
         names = {f"#p{i}": name for i, name in enumerate(attrs)}
         values = {f":p{i}": value for i, value in enumerate(attrs.values())}
         sets = ", ".join(f"{n} = {v}" for n, v in zip(names, values, strict=True))
-        self._call(
+        old = self._call(
             "update_item",
             TableName=self.table_name,
             Key=_k(tenant_pk(tenant), TENANT_SK),
             UpdateExpression=f"SET {sets}, #t = :t, #created = if_not_exists(#created, :now)",
             ExpressionAttributeNames={**names, "#t": "tenant", "#created": "created_at"},
             ExpressionAttributeValues={**values, ":t": {"S": tenant}, ":now": {"S": now}},
+            ReturnValues="UPDATED_OLD",
         )
+        if "created_at" not in (old.get("Attributes") or {}):
+            # A new tenant: all its data is written with the tenant index attribute (ADR 0024).
+            self.mark_indexed(tenant, now)
         for record in self.list_keys(tenant):  # the authorizer reads the plan from the key (one GetItem)
             self._call(
                 "update_item",
@@ -222,6 +238,14 @@ class DynamoDbTenancyStore:
         assert found is not None
         return found
 
+    def mark_indexed(self, tenant: str, now: str) -> None:
+        """Record that every partition of the tenant is in the tenant index (`TENANT#{t}` / `#INDEXED`)."""
+        self._call(
+            "put_item",
+            TableName=self.table_name,
+            Item={**_k(tenant_pk(tenant), INDEXED_SK), "tenant": {"S": tenant}, "indexed_since": {"S": now}},
+        )
+
     # ---- keys -------------------------------------------------------------------------------------------
     def add_key(self, record: KeyRecord, max_keys: int) -> None:
         plan = _plan_attributes(record.plan)
@@ -232,6 +256,7 @@ class DynamoDbTenancyStore:
             "name": {"S": record.name},
             "created_at": {"S": record.created_at},
             "secret_hash": {"S": record.secret_hash},
+            TENANT_INDEX_ATTRIBUTE: {"S": tenant_index_value(record.tenant, key_pk(record.key_id))},
             **plan,
         }
         listing = {
@@ -339,7 +364,7 @@ class DynamoDbTenancyStore:
         out = self._call(
             "update_item",
             TableName=self.table_name,
-            Key=_k(key("RATE", tenant, second, shard), RATE_SK),
+            Key=_k(rate_pk(tenant, shard), rate_sk(second)),
             UpdateExpression="ADD #n :one SET #exp = if_not_exists(#exp, :exp)",
             ConditionExpression="attribute_not_exists(#n) OR #n < :limit",
             ExpressionAttributeNames={"#n": "n", "#exp": "expires_at"},

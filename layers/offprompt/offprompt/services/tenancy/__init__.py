@@ -5,6 +5,7 @@ Built from settings by `offprompt.composition.tenancy` (`default_tenancy`)."""
 
 from __future__ import annotations
 
+from .backfill import backfill_index
 from .erase import EraseReport, erase_tenant, remaining
 from .export import ExportResult, S3ExportSink, S3ExportSource, export_tenant
 from .importer import import_tenant, read_manifest
@@ -24,6 +25,7 @@ __all__ = [
     "S3ExportSource",
     "TenancyService",
     "TenantStores",
+    "backfill_index",
     "bearer_token",
     "erase_self",
     "erase_tenant",

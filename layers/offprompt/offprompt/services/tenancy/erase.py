@@ -13,7 +13,7 @@ from typing import Any
 
 from offprompt import metering
 from offprompt.errors import DependencyUnavailable
-from offprompt.services.tenancy.inventory import exact_partitions, partition_prefixes, s3_prefixes
+from offprompt.services.tenancy.inventory import is_indexed, s3_prefixes, tenant_items
 from offprompt.services.tenancy.ports import TenantStores
 
 
@@ -32,26 +32,24 @@ class EraseReport:
         return {"tenant": self.tenant, "deleted": self.deleted, "remaining": self.remaining, "verified": self.verified}
 
 
-def remaining(tenant: str, stores: TenantStores) -> dict[str, int]:
-    """How many items, objects and documents of the tenant each store still holds."""
-    items = sum(
-        1 for _ in stores.items.scan(tenant, partition_prefixes(tenant), exact=exact_partitions(tenant), keys_only=True)
-    )
+def remaining(tenant: str, stores: TenantStores, *, indexed: bool | None = None) -> dict[str, int]:
+    """How many items, objects and documents of the tenant each store still holds (`indexed`: whether the tenant
+    index lists all its partitions; by default its record says)."""
+    items = sum(1 for _ in tenant_items(tenant, stores.items, keys_only=True, indexed=indexed))
     objects = sum(1 for p in s3_prefixes(tenant, include_transient=True) for _ in stores.objects.list(p))
     return {"dynamodb": items, "s3": objects, "opensearch": stores.documents.count(tenant)}
 
 
 def erase_tenant(tenant: str, stores: TenantStores) -> EraseReport:
-    keys = [
-        {"pk": i["pk"], "sk": i["sk"]}
-        for i in stores.items.scan(tenant, partition_prefixes(tenant), exact=exact_partitions(tenant), keys_only=True)
-    ]
+    # Decided once: the erase deletes the record saying so, and the verification must look where the erase did.
+    indexed = is_indexed(tenant, stores.items)
+    keys = [{"pk": i["pk"], "sk": i["sk"]} for i in tenant_items(tenant, stores.items, keys_only=True, indexed=indexed)]
     read_units = stores.items.scan_read_units
     metering.tenant_erased(tenant)  # from here on, this request writes nothing of the tenant (no usage)
     deleted = {"dynamodb": stores.items.delete(keys)}
     deleted["opensearch"] = stores.documents.delete(tenant)
     deleted["s3"] = sum(stores.objects.delete_prefix(p) for p in s3_prefixes(tenant, include_transient=True))
-    left = remaining(tenant, stores)
+    left = remaining(tenant, stores, indexed=indexed)
     report = EraseReport(tenant, deleted, left, read_units + stores.items.scan_read_units)
     if not report.verified:
         # A write that raced the erase (a request still in flight): running the erase again removes it.

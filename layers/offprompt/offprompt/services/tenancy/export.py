@@ -23,10 +23,9 @@ from typing import Any
 
 from offprompt.services.tenancy.inventory import (
     EXPORTED_KINDS,
-    exact_partitions,
     item_kind,
-    partition_prefixes,
     s3_prefixes,
+    tenant_items,
 )
 from offprompt.services.tenancy.ports import ExportSink, TenantStores
 
@@ -71,7 +70,7 @@ def export_tenant(
 
     # DynamoDB: the items of the exported kinds, in (pk, sk) order so two exports of the same data are equal.
     items = []
-    for item in stores.items.scan(tenant, partition_prefixes(tenant), exact=exact_partitions(tenant)):
+    for item in tenant_items(tenant, stores.items):
         kind = item_kind(item, tenant)
         if kind in EXPORTED_KINDS:
             items.append((kind, item))

@@ -17,10 +17,10 @@ from offprompt.services.tenancy.export import FORMAT, MANIFEST, VERSION
 from offprompt.services.tenancy.inventory import (
     EXPORTED_KINDS,
     GAUGE_ATTRIBUTES,
-    exact_partitions,
+    index_attribute,
     item_kind,
-    partition_prefixes,
     s3_prefixes,
+    tenant_items,
 )
 from offprompt.services.tenancy.ports import ExportSource, TenantStores
 
@@ -70,10 +70,7 @@ def import_tenant(tenant: str, stores: TenantStores, source: ExportSource, *, me
         if kind not in EXPORTED_KINDS or kind != line.get("kind"):
             raise InvalidInput("the export holds an item outside the tenant's partitions")
 
-    if not merge and next(
-        iter(stores.items.scan(tenant, partition_prefixes(tenant), exact=exact_partitions(tenant), keys_only=True)),
-        None,
-    ):
+    if not merge and next(iter(tenant_items(tenant, stores.items, keys_only=True)), None):
         raise Conflict("the tenant already has data in this deployment (import with merge to overwrite)")
 
     counts: Counter[str] = Counter()
@@ -86,7 +83,10 @@ def import_tenant(tenant: str, stores: TenantStores, source: ExportSource, *, me
 
     batch: list[dict[str, Any]] = []
     for line in lines:
-        item = {name: value for name, value in line["item"].items() if name not in GAUGE_ATTRIBUTES}
+        # An export of data older than the tenant index lacks its attribute: partition roots get it here.
+        item = index_attribute(
+            {name: value for name, value in line["item"].items() if name not in GAUGE_ATTRIBUTES}, tenant
+        )
         batch.append(item)
         kind = line["kind"]
         counts[f"dynamodb.{kind}"] += 1

@@ -13,7 +13,20 @@ from typing import Any, Protocol
 class TenantItems(Protocol):
     """Raw DynamoDB items (DynamoDB JSON) of a tenant."""
 
+    #: Read units consumed since the listing began (`inventory.tenant_items` resets it).
     scan_read_units: float
+
+    def query_partition(self, pk: str, *, keys_only: bool = False) -> Iterator[dict[str, Any]]:
+        """Every item of one partition (a strongly consistent Query)."""
+        ...
+
+    def indexed_partitions(self, tenant: str) -> list[str]:
+        """The partition keys the tenant index lists for the tenant (a Query of each of its index shards)."""
+        ...
+
+    def set_index_attribute(self, items: Sequence[dict[str, Any]]) -> int:
+        """Write the tenant index attribute each item carries onto the stored item, if it is still there."""
+        ...
 
     def scan(
         self, tenant: str, prefixes: Sequence[str], *, exact: Sequence[str] = (), keys_only: bool = False
