@@ -84,7 +84,9 @@ def test_a_frozen_opensearch_answers_503_within_the_budget_and_commits_nothing(
         assert namespaces(memories) == [NS]
         items_after = local_aws["dynamodb"].scan(TableName=local_aws["table"])["Items"]
         assert [i for i in items_before if i not in items_after] == []
-        assert [set(i) for i in items_after if i not in items_before] == [{"pk", "sk", "next_position", "generation"}]
+        assert [set(i) for i in items_after if i not in items_before] == [
+            {"pk", "sk", "next_position", "generation", "tenant_dir"}
+        ]
     finally:
         os.kill(pid, signal.SIGCONT)
 

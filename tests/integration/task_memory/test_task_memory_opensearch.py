@@ -247,7 +247,8 @@ def test_delete_leaves_nothing_behind(handlers: SimpleNamespace, opensearch_clie
         assert call(handlers.mh, ns_event("memories_delete_namespace_http.json", ns))[0] == 204
     assert doc_count(opensearch_client, opensearch_index) == 0 and all_objects() == []
     left = [i for i in all_items() if not i["sk"]["S"].startswith("META#")]
-    assert all(set(i) == {"pk", "sk", "next_position"} for i in left), left  # bare position counters only
+    # bare position counters, which keep their tenant-index attribute (ADR 0024)
+    assert all(set(i) == {"pk", "sk", "next_position", "tenant_dir"} for i in left), left
     assert call(handlers.mh, http_event("memories_list_namespaces_http.json"))[1]["namespaces"] == []
 
 
