@@ -7,8 +7,8 @@ tokenizers' chunks must be identical.
 
 from __future__ import annotations
 
+import importlib.util
 import random
-import sys
 import time
 from pathlib import Path
 
@@ -170,11 +170,12 @@ def test_both_tokenizers_cut_the_same_chunks(text: str, bound: int) -> None:
 def test_both_tokenizers_cut_the_bench_corpus_identically() -> None:
     """The text store's chunks did not change with its tokenizer: bench_text_store's 1 MB prose, and a
     multi-byte-heavy text."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-    try:
-        from bench_text_store import make_text
-    finally:
-        sys.path.pop(0)
+    path = Path(__file__).resolve().parents[2] / "bench" / "bench_text_store.py"
+    spec = importlib.util.spec_from_file_location("bench_text_store", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    make_text = bench.make_text
     rng = random.Random(7)
     for text in [make_text(1_000_000), "".join(rng.choices(PIECES, k=50_000))]:
         for bound in (DEFAULT_CHUNK_TOKENS, 64):
