@@ -20,7 +20,7 @@ LOCKS := requirements/bootstrap.lock requirements/dev.lock requirements/runtime.
 # runtime tier (this machine, runtime deps only) and the layer (python3.12/arm64) install the same pins.
 LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --quiet
 
-$(STAMP): $(LOCKS) clients/python/pyproject.toml
+$(STAMP): $(LOCKS) pyproject.toml clients/python/pyproject.toml
 	@echo ">> creating $(VENV) and installing requirements/dev.lock (runtime + dev, hash-checked)"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check --require-hashes -r requirements/bootstrap.lock
@@ -29,7 +29,7 @@ $(STAMP): $(LOCKS) clients/python/pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP) ## Create .venv and install requirements/dev.lock (Python packages; Java jars are fetched on first use)
-	$(PY) -m offprompt_local.bpe
+	$(PY) -m offprompt_build.bpe
 
 lock: ## Re-resolve pyproject.toml into requirements/*.lock (after changing a dependency, or to take updates)
 	test -x $(UV) || { test -x $(PY) || $(PYTHON) -m venv $(VENV); $(PY) -m pip install -q -r requirements/bootstrap.lock; }
@@ -58,7 +58,7 @@ test-runtime: install opensearch ## Every function as Lambda starts it: clean in
 lint: install ## ruff + mypy + import contracts (lint-imports; [tool.importlinter] in pyproject.toml)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy layers/offprompt/offprompt functions infra/local clients/python/src
+	$(VENV)/bin/mypy layers/offprompt/offprompt functions infra/local tools clients/python/src
 	$(VENV)/bin/lint-imports --no-cache
 
 fmt: install ## Format and autofix
@@ -72,7 +72,7 @@ bench: install opensearch ## Every benchmark in bench/ at its --quick size, one 
 	$(PY) bench/run_all.py
 
 layer: install ## Build the Lambda layers (core + text add-on; python3.12/arm64, from requirements/runtime.lock, 3.12 bytecode) into build/
-	$(PY) -m offprompt_local.layer
+	$(PY) -m offprompt_build.layer
 
 dev: install opensearch ## Run the whole stack on 127.0.0.1: API :3000 (OFFPROMPT_PORT), moto, OpenSearch; data in .offprompt/ (FRESH=1 starts empty)
 	$(PY) -m offprompt_local.stack $(if $(filter 1 yes true,$(FRESH)),--fresh)
@@ -80,7 +80,7 @@ dev: install opensearch ## Run the whole stack on 127.0.0.1: API :3000 (OFFPROMP
 demo: install ## Scripted agent session against a running `make dev` (OFFPROMPT_API_URL, default http://127.0.0.1:3000)
 	$(PY) -m offprompt_local.demo
 
-build: install ## sam build (the layer is built by `python -m offprompt_local.layer`, as for `make layer`)
+build: install ## sam build (the layer is built by `python -m offprompt_build.layer`, as for `make layer`)
 	sam build
 
 deploy: build ## sam deploy --config-env $(ENV) (default dev); needs AWS credentials and the SAM CLI

@@ -7,7 +7,7 @@
 python3.12, `CHECKOUT` its functions/ and layers/offprompt/; -B stops Python writing bytecode, as Lambda's read-only
 /opt does, so a tree without .pyc compiles at every start. docs/benchmarks.md has the exact before commands.)
 
-A Lambda-like harness: the layer as built (`python -m offprompt_local.layer --platform host`: the same lock, AWS
+A Lambda-like harness: the layer as built (`python -m offprompt_build.layer --platform host`: the same lock, AWS
 model trimming and 3.12 unchecked-hash bytecode as the arm64 layer, wheels for this CPU), a fresh
 `python3.12 -S -I` per sample (tests/runtime/lambda_driver.py, as the runtime tier starts functions), template.yaml's
 environment, and a moto server as the AWS endpoint. A sample is the wall time from process start to the first
@@ -46,7 +46,7 @@ from lambda_runtime import (  # noqa: E402
     template_functions,
 )
 
-from offprompt_local import layer as layer_build  # noqa: E402
+from offprompt_build import layer as layer_build  # noqa: E402
 from offprompt_local.resources import create_bucket, create_table  # noqa: E402
 
 LAYER_OUT = ROOT / "build" / "bench-layer"
@@ -153,8 +153,8 @@ def run_reference(python: str, env: dict[str, str], layer: Path, calls: str) -> 
 def build_layer(reuse: bool) -> Path:
     python_dir = LAYER_OUT / "layer" / "python"
     if not (reuse and python_dir.is_dir()):
-        env = {**os.environ, "PYTHONPATH": f"{ROOT / 'infra' / 'local'}:{ROOT / 'layers' / 'offprompt'}"}
-        command = [sys.executable, "-m", "offprompt_local.layer", "--platform", "host", "--out", str(LAYER_OUT)]
+        env = {**os.environ, "PYTHONPATH": f"{ROOT / 'tools'}:{ROOT / 'layers' / 'offprompt'}"}
+        command = [sys.executable, "-m", "offprompt_build.layer", "--platform", "host", "--out", str(LAYER_OUT)]
         subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)
     return python_dir
 

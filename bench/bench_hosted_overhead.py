@@ -81,7 +81,7 @@ def main() -> None:
     from threads import handler as threads
 
     from offprompt.adapters.clients import aws_client
-    from offprompt.composition.tenancy import default_tenancy
+    from offprompt.composition.account import default_account
     from offprompt.metering import PLANS
 
     thread = "bench-thread"
@@ -113,7 +113,7 @@ def main() -> None:
     with mock_aws():
         clients = {"dynamodb": aws_client("dynamodb"), "s3": aws_client("s3")}
         create_resources(clients["dynamodb"], clients["s3"])
-        tenancy = default_tenancy()
+        tenancy = default_account()
         tenancy.create_tenant("bench-tenant", PLANS["pro"])
         key = tenancy.create_key("bench-tenant")["key"]
         auth_event = json.loads((ROOT / "events" / "authorizer_request.json").read_text())

@@ -26,8 +26,8 @@ from offprompt.deadline import deadline_after, invocation_budget
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge, schema_invalid
 from offprompt.limits import MAX_BODY_BYTES
 
+from .caller import direct_tenant, hosted_principal, http_tenant
 from .errors import METHOD_NOT_ALLOWED, ROUTE_NOT_FOUND, error_headers, status_for
-from .tenancy import direct_tenant, hosted_principal, http_tenant
 
 RouteRegistrar = Callable[[APIGatewayHttpResolver], None]
 DirectHandler = Callable[[str, dict[str, Any]], Any]
@@ -197,12 +197,12 @@ def _served_bytes(result: Any) -> int:
 def hosted_request(app: APIGatewayHttpResolver, event: dict[str, Any], context: Any) -> Any:
     """A request the API-key authorizer admitted: the plan's limits first (429 before anything is written), then
     the route with a usage meter open, then the request's usage in one write (docs/adr/0023)."""
-    from offprompt.composition.tenancy import default_tenancy
+    from offprompt.composition.account import default_account
 
     principal = hosted_principal(event)
     assert principal is not None
     meter = metering.Meter(principal.tenant, principal.plan, route=str(event.get("routeKey") or ""))
-    tenancy = default_tenancy()
+    tenancy = default_account()
     logger, _ = observability()
     with metering.metered(meter):
         try:

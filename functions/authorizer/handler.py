@@ -14,10 +14,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from offprompt.composition.tenancy import default_tenancy
+from offprompt.composition.account import default_account
 from offprompt.deadline import deadline_after, invocation_budget
 from offprompt.errors import OffpromptError
-from offprompt.services.tenancy import bearer_token
+from offprompt.services.account import bearer_token
 
 
 @functools.cache
@@ -47,7 +47,7 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     token = bearer_token(_header(event if isinstance(event, dict) else {}, "authorization"))
     try:
         with deadline_after(invocation_budget(_remaining_ms(context), http=True)):
-            principal = default_tenancy().authenticate(token)
+            principal = default_account().authenticate(token)
     except OffpromptError as exc:  # DynamoDB failed: deny (API Gateway answers 403; the client retries)
         logger().warning("key check failed", extra={"code": exc.code})
         return {"isAuthorized": False}

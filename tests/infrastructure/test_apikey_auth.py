@@ -12,7 +12,7 @@ from offprompt.config import load_settings
 def test_the_authorizer_code_makes_one_kind_of_call_a_get_item() -> None:
     reach = code_graph().reach("authorizer.handler")
     assert reach.actions == {"dynamodb:GetItem"}
-    assert reach.origins["dynamodb:GetItem"] == {"offprompt.adapters.dynamodb_tenancy"}
+    assert reach.origins["dynamodb:GetItem"] == {"offprompt.adapters.dynamodb_account"}
 
 
 def test_the_authorizer_role_may_only_get_items_of_the_table() -> None:
@@ -36,7 +36,7 @@ def test_the_authorizer_role_may_only_get_items_of_the_table() -> None:
 
 
 def test_in_apikey_mode_the_tenant_is_the_authorizer_context() -> None:
-    from api_common.tenancy import hosted_principal, http_tenant
+    from api_common.caller import hosted_principal, http_tenant
 
     event = {
         "headers": {"x-offprompt-tenant": "mallory"},

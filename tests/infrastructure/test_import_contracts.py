@@ -1,7 +1,7 @@
 """The import contracts `make lint` runs (import-linter, `[tool.importlinter]` in pyproject.toml) hold for the
 tree, and each one fails when a deliberately wrong import is added to a copy of the tree.
 
-The copy holds the three source roots (functions/, the layer's offprompt/, infra/local/) and pyproject.toml; it is
+The copy holds the source roots (functions/, the layer's offprompt/, infra/local/, tools/) and pyproject.toml; it is
 put first on PYTHONPATH, so lint-imports reads the copy, never the working tree.
 """
 
@@ -17,13 +17,19 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
-SOURCES = ("functions", "layers/offprompt/offprompt", "infra/local/offprompt_local")
+SOURCES = (
+    "functions",
+    "layers/offprompt/offprompt",
+    "infra/local/offprompt_local",
+    "tools/offprompt_admin",
+    "tools/offprompt_build",
+)
 
 
 def lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join(str(tree / p) for p in ("functions", "layers/offprompt", "infra/local")),
+        "PYTHONPATH": os.pathsep.join(str(tree / p) for p in ("functions", "layers/offprompt", "infra/local", "tools")),
     }
     return subprocess.run(
         [str(LINT_IMPORTS), "--no-cache"], cwd=tree, env=env, capture_output=True, text=True, timeout=120
@@ -42,7 +48,7 @@ def tree(tmp_path: Path) -> Path:
 def test_the_tree_keeps_every_contract() -> None:
     result = lint_imports(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Contracts: 5 kept, 0 broken." in result.stdout
+    assert "Contracts: 6 kept, 0 broken." in result.stdout
 
 
 def test_the_copy_keeps_every_contract(tree: Path) -> None:
@@ -72,6 +78,11 @@ WRONG_IMPORTS = {
         "layers/offprompt/offprompt/memory/meta.py",
         "import offprompt.services.conversation.cursor",
         "Layers: functions -> composition -> services -> memory -> prompt -> artifacts",
+    ),
+    "operator CLI imports the local stack": (
+        "tools/offprompt_admin/files.py",
+        "import offprompt_local.datadir",
+        "The operator CLI and the layer builder (tools/) never import the local stack (infra/local)",
     ),
     "artifacts import the prompt": (
         "layers/offprompt/offprompt/artifacts/url.py",

@@ -1,4 +1,4 @@
-"""`python -m offprompt_local.layer` builds complete python3.12/arm64 layers within Lambda's size limits: the core
+"""`python -m offprompt_build.layer` builds complete python3.12/arm64 layers within Lambda's size limits: the core
 layer every function gets (≤ 30 MiB unzipped: all a conversation function loads) and the text add-on.
 
 The built trees hold aarch64 binaries, so they cannot be imported on this machine; instead the checks prove
@@ -25,7 +25,7 @@ import pytest
 from packaging.utils import canonicalize_name
 
 from offprompt.adapters.tokenizer import CL100K_BASE, O200K_BASE
-from offprompt_local.layer import (
+from offprompt_build.layer import (
     BOTO3_RESOURCE_MODELS,
     BOTOCORE_SERVICES,
     BPE_OPENAI,
@@ -87,7 +87,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     out = tmp_path_factory.mktemp("layer-build")
     env = {**os.environ, "PYTHONPATH": str(ROOT / "layers" / "offprompt")}
     result = subprocess.run(
-        [sys.executable, "-m", "offprompt_local.layer", "--out", str(out)],
+        [sys.executable, "-m", "offprompt_build.layer", "--out", str(out)],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -377,7 +377,7 @@ def test_offprompt_sources_compile_from_the_built_tree(built: Built, tmp_path: P
 
 def test_no_python312_fails_the_build_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without a 3.12 to compile with, no layer: never one whose bytecode is missing or for another Python."""
-    from offprompt_local import layer
+    from offprompt_build import layer
 
     class Failed:
         returncode, stdout = 1, ""

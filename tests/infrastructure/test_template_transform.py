@@ -32,7 +32,7 @@ TEXT_LAYER_FUNCTIONS = {
     "ProcessOutputFunction",
     "LoadArtifactsFunction",
     "MemoriesFunction",
-    "TenantFunction",
+    "TenantDataFunction",
     "ExampleToolFunction",
 }
 

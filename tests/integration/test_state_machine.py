@@ -60,7 +60,7 @@ def test_tool_flow_keeps_only_references_in_the_state(opensearch_url: str, monke
 
         for cached in (conversation.default_service, task_memory.default_service, task_memory.default_receipts):
             cached.cache_clear()  # services built by earlier tests hold clients bound to other endpoints
-        tenancy.default_tenancy.cache_clear()
+        tenancy.default_account.cache_clear()
         runner.before_invoke.append(lambda fn: get_settings.cache_clear())
         deployed = deploy_to_moto(parameters=params)
         aws_lambda = boto3.client("lambda")

@@ -2,7 +2,7 @@
 environment resolved as CloudFormation would, and a clean interpreter per function (lambda_driver.py).
 
 - `runtime_deps()` builds the layers' third-party trees for this machine exactly as `make layer` builds them for
-  arm64 (offprompt_local.layer: requirements/runtime.lock hash-checked and split into the core layer and the text
+  arm64 (offprompt_build.layer: requirements/runtime.lock hash-checked and split into the core layer and the text
   add-on, unused AWS models removed, bytecode compiled by a python3.12 with unchecked-hash) into
   `build/runtime-deps/<hash>/<part>` (cached by the hash of the lock and of the build code), so the functions run
   with what their layers ship and nothing the dev environment adds.
@@ -37,7 +37,7 @@ from typing import Any
 
 from sam_support import condition_values, load_template
 
-from offprompt_local import layer as layer_build
+from offprompt_build import layer as layer_build
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).with_name("lambda_driver.py")
@@ -83,7 +83,7 @@ def deps_key() -> str:
 
 def runtime_deps() -> Path:
     """The directory holding exactly the layers' third-party trees for this machine (built once per lock): one
-    subdirectory per layer part (`core`, `text`; offprompt_local.layer.LAYERS)."""
+    subdirectory per layer part (`core`, `text`; offprompt_build.layer.LAYERS)."""
     target = DEPS_ROOT / deps_key()
     if (target / ".complete").exists():
         return target

@@ -24,7 +24,7 @@ from lambda_runtime import (
     shipped_top_level,
 )
 
-from offprompt_local.layer import LAYERS
+from offprompt_build.layer import LAYERS
 
 ROOT = Path(__file__).resolve().parents[2]
 NS = "e59302f3225041b697b0efa5d1d93369"
@@ -42,9 +42,9 @@ EXERCISED = {
     "MemoriesFunction",
     "ExampleToolFunction",
     "CloudThreadsFunction",
-    "TenancyFunction",
+    "AccountFunction",
     "AuthorizerFunction",
-    "TenantFunction",
+    "TenantDataFunction",
 }
 
 
@@ -180,7 +180,7 @@ def test_task_memory_functions(start_text_function: Start, local_aws: dict[str, 
 
 
 def test_api_keys_and_the_authorizer(start_function: Start, local_aws: dict[str, Any]) -> None:
-    tenancy = start_function("TenancyFunction")
+    tenancy = start_function("AccountFunction")
     created = tenancy.invoke(event("keys_create_direct.json"))
     assert created["key"].startswith(f"op_{created['key_id']}_") and created["name"] == "ci"
     status, made, _ = tenancy.http(event("keys_create_http.json"))
@@ -211,7 +211,7 @@ def test_api_keys_and_the_authorizer(start_function: Start, local_aws: dict[str,
 def test_tenant_function_exports_and_erases(start_text_function: Start, local_aws: dict[str, Any]) -> None:
     process_output = start_text_function("ProcessOutputFunction")
     assert process_output.invoke(event("process_output_direct.json"))["value"] == STORED_LINE
-    tenant = start_text_function("TenantFunction")
+    tenant = start_text_function("TenantDataFunction")
     status, exported, _ = tenant.http(event("tenant_export_http.json"))
     assert status == 200, exported
     assert exported["counts"]["dynamodb.namespace"] == 1 and exported["counts"]["opensearch"] >= 1, exported

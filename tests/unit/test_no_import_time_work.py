@@ -14,17 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-HANDLERS = [
-    "add_run",
-    "prompt_stack",
-    "threads",
-    "summarizer",
-    "process_output",
-    "load_artifacts",
-    "memories",
-    "tenancy",
-    "authorizer",
-]
+HANDLERS = sorted(p.parent.name for p in (ROOT / "functions").glob("*/handler.py"))
 
 PROBE = """
 import json, sys

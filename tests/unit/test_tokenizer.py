@@ -303,7 +303,7 @@ def test_the_pre_parsed_ranks_are_the_official_file_parsed() -> None:
     """What the encoding loads (the generated ranks file) equals the official BPE file, token for token."""
     official = load_bpe_ranks(CL100K_BASE.bpe_file, CL100K_BASE.bpe_sha256)
     assert load_ranks(CL100K_BASE.ranks_file, CL100K_BASE.ranks_sha256) == official
-    # The pin in the adapter is the hash of exactly this conversion, so `offprompt_local.bpe` can check it.
+    # The pin in the adapter is the hash of exactly this conversion, so `offprompt_build.bpe` can check it.
     assert hashlib.sha256(dump_ranks(official)).hexdigest() == CL100K_BASE.ranks_sha256
 
 
@@ -328,7 +328,7 @@ def test_tampered_ranks_are_refused_and_missing_ranks_name_the_fix(tmp_path: Pat
 def test_make_bpe_writes_the_pinned_file_and_refuses_a_wrong_pin(tmp_path: Path) -> None:
     import dataclasses
 
-    from offprompt_local.bpe import write_ranks
+    from offprompt_build.bpe import write_ranks
 
     out = tmp_path / "data" / "cl100k_base.ranks"
     assert write_ranks(out) is True

@@ -95,13 +95,13 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/memories/{memory_name}/namespaces/{namespace}/search", "memories"),
     Route("GET", "/memories/{memory_name}/meta", "memories"),
     # hosted mode: the caller's own API keys and usage (docs/adr/0022-api-keys.md, 0023)
-    Route("POST", "/keys", "tenancy"),
-    Route("GET", "/keys", "tenancy"),
-    Route("DELETE", "/keys/{key_id}", "tenancy"),
-    Route("GET", "/usage", "tenancy"),
+    Route("POST", "/keys", "account"),
+    Route("GET", "/keys", "account"),
+    Route("DELETE", "/keys/{key_id}", "account"),
+    Route("GET", "/usage", "account"),
     # the tenant's own data: export and erase (docs/adr/0024-tenant-export-erase.md)
-    Route("POST", "/export", "tenant"),
-    Route("DELETE", "/tenant", "tenant"),
+    Route("POST", "/export", "tenant_data"),
+    Route("DELETE", "/tenant", "tenant_data"),
 )
 
 #: Functions that serve no HTTP route (invoked by DynamoDB Streams, the async path or Step Functions only).

@@ -496,7 +496,7 @@ class StoredBytesLimit(Exception):
     """A write would take the tenant past its plan's stored bytes."""
 
 
-class TenancyStore(Protocol):
+class AccountStore(Protocol):
     def get_tenant(self, tenant: str) -> TenantRecord | None: ...
 
     def put_tenant(self, tenant: str, plan: dict[str, object], now: str) -> TenantRecord:

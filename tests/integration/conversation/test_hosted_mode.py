@@ -14,7 +14,7 @@ import pytest
 from conversation_api import Api, all_items, load_event, text_run
 
 from offprompt import metering
-from offprompt.composition.tenancy import default_tenancy
+from offprompt.composition.account import default_account
 from offprompt.metering import Plan
 
 HTTP_AUTH = "authorizer.handler"
@@ -22,9 +22,9 @@ HTTP_AUTH = "authorizer.handler"
 
 @pytest.fixture
 def tenancy(aws: dict[str, Any]) -> Any:
-    default_tenancy.cache_clear()
-    yield default_tenancy()
-    default_tenancy.cache_clear()
+    default_account.cache_clear()
+    yield default_account()
+    default_account.cache_clear()
 
 
 def authorize(token: str) -> dict[str, Any]:
@@ -64,7 +64,7 @@ def add_run(token: str, thread: str, run: Any) -> dict[str, Any]:
 
 
 def usage(token: str) -> dict[str, Any]:
-    from tenancy.handler import lambda_handler
+    from account.handler import lambda_handler
 
     event = hosted("usage_http.json", token, path="/usage", method="GET")
     out = lambda_handler(event, None)

@@ -9,7 +9,7 @@ of CJK, emoji, combining marks, whitespace runs and special-token strings) from:
   rust-gems `bpe` crates, 74 MB with the cl100k_base, o200k_base and voyage3 vocabularies compiled in). Its
   package `__init__` parses every `.tiktoken.gz` it ships (~750 ms), so the package is located with `find_spec`
   (never executed) and only the extension module is loaded (<1 ms, then ~30 ms per encoding on first use). The
-  layer build copies that one file (`offprompt_local.layer.TASK_MEMORY_FILES`): only task-memory functions
+  layer build copies that one file (`offprompt_build.layer.TASK_MEMORY_FILES`): only task-memory functions
   need it, and the conversation functions keep tiktoken.
 - **A per-process count per pre-token.** BPE never merges across the pre-tokenizer's pieces, so a text's count is
   the sum of its pieces' counts. `count_tokens` splits with the extension's `pretokenize` and sums counts cached

@@ -41,7 +41,7 @@ from offprompt.ports import (
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
-from .dynamodb_tenancy import stored_bytes_add, stored_bytes_release
+from .dynamodb_account import stored_bytes_add, stored_bytes_release
 
 NS = "NS"
 BATCH = "BATCH"

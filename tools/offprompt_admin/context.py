@@ -1,0 +1,93 @@
+"""How a command reaches the deployment: settings and AWS endpoint from the environment, or the local stack's."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+LIBRARY = REPO / "layers" / "offprompt"
+CONNECTION_FILE = "stack.json"
+
+
+class AdminError(Exception):
+    """A command cannot run (the message says why); exit status 2."""
+
+
+def add_connection_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--local", action="store_true", help="act on the running local stack (`make dev`)")
+    parser.add_argument(
+        "--data-dir",
+        default="",
+        help="with --local: the stack's data directory (default OFFPROMPT_DATA_DIR or .offprompt/)",
+    )
+    parser.add_argument("--table", help="DynamoDB table (default: OFFPROMPT_TABLE)")
+    parser.add_argument("--endpoint-url", help="AWS endpoint for every client (default: boto3's, AWS_ENDPOINT_URL)")
+
+
+#: Where `make dev` keeps its data (and the connection file it writes while running): the same rule as the
+#: local stack's (`OFFPROMPT_DATA_DIR`, default `.offprompt/` in the repository). The operator CLI does not import
+#: the local stack: it only reads the file the stack writes.
+DATA_DIR_ENV = "OFFPROMPT_DATA_DIR"
+
+
+def _local_connection(data_dir: str) -> dict[str, Any]:
+    configured = data_dir or os.environ.get(DATA_DIR_ENV, "")
+    root = Path(configured).expanduser().resolve() if configured else REPO / ".offprompt"
+    path = root / CONNECTION_FILE
+    try:
+        info: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise AdminError(f"no running local stack found ({path} is missing); start it with `make dev`") from None
+    return info
+
+
+def _ensure_library() -> None:
+    """The library is imported from the layer's directory, as the functions import it (`/opt/python`)."""
+    try:
+        import offprompt  # noqa: F401
+    except ImportError:
+        sys.path.insert(0, str(LIBRARY))
+
+
+@dataclass
+class Context:
+    environ: dict[str, str]
+
+    def settings(self) -> Any:
+        from offprompt.config import load_settings
+
+        if not self.environ.get("OFFPROMPT_TABLE"):
+            raise AdminError("no table: set OFFPROMPT_TABLE (the stack's TableName output), pass --table, or --local")
+        return load_settings(self.environ)
+
+    def tenancy(self) -> Any:
+        from offprompt.composition.account import account_from_settings
+
+        return account_from_settings(self.settings())
+
+
+def connect(args: argparse.Namespace) -> Context:
+    """Apply the connection options to this process's environment (boto3 reads it) and return the context."""
+    _ensure_library()
+    if args.local:
+        info = _local_connection(args.data_dir)
+        os.environ.update(info.get("environment") or {})
+        os.environ["AWS_ENDPOINT_URL"] = str(info["aws_endpoint_url"])
+        for name, value in (("AWS_ACCESS_KEY_ID", "local"), ("AWS_SECRET_ACCESS_KEY", "local")):
+            os.environ.setdefault(name, value)
+        os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+    if args.endpoint_url:
+        os.environ["AWS_ENDPOINT_URL"] = args.endpoint_url
+    if args.table:
+        os.environ["OFFPROMPT_TABLE"] = args.table
+    return Context(dict(os.environ))
+
+
+def emit(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False))

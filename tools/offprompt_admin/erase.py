@@ -1,0 +1,35 @@
+"""`erase <tenant> --yes`: delete every DynamoDB item, S3 object and OpenSearch document of a tenant, then verify.
+
+Idempotent: run it again after a failure (or a request that raced it) and it finishes the job.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .context import Context
+
+COMMAND = "erase"
+HELP = "erase every item, object and document of a tenant, then verify none is left (needs --yes)"
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(COMMAND, help=HELP, description=HELP)
+    parser.add_argument("tenant")
+    parser.add_argument("--yes", action="store_true", help="confirm: this cannot be undone")
+
+
+def run(args: argparse.Namespace, context: Context) -> int:
+    from offprompt.composition.tenant_data import stores_from_settings
+    from offprompt.identifiers import check_identifier
+    from offprompt.services.tenant_data import erase_tenant
+
+    tenant = check_identifier("tenant", args.tenant)
+    if not args.yes:
+        print(f"refusing to erase {tenant!r} without --yes", file=sys.stderr)
+        return 2
+    report = erase_tenant(tenant, stores_from_settings(context.settings()))
+    print(json.dumps({**report.to_dict(), "scan_read_units": report.scan_read_units}, indent=1))
+    return 0

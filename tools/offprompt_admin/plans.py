@@ -1,0 +1,46 @@
+"""`plan set <tenant> <plan> [--rate-per-second N] [--runs-per-day N] [--stored-bytes N] [--max-keys N]
+[--scans-per-day N]`, `plan list`.
+
+A plan change reaches the tenant's keys at once; deployed, the authorizer's cache (300 s) may serve the old plan
+that long.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .context import Context, emit
+
+OVERRIDES = ("rate_per_second", "runs_per_day", "stored_bytes", "max_keys", "scans_per_day")
+
+
+def add_plan_options(parser: argparse.ArgumentParser) -> None:
+    for name in OVERRIDES:
+        parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=None, help="0 = unlimited")
+
+
+def plan_from(args: argparse.Namespace) -> object:
+    from offprompt.services.account import plan_named
+
+    return plan_named(args.plan, **{name: getattr(args, name) for name in OVERRIDES})
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("plan", help="set a tenant's plan; list the named plans")
+    actions = parser.add_subparsers(dest="action", required=True)
+    setter = actions.add_parser("set", help="set a tenant's plan (creates the tenant if needed)")
+    setter.add_argument("tenant")
+    setter.add_argument("plan", help="free, pro, unlimited, or any name with explicit limits")
+    add_plan_options(setter)
+    actions.add_parser("list", help="the named plans and their limits")
+
+
+def run(args: argparse.Namespace, context: Context) -> int:
+    if args.action == "list":
+        from offprompt.metering import PLANS
+
+        emit({name: plan.to_dict() for name, plan in PLANS.items()})
+        return 0
+    record = context.tenancy().set_plan(args.tenant, plan_from(args))
+    emit({"tenant": record.tenant, **record.plan})
+    return 0
