@@ -56,11 +56,11 @@ def test_tool_flow_keeps_only_references_in_the_state(opensearch_url: str, monke
         from offprompt.config import get_settings
 
         reset_clients()
-        from offprompt.composition import conversation, task_memory, tenancy
+        from offprompt.composition import account, conversation, task_memory
 
         for cached in (conversation.default_service, task_memory.default_service, task_memory.default_receipts):
             cached.cache_clear()  # services built by earlier tests hold clients bound to other endpoints
-        tenancy.default_account.cache_clear()
+        account.default_account.cache_clear()
         runner.before_invoke.append(lambda fn: get_settings.cache_clear())
         deployed = deploy_to_moto(parameters=params)
         aws_lambda = boto3.client("lambda")

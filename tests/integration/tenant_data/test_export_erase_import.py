@@ -39,7 +39,7 @@ def _reset_caches() -> None:
     """Every per-process cache of clients, settings and services: the next deployment's are built fresh."""
     from offprompt.adapters.clients import reset_clients
     from offprompt.adapters.opensearch_client import reset_opensearch_clients
-    from offprompt.composition import conversation, task_memory, tenancy, tenant_data
+    from offprompt.composition import account, conversation, task_memory, tenant_data
     from offprompt.config import get_settings
 
     reset_clients()
@@ -50,7 +50,7 @@ def _reset_caches() -> None:
         conversation.default_cloud_threads,
         task_memory.default_service,
         task_memory.default_receipts,
-        tenancy.default_account,
+        account.default_account,
         tenant_data.default_stores,
     ):
         cached.cache_clear()

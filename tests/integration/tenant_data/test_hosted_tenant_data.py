@@ -84,7 +84,7 @@ def key(stack: Deployment) -> str:
 
 
 def gauge(token: str) -> int:
-    status, body = call("tenancy", "usage_http.json", token, path="/usage", method="GET")
+    status, body = call("account", "usage_http.json", token, path="/usage", method="GET")
     assert status == 200, body
     return int(body["stored_bytes"])
 
@@ -154,7 +154,7 @@ def test_delete_tenant_through_the_handler_leaves_nothing_of_the_tenant(stack: D
     assert gauge(key) > 0
     assert all(stack.raw_traces(TENANT).values())
     status, report = call(
-        "tenant", "tenant_erase_http.json", key, path="/tenant", method="DELETE", body={"confirm": TENANT}
+        "tenant_data", "tenant_erase_http.json", key, path="/tenant", method="DELETE", body={"confirm": TENANT}
     )
     assert status == 200 and report["verified"], report
     # after the answer: no usage counters written by the erase request itself, no rate window, nothing
@@ -199,22 +199,22 @@ def test_self_service_exports_and_erases_are_bounded_per_day(stack: Deployment) 
     default_account().create_tenant("tiny", Plan("tiny", scans_per_day=2))
     key = str(default_account().create_key("tiny")["key"])
     store(key, {"type": "TextArtifact", "id": "e" * 32, "name": "e" * 32, "meta": {}, "value": "data"})
-    assert call("tenant", "tenant_export_http.json", key, path="/export", method="POST")[0] == 200
-    status, body = call("tenant", "tenant_export_http.json", key, path="/export", method="POST")
+    assert call("tenant_data", "tenant_export_http.json", key, path="/export", method="POST")[0] == 200
+    status, body = call("tenant_data", "tenant_export_http.json", key, path="/export", method="POST")
     assert status == 200, body
-    status, body = call("tenant", "tenant_export_http.json", key, path="/export", method="POST")
+    status, body = call("tenant_data", "tenant_export_http.json", key, path="/export", method="POST")
     assert (status, body["code"], body["details"]["quota"]) == (429, "quota_exceeded", "scans_per_day")
     erase = {"confirm": "tiny"}
-    status, body = call("tenant", "tenant_erase_http.json", key, path="/tenant", method="DELETE", body=erase)
+    status, body = call("tenant_data", "tenant_erase_http.json", key, path="/tenant", method="DELETE", body=erase)
     assert status == 429, body  # the erase counts too
     # the operator raises the limit; the tenant erases itself
     default_account().set_plan("tiny", Plan("tiny", scans_per_day=5))
     cached = authorized(key)
-    status, body = call("tenant", "tenant_erase_http.json", key, path="/tenant", method="DELETE", body=erase)
+    status, body = call("tenant_data", "tenant_erase_http.json", key, path="/tenant", method="DELETE", body=erase)
     assert status == 200 and body["verified"], body
     # deployed, API Gateway may still hold the authorizer's answer for the erased key (300 s): no scan for it
     status, body = call(
-        "tenant", "tenant_erase_http.json", key, path="/tenant", method="DELETE", body=erase, cached=cached
+        "tenant_data", "tenant_erase_http.json", key, path="/tenant", method="DELETE", body=erase, cached=cached
     )
     assert (status, body["code"]) == (401, "unauthenticated"), body
     assert stack.raw_traces("tiny") == {"dynamodb": 0, "s3": 0, "opensearch": 0}
