@@ -20,6 +20,7 @@ from griptape.structures import Agent
 from griptape_support import CannedPromptDriver, EchoTool, echo_call
 from test_local_stack import E2E_DATA_DIR, ROOT, RunningStack, raises, search_until_found, stack, uid  # noqa: F401  (stack: fixture)
 
+from offprompt.services.account.keys import parse_key
 from offprompt_client import OffpromptClient, OffpromptClientError
 
 pytestmark = pytest.mark.slow
@@ -72,7 +73,7 @@ def test_a_key_is_a_tenant_from_creation_to_revocation(stack: RunningStack) -> N
     listed = api.request("GET", "/keys")
     keys = listed.json()["keys"]
     assert {k["key_id"] for k in keys} == {first["key_id"], second["key_id"]}
-    for secret in (first["key"], second["key"], first["key"].rsplit("_", 1)[1], second["key"].rsplit("_", 1)[1]):
+    for secret in (first["key"], second["key"], parse_key(first["key"]).secret, parse_key(second["key"]).secret):
         assert secret.encode() not in listed.body
     assert all(set(k) == {"key_id", "prefix", "name", "created_at"} for k in keys)
     assert admin("key", "list", tenant) == listed.json()

@@ -16,6 +16,7 @@ from conversation_api import Api, all_items, load_event, text_run
 from offprompt import metering
 from offprompt.composition.account import default_account
 from offprompt.metering import Plan
+from offprompt.services.account.keys import parse_key
 
 HTTP_AUTH = "authorizer.handler"
 
@@ -102,7 +103,7 @@ def test_keys_are_listed_without_secrets_and_revoked_only_by_their_tenant(tenanc
     listed = tenancy.list_keys("acme")["keys"]
     assert [k["key_id"] for k in listed] == [first["key_id"]]
     assert set(listed[0]) == {"key_id", "prefix", "name", "created_at"}
-    secret = first["key"].rsplit("_", 1)[1]
+    secret = parse_key(first["key"]).secret
     dump = json.dumps(all_items(aws["dynamodb"]))
     assert secret not in dump and first["key"] not in dump  # only the hash is stored
     assert tenancy.revoke_key("acme", other["key_id"]) is False  # another tenant's key: untouched
