@@ -1,0 +1,102 @@
+"""A refused request changes nothing; a request cut by its time budget says truthfully what it did, and a retry
+converges (outsider findings 1 and 6: `PATCH /api/threads/{id}` deleted stored runs before validating the list,
+stored part of a list before a 429, and answered "nothing was committed" after storing 1,609 of 4,000 runs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hosted_support import Context, Deployment, call, message, new_key
+
+TENANT = "acme"
+
+
+def patch(token: str, thread: str, messages: list[dict[str, Any]], **kw: Any) -> tuple[int, Any, dict[str, str]]:
+    return call(
+        "cloud_threads",
+        "cloud_threads_patch_http.json",
+        token,
+        path=f"/api/threads/{thread}",
+        method="PATCH",
+        body={"messages": messages},
+        thread_id=thread,
+        **kw,
+    )
+
+
+def create_thread(token: str) -> str:
+    status, body, _ = call(
+        "cloud_threads", "cloud_threads_create_http.json", token, path="/api/threads", method="POST", body={}
+    )
+    assert status == 201, body
+    return str(body["thread_id"])
+
+
+def run_ids(token: str, thread: str) -> list[str]:
+    ids: list[str] = []
+    page = 1
+    while True:
+        status, body, _ = call(
+            "cloud_threads",
+            "cloud_threads_messages_http.json",
+            token,
+            path=f"/api/threads/{thread}/messages",
+            method="GET",
+            query={"page": str(page), "page_size": "100"},
+            thread_id=thread,
+        )
+        assert status == 200, body
+        ids += [m["metadata"]["run_id"] for m in body["messages"]]
+        if page >= body["pagination"]["total_pages"]:
+            return ids
+        page += 1
+
+
+BAD = {"input": '{"type": "NoSuchArtifact", "value": "x"}', "output": "fine", "metadata": {"run_id": "bad"}}
+
+
+def test_a_patch_refused_for_one_bad_message_keeps_the_runs_it_would_have_replaced(stack: Deployment) -> None:
+    token = new_key(TENANT)
+    thread = create_thread(token)
+    assert patch(token, thread, [message("r1"), message("r2"), message("r3")])[0] == 200
+    # Griptape trimmed r1 and appends r4; the list also holds a message that is not an artifact
+    status, body, _ = patch(token, thread, [message("r2"), message("r3"), message("r4"), BAD])
+    assert status == 400, body
+    assert run_ids(token, thread) == ["r1", "r2", "r3"]
+
+
+def test_a_patch_with_a_bad_third_message_stores_nothing(stack: Deployment) -> None:
+    token = new_key(TENANT)
+    thread = create_thread(token)
+    status, body, _ = patch(token, thread, [message("m1"), message("m2"), BAD])
+    assert status == 400, body
+    assert run_ids(token, thread) == []
+
+
+def test_a_patch_over_the_runs_quota_stores_none_of_its_runs(stack: Deployment) -> None:
+    token = new_key(TENANT, runs_per_day=3)
+    thread = create_thread(token)
+    assert patch(token, thread, [message("a1"), message("a2")])[0] == 200
+    status, body, headers = patch(token, thread, [message("a1"), message("a2"), message("a3"), message("a4")])
+    assert status == 429 and body["code"] == "quota_exceeded", body
+    assert "Retry-After" in headers
+    assert run_ids(token, thread) == ["a1", "a2"]
+
+
+def test_a_patch_cut_by_its_budget_says_what_it_stored_and_a_retry_converges(stack: Deployment) -> None:
+    token = new_key(TENANT)
+    thread = create_thread(token)
+    wanted = [message(f"m{i}", f"text {i}") for i in range(3000)]
+    # 3.3 s left: 0.3 s for dependency calls once the answer's margin is kept back (offprompt.deadline)
+    status, body, _ = patch(token, thread, wanted, context=Context(remaining_ms=3_300))
+    stored = run_ids(token, thread)
+    assert status == 503 and body["code"] == "dependency_timeout", body
+    assert 0 < len(stored) < 3000, len(stored)
+    # the answer tells exactly how far it got, and that repeating the request finishes it
+    assert body["details"]["committed"] is True, body
+    assert body["details"]["runs_stored"] == len(stored), (body, len(stored))
+    assert "nothing was committed" not in body["message"] and "repeat" in body["message"], body
+    assert stored == [f"m{i}" for i in range(len(stored))]  # a prefix of the list, in order, nothing else
+    status, body, _ = patch(token, thread, wanted)  # the same request again, with a full budget
+    assert status == 200, body
+    assert run_ids(token, thread) == [f"m{i}" for i in range(3000)]
