@@ -12,19 +12,23 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from api_common.entry import current_tenant, direct_field, json_response, make_handler, observability, path_param
+from api_common.entry import direct_field, json_response, observability
 from api_common.errors import error_responses
-from api_common.powertools import APIGatewayHttpResolver, Body, Path, Response
+from api_common.powertools import Body, Path, Response
+from api_common.routes import FunctionRoutes
 from api_common.schemas import AddRunResponse, json_content
 from offprompt.composition.conversation import default_service
+from offprompt.metering import Meter
 from offprompt.services.conversation import RunIn
 from offprompt.services.conversation.add_run import add_run
 
 DIRECT_ONLY_KEYS = ("tenant", "thread_id", "action")
 
+routes = FunctionRoutes("add_run", default_action="add")
 
-def add(tenant: str, thread_id: str, payload: Any) -> dict[str, Any]:
-    result = add_run(default_service(), tenant, thread_id, payload)
+
+def add(tenant: str, thread_id: str, payload: Any, meter: Meter | None) -> dict[str, Any]:
+    result = add_run(default_service(), tenant, thread_id, payload, meter=meter)
     logger, metrics = observability()
     if result.replayed:
         metrics.add_metric(name="RunsReplayed", unit=MetricUnit.Count, value=1)
@@ -34,25 +38,27 @@ def add(tenant: str, thread_id: str, payload: Any) -> dict[str, Any]:
     return result.to_dict()
 
 
-def register(app: APIGatewayHttpResolver) -> None:
-    @app.post(
-        "/threads/<thread_id>/runs",
-        summary="Append a run to a thread",
-        responses={
-            201: json_content(AddRunResponse, "The run as stored and its sequence number"),
-            **error_responses(409),
-        },
-    )
-    def post_run(thread_id: Annotated[str, Path()], run: Annotated[RunIn, Body()]) -> Response[Any]:
-        payload = run.model_dump(exclude_unset=True)  # the fields as sent: the idempotency hash covers them
-        body = add(current_tenant(app), path_param(app, "thread_id", thread_id), payload)
-        return json_response(body, HTTPStatus.CREATED)
+@routes.post(
+    "/threads/{thread_id}/runs",
+    action="add",
+    summary="Append a run to a thread",
+    responses={
+        201: json_content(AddRunResponse, "The run as stored and its sequence number"),
+        **error_responses(409),
+    },
+)
+def post_run(thread_id: Annotated[str, Path()], run: Annotated[RunIn, Body()]) -> Response[Any]:
+    payload = run.model_dump(exclude_unset=True)  # the fields as sent: the idempotency hash covers them
+    body = add(routes.tenant(), routes.param("thread_id", thread_id), payload, routes.meter())
+    return json_response(body, HTTPStatus.CREATED)
 
 
-def direct(tenant: str, event: dict[str, Any]) -> dict[str, Any]:
+@routes.direct("add")
+def add_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> dict[str, Any]:
     thread_id = direct_field(event, "thread_id")
     payload = event["run"] if "run" in event else {k: v for k, v in event.items() if k not in DIRECT_ONLY_KEYS}
-    return add(tenant, thread_id, payload)
+    return add(tenant, thread_id, payload, meter)
 
 
-lambda_handler = make_handler(register, direct)
+register = routes.register
+lambda_handler = routes.handler()

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
@@ -21,12 +21,11 @@ from aws_lambda_powertools.event_handler.middlewares.openapi_validation import O
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
 from offprompt import metering
-from offprompt.config import get_settings
-from offprompt.deadline import deadline_after, invocation_budget
+from offprompt.deadline import deadline_after, invocation_budget, remaining
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge, schema_invalid
 from offprompt.limits import MAX_BODY_BYTES
 
-from .caller import direct_tenant, hosted_principal, http_tenant
+from .caller import direct_tenant, hosted_principal
 from .errors import METHOD_NOT_ALLOWED, ROUTE_NOT_FOUND, error_headers, status_for
 
 RouteRegistrar = Callable[[APIGatewayHttpResolver], None]
@@ -104,16 +103,6 @@ def allowed_methods(app: APIGatewayHttpResolver, path: str) -> list[str]:
     """The methods of every route of `app` whose path pattern matches `path` (for 405's `Allow`)."""
     routes = [*app._static_routes, *app._dynamic_routes]  # Powertools keeps no public list of its routes
     return sorted({route.method for route in routes if route.rule.match(path)})
-
-
-def path_param(app: APIGatewayHttpResolver, name: str, matched: str) -> str:
-    """API Gateway's decoded path parameter (Powertools' route match is still percent-encoded)."""
-    params = app.current_event.path_parameters or {}
-    return str(params.get(name) or unquote(matched))
-
-
-def current_tenant(app: APIGatewayHttpResolver) -> str:
-    return http_tenant(app.current_event.raw_event, get_settings())
 
 
 def _build_app(register: RouteRegistrar) -> APIGatewayHttpResolver:
@@ -194,27 +183,39 @@ def _served_bytes(result: Any) -> int:
     return 0
 
 
+#: Where a hosted request's meter travels from `hosted_request` to its route (Powertools' per-request context,
+#: cleared after every request): `FunctionRoutes.meter()` reads it and hands it to the use case.
+METER_CONTEXT_KEY = "offprompt_meter"
+#: Time the request's usage write may take out of the answer's margin when the route used up the budget.
+USAGE_WRITE_BUDGET_S = 0.5
+
+
 def hosted_request(app: APIGatewayHttpResolver, event: dict[str, Any], context: Any) -> Any:
-    """A request the API-key authorizer admitted: the plan's limits first (429 before anything is written), then
-    the route with a usage meter open, then the request's usage in one write (docs/adr/0023)."""
+    """A request the API-key authorizer admitted: admission first (the key read again, the plan's limits: 401,
+    409, 429 before anything is written), then the route with the request's meter in its context (use cases
+    charge their writes to it), then what the request used and no write committed, in one write (ADR 0023, 0028)."""
     from offprompt.composition.account import default_account
 
     principal = hosted_principal(event)
     assert principal is not None
     meter = metering.Meter(principal.tenant, principal.plan, route=str(event.get("routeKey") or ""))
-    tenancy = default_account()
+    account = default_account()
     logger, _ = observability()
-    with metering.metered(meter):
-        try:
-            tenancy.admit(meter, request_bytes=len(event.get("body") or ""))
-        except OffpromptError as exc:
-            return _error_result(exc)
-        result = app.resolve(routable(event), context)
-        meter.add(bytes_served=_served_bytes(result))
-        try:
-            tenancy.flush(meter, counted=True)
-        except OffpromptError:  # the answer stands; the lost counters are logged (ADR 0023)
-            logger.exception("usage write failed", extra={"tenant": meter.tenant, "counters": meter.pending()})
+    try:
+        account.admit(meter, principal.key_id, request_bytes=len(event.get("body") or ""))
+    except OffpromptError as exc:
+        return _error_result(exc)
+    app.append_context(**{METER_CONTEXT_KEY: meter})
+    result = app.resolve(routable(event), context)
+    meter.add(bytes_served=_served_bytes(result))
+    try:
+        # a route that ran out of time still gets its usage written, out of the answer's margin
+        left = remaining()
+        budget = USAGE_WRITE_BUDGET_S if left is None or left < USAGE_WRITE_BUDGET_S else None
+        with deadline_after(budget) if budget is not None else contextlib.nullcontext():
+            account.flush(meter, counted=True)
+    except OffpromptError:  # the answer stands; the lost counters are logged (ADR 0023)
+        logger.exception("usage write failed", extra={"tenant": meter.tenant, "counters": meter.pending()})
     return result
 
 

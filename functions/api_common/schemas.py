@@ -189,3 +189,13 @@ class EraseReport(_Open):
     deleted: dict[str, int]
     remaining: dict[str, int]
     verified: bool
+
+
+class ErasePending(_Open):
+    """A fenced erase not verified yet: repeat `DELETE /tenant` after `retry_after` seconds to finish it."""
+
+    tenant: str
+    status: str
+    deleted: dict[str, int]
+    verified: bool
+    retry_after: int

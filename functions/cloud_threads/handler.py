@@ -17,77 +17,83 @@ Use case: `offprompt.services.conversation.cloud_threads` (over add-run and thre
 from http import HTTPStatus
 from typing import Annotated, Any
 
-from api_common.entry import current_tenant, json_response, make_handler, path_param
+from api_common.entry import json_response
 from api_common.errors import error_responses
-from api_common.powertools import APIGatewayHttpResolver, Body, Path, Query, Response
+from api_common.powertools import Body, Path, Query, Response
+from api_common.routes import FunctionRoutes
 from api_common.schemas import NO_CONTENT, CloudMessagesPage, CloudThread, CloudThreadsPage, json_content
 from offprompt.composition.conversation import default_cloud_threads
 from offprompt.limits import DEFAULT_CLOUD_PAGE_SIZE, IDENTIFIER_MAX_CHARS, MAX_CLOUD_PAGE_SIZE
 from offprompt.services.conversation import CloudThreadIn, CloudThreadPatch
 
+routes = FunctionRoutes("cloud_threads")
 
-def register(app: APIGatewayHttpResolver) -> None:
-    @app.post(
-        "/api/threads",
-        summary="Create a thread (Griptape Cloud Threads API)",
-        responses={201: json_content(CloudThread, "The thread"), **error_responses()},
+
+@routes.post(
+    "/api/threads",
+    summary="Create a thread (Griptape Cloud Threads API)",
+    responses={201: json_content(CloudThread, "The thread"), **error_responses()},
+)
+def create_thread(body: Annotated[CloudThreadIn, Body()]) -> Response[Any]:
+    thread = default_cloud_threads().create(routes.tenant(), body.model_dump(exclude_unset=True))
+    return json_response(thread, HTTPStatus.CREATED)
+
+
+@routes.get(
+    "/api/threads",
+    summary="Find the thread with an alias (Griptape Cloud Threads API)",
+    responses={200: json_content(CloudThreadsPage, "The thread with that alias, or none"), **error_responses()},
+)
+def find_threads(alias: Annotated[str, Query(min_length=1, max_length=IDENTIFIER_MAX_CHARS)]) -> Response[Any]:
+    return json_response(default_cloud_threads().find(routes.tenant(), {"alias": alias}))
+
+
+@routes.get(
+    "/api/threads/{thread_id}",
+    summary="A thread (Griptape Cloud Threads API)",
+    responses={200: json_content(CloudThread, "The thread"), **error_responses()},
+)
+def get_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
+    return json_response(default_cloud_threads().get(routes.tenant(), routes.param("thread_id", thread_id)))
+
+
+@routes.patch(
+    "/api/threads/{thread_id}",
+    summary="Update a thread: its messages (a diff by run id), name, metadata (Griptape Cloud Threads API)",
+    responses={200: json_content(CloudThread, "The thread"), **error_responses()},
+)
+def patch_thread(thread_id: Annotated[str, Path()], body: Annotated[CloudThreadPatch, Body()]) -> Response[Any]:
+    thread = routes.param("thread_id", thread_id)
+    patched = default_cloud_threads().patch(
+        routes.tenant(), thread, body.model_dump(exclude_unset=True), meter=routes.meter()
     )
-    def create_thread(body: Annotated[CloudThreadIn, Body()]) -> Response[Any]:
-        tenant = current_tenant(app)
-        thread = default_cloud_threads().create(tenant, body.model_dump(exclude_unset=True))
-        return json_response(thread, HTTPStatus.CREATED)
-
-    @app.get(
-        "/api/threads",
-        summary="Find the thread with an alias (Griptape Cloud Threads API)",
-        responses={200: json_content(CloudThreadsPage, "The thread with that alias, or none"), **error_responses()},
-    )
-    def find_threads(alias: Annotated[str, Query(min_length=1, max_length=IDENTIFIER_MAX_CHARS)]) -> Response[Any]:
-        return json_response(default_cloud_threads().find(current_tenant(app), {"alias": alias}))
-
-    @app.get(
-        "/api/threads/<thread_id>",
-        summary="A thread (Griptape Cloud Threads API)",
-        responses={200: json_content(CloudThread, "The thread"), **error_responses()},
-    )
-    def get_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
-        tenant = current_tenant(app)
-        return json_response(default_cloud_threads().get(tenant, path_param(app, "thread_id", thread_id)))
-
-    @app.patch(
-        "/api/threads/<thread_id>",
-        summary="Update a thread: its messages (a diff by run id), name, metadata (Griptape Cloud Threads API)",
-        responses={200: json_content(CloudThread, "The thread"), **error_responses()},
-    )
-    def patch_thread(thread_id: Annotated[str, Path()], body: Annotated[CloudThreadPatch, Body()]) -> Response[Any]:
-        tenant = current_tenant(app)
-        thread = path_param(app, "thread_id", thread_id)
-        return json_response(default_cloud_threads().patch(tenant, thread, body.model_dump(exclude_unset=True)))
-
-    @app.delete(
-        "/api/threads/<thread_id>",
-        summary="Delete a thread and release its alias (idempotent; Griptape Cloud Threads API)",
-        responses={204: NO_CONTENT, **error_responses()},
-    )
-    def delete_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
-        tenant = current_tenant(app)
-        default_cloud_threads().delete(tenant, path_param(app, "thread_id", thread_id))
-        return Response(status_code=HTTPStatus.NO_CONTENT, body="")
-
-    @app.get(
-        "/api/threads/<thread_id>/messages",
-        summary="A page of a thread's messages, oldest first (Griptape Cloud Threads API)",
-        responses={200: json_content(CloudMessagesPage, "Messages, oldest first"), **error_responses()},
-    )
-    def get_messages(
-        thread_id: Annotated[str, Path()],
-        page: Annotated[int, Query(ge=1)] = 1,
-        page_size: Annotated[int, Query(ge=1, le=MAX_CLOUD_PAGE_SIZE)] = DEFAULT_CLOUD_PAGE_SIZE,
-    ) -> Response[Any]:
-        tenant = current_tenant(app)
-        thread = path_param(app, "thread_id", thread_id)
-        query = {"page": str(page), "page_size": str(page_size)}
-        return json_response(default_cloud_threads().messages(tenant, thread, query))
+    return json_response(patched)
 
 
-lambda_handler = make_handler(register)
+@routes.delete(
+    "/api/threads/{thread_id}",
+    summary="Delete a thread and release its alias (idempotent; Griptape Cloud Threads API)",
+    responses={204: NO_CONTENT, **error_responses()},
+)
+def delete_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
+    default_cloud_threads().delete(routes.tenant(), routes.param("thread_id", thread_id))
+    return Response(status_code=HTTPStatus.NO_CONTENT, body="")
+
+
+@routes.get(
+    "/api/threads/{thread_id}/messages",
+    summary="A page of a thread's messages, oldest first (Griptape Cloud Threads API)",
+    responses={200: json_content(CloudMessagesPage, "Messages, oldest first"), **error_responses()},
+)
+def get_messages(
+    thread_id: Annotated[str, Path()],
+    page: Annotated[int, Query(ge=1)] = 1,
+    page_size: Annotated[int, Query(ge=1, le=MAX_CLOUD_PAGE_SIZE)] = DEFAULT_CLOUD_PAGE_SIZE,
+) -> Response[Any]:
+    query = {"page": str(page), "page_size": str(page_size)}
+    thread = routes.param("thread_id", thread_id)
+    return json_response(default_cloud_threads().messages(routes.tenant(), thread, query))
+
+
+register = routes.register
+lambda_handler = routes.handler()

@@ -26,49 +26,53 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from api_common.entry import current_tenant, direct_field, json_response, make_handler, path_param
+from api_common.entry import direct_field, json_response
 from api_common.errors import error_responses
-from api_common.powertools import APIGatewayHttpResolver, Path, Response
+from api_common.powertools import Path, Response
+from api_common.routes import FunctionRoutes
 from api_common.schemas import Download, LoadedNamespace, json_content
 from offprompt.composition.task_memory import default_service
 from offprompt.limits import DIRECT_MAX_INLINE_BYTES
+from offprompt.metering import Meter
 from offprompt.services.task_memory import MAX_INLINE_RESPONSE_BYTES, LoadedArtifacts, parse_request
 from offprompt.services.task_memory.load import load_artifacts
 
 # Looked up at call time, so tests can substitute a service built on their own adapters.
 service = default_service
 
+routes = FunctionRoutes("load_artifacts", default_action="load")
+
 
 def download(loaded: LoadedArtifacts) -> dict[str, Any]:
     return {"download_url": loaded.download_url, "expires_in": loaded.expires_in, "size": loaded.size}
 
 
-def register(app: APIGatewayHttpResolver) -> None:
-    @app.get(
-        "/memories/<memory_name>/namespaces/<namespace>/artifacts",
-        summary="A namespace's artifacts as Griptape ListArtifact JSON",
-        responses={
-            200: json_content(
-                LoadedNamespace,
-                "The ListArtifact JSON, byte-exact, whenever it fits a response (5 MB); past that, a blob namespace"
-                " answers BlobDownloads (presigned GETs of the stored objects; an artifact's value is the base64 of"
-                " what its download_url returns)",
-            ),
-            303: json_content(
-                Download, "A text namespace too large to answer inline: Location is a presigned GET of the JSON"
-            ),
-            **error_responses(409),
-        },
-    )
-    def get_artifacts(memory_name: Annotated[str, Path()], namespace: Annotated[str, Path()]) -> Response[Any]:
-        memory = path_param(app, "memory_name", memory_name)
-        name = path_param(app, "namespace", namespace)
-        loaded = load_artifacts(service(), current_tenant(app), memory, name)
-        if loaded.blobs is not None:
-            return json_response(loaded.blob_listing())
-        if loaded.body is None:
-            return json_response(download(loaded), HTTPStatus.SEE_OTHER, headers={"Location": str(loaded.download_url)})
-        return Response(status_code=HTTPStatus.OK, content_type="application/json", body=loaded.body)
+@routes.get(
+    "/memories/{memory_name}/namespaces/{namespace}/artifacts",
+    action="load",
+    summary="A namespace's artifacts as Griptape ListArtifact JSON",
+    responses={
+        200: json_content(
+            LoadedNamespace,
+            "The ListArtifact JSON, byte-exact, whenever it fits a response (5 MB); past that, a blob namespace"
+            " answers BlobDownloads (presigned GETs of the stored objects; an artifact's value is the base64 of"
+            " what its download_url returns)",
+        ),
+        303: json_content(
+            Download, "A text namespace too large to answer inline: Location is a presigned GET of the JSON"
+        ),
+        **error_responses(409),
+    },
+)
+def get_artifacts(memory_name: Annotated[str, Path()], namespace: Annotated[str, Path()]) -> Response[Any]:
+    memory = routes.param("memory_name", memory_name)
+    name = routes.param("namespace", namespace)
+    loaded = load_artifacts(service(), routes.tenant(), memory, name, meter=routes.meter())
+    if loaded.blobs is not None:
+        return json_response(loaded.blob_listing())
+    if loaded.body is None:
+        return json_response(download(loaded), HTTPStatus.SEE_OTHER, headers={"Location": str(loaded.download_url)})
+    return Response(status_code=HTTPStatus.OK, content_type="application/json", body=loaded.body)
 
 
 class DirectLoad(BaseModel):
@@ -79,10 +83,11 @@ class DirectLoad(BaseModel):
     max_inline_bytes: int | None = Field(default=None, ge=1, le=MAX_INLINE_RESPONSE_BYTES)
 
 
-def direct(tenant: str, event: dict[str, Any]) -> Any:
+@routes.direct("load")
+def load_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
     memory, namespace = direct_field(event, "memory_name"), direct_field(event, "namespace")
     limit = direct_inline_limit(event)
-    loaded = load_artifacts(service(), tenant, memory, namespace, max_inline_bytes=limit)
+    loaded = load_artifacts(service(), tenant, memory, namespace, max_inline_bytes=limit, meter=meter)
     if loaded.blobs is not None:
         return loaded.blob_listing()
     return json.loads(loaded.body) if loaded.body is not None else download(loaded)
@@ -94,4 +99,5 @@ def direct_inline_limit(event: dict[str, Any]) -> int:
     return DIRECT_MAX_INLINE_BYTES if value is None else value
 
 
-lambda_handler = make_handler(register, direct)
+register = routes.register
+lambda_handler = routes.handler()

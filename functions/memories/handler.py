@@ -16,13 +16,14 @@ Use cases: `offprompt.services.task_memory.namespaces` (records, meta, delete) a
 from http import HTTPStatus
 from typing import Annotated, Any
 
-from api_common.entry import current_tenant, direct_field, direct_fields, json_response, make_handler, path_param
+from api_common.entry import direct_field, direct_fields, json_response
 from api_common.errors import error_responses
-from api_common.powertools import APIGatewayHttpResolver, Body, Path, Query, Response
+from api_common.powertools import Body, Path, Query, Response
+from api_common.routes import FunctionRoutes
 from api_common.schemas import NO_CONTENT, MetaPage, NamespaceRecord, NamespacesPage, SearchHits, json_content
 from offprompt.composition.task_memory import default_service
-from offprompt.errors import InvalidInput
 from offprompt.limits import DEFAULT_PAGE_LIMIT, MAX_CURSOR_CHARS, MAX_PAGE_LIMIT
+from offprompt.metering import Meter
 from offprompt.services.task_memory import (
     PageQuery,
     SearchRequest,
@@ -39,6 +40,8 @@ service = default_service
 Limit = Annotated[int, Query(ge=1, le=MAX_PAGE_LIMIT)]
 Cursor = Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)]
 
+routes = FunctionRoutes("memories")
+
 
 def list_namespaces(tenant: str, memory: str, page: PageQuery) -> dict[str, Any]:
     records, cursor = namespaces.list_namespaces(service(), tenant, memory, page.limit, page.cursor or None)
@@ -50,90 +53,110 @@ def list_meta(tenant: str, memory: str, page: PageQuery) -> dict[str, Any]:
     return {"entries": entries, "next_cursor": cursor}
 
 
-def search(tenant: str, memory: str, namespace: str, request: SearchRequest) -> dict[str, Any]:
-    hits = search_namespace(service(), tenant, memory, namespace, request.query, request.top_k, request.mode)
+def search(tenant: str, memory: str, namespace: str, request: SearchRequest, meter: Meter | None) -> dict[str, Any]:
+    hits = search_namespace(
+        service(), tenant, memory, namespace, request.query, request.top_k, request.mode, meter=meter
+    )
     return {"hits": [hit_to_dict(h) for h in hits]}
 
 
-def register(app: APIGatewayHttpResolver) -> None:
-    @app.get(
-        "/memories/<memory_name>/namespaces",
-        summary="A page of a memory's namespaces",
-        responses={200: json_content(NamespacesPage, "Namespace records"), **error_responses()},
-    )
-    def get_namespaces(
-        memory_name: Annotated[str, Path()], limit: Limit = DEFAULT_PAGE_LIMIT, cursor: Cursor = None
-    ) -> Response[Any]:
-        memory = path_param(app, "memory_name", memory_name)
-        page = PageQuery(limit=limit, cursor=cursor)
-        return json_response(list_namespaces(current_tenant(app), memory, page))
-
-    @app.get(
-        "/memories/<memory_name>/namespaces/<namespace>",
-        summary="A namespace's record",
-        responses={200: json_content(NamespaceRecord, "The record"), **error_responses(404)},
-    )
-    def get_namespace(memory_name: Annotated[str, Path()], namespace: Annotated[str, Path()]) -> Response[Any]:
-        memory, name = path_param(app, "memory_name", memory_name), path_param(app, "namespace", namespace)
-        return json_response(record_to_dict(namespaces.get_namespace(service(), current_tenant(app), memory, name)))
-
-    @app.delete(
-        "/memories/<memory_name>/namespaces/<namespace>",
-        summary="Delete a namespace and its data (idempotent)",
-        responses={204: NO_CONTENT, **error_responses()},
-    )
-    def delete_namespace(memory_name: Annotated[str, Path()], namespace: Annotated[str, Path()]) -> Response[Any]:
-        memory, name = path_param(app, "memory_name", memory_name), path_param(app, "namespace", namespace)
-        namespaces.delete_namespace(service(), current_tenant(app), memory, name)
-        return Response(status_code=HTTPStatus.NO_CONTENT, body="")
-
-    @app.get(
-        "/memories/<memory_name>/meta",
-        summary="A page of a memory's ActionSubtask meta entries",
-        responses={200: json_content(MetaPage, "Meta entries"), **error_responses()},
-    )
-    def get_meta(
-        memory_name: Annotated[str, Path()], limit: Limit = DEFAULT_PAGE_LIMIT, cursor: Cursor = None
-    ) -> Response[Any]:
-        memory = path_param(app, "memory_name", memory_name)
-        page = PageQuery(limit=limit, cursor=cursor)
-        return json_response(list_meta(current_tenant(app), memory, page))
-
-    @app.post(
-        "/memories/<memory_name>/namespaces/<namespace>/search",
-        summary="Search a namespace's text",
-        responses={200: json_content(SearchHits, "Hits, best first"), **error_responses(409)},
-    )
-    def post_search(
-        memory_name: Annotated[str, Path()],
-        namespace: Annotated[str, Path()],
-        request: Annotated[SearchRequest, Body()],
-    ) -> Response[Any]:
-        memory, name = path_param(app, "memory_name", memory_name), path_param(app, "namespace", namespace)
-        return json_response(search(current_tenant(app), memory, name, request))
+@routes.get(
+    "/memories/{memory_name}/namespaces",
+    action="list_namespaces",
+    summary="A page of a memory's namespaces",
+    responses={200: json_content(NamespacesPage, "Namespace records"), **error_responses()},
+)
+def get_namespaces(
+    memory_name: Annotated[str, Path()], limit: Limit = DEFAULT_PAGE_LIMIT, cursor: Cursor = None
+) -> Response[Any]:
+    memory = routes.param("memory_name", memory_name)
+    page = PageQuery(limit=limit, cursor=cursor)
+    return json_response(list_namespaces(routes.tenant(), memory, page))
 
 
-ACTIONS = ("list_namespaces", "get_namespace", "delete_namespace", "list_meta", "search")
+@routes.get(
+    "/memories/{memory_name}/namespaces/{namespace}",
+    action="get_namespace",
+    summary="A namespace's record",
+    responses={200: json_content(NamespaceRecord, "The record"), **error_responses(404)},
+)
+def get_namespace(memory_name: Annotated[str, Path()], namespace: Annotated[str, Path()]) -> Response[Any]:
+    memory, name = routes.param("memory_name", memory_name), routes.param("namespace", namespace)
+    return json_response(record_to_dict(namespaces.get_namespace(service(), routes.tenant(), memory, name)))
 
 
-def direct(tenant: str, event: dict[str, Any]) -> Any:
-    action = event.get("action")
-    if action not in ACTIONS:
-        raise InvalidInput(f"action must be one of {', '.join(ACTIONS)}")
+@routes.delete(
+    "/memories/{memory_name}/namespaces/{namespace}",
+    action="delete_namespace",
+    summary="Delete a namespace and its data (idempotent)",
+    responses={204: NO_CONTENT, **error_responses()},
+)
+def delete_namespace(memory_name: Annotated[str, Path()], namespace: Annotated[str, Path()]) -> Response[Any]:
+    memory, name = routes.param("memory_name", memory_name), routes.param("namespace", namespace)
+    namespaces.delete_namespace(service(), routes.tenant(), memory, name)
+    return Response(status_code=HTTPStatus.NO_CONTENT, body="")
+
+
+@routes.get(
+    "/memories/{memory_name}/meta",
+    action="list_meta",
+    summary="A page of a memory's ActionSubtask meta entries",
+    responses={200: json_content(MetaPage, "Meta entries"), **error_responses()},
+)
+def get_meta(
+    memory_name: Annotated[str, Path()], limit: Limit = DEFAULT_PAGE_LIMIT, cursor: Cursor = None
+) -> Response[Any]:
+    memory = routes.param("memory_name", memory_name)
+    page = PageQuery(limit=limit, cursor=cursor)
+    return json_response(list_meta(routes.tenant(), memory, page))
+
+
+@routes.post(
+    "/memories/{memory_name}/namespaces/{namespace}/search",
+    action="search",
+    summary="Search a namespace's text",
+    responses={200: json_content(SearchHits, "Hits, best first"), **error_responses(409)},
+)
+def post_search(
+    memory_name: Annotated[str, Path()],
+    namespace: Annotated[str, Path()],
+    request: Annotated[SearchRequest, Body()],
+) -> Response[Any]:
+    memory, name = routes.param("memory_name", memory_name), routes.param("namespace", namespace)
+    return json_response(search(routes.tenant(), memory, name, request, routes.meter()))
+
+
+@routes.direct("list_namespaces")
+def list_namespaces_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
     memory = direct_field(event, "memory_name")
-    if action == "list_namespaces":
-        return list_namespaces(tenant, memory, parse_request(PageQuery, direct_fields(event, "memory_name")))
-    if action == "list_meta":
-        return list_meta(tenant, memory, parse_request(PageQuery, direct_fields(event, "memory_name")))
-    namespace = direct_field(event, "namespace")
-    if action == "get_namespace":
-        return record_to_dict(namespaces.get_namespace(service(), tenant, memory, namespace))
-    if action == "delete_namespace":
-        existed = namespaces.delete_namespace(service(), tenant, memory, namespace)
-        return {"deleted": existed, "namespace": namespace}
-    return search(
-        tenant, memory, namespace, parse_request(SearchRequest, direct_fields(event, "memory_name", "namespace"))
-    )
+    return list_namespaces(tenant, memory, parse_request(PageQuery, direct_fields(event, "memory_name")))
 
 
-lambda_handler = make_handler(register, direct)
+@routes.direct("list_meta")
+def list_meta_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
+    memory = direct_field(event, "memory_name")
+    return list_meta(tenant, memory, parse_request(PageQuery, direct_fields(event, "memory_name")))
+
+
+@routes.direct("get_namespace")
+def get_namespace_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
+    memory, namespace = direct_field(event, "memory_name"), direct_field(event, "namespace")
+    return record_to_dict(namespaces.get_namespace(service(), tenant, memory, namespace))
+
+
+@routes.direct("delete_namespace")
+def delete_namespace_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
+    memory, namespace = direct_field(event, "memory_name"), direct_field(event, "namespace")
+    existed = namespaces.delete_namespace(service(), tenant, memory, namespace)
+    return {"deleted": existed, "namespace": namespace}
+
+
+@routes.direct("search")
+def search_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
+    memory, namespace = direct_field(event, "memory_name"), direct_field(event, "namespace")
+    request = parse_request(SearchRequest, direct_fields(event, "memory_name", "namespace"))
+    return search(tenant, memory, namespace, request, meter)
+
+
+register = routes.register
+lambda_handler = routes.handler()

@@ -16,12 +16,14 @@ Use cases: `offprompt.services.task_memory.process_output` (through `.idempotent
 from http import HTTPStatus
 from typing import Annotated, Any
 
-from api_common.entry import current_tenant, direct_field, json_response, make_handler, path_param
+from api_common.entry import direct_field, json_response
 from api_common.errors import error_responses
-from api_common.powertools import APIGatewayHttpResolver, Body, Path, Response
+from api_common.powertools import Body, Path, Response
+from api_common.routes import FunctionRoutes
 from api_common.schemas import ArtifactJSON, Upload, json_content
 from offprompt.composition.task_memory import default_receipts, default_service
-from offprompt.errors import Conflict, InvalidInput
+from offprompt.errors import Conflict
+from offprompt.metering import Meter
 from offprompt.services.task_memory import (
     OnceResult,
     OutputRequest,
@@ -37,8 +39,10 @@ from offprompt.services.task_memory.uploads import create_upload
 service = default_service
 receipts = default_receipts
 
+routes = FunctionRoutes("process_output", default_action="process_output")
 
-def process(tenant: str, memory: str, request: OutputRequest) -> OnceResult:
+
+def process(tenant: str, memory: str, request: OutputRequest, meter: Meter | None) -> OnceResult:
     def run() -> ProcessResult:
         return process_output(
             service(),
@@ -50,6 +54,7 @@ def process(tenant: str, memory: str, request: OutputRequest) -> OnceResult:
             actions=[a.to_action() for a in request.actions],
             thought=request.thought,
             value_from=request.value_from,
+            meter=meter,
         )
 
     if request.idempotency_key is None:
@@ -57,60 +62,64 @@ def process(tenant: str, memory: str, request: OutputRequest) -> OnceResult:
     return process_once(receipts(), tenant, memory, request, run)
 
 
-def register(app: APIGatewayHttpResolver) -> None:
-    stored = {
-        "X-Offprompt-Stored": {"description": "whether the output was stored", "schema": {"type": "string"}},
-        "X-Offprompt-Replayed": {
-            "description": "true when an idempotency_key retry got the first request's answer (nothing stored again)",
-            "schema": {"type": "string"},
-        },
-    }
+_STORED = {
+    "X-Offprompt-Stored": {"description": "whether the output was stored", "schema": {"type": "string"}},
+    "X-Offprompt-Replayed": {
+        "description": "true when an idempotency_key retry got the first request's answer (nothing stored again)",
+        "schema": {"type": "string"},
+    },
+}
 
-    @app.post(
-        "/memories/<memory_name>/outputs",
-        summary="Store a tool's output off-prompt (Griptape TaskMemory.process_output)",
-        responses={
-            200: json_content(ArtifactJSON, "The artifact to give the model", headers=stored),
-            **error_responses(409),
+
+@routes.post(
+    "/memories/{memory_name}/outputs",
+    action="process_output",
+    summary="Store a tool's output off-prompt (Griptape TaskMemory.process_output)",
+    responses={
+        200: json_content(ArtifactJSON, "The artifact to give the model", headers=_STORED),
+        **error_responses(409),
+    },
+)
+def post_output(memory_name: Annotated[str, Path()], request: Annotated[OutputRequest, Body()]) -> Response[Any]:
+    memory = routes.param("memory_name", memory_name)
+    once = process(routes.tenant(), memory, request, routes.meter())
+    return Response(
+        status_code=HTTPStatus.OK,
+        content_type="application/json",
+        body=once.result.artifact.to_json(),
+        headers={
+            "X-Offprompt-Stored": "true" if once.result.stored else "false",
+            "X-Offprompt-Replayed": "true" if once.replayed else "false",
         },
     )
-    def post_output(memory_name: Annotated[str, Path()], request: Annotated[OutputRequest, Body()]) -> Response[Any]:
-        memory = path_param(app, "memory_name", memory_name)
-        once = process(current_tenant(app), memory, request)
-        return Response(
-            status_code=HTTPStatus.OK,
-            content_type="application/json",
-            body=once.result.artifact.to_json(),
-            headers={
-                "X-Offprompt-Stored": "true" if once.result.stored else "false",
-                "X-Offprompt-Replayed": "true" if once.replayed else "false",
-            },
-        )
-
-    @app.post(
-        "/memories/<memory_name>/uploads",
-        summary="A presigned S3 PUT for a value too large for a request body",
-        responses={201: json_content(Upload, "The upload"), **error_responses()},
-    )
-    def post_upload(memory_name: Annotated[str, Path()]) -> Response[Any]:
-        memory = path_param(app, "memory_name", memory_name)
-        upload = create_upload(service(), current_tenant(app), memory)
-        return json_response(upload.to_dict(), HTTPStatus.CREATED)
 
 
-def direct(tenant: str, event: dict[str, Any]) -> Any:
-    action = event.get("action", "process_output")
+@routes.post(
+    "/memories/{memory_name}/uploads",
+    action="create_upload",
+    summary="A presigned S3 PUT for a value too large for a request body",
+    responses={201: json_content(Upload, "The upload"), **error_responses()},
+)
+def post_upload(memory_name: Annotated[str, Path()]) -> Response[Any]:
+    upload = create_upload(service(), routes.tenant(), routes.param("memory_name", memory_name))
+    return json_response(upload.to_dict(), HTTPStatus.CREATED)
+
+
+@routes.direct("create_upload")
+def create_upload_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
+    return create_upload(service(), tenant, direct_field(event, "memory_name")).to_dict()
+
+
+@routes.direct("process_output")
+def process_output_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
     memory = direct_field(event, "memory_name")
-    if action == "create_upload":
-        return create_upload(service(), tenant, memory).to_dict()
-    if action != "process_output":
-        raise InvalidInput('action must be "process_output" or "create_upload"')
     fields = {k: v for k, v in event.items() if k not in ("tenant", "memory_name", "action")}
     try:
-        return process(tenant, memory, parse_request(OutputRequest, fields)).result.artifact.to_dict()
+        return process(tenant, memory, parse_request(OutputRequest, fields), meter).result.artifact.to_dict()
     except StorageKindConflict as exc:
         # Step Functions matches on the error's class name: a plain Conflict, carrying Griptape's ErrorArtifact.
         raise Conflict(exc.message, details={**exc.details, "artifact": exc.artifact.to_dict()}) from None
 
 
-lambda_handler = make_handler(register, direct)
+register = routes.register
+lambda_handler = routes.handler()

@@ -14,24 +14,20 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from api_common.entry import (
-    current_tenant,
-    direct_field,
-    direct_fields,
-    json_text_response,
-    make_handler,
-    observability,
-    path_param,
-)
+from api_common.entry import direct_field, direct_fields, json_text_response, observability
 from api_common.errors import error_responses
-from api_common.powertools import APIGatewayHttpResolver, Body, Path, Response
+from api_common.powertools import Body, Path, Response
+from api_common.routes import FunctionRoutes
 from api_common.schemas import PromptStackJSON, json_content
 from offprompt.composition.conversation import default_service
+from offprompt.metering import Meter
 from offprompt.services.conversation import PromptStackRequest, PromptStackResult, parse_model
 from offprompt.services.conversation.prompt_stack import build_prompt_stack
 
 TOKENS_HEADER = "X-Offprompt-Prompt-Tokens"
 OVER_BUDGET_HEADER = "X-Offprompt-Over-Budget"
+
+routes = FunctionRoutes("prompt_stack", default_action="prompt_stack")
 
 
 def build(tenant: str, thread_id: str, request: PromptStackRequest) -> tuple[PromptStackResult, int, bool]:
@@ -55,28 +51,29 @@ _HEADERS = {
 }
 
 
-def register(app: APIGatewayHttpResolver) -> None:
-    @app.post(
-        "/threads/<thread_id>/prompt-stack",
-        summary="Build Griptape's PromptStack from a thread's memory",
-        responses={
-            200: json_content(PromptStackJSON, "Griptape PromptStack JSON", headers=_HEADERS),
-            **error_responses(),
-        },
-    )
-    def post_prompt_stack(
-        thread_id: Annotated[str, Path()], request: Annotated[PromptStackRequest, Body()]
-    ) -> Response[Any]:
-        tenant = current_tenant(app)
-        result, tokens, over = build(tenant, path_param(app, "thread_id", thread_id), request)
-        headers = {TOKENS_HEADER: str(tokens), OVER_BUDGET_HEADER: "true" if over else "false"}
-        return json_text_response(result.to_json(), headers=headers)
+@routes.post(
+    "/threads/{thread_id}/prompt-stack",
+    action="prompt_stack",
+    summary="Build Griptape's PromptStack from a thread's memory",
+    responses={
+        200: json_content(PromptStackJSON, "Griptape PromptStack JSON", headers=_HEADERS),
+        **error_responses(),
+    },
+)
+def post_prompt_stack(
+    thread_id: Annotated[str, Path()], request: Annotated[PromptStackRequest, Body()]
+) -> Response[Any]:
+    result, tokens, over = build(routes.tenant(), routes.param("thread_id", thread_id), request)
+    headers = {TOKENS_HEADER: str(tokens), OVER_BUDGET_HEADER: "true" if over else "false"}
+    return json_text_response(result.to_json(), headers=headers)
 
 
-def direct(tenant: str, event: dict[str, Any]) -> dict[str, Any]:
+@routes.direct("prompt_stack")
+def prompt_stack_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> dict[str, Any]:
     thread_id = direct_field(event, "thread_id")
     request = parse_model(PromptStackRequest, direct_fields(event, "thread_id"))
     return build(tenant, thread_id, request)[0].stack.to_dict()
 
 
-lambda_handler = make_handler(register, direct)
+register = routes.register
+lambda_handler = routes.handler()

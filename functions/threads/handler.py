@@ -14,16 +14,17 @@ Use case: `offprompt.services.conversation.thread_admin`.
 from http import HTTPStatus
 from typing import Annotated, Any, Literal
 
-from api_common.entry import current_tenant, direct_field, direct_fields, json_response, make_handler, path_param
+from api_common.entry import direct_field, direct_fields, json_response
 from api_common.errors import error_responses
-from api_common.powertools import APIGatewayHttpResolver, Body, Path, Query, Response
+from api_common.powertools import Body, Path, Query, Response
+from api_common.routes import FunctionRoutes
 from api_common.schemas import NO_CONTENT, RunsPage, ThreadView, json_content
 from offprompt.composition.conversation import default_service
-from offprompt.errors import InvalidInput
 from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_CURSOR_CHARS, MAX_LIST_LIMIT
+from offprompt.metering import Meter
 from offprompt.services.conversation import RunsQuery, ThreadConfigRequest, parse_model, thread_admin
 
-ACTIONS = ("get", "configure", "delete", "list_runs")
+routes = FunctionRoutes("threads", event_prefixes=("thread",))
 
 
 def list_runs(tenant: str, thread_id: str, query: RunsQuery) -> dict[str, Any]:
@@ -32,71 +33,79 @@ def list_runs(tenant: str, thread_id: str, query: RunsQuery) -> dict[str, Any]:
     )
 
 
-def register(app: APIGatewayHttpResolver) -> None:
-    @app.get(
-        "/threads/<thread_id>",
-        summary="A thread's configuration, counts and summary",
-        responses={200: json_content(ThreadView, "The thread"), **error_responses(404)},
+@routes.get(
+    "/threads/{thread_id}",
+    action="get",
+    summary="A thread's configuration, counts and summary",
+    responses={200: json_content(ThreadView, "The thread"), **error_responses(404)},
+)
+def get_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
+    return json_response(
+        thread_admin.get_thread(default_service(), routes.tenant(), routes.param("thread_id", thread_id))
     )
-    def get_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
-        tenant = current_tenant(app)
-        return json_response(
-            thread_admin.get_thread(default_service(), tenant, path_param(app, "thread_id", thread_id))
-        )
-
-    @app.put(
-        "/threads/<thread_id>",
-        summary="Configure a thread (creates it)",
-        responses={200: json_content(ThreadView, "The thread"), **error_responses(409)},
-    )
-    def put_thread(thread_id: Annotated[str, Path()], request: Annotated[ThreadConfigRequest, Body()]) -> Response[Any]:
-        tenant = current_tenant(app)
-        return json_response(
-            thread_admin.configure(default_service(), tenant, path_param(app, "thread_id", thread_id), request)
-        )
-
-    @app.delete(
-        "/threads/<thread_id>",
-        summary="Delete a thread and everything it owns (idempotent)",
-        responses={204: NO_CONTENT, **error_responses()},
-    )
-    def delete_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
-        tenant = current_tenant(app)
-        thread_admin.delete_thread(default_service(), tenant, path_param(app, "thread_id", thread_id))
-        return Response(status_code=HTTPStatus.NO_CONTENT, body="")
-
-    @app.get(
-        "/threads/<thread_id>/runs",
-        summary="A page of a thread's runs",
-        responses={200: json_content(RunsPage, "Runs, oldest first (asc) or newest first (desc)"), **error_responses()},
-    )
-    def get_runs(
-        thread_id: Annotated[str, Path()],
-        limit: Annotated[int, Query(ge=1, le=MAX_LIST_LIMIT)] = DEFAULT_RUNS_LIMIT,
-        cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
-        order: Annotated[Literal["asc", "desc"], Query()] = "asc",
-    ) -> Response[Any]:
-        tenant = current_tenant(app)
-        query = RunsQuery(limit=limit, cursor=cursor, order=order)
-        return json_response(list_runs(tenant, path_param(app, "thread_id", thread_id), query))
 
 
-def direct(tenant: str, event: dict[str, Any]) -> Any:
-    action = event.get("action")
-    if action not in ACTIONS:
-        raise InvalidInput(f'"action" must be one of {", ".join(ACTIONS)}')
+@routes.put(
+    "/threads/{thread_id}",
+    action="configure",
+    summary="Configure a thread (creates it)",
+    responses={200: json_content(ThreadView, "The thread"), **error_responses(409)},
+)
+def put_thread(thread_id: Annotated[str, Path()], request: Annotated[ThreadConfigRequest, Body()]) -> Response[Any]:
+    thread = routes.param("thread_id", thread_id)
+    return json_response(thread_admin.configure(default_service(), routes.tenant(), thread, request))
+
+
+@routes.delete(
+    "/threads/{thread_id}",
+    action="delete",
+    summary="Delete a thread and everything it owns (idempotent)",
+    responses={204: NO_CONTENT, **error_responses()},
+)
+def delete_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
+    thread_admin.delete_thread(default_service(), routes.tenant(), routes.param("thread_id", thread_id))
+    return Response(status_code=HTTPStatus.NO_CONTENT, body="")
+
+
+@routes.get(
+    "/threads/{thread_id}/runs",
+    action="list_runs",
+    summary="A page of a thread's runs",
+    responses={200: json_content(RunsPage, "Runs, oldest first (asc) or newest first (desc)"), **error_responses()},
+)
+def get_runs(
+    thread_id: Annotated[str, Path()],
+    limit: Annotated[int, Query(ge=1, le=MAX_LIST_LIMIT)] = DEFAULT_RUNS_LIMIT,
+    cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
+    order: Annotated[Literal["asc", "desc"], Query()] = "asc",
+) -> Response[Any]:
+    query = RunsQuery(limit=limit, cursor=cursor, order=order)
+    return json_response(list_runs(routes.tenant(), routes.param("thread_id", thread_id), query))
+
+
+@routes.direct("get")
+def get_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
+    return thread_admin.get_thread(default_service(), tenant, direct_field(event, "thread_id"))
+
+
+@routes.direct("configure")
+def configure_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
     thread_id = direct_field(event, "thread_id")
-    conversation = default_service()
-    if action == "get":
-        return thread_admin.get_thread(conversation, tenant, thread_id)
-    if action == "configure":
-        return thread_admin.configure(
-            conversation, tenant, thread_id, parse_model(ThreadConfigRequest, direct_fields(event, "thread_id"))
-        )
-    if action == "delete":
-        thread_admin.delete_thread(conversation, tenant, thread_id)
-        return {"deleted": True}
+    request = parse_model(ThreadConfigRequest, direct_fields(event, "thread_id"))
+    return thread_admin.configure(default_service(), tenant, thread_id, request)
+
+
+@routes.direct("delete")
+def delete_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
+    thread_admin.delete_thread(default_service(), tenant, direct_field(event, "thread_id"))
+    return {"deleted": True}
+
+
+@routes.direct("list_runs")
+def list_runs_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
+    thread_id = direct_field(event, "thread_id")
     return list_runs(tenant, thread_id, parse_model(RunsQuery, direct_fields(event, "thread_id")))
 
 
-lambda_handler = make_handler(register, direct)
+register = routes.register
+lambda_handler = routes.handler()

@@ -44,3 +44,32 @@ def test_functions_without_routes_are_the_declared_ones() -> None:
         routes.AUTHORIZER_FUNCTION,
         "example_tool",
     }
+
+
+def _sample_events() -> list[dict]:
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "events"
+    return [json.loads(p.read_text()) | {"_file": p.name} for p in sorted(root.glob("*.json"))]
+
+
+def test_every_declared_route_has_a_sample_http_event() -> None:
+    """Declared once (api_common.routes), checked everywhere: each route has an API Gateway v2 sample event."""
+    http = {e["routeKey"] for e in _sample_events() if "routeKey" in e}
+    assert {r.route_key for r in routes.ROUTES} - http == set()
+    assert http - {r.route_key for r in routes.ROUTES} == set()  # no sample event for a route that is gone
+
+
+def test_every_declared_direct_action_has_a_sample_direct_event() -> None:
+    import importlib
+
+    missing = []
+    direct = [e for e in _sample_events() if "routeKey" not in e and "tenant" in e]
+    for function in routes.functions():
+        declared = importlib.import_module(f"{function}.handler").routes
+        for action in declared.directs:
+            named = [e for e in direct if e["_file"].startswith(tuple(f"{p}_" for p in declared.event_prefixes))]
+            if not any(e.get("action", declared.default_action) == action for e in named):
+                missing.append((function, action))
+    assert missing == []

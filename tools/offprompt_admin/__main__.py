@@ -1,4 +1,5 @@
-"""`offprompt-admin [--local [--data-dir D] | --table T --endpoint-url U] <command> ...` (or `python -m offprompt_admin`)
+"""`offprompt-admin [--local [--data-dir D] | --table T --endpoint-url U] <command> ...`
+(or `python -m offprompt_admin ...` inside the venv).
 
 COMMANDS is the one table of subcommands: each module has `register(subparsers)` (adds its parser) and
 `run(args, context) -> exit status`. Add a command by adding its module and one line here.

@@ -1,5 +1,6 @@
-"""`backfill-index <tenant>`: put a tenant's data written before the tenant index into it (one table Scan), so
-its export and erase Query the index from then on (docs/adr/0024-tenant-export-erase.md)."""
+"""`backfill-index <tenant> | --all`: put data written before the tenant index into it (one table Scan), so exports
+and erases Query the index from then on. `--all` indexes every tenant's data and marks the whole deployment indexed:
+run it once after deploying (on a new deployment it reads an empty table). docs/adr/0024, 0028."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ HELP = "index a tenant's data stored before the tenant index (one table Scan); l
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(COMMAND, help=HELP, description=HELP)
-    parser.add_argument("tenant")
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("tenant", nargs="?")
+    target.add_argument("--all", action="store_true", help="every tenant: mark the whole deployment indexed")
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
@@ -22,9 +25,8 @@ def run(args: argparse.Namespace, context: Context) -> int:
     from offprompt.identifiers import check_identifier
     from offprompt.services.tenant_data import backfill_index
 
-    tenant = check_identifier("tenant", args.tenant)
-    records = context.tenancy().records
+    tenant = None if args.all else check_identifier("tenant", args.tenant)
     now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    report = backfill_index(tenant, stores_from_settings(context.settings()), lambda t: records.mark_indexed(t, now))
-    emit({"tenant": tenant, **report})
+    report = backfill_index(tenant, stores_from_settings(context.settings()), now)
+    emit({"tenant": tenant, **report} if tenant is not None else {"all": True, **report})
     return 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 
 from .context import Context
 
@@ -30,6 +31,11 @@ def run(args: argparse.Namespace, context: Context) -> int:
     if not args.yes:
         print(f"refusing to erase {tenant!r} without --yes", file=sys.stderr)
         return 2
-    report = erase_tenant(tenant, stores_from_settings(context.settings()))
+    stores = stores_from_settings(context.settings())
+    report = erase_tenant(tenant, stores)
+    while report.retry_after is not None:
+        print(f"fenced {tenant!r}; erasing again in {report.retry_after} s", file=sys.stderr)
+        time.sleep(report.retry_after)
+        report = erase_tenant(tenant, stores)
     print(json.dumps({**report.to_dict(), "scan_read_units": report.scan_read_units}, indent=1))
     return 0

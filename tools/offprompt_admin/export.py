@@ -30,7 +30,6 @@ def run(args: argparse.Namespace, context: Context) -> int:
     from offprompt.composition.tenant_data import stores_from_settings
     from offprompt.identifiers import check_identifier
     from offprompt.services.tenant_data import S3ExportSink, export_tenant
-    from offprompt.services.tenant_data.inventory import export_prefix
     from offprompt.services.tenant_data.ports import ExportSink
     from offprompt_admin.files import DirectorySink
 
@@ -43,7 +42,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
         sink = DirectorySink(args.out)
         location = str(args.out)
     else:
-        prefix = export_prefix(tenant, export_id)
+        prefix = stores.objects.export_prefix(tenant, export_id)
         sink = S3ExportSink(stores.objects, prefix, args.expires_in)
         location = f"s3://{settings.require('bucket_name')}/{prefix}"
     created_at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")

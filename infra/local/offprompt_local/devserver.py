@@ -39,7 +39,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import ModuleType
 from typing import Any
 
-from .routes import AUTHORIZER_FUNCTION, ROUTES, Route, allowed_methods
+from .routes import AUTHORIZER_FUNCTION, Route, allowed_methods, declared_routes
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 3000
@@ -539,13 +539,13 @@ class DevServer(ThreadingHTTPServer):
         host: str = DEFAULT_HOST,
         port: int = DEFAULT_PORT,
         *,
-        routes: tuple[Route, ...] = ROUTES,
+        routes: tuple[Route, ...] | None = None,
         handlers: Mapping[str, LambdaHandler] | None = None,
         log: Callable[[str], None] | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         super().__init__((host, port), _RequestHandler)
-        self.routes = routes
+        self.routes = routes if routes is not None else declared_routes()
         self.functions = FunctionHost(handlers)
         #: Paths the dev server answers itself (GET): the OpenAPI document and Swagger UI (docs.py).
         self.documents: dict[str, Callable[[], HttpResult]] = api_documents()

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .routes import ROUTES, functions
+from .routes import declared_routes, functions
 
 TITLE = "offprompt"
 VERSION = "1.0.0"
@@ -47,10 +47,10 @@ def generate() -> dict[str, Any]:
             known = document["components"]["schemas"].setdefault(name, schema)
             if known != schema:
                 raise RuntimeError(f"two functions declare different schemas named {name}")
-    declared = {(r.method.lower(), r.path) for r in ROUTES}
+    declared = {(r.method.lower(), r.path) for r in declared_routes()}
     generated = {(m, p) for p, ops in document["paths"].items() for m in ops}
     if declared != generated:
-        raise RuntimeError(f"routes.py and the handlers differ: {sorted(declared ^ generated)}")
+        raise RuntimeError(f"the declared routes and the resolvers differ: {sorted(declared ^ generated)}")
     for operations in document["paths"].values():
         for operation in operations.values():
             operation["responses"] = dict(sorted(operation["responses"].items()))

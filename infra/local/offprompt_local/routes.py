@@ -1,19 +1,24 @@
-"""The HTTP API's route table, in one place: the dev server serves it and template.yaml must declare it.
+"""The HTTP API's route table as the dev server serves it: derived from the routes the functions declare
+(`api_common.routes.FunctionRoutes`, on each handler's route functions), never written down a second time.
 
 Each route is (method, path template with `{param}` segments, function). `function` is the directory under
-`functions/`; its handler is `<function>.handler.lambda_handler`, exactly what template.yaml's
-`Handler:` names (with `CodeUri: functions/`). `tests/infrastructure` compares this table with the
-template's `HttpApi` events, so neither can drift from the other.
+`functions/`; its handler is `<function>.handler.lambda_handler`, exactly what template.yaml's `Handler:` names
+(with `CodeUri: functions/`). `tests/infrastructure/test_routes_match.py` checks template.yaml's `HttpApi` events
+and the sample events under `events/` against this table.
 
-Pure data and pure functions: importing this module does nothing.
+Importing this module does nothing: `ROUTES` imports the handler modules the first time it is read.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import re
 import urllib.parse
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
+from typing import Any
 
 HANDLER_ATTRIBUTE = "lambda_handler"
 _PARAM = re.compile(r"^\{([A-Za-z_][A-Za-z0-9_]*)\}$")
@@ -70,39 +75,28 @@ class Route:
         return params
 
 
-ROUTES: tuple[Route, ...] = (
-    # conversation memory
-    Route("POST", "/threads/{thread_id}/runs", "add_run"),
-    Route("GET", "/threads/{thread_id}/runs", "threads"),
-    Route("POST", "/threads/{thread_id}/prompt-stack", "prompt_stack"),
-    Route("GET", "/threads/{thread_id}", "threads"),
-    Route("PUT", "/threads/{thread_id}", "threads"),
-    Route("DELETE", "/threads/{thread_id}", "threads"),
-    # Griptape Cloud-compatible Threads API (docs/adr/0012-griptape-threads-api.md)
-    Route("POST", "/api/threads", "cloud_threads"),
-    Route("GET", "/api/threads", "cloud_threads"),
-    Route("GET", "/api/threads/{thread_id}", "cloud_threads"),
-    Route("PATCH", "/api/threads/{thread_id}", "cloud_threads"),
-    Route("DELETE", "/api/threads/{thread_id}", "cloud_threads"),
-    Route("GET", "/api/threads/{thread_id}/messages", "cloud_threads"),
-    # task memory
-    Route("POST", "/memories/{memory_name}/outputs", "process_output"),
-    Route("POST", "/memories/{memory_name}/uploads", "process_output"),
-    Route("GET", "/memories/{memory_name}/namespaces/{namespace}/artifacts", "load_artifacts"),
-    Route("GET", "/memories/{memory_name}/namespaces", "memories"),
-    Route("GET", "/memories/{memory_name}/namespaces/{namespace}", "memories"),
-    Route("DELETE", "/memories/{memory_name}/namespaces/{namespace}", "memories"),
-    Route("POST", "/memories/{memory_name}/namespaces/{namespace}/search", "memories"),
-    Route("GET", "/memories/{memory_name}/meta", "memories"),
-    # hosted mode: the caller's own API keys and usage (docs/adr/0022-api-keys.md, 0023)
-    Route("POST", "/keys", "account"),
-    Route("GET", "/keys", "account"),
-    Route("DELETE", "/keys/{key_id}", "account"),
-    Route("GET", "/usage", "account"),
-    # the tenant's own data: export and erase (docs/adr/0024-tenant-export-erase.md)
-    Route("POST", "/export", "tenant_data"),
-    Route("DELETE", "/tenant", "tenant_data"),
-)
+#: Functions with a `handler.py` that serve no HTTP route (invoked by DynamoDB Streams, the API Gateway authorizer
+#: or Step Functions only).
+FUNCTIONS_DIR = Path(__file__).resolve().parents[3] / "functions"
+
+
+@functools.cache
+def declared_routes() -> tuple[Route, ...]:
+    """Every route the functions declare, in the order of their directories and declarations."""
+    found: list[Route] = []
+    for handler in sorted(FUNCTIONS_DIR.glob("*/handler.py")):
+        module = importlib.import_module(f"{handler.parent.name}.handler")
+        declared = getattr(module, "routes", None)
+        for spec in getattr(declared, "specs", ()):
+            found.append(Route(spec.method, spec.path, spec.function))
+    return tuple(found)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ROUTES":
+        return declared_routes()
+    raise AttributeError(name)
+
 
 #: Functions that serve no HTTP route (invoked by DynamoDB Streams, the async path or Step Functions only).
 NON_HTTP_FUNCTIONS: tuple[str, ...] = ("summarizer",)
@@ -113,21 +107,22 @@ AUTHORIZER_FUNCTION = "authorizer"
 
 def functions() -> tuple[str, ...]:
     """Every function that serves HTTP routes, in table order, without duplicates."""
-    return tuple(dict.fromkeys(route.function for route in ROUTES))
+    return tuple(dict.fromkeys(route.function for route in declared_routes()))
 
 
 def routes_by_function() -> dict[str, tuple[Route, ...]]:
-    return {name: tuple(r for r in ROUTES if r.function == name) for name in functions()}
+    return {name: tuple(r for r in declared_routes() if r.function == name) for name in functions()}
 
 
-def allowed_methods(raw_path: str, routes: tuple[Route, ...] = ROUTES) -> tuple[str, ...]:
+def allowed_methods(raw_path: str, routes: tuple[Route, ...] | None = None) -> tuple[str, ...]:
     """Every method some route serves at `raw_path` (a 405's `Allow`); empty for an unknown path."""
-    return tuple(sorted({r.method for r in routes if r.match(r.method, raw_path) is not None}))
+    table = declared_routes() if routes is None else routes
+    return tuple(sorted({r.method for r in table if r.match(r.method, raw_path) is not None}))
 
 
 def find_route(method: str, raw_path: str) -> tuple[Route, dict[str, str]] | None:
     """The route serving `method raw_path` and its decoded path parameters, or None (API Gateway's 404)."""
-    for route in ROUTES:
+    for route in declared_routes():
         params = route.match(method, raw_path)
         if params is not None:
             return route, params

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import unicodedata
-import zlib
 
 from offprompt.errors import InvalidInput
 from offprompt.limits import IDENTIFIER_MAX_CHARS as MAX_CHARS
@@ -40,25 +39,6 @@ def check_identifier(kind: str, value: object) -> str:
 def key(*parts: str | int) -> str:
     """A DynamoDB key from parts, `#`-joined with each string part escaped (integers are zero-padded)."""
     return "#".join(f"{p:012d}" if isinstance(p, int) else p.replace("%", "%25").replace("#", "%23") for p in parts)
-
-
-#: The sparse, KEYS_ONLY global secondary index of partition roots by tenant (docs/adr/0024-tenant-export-erase.md).
-TENANT_INDEX = "TenantIndex"
-#: Its partition key attribute, written only on the item that roots a tenant's partition (a thread, an alias, a
-#: namespace record, a receipt, an API key) when that item is created.
-TENANT_INDEX_ATTRIBUTE = "tenant_dir"
-#: Index partitions per tenant: a tenant creating threads fast spreads its index writes over this many keys.
-TENANT_INDEX_SHARDS = 8
-
-
-def tenant_index_value(tenant: str, pk: str) -> str:
-    """The `tenant_dir` of a partition root: `{tenant}#{n}`, n in 0..TENANT_INDEX_SHARDS-1 from a hash of its pk."""
-    return f"{key(tenant)}#{zlib.crc32(pk.encode('utf-8')) % TENANT_INDEX_SHARDS}"
-
-
-def tenant_index_values(tenant: str) -> tuple[str, ...]:
-    """Every index partition of a tenant."""
-    return tuple(f"{key(tenant)}#{n}" for n in range(TENANT_INDEX_SHARDS))
 
 
 def digest(*parts: str | int) -> str:

@@ -92,3 +92,11 @@ MAX_KEY_NAME_CHARS = 100
 # ---- tenant export and erase
 #: Lifetime of the presigned GETs a tenant export hands out (shorter if the signing credentials expire first).
 EXPORT_EXPIRES_IN = 3600
+
+#: How long a request admitted before an erase fenced its tenant may still run (API Gateway ends every request
+#: within 30 s; the functions' deadlines end their dependency calls before that): an erase verifies only once its
+#: fence is this old, so no write of such a request can land after the verification (docs/adr/0028-hosted-wing.md).
+ERASE_FENCE_WINDOW_S = 30
+#: The years `GET /usage` answers for (a date outside is a 400, not an overflow past year 9999).
+USAGE_FIRST_YEAR = 2000
+USAGE_LAST_YEAR = 9998

@@ -1,17 +1,20 @@
-"""Hosted mode's request scope: who pays (tenant and plan) and what this request used (usage counters).
+"""Hosted mode's usage: who pays (tenant and plan), what a write costs (`Charge`) and what a request used (`Meter`).
 
-HTTP-free and I/O-free, like `offprompt.deadline`: the function layer opens a `Meter` for a request the API-key
-authorizer admitted (`metered`), services and adapters add what they did (`record`, or `current()` for an adapter
-that folds the counters into its own transaction), and the function layer writes the counters once, after the
-answer (docs/adr/0023-usage-metering-and-quotas.md). Outside hosted mode there is no meter and `record` is free.
+HTTP-free and I/O-free. Nothing here is ambient: the function layer builds a `Meter` for a request the API-key
+authorizer admitted and hands it to the use case it calls (`meter=`; None outside hosted mode). The use case
+decides what each write charges (`meter.charge(...)`) and passes the `Charge` into the store write that must be
+atomic with it (`RunStore.put_run(..., charge=)`, `NamespaceStore.commit(..., charge=)`): the adapter adds the
+charge's items to that write's own transaction, conditioned on the plan's limits, and a refused condition cancels
+the write (QuotaExceeded). Once the write committed, the use case settles the charge on the meter
+(`meter.settle(charge)`), so the request's final usage write, after the answer, skips what the transaction
+already wrote. Counters that bound nothing (searches, loads, bytes served) are only added to the meter
+(`meter.add`) and written by that final write (docs/adr/0023-usage-metering-and-quotas.md).
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -105,22 +108,49 @@ def seconds_to_midnight(now: float) -> int:
     return max(1, 86_400 - int(now) % 86_400)
 
 
+@dataclass(frozen=True)
+class Charge:
+    """What one write costs its tenant, committed in the write's own transaction (the store adds it):
+
+    - `stored_bytes` onto the tenant's stored-bytes gauge, conditioned on the plan's `stored_bytes` limit;
+    - `day_counters` onto the day's exact counters (runs added and what they hold), conditioned on the plan's
+      `runs_per_day` when they count runs.
+    A refused condition cancels the whole write: nothing is stored and nothing is charged (`refusal`).
+    """
+
+    tenant: str
+    plan: Plan
+    now: float
+    stored_bytes: int = 0
+    day_counters: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def day(self) -> str:
+        return utc_day(self.now)
+
+    def refusal(self, quota: str) -> QuotaExceeded:
+        """The 429 for the limit whose condition refused the write (`runs_per_day` or `stored_bytes`)."""
+        if quota == "runs_per_day":
+            return runs_quota_exceeded(self.plan, self.now)
+        return stored_quota_exceeded(self.plan)
+
+
 @dataclass
 class Meter:
-    """One request's tenant, plan and usage counters (integers, added with `add`)."""
+    """One request's tenant, plan and usage counters (integers, added with `add`), handed to use cases explicitly."""
 
     tenant: str
     plan: Plan
     route: str = ""
     now: float = field(default_factory=lambda: clock())
     counters: dict[str, int] = field(default_factory=dict)
-    #: Counters already written by an adapter in its own transaction (so the final write skips them).
-    committed: dict[str, int] = field(default_factory=dict)
-    #: Stored bytes an adapter already added to the tenant's gauge in its own transaction (a namespace commit):
-    #: the day's counters still go in the final write, the gauge does not move again.
-    gauge_committed: int = 0
+    #: Counters a write's own transaction already wrote (settled charges): the final usage write skips them.
+    settled: dict[str, int] = field(default_factory=dict)
     #: Set when the request erased its own tenant: nothing of the tenant may be written after it (no usage).
     erased: bool = False
+    #: Runs the tenant had added today when the request was admitted (read for the routes that add runs), so a
+    #: use case adding several can refuse them all up front.
+    runs_today: int = 0
 
     @property
     def day(self) -> str:
@@ -131,46 +161,26 @@ class Meter:
             if value:
                 self.counters[name] = self.counters.get(name, 0) + int(value)
 
+    def charge(self, *, stored_bytes: int = 0, **day_counters: int) -> Charge:
+        """The charge of one write: `stored_bytes` onto the gauge, `day_counters` onto the day's exact counters."""
+        counters = {k: int(v) for k, v in day_counters.items() if v}
+        return Charge(self.tenant, self.plan, self.now, max(0, int(stored_bytes)), counters)
+
+    def settle(self, charge: Charge) -> None:
+        """The write carrying `charge` committed: its day counters are counted, and already written."""
+        self.add(**charge.day_counters)
+        for name, value in charge.day_counters.items():
+            self.settled[name] = self.settled.get(name, 0) + value
+
     def pending(self) -> dict[str, int]:
         """Counters not yet written: everything added minus what a transaction already wrote."""
-        left = {k: v - self.committed.get(k, 0) for k, v in self.counters.items()}
+        left = {k: v - self.settled.get(k, 0) for k, v in self.counters.items()}
         return {k: v for k, v in left.items() if v}
 
-    def stored_delta(self) -> int:
-        pending = self.pending()
-        return max(0, sum(pending.get(name, 0) for name in STORED_BYTES) - self.gauge_committed)
-
-
-_CURRENT: contextvars.ContextVar[Meter | None] = contextvars.ContextVar("offprompt_meter", default=None)
-
-
-def current() -> Meter | None:
-    """The request's meter (hosted mode), else None."""
-    return _CURRENT.get()
-
-
-@contextlib.contextmanager
-def metered(meter: Meter | None) -> Iterator[Meter | None]:
-    token = _CURRENT.set(meter)
-    try:
-        yield meter
-    finally:
-        _CURRENT.reset(token)
-
-
-def record(**counters: int) -> None:
-    """Add usage counters to the request's meter; nothing outside hosted mode."""
-    meter = _CURRENT.get()
-    if meter is not None:
-        meter.add(**counters)
-
-
-def tenant_erased(tenant: str) -> None:
-    """The request erased `tenant`: when it is the request's own tenant, its usage is not written afterwards
-    (it would re-create the erased tenant's usage items)."""
-    meter = _CURRENT.get()
-    if meter is not None and meter.tenant == tenant:
-        meter.erased = True
+    def forget(self) -> None:
+        """The request erased its own tenant: its usage is not written afterwards (it would re-create the
+        erased tenant's usage items)."""
+        self.erased = True
 
 
 def scans_quota_exceeded(plan: Plan, now: float) -> QuotaExceeded:

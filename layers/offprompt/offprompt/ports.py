@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from offprompt.artifacts import BaseArtifact, TextArtifact
     from offprompt.memory.task import StorageKind
+    from offprompt.metering import Charge
 
 
 class Tokenizer(Protocol):
@@ -60,6 +61,14 @@ class BlobStore(Protocol):
 class RunBodyStore(BlobStore, Protocol):
     """Where a run too large for its DynamoDB item keeps its body (S3), and reading any run's body back."""
 
+    def put_body(self, tenant: str, thread_id: str, run_id: str, data: bytes, generation: str) -> str:
+        """Store a large run's body where the storage layout puts it; its key (the run item's `blob_key`)."""
+        ...
+
+    def drop_thread(self, tenant: str, thread_id: str) -> None:
+        """Delete every body the thread owns (a thread delete)."""
+        ...
+
     def run_json(self, stored: StoredRun) -> str:
         """The run's stored JSON: inline in the item, or its S3 body (`DependencyUnavailable` when gone)."""
         ...
@@ -67,6 +76,20 @@ class RunBodyStore(BlobStore, Protocol):
     def drop(self, key: str) -> None:
         """Best-effort delete of an orphaned body (a failure is logged, never raised)."""
         ...
+
+
+class TaskMemoryKeys(Protocol):
+    """Task memory's S3 layout (`offprompt.adapters.layout`, handed over by the composition root)."""
+
+    def namespace_objects_prefix(self, tenant: str, memory: str, namespace: str) -> str: ...
+
+    def blob_key(self, tenant: str, memory: str, namespace: str, position: int) -> str: ...
+
+    def manifest_key(self, tenant: str, memory: str, namespace: str, start: int) -> str: ...
+
+    def upload_prefix(self, tenant: str, memory: str) -> str: ...
+
+    def download_key(self, tenant: str, name: str) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -190,9 +213,15 @@ class RunStore(Protocol):
         `ThreadDeleting` while a delete of the thread is unfinished."""
         ...
 
-    def put_run(self, tenant: str, thread_id: str, run: StoredRun, generation: str) -> None:
+    def put_run(
+        self, tenant: str, thread_id: str, run: StoredRun, generation: str, charge: Charge | None = None
+    ) -> None:
         """Store a run and its run-id record together; raise RunIdTaken if the run id is already stored, and
-        `ThreadDeleting` (storing nothing) if the thread was deleted since `allocate_seq` gave `generation`."""
+        `ThreadDeleting` (storing nothing) if the thread was deleted since `allocate_seq` gave `generation`.
+
+        `charge` (hosted mode) is committed in the same write, under the plan's limits: QuotaExceeded (nothing
+        stored, nothing charged) when a limit refuses it. The run then carries `metered_bytes` = its stored bytes,
+        which its deletion takes off the gauge."""
         ...
 
     def record_burned(self, tenant: str, thread_id: str) -> None: ...
@@ -365,6 +394,8 @@ class NamespaceCommit:
     activity: str
     namespace_metadata: str
     total_bytes: int
+    #: The upload (`value_from`) this store consumes: committed at most once, by one store (`UploadTaken`).
+    upload_id: str | None = None
 
 
 class NamespaceStore(Protocol):
@@ -383,11 +414,15 @@ class NamespaceStore(Protocol):
         update: NamespaceCommit,
         meta_entry: dict[str, object] | None,
         generation: str,
+        charge: Charge | None = None,
     ) -> None:
         """Atomically add the batch, update the record and append the meta entry.
 
         `StorageKindTaken` when the namespace holds another kind; `NamespaceDeleting` when the namespace was
-        deleted (or is being deleted) since `allocate` handed out `generation`: nothing is committed then.
+        deleted (or is being deleted) since `allocate` handed out `generation`; `UploadTaken` when another store
+        already consumed `update.upload_id`; QuotaExceeded when `charge` (hosted mode, committed in the same
+        write) is refused by the plan's limits: nothing is committed then. With a charge, the record's
+        `metered_bytes` grows by `update.total_bytes` (what deleting the namespace takes off the gauge).
         """
         ...
 
@@ -426,6 +461,10 @@ class Reservation:
 
 class NamespaceDeleting(Exception):
     """The namespace is being deleted, or was deleted since positions were reserved in it."""
+
+
+class UploadTaken(Exception):
+    """Raised by `NamespaceStore.commit` when another store already consumed the upload it names."""
 
 
 class StorageKindTaken(Exception):
@@ -477,6 +516,8 @@ class KeyRecord:
     created_at: str
     secret_hash: str
     plan: dict[str, object]  # offprompt.metering.Plan.to_dict(), copied onto the key for the authorizer's one read
+    #: Set while the key's tenant is being erased (epoch seconds of the fence): only `DELETE /tenant` is admitted.
+    erasing_since: float | None = None
 
 
 @dataclass(frozen=True)
@@ -500,19 +541,16 @@ class AccountStore(Protocol):
     def get_tenant(self, tenant: str) -> TenantRecord | None: ...
 
     def put_tenant(self, tenant: str, plan: dict[str, object], now: str) -> TenantRecord:
-        """Create the tenant (or set its plan), and copy the plan onto each of its keys. A new tenant is marked
-        indexed (`mark_indexed`)."""
-        ...
-
-    def mark_indexed(self, tenant: str, now: str) -> None:
-        """Record that every partition of the tenant is in the tenant index (ADR 0024)."""
+        """Create the tenant (or set its plan), and copy the plan onto each of its keys."""
         ...
 
     def add_key(self, record: KeyRecord, max_keys: int) -> None:
         """Store the key, its listing entry and the tenant's key count together (KeyLimitReached past max)."""
         ...
 
-    def get_key(self, key_id: str) -> KeyRecord | None: ...
+    def get_key(self, key_id: str) -> KeyRecord | None:
+        """The key (a strongly consistent read); an unknown id costs what a known one does."""
+        ...
 
     def list_keys(self, tenant: str) -> list[KeyRecord]: ...
 
@@ -524,16 +562,15 @@ class AccountStore(Protocol):
         """Count one request in the tenant's window; False when the window already holds `limit`."""
         ...
 
-    def take_scan(self, tenant: str, day: str, limit: int) -> str:
-        """Count one self-service export/erase of `day` under `limit` (0: unlimited): "ok", "limit", or "erased"
-        when the tenant record is gone."""
+    def take_scan(self, tenant: str, day: str, limit: int) -> bool:
+        """Count one self-service export/erase of `day` under `limit` (0: unlimited); False past it."""
         ...
 
     def runs_added(self, tenant: str, day: str) -> int:
-        """Runs the tenant added on `day` (the counter add-run's transaction keeps)."""
+        """Runs the tenant added on `day` (the exact counter the charges of runs keep)."""
         ...
 
-    def add_usage(self, tenant: str, day: str, counters: dict[str, int], stored_delta: int) -> None:
+    def add_usage(self, tenant: str, day: str, counters: dict[str, int]) -> None:
         """Add a request's counters to one of the tenant's usage items for `day` (one write)."""
         ...
 

@@ -23,50 +23,31 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt.errors import DependencyUnavailable
-from offprompt.identifiers import TENANT_INDEX_ATTRIBUTE, key, tenant_index_value
 from offprompt.limits import DEFAULT_SCANS_PER_DAY, USAGE_SHARDS
+from offprompt.metering import Charge
 from offprompt.ports import KeyLimitReached, KeyRecord, StoredBytesLimit, TenantRecord
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
+from .dynamodb_transaction import Cancelled, TaggedItem, Transaction
+from .layout import (
+    KEY_SK,
+    RUNS_SHARD,
+    TENANT_INDEX_ATTRIBUTE,
+    TENANT_SK,
+    day_sk,
+    key_listing_sk,
+    key_pk,
+    rate_pk,
+    rate_sk,
+    tenant_index_value,
+    tenant_pk,
+    usage_pk,
+    usage_shards,
+)
 
-KEY_SK = "#APIKEY"
-TENANT_SK = "#TENANT"
-#: In the tenant's record partition: the tenant's partitions are all in the tenant index (ADR 0024).
-INDEXED_SK = "#INDEXED"
 RATE_TTL_S = 120
 PLAN_FIELDS = ("plan", "rate_per_second", "runs_per_day", "stored_bytes_limit", "max_keys", "scans_per_day")
-#: The usage shard that add-run's transaction writes (runs added and their bytes and tokens).
-RUNS_SHARD = "Q"
-
-
-def key_pk(key_id: str) -> str:
-    return key("APIKEY", key_id)
-
-
-def tenant_pk(tenant: str) -> str:
-    return key("TENANT", tenant)
-
-
-def usage_pk(tenant: str, shard: str) -> str:
-    return key("U", tenant, shard)
-
-
-def rate_pk(tenant: str, shard: int) -> str:
-    """A rate-window shard: its seconds are items of one partition, so an erase finds them by Query."""
-    return key("RATE", tenant, shard)
-
-
-def rate_sk(second: int) -> str:
-    return key("W", second)
-
-
-def day_sk(day: str) -> str:
-    return key("D", day)
-
-
-def usage_shards() -> tuple[str, ...]:
-    return (*(f"S{n}" for n in range(USAGE_SHARDS)), RUNS_SHARD)
 
 
 def _k(pk: str, sk: str) -> dict[str, Any]:
@@ -101,6 +82,7 @@ def _plan_of(item: dict[str, Any]) -> dict[str, object]:
 
 
 def _key_record(item: dict[str, Any]) -> KeyRecord:
+    erasing = item.get("erasing_since", {}).get("N")
     return KeyRecord(
         key_id=item["key_id"]["S"],
         tenant=item["tenant"]["S"],
@@ -108,43 +90,74 @@ def _key_record(item: dict[str, Any]) -> KeyRecord:
         created_at=item.get("created_at", {}).get("S", ""),
         secret_hash=item.get("secret_hash", {}).get("S", ""),
         plan=_plan_of(item),
+        erasing_since=float(erasing) if erasing is not None else None,
     )
 
 
-def runs_usage_updates(
-    table: str, tenant: str, day: str, counters: dict[str, int], *, runs_per_day: int, stored_bytes_limit: int
-) -> list[dict[str, Any]]:
-    """The transaction items that count an add-run's usage exactly once, inside the add-run's own transaction:
+#: What `get_key` parses for an unknown key id: a record of a key's shape (never returned).
+_DECOY_KEY_ITEM: dict[str, Any] = {
+    "key_id": {"S": "0" * 16},
+    "tenant": {"S": "-"},
+    "name": {"S": ""},
+    "created_at": {"S": ""},
+    "secret_hash": {"S": "0" * 64},
+    **_plan_attributes({"plan": "free"}),
+}
 
-    1. the day's run counters (`U#{tenant}#Q`), conditioned on the plan's runs per day;
-    2. the tenant's stored-bytes gauge, conditioned on the plan's stored bytes.
-    A failed condition cancels the whole transaction: the run is not written (QuotaExceeded).
+
+#: Tags of a charge's items in the transaction of the write it pays for (`dynamodb_transaction.Transaction`).
+CHARGE_DAY = "charge.day"
+CHARGE_GAUGE = "charge.gauge"
+
+
+def charge_items(table: str, charge: Charge) -> list[TaggedItem]:
+    """The transaction items that commit `charge` with the write it pays for (offprompt.metering.Charge):
+
+    - `charge.day`: the day's exact counters (`U#{tenant}#Q`), conditioned on the plan's runs per day when they
+      count runs;
+    - `charge.gauge`: the tenant's stored-bytes gauge, conditioned on the plan's stored bytes.
+    A failed condition cancels the whole transaction: nothing is written (`refuse_charge`).
     """
-    names = {f"#c{i}": name for i, name in enumerate(sorted(counters))}
-    values = {f":c{i}": {"N": str(counters[name])} for i, name in enumerate(sorted(counters))}
-    day_update: dict[str, Any] = {
-        "TableName": table,
-        "Key": _k(usage_pk(tenant, RUNS_SHARD), day_sk(day)),
-        "UpdateExpression": "ADD " + ", ".join(f"{n} {v}" for n, v in zip(names, values, strict=True)),
-        "ExpressionAttributeNames": names,
-        "ExpressionAttributeValues": values,
-    }
-    if runs_per_day and "runs_added" in counters:
-        names["#runs"] = "runs_added"
-        values[":runs_max"] = {"N": str(runs_per_day - counters["runs_added"])}
-        day_update["ConditionExpression"] = "attribute_not_exists(#runs) OR #runs <= :runs_max"
-    stored = sum(v for k, v in counters.items() if k.startswith("bytes_stored_"))
-    gauge: dict[str, Any] = {
-        "TableName": table,
-        "Key": _k(tenant_pk(tenant), TENANT_SK),
-        "UpdateExpression": "ADD #stored :stored",
-        "ExpressionAttributeNames": {"#stored": "stored_bytes"},
-        "ExpressionAttributeValues": {":stored": {"N": str(stored)}},
-    }
-    if stored_bytes_limit:
-        gauge["ConditionExpression"] = "attribute_not_exists(#stored) OR #stored <= :stored_max"
-        gauge["ExpressionAttributeValues"][":stored_max"] = {"N": str(stored_bytes_limit - stored)}
-    return [{"Update": day_update}, {"Update": gauge}]
+    items: list[TaggedItem] = []
+    counters = dict(charge.day_counters)
+    if counters:
+        names = {f"#c{i}": name for i, name in enumerate(sorted(counters))}
+        values = {f":c{i}": {"N": str(counters[name])} for i, name in enumerate(sorted(counters))}
+        day_update: dict[str, Any] = {
+            "TableName": table,
+            "Key": _k(usage_pk(charge.tenant, RUNS_SHARD), day_sk(charge.day)),
+            "UpdateExpression": "ADD " + ", ".join(f"{n} {v}" for n, v in zip(names, values, strict=True)),
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+        }
+        runs_per_day = charge.plan.runs_per_day
+        if runs_per_day and counters.get("runs_added"):
+            names["#runs"] = "runs_added"
+            values[":runs_max"] = {"N": str(runs_per_day - counters["runs_added"])}
+            day_update["ConditionExpression"] = "attribute_not_exists(#runs) OR #runs <= :runs_max"
+        items.append(TaggedItem(CHARGE_DAY, {"Update": day_update}))
+    if charge.stored_bytes:
+        gauge: dict[str, Any] = {
+            "TableName": table,
+            "Key": _k(tenant_pk(charge.tenant), TENANT_SK),
+            "UpdateExpression": "ADD #stored :stored",
+            "ExpressionAttributeNames": {"#stored": "stored_bytes"},
+            "ExpressionAttributeValues": {":stored": {"N": str(charge.stored_bytes)}},
+        }
+        limit = charge.plan.stored_bytes
+        if limit:
+            gauge["ConditionExpression"] = "attribute_not_exists(#stored) OR #stored <= :stored_max"
+            gauge["ExpressionAttributeValues"][":stored_max"] = {"N": str(limit - charge.stored_bytes)}
+        items.append(TaggedItem(CHARGE_GAUGE, {"Update": gauge}))
+    return items
+
+
+def refuse_charge(cancelled: Cancelled, charge: Charge) -> None:
+    """Raise the plan's 429 when the cancellation came from the charge's own conditions."""
+    if cancelled.failed(CHARGE_DAY):
+        raise charge.refusal("runs_per_day") from None
+    if cancelled.failed(CHARGE_GAUGE):
+        raise charge.refusal("stored_bytes") from None
 
 
 def stored_bytes_release(table: str, tenant: str, amount: int) -> dict[str, Any]:
@@ -162,19 +175,6 @@ def stored_bytes_release(table: str, tenant: str, amount: int) -> dict[str, Any]
             "ConditionExpression": "attribute_exists(#stored)",
             "ExpressionAttributeNames": {"#stored": "stored_bytes"},
             "ExpressionAttributeValues": {":released": {"N": str(-amount)}},
-        }
-    }
-
-
-def stored_bytes_add(table: str, tenant: str, amount: int) -> dict[str, Any]:
-    """The transaction item that adds `amount` stored bytes to the tenant's gauge (a store's own commit)."""
-    return {
-        "Update": {
-            "TableName": table,
-            "Key": _k(tenant_pk(tenant), TENANT_SK),
-            "UpdateExpression": "ADD #stored :stored",
-            "ExpressionAttributeNames": {"#stored": "stored_bytes"},
-            "ExpressionAttributeValues": {":stored": {"N": str(amount)}},
         }
     }
 
@@ -211,7 +211,7 @@ class DynamoDbAccountStore:
         names = {f"#p{i}": name for i, name in enumerate(attrs)}
         values = {f":p{i}": value for i, value in enumerate(attrs.values())}
         sets = ", ".join(f"{n} = {v}" for n, v in zip(names, values, strict=True))
-        old = self._call(
+        self._call(
             "update_item",
             TableName=self.table_name,
             Key=_k(tenant_pk(tenant), TENANT_SK),
@@ -220,9 +220,6 @@ class DynamoDbAccountStore:
             ExpressionAttributeValues={**values, ":t": {"S": tenant}, ":now": {"S": now}},
             ReturnValues="UPDATED_OLD",
         )
-        if "created_at" not in (old.get("Attributes") or {}):
-            # A new tenant: all its data is written with the tenant index attribute (ADR 0024).
-            self.mark_indexed(tenant, now)
         for record in self.list_keys(tenant):  # the authorizer reads the plan from the key (one GetItem)
             self._call(
                 "update_item",
@@ -238,14 +235,6 @@ class DynamoDbAccountStore:
         assert found is not None
         return found
 
-    def mark_indexed(self, tenant: str, now: str) -> None:
-        """Record that every partition of the tenant is in the tenant index (`TENANT#{t}` / `#INDEXED`)."""
-        self._call(
-            "put_item",
-            TableName=self.table_name,
-            Item={**_k(tenant_pk(tenant), INDEXED_SK), "tenant": {"S": tenant}, "indexed_since": {"S": now}},
-        )
-
     # ---- keys -------------------------------------------------------------------------------------------
     def add_key(self, record: KeyRecord, max_keys: int) -> None:
         plan = _plan_attributes(record.plan)
@@ -260,7 +249,7 @@ class DynamoDbAccountStore:
             **plan,
         }
         listing = {
-            **_k(tenant_pk(record.tenant), key("KEY", record.key_id)),
+            **_k(tenant_pk(record.tenant), key_listing_sk(record.key_id)),
             "key_id": {"S": record.key_id},
             "tenant": {"S": record.tenant},
             "name": {"S": record.name},
@@ -280,34 +269,29 @@ class DynamoDbAccountStore:
         if max_keys:
             count["ConditionExpression"] = "attribute_not_exists(#n) OR #n < :max"
             count["ExpressionAttributeValues"][":max"] = {"N": str(max_keys)}
+        tx = Transaction()
+        tx.update("key_count", count)
+        tx.put(
+            "key", {"TableName": self.table_name, "Item": key_item, "ConditionExpression": "attribute_not_exists(pk)"}
+        )
+        tx.put("listing", {"TableName": self.table_name, "Item": listing})
         try:
-            self.client.transact_write_items(
-                TransactItems=[
-                    {"Update": count},
-                    {
-                        "Put": {
-                            "TableName": self.table_name,
-                            "Item": key_item,
-                            "ConditionExpression": "attribute_not_exists(pk)",
-                        }
-                    },
-                    {"Put": {"TableName": self.table_name, "Item": listing}},
-                ]
-            )
-        except ClientError as exc:
-            reasons = exc.response.get("CancellationReasons") or []
-            if reasons and reasons[0].get("Code") == "ConditionalCheckFailed":
+            tx.commit(self.client)
+        except Cancelled as cancelled:
+            if cancelled.failed("key_count"):
                 raise KeyLimitReached() from None
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {error_code(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {type(exc).__name__}") from exc
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
 
     def get_key(self, key_id: str) -> KeyRecord | None:
-        # Strongly consistent (1 read unit instead of 0.5): a key works the moment it is created, a revoke is seen
-        # by the next authorizer call.
+        # Strongly consistent (1 read unit instead of 0.5): a key works the moment it is created, a revoke or a fence
+        # is seen by the next request. An unknown key id is parsed as a decoy record of the same shape, so it costs
+        # what a known one costs (no timing tells which key ids exist).
         out = self._call("get_item", TableName=self.table_name, Key=_k(key_pk(key_id), KEY_SK), ConsistentRead=True)
         item = out.get("Item")
-        return _key_record(item) if item else None
+        record = _key_record(item if item else _DECOY_KEY_ITEM)
+        return record if item else None
 
     def list_keys(self, tenant: str) -> list[KeyRecord]:
         items: list[dict[str, Any]] = []
@@ -326,38 +310,72 @@ class DynamoDbAccountStore:
         return [_key_record(item) for item in items]
 
     def delete_key(self, tenant: str, key_id: str) -> bool:
+        tx = Transaction()
+        tx.delete(
+            "key",
+            {
+                "TableName": self.table_name,
+                "Key": _k(key_pk(key_id), KEY_SK),
+                "ConditionExpression": "#t = :t",
+                "ExpressionAttributeNames": {"#t": "tenant"},
+                "ExpressionAttributeValues": {":t": {"S": tenant}},
+            },
+        )
+        tx.delete("listing", {"TableName": self.table_name, "Key": _k(tenant_pk(tenant), key_listing_sk(key_id))})
+        tx.update(
+            "key_count",
+            {
+                "TableName": self.table_name,
+                "Key": _k(tenant_pk(tenant), TENANT_SK),
+                "UpdateExpression": "ADD #n :minus",
+                "ExpressionAttributeNames": {"#n": "key_count"},
+                "ExpressionAttributeValues": {":minus": {"N": "-1"}},
+            },
+        )
         try:
-            self.client.transact_write_items(
-                TransactItems=[
-                    {
-                        "Delete": {
-                            "TableName": self.table_name,
-                            "Key": _k(key_pk(key_id), KEY_SK),
-                            "ConditionExpression": "#t = :t",
-                            "ExpressionAttributeNames": {"#t": "tenant"},
-                            "ExpressionAttributeValues": {":t": {"S": tenant}},
-                        }
-                    },
-                    {"Delete": {"TableName": self.table_name, "Key": _k(tenant_pk(tenant), key("KEY", key_id))}},
-                    {
-                        "Update": {
-                            "TableName": self.table_name,
-                            "Key": _k(tenant_pk(tenant), TENANT_SK),
-                            "UpdateExpression": "ADD #n :minus",
-                            "ExpressionAttributeNames": {"#n": "key_count"},
-                            "ExpressionAttributeValues": {":minus": {"N": "-1"}},
-                        }
-                    },
-                ]
-            )
-        except ClientError as exc:
-            reasons = exc.response.get("CancellationReasons") or []
-            if reasons and reasons[0].get("Code") == "ConditionalCheckFailed":
+            tx.commit(self.client)
+        except Cancelled as cancelled:
+            if cancelled.failed("key"):
                 return False  # no such key, or another tenant's: nothing changes
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {error_code(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {type(exc).__name__}") from exc
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
         return True
+
+    # ---- the erase's fence -------------------------------------------------------------------------------
+    def fence(self, tenant: str, now: float) -> float | None:
+        """Mark the tenant record and each of its API keys `erasing_since` (kept once set); the fence's time, or
+        None when the tenant has no record or no key (nothing of ours lets it in)."""
+        keys = self.list_keys(tenant)
+        if not keys:
+            return None
+        stamp = {":now": {"N": repr(float(now))}}
+        out = self._call(
+            "update_item",
+            TableName=self.table_name,
+            Key=_k(tenant_pk(tenant), TENANT_SK),
+            UpdateExpression="SET #e = if_not_exists(#e, :now)",
+            ConditionExpression="attribute_exists(pk)",
+            ExpressionAttributeNames={"#e": "erasing_since"},
+            ExpressionAttributeValues=stamp,
+            ReturnValues="ALL_NEW",
+            allow_condition_failure=True,
+        )
+        if out is None:
+            return None
+        since = {":since": out["Attributes"]["erasing_since"]}
+        for record in keys:  # the requests of every key are refused from here on (admission reads the key item)
+            self._call(
+                "update_item",
+                TableName=self.table_name,
+                Key=_k(key_pk(record.key_id), KEY_SK),
+                UpdateExpression="SET #e = :since",
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeNames={"#e": "erasing_since"},
+                ExpressionAttributeValues=since,
+                allow_condition_failure=True,
+            )
+        return float(out["Attributes"]["erasing_since"]["N"])
 
     # ---- rate windows and usage ---------------------------------------------------------------------------
     def take_rate_token(self, tenant: str, second: int, shard: int, limit: int) -> bool:
@@ -377,12 +395,10 @@ class DynamoDbAccountStore:
         )
         return out is not None
 
-    def take_scan(self, tenant: str, day: str, limit: int) -> str:
-        """Count one self-service export/erase on the day's runs item (`table_scans`), under `limit`, in one
-        transaction with a check that the tenant record still exists. "ok", "limit" (the day's scans are used up)
-        or "erased" (no tenant record: an erased tenant whose key a deployed authorizer's cache still admits —
-        its counters went with the erase, so without this check it could scan again and again)."""
-        update: dict[str, Any] = {
+    def take_scan(self, tenant: str, day: str, limit: int) -> bool:
+        """Count one self-service export/erase on the day's runs item (`table_scans`), under `limit` (0: none);
+        False when the day's scans are used up."""
+        params: dict[str, Any] = {
             "TableName": self.table_name,
             "Key": _k(usage_pk(tenant, RUNS_SHARD), day_sk(day)),
             "UpdateExpression": "ADD #n :one",
@@ -390,30 +406,9 @@ class DynamoDbAccountStore:
             "ExpressionAttributeValues": {":one": {"N": "1"}},
         }
         if limit:
-            update["ConditionExpression"] = "attribute_not_exists(#n) OR #n < :limit"
-            update["ExpressionAttributeValues"][":limit"] = {"N": str(limit)}
-        # The tenant record must exist; it also keeps the day of its last scan (an Update, not a ConditionCheck:
-        # every function already may UpdateItem the table, for usage).
-        check = {
-            "TableName": self.table_name,
-            "Key": _k(tenant_pk(tenant), TENANT_SK),
-            "UpdateExpression": "SET #last = :day",
-            "ConditionExpression": "attribute_exists(pk)",
-            "ExpressionAttributeNames": {"#last": "last_scan_day"},
-            "ExpressionAttributeValues": {":day": {"S": day}},
-        }
-        try:
-            self.client.transact_write_items(TransactItems=[{"Update": check}, {"Update": update}])
-        except ClientError as exc:
-            codes = [r.get("Code") for r in exc.response.get("CancellationReasons") or []]
-            if codes and codes[0] == "ConditionalCheckFailed":
-                return "erased"
-            if len(codes) > 1 and codes[1] == "ConditionalCheckFailed":
-                return "limit"
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {error_code(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {type(exc).__name__}") from exc
-        return "ok"
+            params["ConditionExpression"] = "attribute_not_exists(#n) OR #n < :limit"
+            params["ExpressionAttributeValues"][":limit"] = {"N": str(limit)}
+        return self._call("update_item", allow_condition_failure=True, **params) is not None
 
     def runs_added(self, tenant: str, day: str) -> int:
         out = self._call(
@@ -425,32 +420,20 @@ class DynamoDbAccountStore:
         )
         return int(out.get("Item", {}).get("runs_added", {}).get("N", "0"))
 
-    def add_usage(self, tenant: str, day: str, counters: dict[str, int], stored_delta: int) -> None:
+    def add_usage(self, tenant: str, day: str, counters: dict[str, int]) -> None:
+        """A request's counters onto one of the tenant's usage shards for `day`, picked at random (one write)."""
         if not counters:
             return
         names = {f"#c{i}": name for i, name in enumerate(sorted(counters))}
         values = {f":c{i}": {"N": str(counters[name])} for i, name in enumerate(sorted(counters))}
-        update: dict[str, Any] = {
-            "TableName": self.table_name,
-            "Key": _k(usage_pk(tenant, f"S{random.randrange(USAGE_SHARDS)}"), day_sk(day)),
-            "UpdateExpression": "ADD " + ", ".join(f"{n} {v}" for n, v in zip(names, values, strict=True)),
-            "ExpressionAttributeNames": names,
-            "ExpressionAttributeValues": values,
-        }
-        if not stored_delta:
-            self._call("update_item", **update)
-            return
-        gauge = {
-            "TableName": self.table_name,
-            "Key": _k(tenant_pk(tenant), TENANT_SK),
-            "UpdateExpression": "ADD #stored :stored",
-            "ExpressionAttributeNames": {"#stored": "stored_bytes"},
-            "ExpressionAttributeValues": {":stored": {"N": str(stored_delta)}},
-        }
-        try:  # one call: the day's counters and the stored-bytes gauge move together
-            self.client.transact_write_items(TransactItems=[{"Update": update}, {"Update": gauge}])
-        except (BotoCoreError, ClientError) as exc:
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+        self._call(
+            "update_item",
+            TableName=self.table_name,
+            Key=_k(usage_pk(tenant, f"S{random.randrange(USAGE_SHARDS)}"), day_sk(day)),
+            UpdateExpression="ADD " + ", ".join(f"{n} {v}" for n, v in zip(names, values, strict=True)),
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+        )
 
     def usage_items(self, tenant: str, first_day: str, last_day: str) -> list[tuple[str, dict[str, int]]]:
         found: list[tuple[str, dict[str, int]]] = []
@@ -491,7 +474,7 @@ __all__ = [
     "DynamoDbAccountStore",
     "KeyLimitReached",
     "StoredBytesLimit",
-    "runs_usage_updates",
-    "stored_bytes_add",
+    "charge_items",
+    "refuse_charge",
     "stored_bytes_release",
 ]

@@ -9,10 +9,12 @@ Items of one task memory share a partition, `pk = TASKMEM#{tenant}#{memory}`:
   commit at all; positions are never reused, so a straggler's documents cannot collide with a later store's.
 - `BATCH#{namespace}#{start:012d}`: one committed store (count, kind, per-artifact entries or a manifest key).
 - `META#{time_ns:020d}#{uuid}`: one meta-memory entry (`ActionSubtaskMetaEntry.to_dict()`), in time order.
+- `UPLOADED#{upload_id}`: an upload (`value_from`) a store consumed, put by that store's commit only if absent, so
+  one upload fills one store; it expires (TTL) after the upload's presigned URL could still have been used.
 
-Hosted mode (a usage meter open): the commit transaction also adds the batch's bytes to the tenant's stored-bytes
-gauge and to the record's `metered_bytes`; a delete takes exactly the record's `metered_bytes` off the gauge in
-the transaction that marks it (docs/adr/0021-stored-bytes-and-run-counts.md).
+Hosted mode (a `Charge` passed to `commit`): the commit transaction also adds the charge to the tenant's gauge,
+under the plan's limit, and the batch's bytes to the record's `metered_bytes`; a delete takes exactly the record's
+`metered_bytes` off the gauge in the transaction that marks it (docs/adr/0021-stored-bytes-and-run-counts.md).
 """
 
 from __future__ import annotations
@@ -27,9 +29,8 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from offprompt import metering
 from offprompt.errors import DependencyUnavailable, InvalidInput
-from offprompt.identifiers import TENANT_INDEX_ATTRIBUTE, key, tenant_index_value
+from offprompt.metering import Charge
 from offprompt.ports import (
     NamespaceCommit,
     NamespaceDeleting,
@@ -37,15 +38,29 @@ from offprompt.ports import (
     Reservation,
     StorageKindTaken,
     StoredBatch,
+    UploadTaken,
 )
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
-from .dynamodb_account import stored_bytes_add, stored_bytes_release
+from .dynamodb_account import charge_items, refuse_charge, stored_bytes_release
+from .dynamodb_transaction import Cancelled, Transaction
+from .layout import (
+    META_PREFIX,
+    NS_PREFIX,
+    TENANT_INDEX_ATTRIBUTE,
+    batch_prefix,
+    batch_sk,
+    memory_pk,
+    meta_sk,
+    namespace_sk,
+    tenant_index_value,
+    uploaded_sk,
+)
 
-NS = "NS"
-BATCH = "BATCH"
-META = "META"
+NS = NS_PREFIX
+#: How long a consumed upload's marker is kept: longer than its presigned PUT and its object live (a day).
+UPLOADED_MARKER_TTL_S = 2 * 86_400
 
 
 def _now() -> str:
@@ -70,15 +85,15 @@ class DynamoDbNamespaceStore:
     # ---- keys ----------------------------------------------------------------------------------------
     @staticmethod
     def pk(tenant: str, memory: str) -> str:
-        return key("TASKMEM", tenant, memory)
+        return memory_pk(tenant, memory)
 
     @staticmethod
     def record_sk(namespace: str) -> str:
-        return key(NS, namespace)
+        return namespace_sk(namespace)
 
     @staticmethod
     def batch_prefix(namespace: str) -> str:
-        return key(BATCH, namespace) + "#"
+        return batch_prefix(namespace)
 
     # ---- writes --------------------------------------------------------------------------------------
     def allocate(self, tenant: str, memory: str, namespace: str, count: int) -> Reservation:
@@ -119,12 +134,13 @@ class DynamoDbNamespaceStore:
         update: NamespaceCommit,
         meta_entry: dict[str, object] | None,
         generation: str,
+        charge: Charge | None = None,
     ) -> None:
         pk = self.pk(tenant, memory)
         now = _now()
         batch_item: dict[str, Any] = {
             "pk": {"S": pk},
-            "sk": {"S": key(BATCH, namespace, batch.start)},
+            "sk": {"S": batch_sk(namespace, batch.start)},
             "start": {"N": str(batch.start)},
             "count": {"N": str(batch.count)},
             "kind": {"S": batch.kind},
@@ -134,84 +150,89 @@ class DynamoDbNamespaceStore:
             batch_item["manifest_key"] = {"S": batch.manifest_key}
         else:
             batch_item["entries"] = {"S": json.dumps(batch.entries, separators=(",", ":"))}
-        items: list[dict[str, Any]] = [
-            {
-                "Put": {
-                    "TableName": self.table,
-                    "Item": batch_item,
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
+        record_update: dict[str, Any] = {
+            "TableName": self.table,
+            "Key": {"pk": {"S": pk}, "sk": {"S": self.record_sk(namespace)}},
+            "UpdateExpression": (
+                "SET #kind = :kind, memory_name = :memory, #ns = :ns, tool = :tool, activity = :activity, "
+                "namespace_metadata = :md, updated_at = :now, created_at = if_not_exists(created_at, :now) "
+                "ADD artifact_count :count, total_bytes :bytes"
+            ),
+            # The incarnation that reserved the positions must still be there, not being deleted.
+            "ConditionExpression": (
+                "#gen = :gen AND attribute_not_exists(#deleting) AND (attribute_not_exists(#kind) OR #kind = :kind)"
+            ),
+            "ExpressionAttributeNames": {
+                "#kind": "kind",
+                "#ns": "namespace",
+                "#gen": "generation",
+                "#deleting": "deleting",
             },
-            {
-                "Update": {
-                    "TableName": self.table,
-                    "Key": {"pk": {"S": pk}, "sk": {"S": self.record_sk(namespace)}},
-                    "UpdateExpression": (
-                        "SET #kind = :kind, memory_name = :memory, #ns = :ns, tool = :tool, activity = :activity, "
-                        "namespace_metadata = :md, updated_at = :now, created_at = if_not_exists(created_at, :now) "
-                        "ADD artifact_count :count, total_bytes :bytes"
-                    ),
-                    # The incarnation that reserved the positions must still be there, not being deleted.
-                    "ConditionExpression": (
-                        "#gen = :gen AND attribute_not_exists(#deleting) "
-                        "AND (attribute_not_exists(#kind) OR #kind = :kind)"
-                    ),
-                    "ExpressionAttributeNames": {
-                        "#kind": "kind",
-                        "#ns": "namespace",
-                        "#gen": "generation",
-                        "#deleting": "deleting",
-                    },
-                    "ExpressionAttributeValues": {
-                        ":gen": {"S": generation},
-                        ":kind": {"S": batch.kind},
-                        ":memory": {"S": memory},
-                        ":ns": {"S": namespace},
-                        ":tool": {"S": update.tool},
-                        ":activity": {"S": update.activity},
-                        ":md": {"S": update.namespace_metadata},
-                        ":now": {"S": now},
-                        ":count": {"N": str(batch.count)},
-                        ":bytes": {"N": str(update.total_bytes)},
-                    },
-                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-                }
+            "ExpressionAttributeValues": {
+                ":gen": {"S": generation},
+                ":kind": {"S": batch.kind},
+                ":memory": {"S": memory},
+                ":ns": {"S": namespace},
+                ":tool": {"S": update.tool},
+                ":activity": {"S": update.activity},
+                ":md": {"S": update.namespace_metadata},
+                ":now": {"S": now},
+                ":count": {"N": str(batch.count)},
+                ":bytes": {"N": str(update.total_bytes)},
             },
-        ]
-        meter = metering.current()
-        metered = update.total_bytes if meter is not None else 0
-        if metered > 0:  # counted with the data it counts: a commit that fails adds nothing
-            record_update = items[1]["Update"]
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+        if charge is not None and update.total_bytes > 0:  # what deleting the namespace takes off the gauge
             record_update["UpdateExpression"] += ", metered_bytes :bytes"
-            items.append(stored_bytes_add(self.table, tenant, metered))
+        tx = Transaction()
+        tx.put(
+            "batch", {"TableName": self.table, "Item": batch_item, "ConditionExpression": "attribute_not_exists(pk)"}
+        )
+        tx.update("record", record_update)
         if meta_entry is not None:
-            items.append(
+            tx.put(
+                "meta",
                 {
-                    "Put": {
-                        "TableName": self.table,
-                        "Item": {
-                            "pk": {"S": pk},
-                            "sk": {"S": key(META, f"{time.time_ns():020d}", uuid.uuid4().hex)},
-                            "entry": {"S": json.dumps(meta_entry)},
-                            "created_at": {"S": now},
-                        },
-                    }
-                }
+                    "TableName": self.table,
+                    "Item": {
+                        "pk": {"S": pk},
+                        "sk": {"S": meta_sk(time.time_ns(), uuid.uuid4().hex)},
+                        "entry": {"S": json.dumps(meta_entry)},
+                        "created_at": {"S": now},
+                    },
+                },
             )
+        if update.upload_id is not None:  # an upload is consumed once: the first commit that names it
+            tx.put(
+                "upload",
+                {
+                    "TableName": self.table,
+                    "Item": {
+                        "pk": {"S": pk},
+                        "sk": {"S": uploaded_sk(update.upload_id)},
+                        "namespace": {"S": namespace},
+                        "expires_at": {"N": str(int(time.time()) + UPLOADED_MARKER_TTL_S)},
+                    },
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                },
+            )
+        if charge is not None:  # counted with the data it counts: a commit that fails charges nothing
+            tx.extend(charge_items(self.table, charge))
         try:
-            self.client.transact_write_items(TransactItems=items)
-        except ClientError as exc:
-            reasons = exc.response.get("CancellationReasons") or []
-            if len(reasons) > 1 and reasons[1].get("Code") == "ConditionalCheckFailed":
-                old = reasons[1].get("Item") or {}
+            tx.commit(self.client)
+        except Cancelled as cancelled:
+            if cancelled.failed("record"):
+                old = cancelled.old_item("record") or {}
                 if old.get("generation", {}).get("S") != generation or "deleting" in old:
-                    raise NamespaceDeleting(namespace) from exc
-                raise StorageKindTaken(old.get("kind", {}).get("S")) from exc
+                    raise NamespaceDeleting(namespace) from None
+                raise StorageKindTaken(old.get("kind", {}).get("S")) from None
+            if cancelled.failed("upload"):
+                raise UploadTaken() from None
+            if charge is not None:
+                refuse_charge(cancelled, charge)
+            raise DependencyUnavailable(f"DynamoDB commit failed: {cancelled}") from None
+        except (ClientError, BotoCoreError) as exc:
             raise DependencyUnavailable(f"DynamoDB commit failed: {_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB commit failed: {_reason(exc)}") from exc
-        if meter is not None and metered > 0:
-            meter.gauge_committed += metered  # the request's final usage write must not add them again
 
     # ---- reads ---------------------------------------------------------------------------------------
     def _query(self, **kwargs: Any) -> Any:
@@ -352,32 +373,31 @@ class DynamoDbNamespaceStore:
         """The mark and the gauge release in one transaction; False when `metered_bytes` changed meanwhile."""
         with_gauge = True
         for _attempt in range(3):
-            items: list[dict[str, Any]] = [
+            tx = Transaction()
+            tx.update(
+                "record",
                 {
-                    "Update": {
-                        "TableName": self.table,
-                        "Key": record_key,
-                        "UpdateExpression": mark,
-                        "ConditionExpression": "#mb = :metered",
-                        "ExpressionAttributeNames": names,
-                        "ExpressionAttributeValues": {":now": {"S": _now()}, ":metered": {"N": str(metered)}},
-                    }
-                }
-            ]
+                    "TableName": self.table,
+                    "Key": record_key,
+                    "UpdateExpression": mark,
+                    "ConditionExpression": "#mb = :metered",
+                    "ExpressionAttributeNames": names,
+                    "ExpressionAttributeValues": {":now": {"S": _now()}, ":metered": {"N": str(metered)}},
+                },
+            )
             if with_gauge:
-                items.append(stored_bytes_release(self.table, tenant, metered))
+                tx.add("gauge", stored_bytes_release(self.table, tenant, metered))
             try:
-                self.client.transact_write_items(TransactItems=items)
+                tx.commit(self.client)
                 return True
-            except ClientError as exc:
-                codes = [r.get("Code") for r in exc.response.get("CancellationReasons") or []]
-                if codes and codes[0] in ("ConditionalCheckFailed", "TransactionConflict"):
+            except Cancelled as cancelled:
+                if cancelled.failed("record") or cancelled.reasons["record"].get("Code") == "TransactionConflict":
                     return False  # a store committed (or is committing) meanwhile: read the record again
-                if len(codes) > 1 and codes[1] == "ConditionalCheckFailed":
+                if cancelled.failed("gauge"):
                     with_gauge = False  # no gauge (an erased tenant): mark only
                     continue
-                raise DependencyUnavailable(f"DynamoDB delete failed: {_reason(exc)}") from exc
-            except BotoCoreError as exc:
+                raise DependencyUnavailable(f"DynamoDB delete failed: {cancelled}") from None
+            except (ClientError, BotoCoreError) as exc:
                 raise DependencyUnavailable(f"DynamoDB delete failed: {_reason(exc)}") from exc
         raise DependencyUnavailable("DynamoDB delete failed; retry it")
 
@@ -418,10 +438,10 @@ class DynamoDbNamespaceStore:
         pk = self.pk(tenant, memory)
         kwargs: dict[str, Any] = {
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
-            "ExpressionAttributeValues": {":pk": {"S": pk}, ":prefix": {"S": META + "#"}},
+            "ExpressionAttributeValues": {":pk": {"S": pk}, ":prefix": {"S": META_PREFIX + "#"}},
             "Limit": limit,
         }
-        start_key = _decode_cursor(cursor, pk, META + "#")
+        start_key = _decode_cursor(cursor, pk, META_PREFIX + "#")
         if start_key:
             kwargs["ExclusiveStartKey"] = start_key
         page = self._query(**kwargs)

@@ -1,6 +1,7 @@
 """ReceiptStore on the single DynamoDB table: one item per idempotency key of process-output (ADR 0026).
 
-`pk = RECEIPT#{tenant}#{memory}#{key}`, `sk = RECEIPT`: a key per partition, so no tenant or memory is a hot
+`pk = RECEIPT#{tenant}#%~{digest(memory, key)}` (`layout.receipt_pk`), `sk = RECEIPT`: a key per partition,
+so no tenant or memory is a hot
 partition. A claim is a conditional PutItem (absent, or an unfinished claim whose lease ran out); completion
 sets the answer and `expires_at` (the table's TTL attribute), so receipts go away by themselves.
 """
@@ -12,17 +13,13 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt.errors import DependencyUnavailable
-from offprompt.identifiers import TENANT_INDEX_ATTRIBUTE, key, tenant_index_value
 from offprompt.ports import Receipt
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
+from .layout import RECEIPT_SK, TENANT_INDEX_ATTRIBUTE, receipt_pk, tenant_index_value
 
-SK = "RECEIPT"
-
-
-def receipt_pk(tenant: str, memory: str, idempotency_key: str) -> str:
-    return key("RECEIPT", tenant, memory, idempotency_key)
+SK = RECEIPT_SK
 
 
 class DynamoDbReceiptStore:

@@ -30,22 +30,28 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from offprompt import metering
 from offprompt.errors import DependencyUnavailable
-from offprompt.identifiers import TENANT_INDEX_ATTRIBUTE, key, tenant_index_value
+from offprompt.metering import Charge
 from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
-from .dynamodb_account import runs_usage_updates, stored_bytes_release
+from .dynamodb_account import charge_items, refuse_charge, stored_bytes_release
+from .dynamodb_transaction import Cancelled, Transaction
+from .layout import (
+    ALIAS_SK,
+    TENANT_INDEX_ATTRIBUTE,
+    THREAD_SK,
+    alias_pk,
+    expired_sk,
+    run_sk,
+    runid_sk,
+    tenant_index_value,
+    thread_pk,
+)
 
-THREAD_SK = "#THREAD"
-RUN_PREFIX = "RUN"
-RUNID_PREFIX = "RUNID"
-ALIAS_SK = "#ALIAS"
 _THREAD_TEXT_FIELDS = ("name", "alias", "metadata_json")
 _CONFIG_FIELDS = ("max_runs", "memory_type", "offset", "retention_days")
-EXPIRED_PREFIX = "EXPIRED"
 #: How long an `EXPIRED#` marker is kept: longer than a stream record lives (24 h), so a retried record finds it.
 EXPIRED_MARKER_TTL_S = 2 * 86_400
 #: Runs per delete transaction: two deletes each (run, run id) + the thread's counts + the gauge ≤ 100 items.
@@ -53,22 +59,6 @@ RUNS_PER_TRANSACTION = 48
 #: Items per delete transaction of a thread delete (each conditional) + the gauge.
 ITEMS_PER_TRANSACTION = 99
 _TRANSACTION_ATTEMPTS = 10
-
-
-def thread_pk(tenant: str, thread_id: str) -> str:
-    return key("T", tenant, "TH", thread_id)
-
-
-def run_sk(seq: int) -> str:
-    return key(RUN_PREFIX, seq)
-
-
-def runid_sk(run_id: str) -> str:
-    return key(RUNID_PREFIX, run_id)
-
-
-def alias_pk(tenant: str, alias: str) -> str:
-    return key("T", tenant, "ALIAS", alias)
 
 
 class DynamoDbRunStore:
@@ -215,10 +205,11 @@ class DynamoDbRunStore:
         return True
 
     # ---- runs -----------------------------------------------------------------------------------------
-    def put_run(self, tenant: str, thread_id: str, run: StoredRun, generation: str) -> None:
+    def put_run(
+        self, tenant: str, thread_id: str, run: StoredRun, generation: str, charge: Charge | None = None
+    ) -> None:
         pk = thread_pk(tenant, thread_id)
-        meter = metering.current()
-        item = _run_item(pk, run, tenant, thread_id, metered_bytes=run.size if meter is not None else 0)
+        item = _run_item(pk, run, tenant, thread_id, metered_bytes=charge.stored_bytes if charge else 0)
         id_item: dict[str, Any] = {
             **_key(pk, runid_sk(run.run_id)),
             "seq": {"N": str(run.seq)},
@@ -226,64 +217,29 @@ class DynamoDbRunStore:
         }
         if run.expires_at is not None:
             id_item["expires_at"] = {"N": str(run.expires_at)}
-        # Hosted mode: the run's usage is counted in this same transaction (exactly once: a replay's transaction
-        # fails on the run-id item), under the plan's runs-per-day and stored-bytes conditions.
-        usage: list[dict[str, Any]] = []
-        counters: dict[str, int] = {}
-        if meter is not None:
-            stored = "bytes_stored_s3" if run.blob_key else "bytes_stored_dynamodb"
-            counters = {"runs_added": 1, "tokens_stored": run.input_tokens + run.output_tokens, stored: run.size}
-            usage = runs_usage_updates(
-                self.table_name,
-                meter.tenant,
-                meter.day,
-                counters,
-                runs_per_day=meter.plan.runs_per_day,
-                stored_bytes_limit=meter.plan.stored_bytes,
-            )
+        tx = Transaction()
+        tx.put("run", {"TableName": self.table_name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"})
+        tx.put(
+            "run_id", {"TableName": self.table_name, "Item": id_item, "ConditionExpression": "attribute_not_exists(pk)"}
+        )
+        # the incarnation that gave out the seq is still there and not being deleted; it counts the run
+        tx.update("thread", _count_added_run(self.table_name, pk, run, generation))
+        if charge is not None:  # hosted mode: the run's usage, exactly once (a replay's transaction fails on run_id)
+            tx.extend(charge_items(self.table_name, charge))
         try:
-            self.client.transact_write_items(
-                TransactItems=[
-                    {
-                        "Put": {
-                            "TableName": self.table_name,
-                            "Item": item,
-                            "ConditionExpression": "attribute_not_exists(pk)",
-                        }
-                    },
-                    {
-                        "Put": {
-                            "TableName": self.table_name,
-                            "Item": id_item,
-                            "ConditionExpression": "attribute_not_exists(pk)",
-                        }
-                    },
-                    # the incarnation that gave out the seq is still there and not being deleted; it counts the run
-                    {"Update": _count_added_run(self.table_name, pk, run, generation)},
-                    *usage,
-                ]
-            )
-        except ClientError as exc:
-            reasons = exc.response.get("CancellationReasons") or []
-            if meter is not None and len(reasons) > 4:
-                if reasons[3].get("Code") == "ConditionalCheckFailed":
-                    raise metering.runs_quota_exceeded(meter.plan, meter.now) from None
-                if reasons[4].get("Code") == "ConditionalCheckFailed":
-                    raise metering.stored_quota_exceeded(meter.plan) from None
-            if len(reasons) > 2 and reasons[2].get("Code") == "ConditionalCheckFailed":
+            tx.commit(self.client)
+        except Cancelled as cancelled:
+            if charge is not None:
+                refuse_charge(cancelled, charge)
+            if cancelled.failed("thread"):
                 raise ThreadDeleting() from None
-            taken = len(reasons) > 1 and reasons[1].get("Code") == "ConditionalCheckFailed"
-            if error_code(exc) == "TransactionCanceledException" and taken:
+            if cancelled.failed("run_id"):
                 existing = self._get(pk, runid_sk(run.run_id))
                 if existing is not None:
                     raise RunIdTaken(int(existing["seq"]["N"]), existing["hash"]["S"]) from None
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {error_code(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {type(exc).__name__}") from exc
-        if meter is not None:
-            meter.add(**counters)
-            for name, value in counters.items():  # written: the request's final usage write skips them
-                meter.committed[name] = meter.committed.get(name, 0) + value
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
 
     def get_run(self, tenant: str, thread_id: str, seq: int) -> StoredRun | None:
         item = self._get(thread_pk(tenant, thread_id), run_sk(seq))
@@ -405,7 +361,7 @@ class DynamoDbRunStore:
             return False
         pk = thread_pk(tenant, thread_id)
         marker = {
-            **_key(pk, key(EXPIRED_PREFIX, event_id)),
+            **_key(pk, expired_sk(event_id)),
             "tenant": {"S": tenant},
             "expires_at": {"N": str(int(time.time()) + EXPIRED_MARKER_TTL_S)},
         }
@@ -571,40 +527,34 @@ class DynamoDbRunStore:
         for _attempt in range(_TRANSACTION_ATTEMPTS):
             if not deletes:
                 return
-            items: list[dict[str, Any]] = []
-            for d in deletes:
+            tx = Transaction()
+            for i, d in enumerate(deletes):
                 delete: dict[str, Any] = {"TableName": self.table_name, "Key": d.key}
                 if d.conditional:
                     delete["ConditionExpression"] = "attribute_exists(pk)"
-                items.append({"Delete": delete})
+                tx.delete(f"item.{i}", delete)
             runs = sum(1 for d in deletes if d.run)
             expiring = sum(1 for d in deletes if d.run and d.expiring is not None)
             released = sum(d.metered_bytes for d in deletes)
-            thread_at = gauge_at = -1
             if count_on_thread and runs:
-                thread_at = len(items)
-                items.append({"Update": _count_deleted_runs(self.table_name, pk, runs, expiring)})
+                tx.update("thread", _count_deleted_runs(self.table_name, pk, runs, expiring))
             if with_gauge and released:
-                gauge_at = len(items)
-                items.append(stored_bytes_release(self.table_name, tenant, released))
+                tx.add("gauge", stored_bytes_release(self.table_name, tenant, released))
             try:
-                self.client.transact_write_items(TransactItems=items)
+                tx.commit(self.client)
                 return
-            except ClientError as exc:
-                if error_code(exc) != "TransactionCanceledException":
-                    raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
-                codes = [r.get("Code") for r in exc.response.get("CancellationReasons") or []]
-                failed = {i for i, code in enumerate(codes) if code == "ConditionalCheckFailed"}
-                if not failed and "TransactionConflict" not in codes:
-                    raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
-                deletes = [d for i, d in enumerate(deletes) if i not in failed]
-                if thread_at in failed:  # being deleted (or gone): its counts no longer matter
+            except Cancelled as cancelled:
+                failed = cancelled.failed_tags()
+                if not failed and not cancelled.conflicted:
+                    raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+                deletes = [d for i, d in enumerate(deletes) if f"item.{i}" not in failed]
+                if "thread" in failed:  # being deleted (or gone): its counts no longer matter
                     count_on_thread = False
-                if gauge_at in failed:
+                if "gauge" in failed:
                     with_gauge = False
                 if not failed:
                     time.sleep(0.02 * (_attempt + 1))  # a concurrent transaction on the same items
-            except BotoCoreError as exc:
+            except (ClientError, BotoCoreError) as exc:
                 raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
         raise DependencyUnavailable("DynamoDB delete kept conflicting with other writes; retry it")
 

@@ -32,10 +32,11 @@ from offprompt import deadline
 from offprompt.artifacts import BaseArtifact, TextArtifact
 from offprompt.cleanup import best_effort
 from offprompt.errors import ArtifactError, DependencyUnavailable, InvalidInput, OffpromptError
-from offprompt.identifiers import digest
 from offprompt.limits import MAX_QUERY_CHARS, MAX_SEARCH_DEPTH
 from offprompt.memory.chunking import DEFAULT_CHUNK_TOKENS, chunk_text, iter_chunks
 from offprompt.ports import Embedder, Entries, Resolved, SearchHit, SearchMode, TextScope, TextStore, Tokenizer
+
+from .layout import chunk_doc_id
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -66,7 +67,7 @@ def index_definition(dimensions: int | None = None) -> dict[str, Any]:
 
 
 def document_id(scope: TextScope, position: int, chunk: int) -> str:
-    return digest(scope.tenant, scope.memory, scope.namespace, position, chunk)
+    return chunk_doc_id(scope.tenant, scope.memory, scope.namespace, position, chunk)
 
 
 class OpenSearchTextStore:

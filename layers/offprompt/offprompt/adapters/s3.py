@@ -17,7 +17,7 @@ import json
 import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -26,8 +26,9 @@ from offprompt.artifacts.envelope import envelope_json
 from offprompt.cleanup import best_effort
 from offprompt.errors import DependencyUnavailable, NotFound
 from offprompt.limits import MAX_INLINE_ENTRIES_BYTES
-from offprompt.ports import BlobStore, Entries, Resolved, StoredBatch, StoredRun, TextScope
+from offprompt.ports import BlobStore, Entries, Resolved, StoredBatch, StoredRun, TaskMemoryKeys, TextScope
 
+from . import layout
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
 
@@ -111,9 +112,16 @@ class S3BlobStore:
 
 
 class S3RunBodies(S3BlobStore):
-    """The RunBodyStore port: a BlobStore that also reads a run's body (inline, or its S3 object) and drops orphans.
+    """The RunBodyStore port: a BlobStore that also stores, reads (inline, or its S3 object) and drops run bodies,
+    where the storage layout puts them (`layout.run_body_key`, `layout.thread_objects_prefix`)."""
 
-    Where a body goes (`run_bodies.body_key`) is decided by add-run; this reads and removes it."""
+    def put_body(self, tenant: str, thread_id: str, run_id: str, data: bytes, generation: str) -> str:
+        key = layout.run_body_key(tenant, thread_id, run_id, data, generation)
+        self.put(key, data, content_type="application/json")
+        return key
+
+    def drop_thread(self, tenant: str, thread_id: str) -> None:
+        self.delete_prefix(layout.thread_objects_prefix(tenant, thread_id))
 
     def run_json(self, stored: StoredRun) -> str:
         if stored.run_json is not None:
@@ -130,16 +138,6 @@ class S3RunBodies(S3BlobStore):
             self.delete_prefix(key)  # keys are fixed-length digests: the prefix is the key
         except Exception:
             _run_log.exception("could not delete an orphaned run blob")
-
-
-class TaskMemoryKeys(Protocol):
-    """Task memory's S3 layout (`offprompt.services.task_memory.keys`, handed over by the composition root)."""
-
-    def namespace_prefix(self, tenant: str, memory: str, namespace: str) -> str: ...
-
-    def blob_key(self, tenant: str, memory: str, namespace: str, position: int) -> str: ...
-
-    def manifest_key(self, tenant: str, memory: str, namespace: str, start: int) -> str: ...
 
 
 class S3BlobStorage:
@@ -191,7 +189,7 @@ class S3BlobStorage:
 
     def delete(self, scope: TextScope) -> None:
         # The namespace's whole S3 prefix: its blobs and the batch manifests of either kind (manifest_key).
-        self.blobs.delete_prefix(self.keys.namespace_prefix(scope.tenant, scope.memory, scope.namespace))
+        self.blobs.delete_prefix(self.keys.namespace_objects_prefix(scope.tenant, scope.memory, scope.namespace))
 
 
 class S3BatchManifests:

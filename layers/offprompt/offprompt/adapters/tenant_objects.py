@@ -1,5 +1,5 @@
-"""A tenant's S3 objects by key prefix (`t/`, `taskmem/`, `uploads/`, `downloads/`, `exports/` + the tenant's
-digest), for export, import and erase (docs/adr/0024-tenant-export-erase.md)."""
+"""A tenant's S3 objects by key prefix (the storage layout's roots `t/`, `taskmem/`, `uploads/`, `downloads/`,
+`exports/` + the tenant's digest: `layout.S3_ROOTS`), for export, import and erase (docs/adr/0024)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt.errors import DependencyUnavailable
 
+from . import layout
 from .aws_errors import failure_reason
 from .clients import aws_client
 
@@ -26,6 +27,13 @@ class S3TenantObjects:
         if self._client is None:
             self._client = aws_client("s3")
         return self._client
+
+    def prefixes(self, tenant: str, *, include_transient: bool) -> tuple[str, ...]:
+        """The tenant's prefixes: its stored data, and with `include_transient` its uploads, downloads, exports."""
+        return layout.s3_prefixes(tenant, include_transient=include_transient)
+
+    def export_prefix(self, tenant: str, export_id: str) -> str:
+        return layout.export_prefix(tenant, export_id)
 
     def list(self, prefix: str) -> Iterator[tuple[str, int]]:
         """(key, size) of every object under `prefix`, in key order."""

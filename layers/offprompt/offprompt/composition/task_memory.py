@@ -51,15 +51,16 @@ def task_memory_service(
     max_upload_bytes: int = MAX_UPLOAD_BYTES,
 ) -> TaskMemoryService:
     """The service over these ports, with the storage registry and the batch manifests built on them."""
+    from offprompt.adapters import layout
     from offprompt.adapters.s3 import S3BatchManifests
-    from offprompt.services.task_memory import keys
 
     return TaskMemoryService(
         namespaces,
         blobs,
         texts,
         storages=storage_registry(blobs, texts),
-        manifests=S3BatchManifests(blobs, keys),
+        manifests=S3BatchManifests(blobs, layout),
+        keys=layout,
         bucket=bucket,
         max_inline_response_bytes=max_inline_response_bytes,
         max_upload_bytes=max_upload_bytes,
@@ -69,11 +70,11 @@ def task_memory_service(
 def storage_registry(blobs: BlobStore, texts: TextStore) -> dict[StorageKind, ArtifactStorage]:
     """Task memory's storages by kind (Griptape's `artifact_storages`), in the order a namespace delete visits
     them (S3 first). A new kind of storage is one adapter class and one entry here."""
+    from offprompt.adapters import layout
     from offprompt.adapters.opensearch_text import TextStorage
     from offprompt.adapters.s3 import S3BlobStorage
-    from offprompt.services.task_memory import keys
 
-    return {StorageKind.BLOB: S3BlobStorage(blobs, keys), StorageKind.TEXT: TextStorage(texts)}
+    return {StorageKind.BLOB: S3BlobStorage(blobs, layout), StorageKind.TEXT: TextStorage(texts)}
 
 
 def text_store_from_settings(settings: Settings) -> TextStore:

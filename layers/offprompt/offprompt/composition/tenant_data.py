@@ -10,6 +10,7 @@ from offprompt.services.tenant_data.ports import TenantStores
 
 
 def stores_from_settings(settings: Settings) -> TenantStores:
+    from offprompt.adapters.dynamodb_account import DynamoDbAccountStore
     from offprompt.adapters.opensearch_client import opensearch_client
     from offprompt.adapters.tenant_documents import OpenSearchTenantDocuments
     from offprompt.adapters.tenant_items import DynamoDbTenantItems
@@ -22,6 +23,7 @@ def stores_from_settings(settings: Settings) -> TenantStores:
         documents=OpenSearchTenantDocuments(
             functools.partial(opensearch_client, url, settings.opensearch_auth), settings.opensearch_index
         ),
+        fence=DynamoDbAccountStore(settings.require("table_name")),
     )
 
 

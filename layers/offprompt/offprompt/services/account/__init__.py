@@ -7,13 +7,14 @@ erase) is the other half of the hosted wing: `offprompt.services.tenant_data`.""
 from __future__ import annotations
 
 from .keys import KeyParts, bearer_token, hash_secret, looks_like_key, new_key, parse_key, verify_secret
-from .service import STORING_ROUTES, AccountService, Principal, plan_named
+from .service import STORING_ROUTES, AccountService, Principal, TenantErasing, plan_named
 
 __all__ = [
     "STORING_ROUTES",
     "AccountService",
     "KeyParts",
     "Principal",
+    "TenantErasing",
     "bearer_token",
     "hash_secret",
     "looks_like_key",

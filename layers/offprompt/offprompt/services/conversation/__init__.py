@@ -25,7 +25,6 @@ from offprompt.services.conversation.requests import (
     parse_model,
 )
 from offprompt.services.conversation.results import AddRunResult, PromptStackResult, SummarizeResult
-from offprompt.services.conversation.run_bodies import thread_prefix
 from offprompt.services.conversation.service import ConversationService
 
 __all__ = [
@@ -47,5 +46,4 @@ __all__ = [
     "SummarizeResult",
     "ThreadConfigRequest",
     "parse_model",
-    "thread_prefix",
 ]

@@ -2,25 +2,26 @@
 inline mode, summarize. Handler: functions/add_run (also the `/api/threads` messages route, `cloud_threads`).
 
 Order: validate → count tokens → allocate a seq (DynamoDB counter) → offload a large body to S3
-(named by `run_bodies.body_key`) → put the run item (conditional on the run id) → best-effort follow-ups.
+(`RunBodyStore.put_body`) → put the run item (conditional on the run id) → best-effort follow-ups.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from offprompt.errors import Conflict, PayloadTooLarge
 from offprompt.identifiers import canonical_hash, check_identifier
 from offprompt.memory.conversation import run_token_counts
 from offprompt.memory.run import Run
+from offprompt.metering import Meter
 from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.errors import ThreadDeleted
 from offprompt.services.conversation.requests import RunIn
 from offprompt.services.conversation.results import AddRunResult
-from offprompt.services.conversation.run_bodies import body_key
 from offprompt.services.conversation.summarize import summarize
 from offprompt.validation import validate
 
@@ -37,17 +38,36 @@ def request_hash(payload: Any) -> str:
     return canonical_hash(payload)
 
 
-def add_run(conv: Conversation, tenant: str, thread_id: str, payload: Any) -> AddRunResult:
+def add_run(
+    conv: Conversation, tenant: str, thread_id: str, payload: Any, *, meter: Meter | None = None
+) -> AddRunResult:
+    """Append the run `payload` describes. `meter` (hosted mode): the run is charged to it in its own write."""
+    return store_run(conv, tenant, thread_id, parse_run(thread_id, payload), meter=meter)
+
+
+def parse_run(thread_id: str, payload: Any) -> ParsedRun:
+    """Everything add-run checks before it writes: the request's shape (422), identifiers and the artifacts (400),
+    the run's JSON and its idempotency hash. Pure: a request refused here has changed nothing."""
     validate(RunIn, payload)  # the request's shape first (422), as the HTTP route's Body() does
     check_identifier("thread_id", thread_id)
     if isinstance(payload, dict) and payload.get("id") is not None:
         check_identifier("run id", payload["id"])
     run = Run.from_dict(payload)
-    body = run.to_json()
+    return ParsedRun(run, run.to_json(), request_hash(payload))
+
+
+@dataclass(frozen=True)
+class ParsedRun:
+    run: Run
+    body: str  # the run as stored (Griptape JSON)
+    content_hash: str  # of the request as sent
+
+
+def store_run(
+    conv: Conversation, tenant: str, thread_id: str, parsed: ParsedRun, *, meter: Meter | None = None
+) -> AddRunResult:
+    run, body, content_hash = parsed.run, parsed.body, parsed.content_hash
     data = body.encode("utf-8")
-    # Idempotency covers what the client sent, not what the server generated from it (artifact ids and
-    # names are minted when absent): a byte-for-byte retry gets the first result.
-    content_hash = request_hash(payload)
     input_tokens, output_tokens = run_token_counts(run, conv.tokenizer)
     blob_key = None
     if len(data) > conv.inline_run_bytes and conv.blobs is None:
@@ -61,8 +81,7 @@ def add_run(conv: Conversation, tenant: str, thread_id: str, payload: Any) -> Ad
     seq, generation = state.next_seq, state.generation or ""
     if len(data) > conv.inline_run_bytes:
         assert conv.blobs is not None
-        blob_key = body_key(tenant, thread_id, run.id, data, generation)
-        conv.blobs.put(blob_key, data, content_type="application/json")
+        blob_key = conv.blobs.put_body(tenant, thread_id, run.id, data, generation)
     stored = StoredRun(
         seq=seq,
         run_id=run.id,
@@ -76,8 +95,20 @@ def add_run(conv: Conversation, tenant: str, thread_id: str, payload: Any) -> Ad
         expires_at=int(now) + state.retention_days * DAY if state.retention_days else None,
         memory_type=state.memory_type,
     )
+    # Hosted mode: the run's usage is charged in the run's own write, under the plan's limits (429, nothing stored).
+    stored_in = "bytes_stored_s3" if blob_key else "bytes_stored_dynamodb"
+    charge = (
+        meter.charge(
+            stored_bytes=stored.size,
+            runs_added=1,
+            tokens_stored=input_tokens + output_tokens,
+            **{stored_in: stored.size},
+        )
+        if meter is not None
+        else None
+    )
     try:
-        conv.runs.put_run(tenant, thread_id, stored, generation)
+        conv.runs.put_run(tenant, thread_id, stored, generation, charge=charge)
     except ThreadDeleting:
         if blob_key:
             conv.bodies.drop(blob_key)
@@ -102,6 +133,8 @@ def add_run(conv: Conversation, tenant: str, thread_id: str, payload: Any) -> Ad
             conv.bodies.drop(blob_key)
         raise
 
+    if meter is not None and charge is not None:
+        meter.settle(charge)
     _after_add(conv, state, seq)
     return AddRunResult(run.to_dict(), seq, replayed=False)
 

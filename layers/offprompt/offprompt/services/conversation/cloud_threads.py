@@ -14,6 +14,13 @@ diff, not a rewrite:
 So a PATCH costs O(new + removed runs), whatever the thread's length. When the newest stored run is not in the
 list at all, the list replaces everything stored (delete all, append all): still what "replace" means.
 
+All or nothing, in this order: every message is parsed and checked first (a bad one is a 400 before anything is
+written), the day's runs quota is checked for all the new runs at once (a 429 before anything is written), the new
+runs are appended (each charged in its own write; should a racing request take the quota meanwhile, the runs this
+PATCH appended are deleted again before the 429), and only then are the trimmed runs deleted. A PATCH cut by its
+time budget answers 503 `dependency_timeout` saying how many of the list's runs are stored (`details`); the list is
+a prefix of itself then, so repeating the same PATCH converges to it.
+
 HTTP-free: plain dicts in, plain dicts out, library errors for bad input.
 """
 
@@ -27,17 +34,27 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from offprompt.errors import Conflict, InvalidInput, NotFound, PayloadTooLarge
+from offprompt.errors import (
+    Conflict,
+    DependencyTimeout,
+    InvalidInput,
+    NotFound,
+    OffpromptError,
+    PayloadTooLarge,
+    QuotaExceeded,
+)
 from offprompt.identifiers import check_identifier
 from offprompt.limits import DEFAULT_CLOUD_PAGE_SIZE as DEFAULT_PAGE_SIZE
 from offprompt.limits import MAX_CLOUD_PAGE_SIZE as MAX_PAGE_SIZE
 from offprompt.limits import MAX_PATCH_MESSAGES as MAX_MESSAGES
 from offprompt.limits import MAX_THREAD_METADATA_BYTES as MAX_METADATA_BYTES
 from offprompt.limits import MAX_THREAD_NAME_CHARS as MAX_NAME_CHARS
+from offprompt.metering import Meter, runs_quota_exceeded
 from offprompt.ports import StoredRun, ThreadDeleting, ThreadState
-from offprompt.services.conversation.add_run import add_run
+from offprompt.services.conversation.add_run import parse_run, store_run
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.errors import ThreadDeleted
+from offprompt.services.conversation.results import AddRunResult
 from offprompt.services.conversation.thread_admin import delete_thread, visible_floor
 
 # Keys of a PATCH body that are not the memory's meta.
@@ -109,7 +126,7 @@ class CloudThreadsService:
         pagination = {"page": 1, "page_size": MAX_PAGE_SIZE, "total_count": len(threads), "total_pages": 1}
         return {"threads": threads, "pagination": pagination}
 
-    def patch(self, tenant: str, thread_id: str, body: Any) -> dict[str, Any]:
+    def patch(self, tenant: str, thread_id: str, body: Any, *, meter: Meter | None = None) -> dict[str, Any]:
         body = _object(body, "request body")
         state = self._state(tenant, thread_id)
         fields: dict[str, str] = {}
@@ -123,7 +140,7 @@ class CloudThreadsService:
             merged.update(meta)
             fields["metadata_json"] = _metadata(merged) or "{}"
         if "messages" in body:
-            self._replace_messages(tenant, thread_id, body["messages"])
+            self._replace_messages(tenant, thread_id, body["messages"], meter)
         if fields or "messages" in body:
             state = self._set_fields(tenant, thread_id, fields)
         return self.view(state)
@@ -192,7 +209,7 @@ class CloudThreadsService:
             "created_at": stored.created_at,
         }
 
-    def _replace_messages(self, tenant: str, thread_id: str, messages: Any) -> None:
+    def _replace_messages(self, tenant: str, thread_id: str, messages: Any, meter: Meter | None) -> None:
         if not isinstance(messages, list):
             raise InvalidInput("messages must be a list")
         if len(messages) > MAX_MESSAGES:
@@ -201,11 +218,18 @@ class CloudThreadsService:
         ids = [r["id"] for r in runs]
         if len(set(ids)) != len(ids):
             raise InvalidInput("two messages carry the same metadata.run_id")
+        parsed = []
+        for i, run in enumerate(runs):  # every message checked before anything is written
+            try:
+                parsed.append(parse_run(thread_id, run))
+            except OffpromptError as exc:
+                exc.message = f"messages[{i}]: {exc.message}"
+                raise
         tail = self._newest(tenant, thread_id)
         if tail is None:
-            new, keep_from = runs, None
+            first_new, keep_from = 0, None
         elif tail.run_id in ids:
-            new = runs[ids.index(tail.run_id) + 1 :]
+            first_new = ids.index(tail.run_id) + 1
             keep_from = self.runs.run_seq(tenant, thread_id, ids[0])
             if keep_from is None:
                 raise Conflict(
@@ -213,11 +237,44 @@ class CloudThreadsService:
                     "send the list Griptape keeps (oldest runs dropped, new runs appended)"
                 )
         else:  # the list shares nothing with the newest stored run: it replaces everything
-            new, keep_from = runs, tail.seq + 1
-        if keep_from is not None:
-            self._delete_before(tenant, thread_id, keep_from)
-        for run in new:
-            add_run(self.conversation, tenant, thread_id, run)
+            first_new, keep_from = 0, tail.seq + 1
+        new = parsed[first_new:]
+        limit = meter.plan.runs_per_day if meter is not None else 0
+        if meter is not None and limit and new and meter.runs_today + len(new) > limit:  # all the new runs, or none
+            raise runs_quota_exceeded(meter.plan, meter.now)
+        appended: list[AddRunResult] = []
+        try:
+            for parsed_run in new:
+                appended.append(store_run(self.conversation, tenant, thread_id, parsed_run, meter=meter))
+            if keep_from is not None:
+                self._delete_before(tenant, thread_id, keep_from)
+        except QuotaExceeded:  # a racing request took the quota: this PATCH leaves nothing of its own
+            self._remove_appended(tenant, thread_id, appended)
+            raise
+        except DependencyTimeout as exc:
+            stored = first_new + len(appended)
+            if not appended and keep_from is None:
+                raise
+            raise DependencyTimeout(
+                f"this request's time budget ran out after {stored} of the {len(messages)} messages were stored"
+                f"{'' if keep_from is None else ' (older runs may remain)'}: repeat the same request to finish it",
+                details={
+                    **exc.details,
+                    "committed": True,
+                    "runs_stored": stored,
+                    "runs_requested": len(messages),
+                },
+            ) from None
+
+    def _remove_appended(self, tenant: str, thread_id: str, appended: list[AddRunResult]) -> None:
+        """Delete the runs this request appended (not the ones it found stored: replays)."""
+        found = [self.runs.get_run(tenant, thread_id, r.seq) for r in appended if not r.replayed]
+        stored = [r for r in found if r is not None]
+        if stored:
+            self.runs.delete_runs(tenant, thread_id, stored)
+        for r in stored:
+            if r.blob_key:
+                self.conversation.bodies.drop(r.blob_key)
 
     def _delete_before(self, tenant: str, thread_id: str, seq: int) -> None:
         """Delete every stored run older than `seq` (already-deleted ones cost nothing: O(removed))."""

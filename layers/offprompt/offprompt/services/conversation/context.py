@@ -53,6 +53,9 @@ class InlineRunBodies:
     def drop(self, key: str) -> None:
         """Nothing is offloaded without a bucket: nothing to drop."""
 
+    def drop_thread(self, tenant: str, thread_id: str) -> None:
+        """Nothing is offloaded without a bucket: nothing to drop."""
+
 
 def now_iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

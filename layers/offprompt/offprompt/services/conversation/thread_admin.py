@@ -14,7 +14,6 @@ from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.cursor import decode_cursor, encode_cursor
 from offprompt.services.conversation.errors import ThreadDeleted
 from offprompt.services.conversation.requests import ThreadConfigRequest
-from offprompt.services.conversation.run_bodies import thread_prefix
 
 
 def get_thread(conv: Conversation, tenant: str, thread_id: str) -> dict[str, Any]:
@@ -80,7 +79,7 @@ def delete_thread(conv: Conversation, tenant: str, thread_id: str) -> int:
     check_identifier("thread_id", thread_id)
     deleted = conv.runs.delete_thread(tenant, thread_id)  # marked: adds in flight can no longer commit
     if conv.blobs is not None:
-        conv.blobs.delete_prefix(thread_prefix(tenant, thread_id))
+        conv.blobs.drop_thread(tenant, thread_id)
     conv.runs.release_thread(tenant, thread_id)  # only now may the id be used again
     return deleted
 

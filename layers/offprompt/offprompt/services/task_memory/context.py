@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from offprompt.limits import MAX_INLINE_RESPONSE_BYTES, MAX_UPLOAD_BYTES
 from offprompt.memory.task import StorageKind
-from offprompt.ports import ArtifactStorage, BatchManifests, BlobStore, NamespaceStore, TextStore
+from offprompt.ports import ArtifactStorage, BatchManifests, BlobStore, NamespaceStore, TaskMemoryKeys, TextStore
 
 
 class TaskMemory:
@@ -20,6 +20,7 @@ class TaskMemory:
         *,
         storages: Mapping[StorageKind, ArtifactStorage],
         manifests: BatchManifests,
+        keys: TaskMemoryKeys,
         bucket: str | None = None,
         max_inline_response_bytes: int = MAX_INLINE_RESPONSE_BYTES,
         max_upload_bytes: int = MAX_UPLOAD_BYTES,
@@ -29,6 +30,7 @@ class TaskMemory:
         self.texts = texts
         self.storages = storages
         self.manifests = manifests
+        self.keys = keys  # where uploads and materialized downloads go (the storage layout)
         self.bucket = bucket
         self.max_inline_response_bytes = max_inline_response_bytes
         self.max_upload_bytes = max_upload_bytes

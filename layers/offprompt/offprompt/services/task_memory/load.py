@@ -7,13 +7,12 @@ import json
 import uuid
 from typing import cast
 
-from offprompt import metering
 from offprompt.errors import InvalidInput
 from offprompt.identifiers import check_identifier
 from offprompt.limits import DOWNLOAD_EXPIRES_IN
 from offprompt.memory.task import StorageKind
+from offprompt.metering import Meter
 from offprompt.ports import Entries, Resolved, TextScope
-from offprompt.services.task_memory import keys
 from offprompt.services.task_memory.artifact_json import list_artifact_json
 from offprompt.services.task_memory.context import TaskMemory
 from offprompt.services.task_memory.results import BlobDownload, LoadedArtifacts
@@ -39,7 +38,13 @@ def _items_json(tm: TaskMemory, tenant: str, memory: str, namespace: str, resolv
 
 
 def load_artifacts(
-    tm: TaskMemory, tenant: str, memory: str, namespace: str, *, max_inline_bytes: int | None = None
+    tm: TaskMemory,
+    tenant: str,
+    memory: str,
+    namespace: str,
+    *,
+    max_inline_bytes: int | None = None,
+    meter: Meter | None = None,
 ) -> LoadedArtifacts:
     """The namespace as ListArtifact JSON; past the inline limit, presigned GETs instead (see LoadedArtifacts):
     a blob namespace lists its stored objects (its JSON would be base64: 4/3 the bytes, rebuilt and uploaded
@@ -48,7 +53,8 @@ def load_artifacts(
     `max_inline_bytes` lowers the inline limit for this call (e.g. a Step Functions state is capped at
     256 KB); it never raises it above `max_inline_response_bytes` (Lambda's response cap).
     """
-    metering.record(loads=1)
+    if meter is not None:
+        meter.add(loads=1)
     limit = tm.max_inline_response_bytes
     if max_inline_bytes is not None:
         if isinstance(max_inline_bytes, bool) or not isinstance(max_inline_bytes, int) or max_inline_bytes < 1:
@@ -73,7 +79,7 @@ def load_artifacts(
     size = len(body)  # ASCII: json.dumps escapes everything else
     if size <= limit:
         return LoadedArtifacts(body=body, size=size)
-    key = keys.download_key(tenant, uuid.uuid4().hex)
+    key = tm.keys.download_key(tenant, uuid.uuid4().hex)
     tm.blobs.put(key, body.encode("ascii"), content_type="application/json")
     url = tm.blobs.presign_get(key, DOWNLOAD_EXPIRES_IN)
     return LoadedArtifacts(body=None, size=size, download_url=url, expires_in=DOWNLOAD_EXPIRES_IN)

@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-from offprompt import metering
 from offprompt.artifacts import BaseArtifact
 from offprompt.artifacts.action import ToolAction
-from offprompt.errors import PayloadTooLarge
+from offprompt.errors import PayloadTooLarge, QuotaExceeded
 from offprompt.identifiers import check_identifier
 from offprompt.limits import MAX_META_BYTES
 from offprompt.memory import task
 from offprompt.memory.meta import ActionSubtaskMetaEntry
+from offprompt.metering import Meter
 from offprompt.ports import (
     ArtifactStorage,
     Entries,
@@ -29,10 +29,11 @@ from offprompt.ports import (
     StorageKindTaken,
     StoredBatch,
     TextScope,
+    UploadTaken,
 )
 from offprompt.services.task_memory.cleanup import best_effort
 from offprompt.services.task_memory.context import TaskMemory
-from offprompt.services.task_memory.errors import NamespaceDeleted, StorageKindConflict
+from offprompt.services.task_memory.errors import NamespaceDeleted, StorageKindConflict, UploadError
 from offprompt.services.task_memory.results import ProcessResult
 from offprompt.services.task_memory.uploads import check_upload_size, checked_upload, fill_upload, upload_shell
 
@@ -48,11 +49,16 @@ def process_output(
     actions: Sequence[ToolAction] = (),
     thought: str | None = None,
     value_from: Any = None,
+    meter: Meter | None = None,
 ) -> ProcessResult:
+    """Griptape's process_output. `meter` (hosted mode): what is stored is charged in the commit that stores it,
+    under the plan's stored-bytes limit (429: nothing stored); an upload is charged what it really holds."""
     check_identifier("memory_name", memory)
     uploaded: str | None = None
+    upload_id: str | None = None
     if value_from is not None:  # the value is an upload (uploads.py): checked, read from S3, then filled in
         uploaded = checked_upload(tm, tenant, memory, artifact, value_from)
+        upload_id = uploaded.rsplit("/", 1)[-1]
         check_upload_size(tm, tm.blobs.size(uploaded))
         shell = upload_shell(cast(dict[str, Any], artifact))
         artifact = fill_upload(shell, tm.blobs.get(uploaded))
@@ -88,9 +94,20 @@ def process_output(
 
     answer = task.stored_answer(tool, activity, memory, namespace)
     meta = ActionSubtaskMetaEntry(actions=actions_json, answer=answer.value, thought=thought)
-    commit = NamespaceCommit(tool=tool, activity=activity, namespace_metadata=actions_json, total_bytes=total)
+    commit = NamespaceCommit(
+        tool=tool, activity=activity, namespace_metadata=actions_json, total_bytes=total, upload_id=upload_id
+    )
+    # The meta entry's bytes are the tenant's too (meta memory outlives the namespace; the erase removes it).
+    charge = meter.charge(stored_bytes=total + meta_bytes) if meter is not None else None
     try:
-        tm.namespaces.commit(tenant, memory, namespace, batch, commit, meta.to_dict(), reservation.generation)
+        tm.namespaces.commit(
+            tenant, memory, namespace, batch, commit, meta.to_dict(), reservation.generation, charge=charge
+        )
+    except (QuotaExceeded, UploadTaken) as refused:
+        _discard(tm, storage, scope, entries, batch, lost_to=None)
+        if isinstance(refused, UploadTaken):
+            raise UploadError("the upload was already used by another store (an upload fills one store)") from None
+        raise
     except StorageKindTaken as lost:
         _discard(tm, storage, scope, entries, batch, lost_to=lost.kind)
         raise StorageKindConflict(namespace, lost.kind, kind.value) from None
@@ -101,8 +118,9 @@ def process_output(
         raise NamespaceDeleted(namespace) from None
     if uploaded is not None:
         best_effort(lambda: tm.blobs.delete_prefix(uploaded))
-    store = "bytes_stored_opensearch" if kind is task.StorageKind.TEXT else "bytes_stored_s3"
-    metering.record(artifacts_stored=len(items), bytes_stored_dynamodb=meta_bytes, **{store: total})
+    if meter is not None:
+        store = "bytes_stored_opensearch" if kind is task.StorageKind.TEXT else "bytes_stored_s3"
+        meter.add(artifacts_stored=len(items), bytes_stored_dynamodb=meta_bytes, **{store: total})
     return ProcessResult(answer, stored=True, namespace=namespace, positions=(start, len(items)))
 
 

@@ -5,22 +5,31 @@ from __future__ import annotations
 
 from typing import cast
 
-from offprompt import metering
 from offprompt.errors import InvalidInput
 from offprompt.identifiers import check_identifier
 from offprompt.limits import MAX_QUERY_CHARS, MAX_SEARCH_DEPTH, MAX_TOP_K, SEARCH_MODES
 from offprompt.memory.task import StorageKind
+from offprompt.metering import Meter
 from offprompt.ports import SearchHit, SearchMode, TextScope
 from offprompt.services.task_memory.context import TaskMemory
 from offprompt.services.task_memory.errors import NotTextNamespace
 
 
 def search(
-    tm: TaskMemory, tenant: str, memory: str, namespace: str, query: str, top_k: int = 5, mode: str = "bm25"
+    tm: TaskMemory,
+    tenant: str,
+    memory: str,
+    namespace: str,
+    query: str,
+    top_k: int = 5,
+    mode: str = "bm25",
+    *,
+    meter: Meter | None = None,
 ) -> list[SearchHit]:
     check_identifier("memory_name", memory)
     check_identifier("namespace", namespace)
-    metering.record(searches=1)
+    if meter is not None:
+        meter.add(searches=1)
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must be a non-empty string")
     if len(query) > MAX_QUERY_CHARS:

@@ -12,7 +12,6 @@ from offprompt.artifacts import BaseArtifact, TextArtifact
 from offprompt.errors import ArtifactError, PayloadTooLarge
 from offprompt.identifiers import check_identifier
 from offprompt.limits import UPLOAD_EXPIRES_IN
-from offprompt.services.task_memory import keys
 from offprompt.services.task_memory.context import TaskMemory
 from offprompt.services.task_memory.errors import UploadError
 from offprompt.services.task_memory.results import Upload
@@ -24,7 +23,7 @@ _VALUE_FROM_TYPES = ("TextArtifact", "BlobArtifact", "ImageArtifact", "AudioArti
 def create_upload(tm: TaskMemory, tenant: str, memory: str) -> Upload:
     check_identifier("memory_name", memory)
     upload_id = uuid.uuid4().hex
-    key = keys.upload_prefix(tenant, memory) + upload_id
+    key = tm.keys.upload_prefix(tenant, memory) + upload_id
     url = tm.blobs.presign_put(key, UPLOAD_EXPIRES_IN)
     headers = {"Content-Type": "application/octet-stream", "x-amz-server-side-encryption": "AES256"}
     return Upload(upload_id, url, UPLOAD_EXPIRES_IN, headers, f"s3://{tm.bucket}/{key}")
@@ -33,7 +32,7 @@ def create_upload(tm: TaskMemory, tenant: str, memory: str) -> Upload:
 def upload_key(tm: TaskMemory, tenant: str, memory: str, value_from: Any) -> str:
     if not isinstance(value_from, dict) or len(value_from) != 1:
         raise UploadError('value_from must be {"upload_id": "..."} or {"s3_uri": "s3://..."}')
-    prefix = keys.upload_prefix(tenant, memory)
+    prefix = tm.keys.upload_prefix(tenant, memory)
     if "upload_id" in value_from:
         upload_id = value_from["upload_id"]
         if not isinstance(upload_id, str) or not _UPLOAD_ID.match(upload_id):

@@ -21,12 +21,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from offprompt.services.tenant_data.inventory import (
-    EXPORTED_KINDS,
-    item_kind,
-    s3_prefixes,
-    tenant_items,
-)
 from offprompt.services.tenant_data.ports import ExportSink, TenantStores
 
 FORMAT = "offprompt-tenant-export"
@@ -70,9 +64,9 @@ def export_tenant(
 
     # DynamoDB: the items of the exported kinds, in (pk, sk) order so two exports of the same data are equal.
     items = []
-    for item in tenant_items(tenant, stores.items):
-        kind = item_kind(item, tenant)
-        if kind in EXPORTED_KINDS:
+    for item in stores.items.items(tenant):
+        kind = stores.items.kind(item, tenant)
+        if kind in stores.items.exported_kinds:
             items.append((kind, item))
             counts[f"dynamodb.{kind}"] += 1
     items.sort(key=lambda ki: (ki[1]["pk"]["S"], ki[1]["sk"]["S"]))
@@ -86,7 +80,7 @@ def export_tenant(
 
     # S3: each stored object as its own file (big runs, blobs, batch manifests).
     index: list[bytes] = []
-    for prefix in s3_prefixes(tenant, include_transient=False):
+    for prefix in stores.objects.prefixes(tenant, include_transient=False):
         for object_key, _size in stores.objects.list(prefix):
             data, content_type = stores.objects.get(object_key)
             name = f"objects/{len(index):08d}"

@@ -14,14 +14,6 @@ from typing import Any
 
 from offprompt.errors import Conflict, InvalidInput
 from offprompt.services.tenant_data.export import FORMAT, MANIFEST, VERSION
-from offprompt.services.tenant_data.inventory import (
-    EXPORTED_KINDS,
-    GAUGE_ATTRIBUTES,
-    index_attribute,
-    item_kind,
-    s3_prefixes,
-    tenant_items,
-)
 from offprompt.services.tenant_data.ports import ExportSource, TenantStores
 
 ITEM_BATCH = 500
@@ -58,7 +50,7 @@ def import_tenant(tenant: str, stores: TenantStores, source: ExportSource, *, me
     objects = _jsonl(read("s3.jsonl"))
     docs = [(d["id"], d["source"]) for d in _jsonl(read("opensearch.jsonl"))]
     lines = _jsonl(read("dynamodb.jsonl"))
-    prefixes = s3_prefixes(tenant, include_transient=False)
+    prefixes = stores.objects.prefixes(tenant, include_transient=False)
     for entry in objects:
         if not str(entry["key"]).startswith(prefixes):
             raise InvalidInput("the export names an object outside the tenant's prefixes")
@@ -66,11 +58,11 @@ def import_tenant(tenant: str, stores: TenantStores, source: ExportSource, *, me
     if any(source.get("tenant") != tenant for _id, source in docs):
         raise InvalidInput("the export holds a document of another tenant")
     for line in lines:
-        kind = item_kind(line["item"], tenant)
-        if kind not in EXPORTED_KINDS or kind != line.get("kind"):
+        kind = stores.items.kind(line["item"], tenant)
+        if kind not in stores.items.exported_kinds or kind != line.get("kind"):
             raise InvalidInput("the export holds an item outside the tenant's partitions")
 
-    if not merge and next(iter(tenant_items(tenant, stores.items, keys_only=True)), None):
+    if not merge and next(iter(stores.items.items(tenant, keys_only=True)), None):
         raise Conflict("the tenant already has data in this deployment (import with merge to overwrite)")
 
     counts: Counter[str] = Counter()
@@ -84,9 +76,7 @@ def import_tenant(tenant: str, stores: TenantStores, source: ExportSource, *, me
     batch: list[dict[str, Any]] = []
     for line in lines:
         # An export of data older than the tenant index lacks its attribute: partition roots get it here.
-        item = index_attribute(
-            {name: value for name, value in line["item"].items() if name not in GAUGE_ATTRIBUTES}, tenant
-        )
+        item = stores.items.with_index_attribute(stores.items.without_gauge_attributes(line["item"]), tenant)
         batch.append(item)
         kind = line["kind"]
         counts[f"dynamodb.{kind}"] += 1

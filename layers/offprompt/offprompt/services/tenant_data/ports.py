@@ -1,6 +1,7 @@
-"""What tenant export, import and erase need from the stores.
+"""What tenant export, import and erase need from the stores, and from the account (the erase's fence).
 
-Adapters: `offprompt.adapters.tenant_items`, `tenant_objects` and `tenant_documents`.
+Adapters: `offprompt.adapters.tenant_items`, `tenant_objects` and `tenant_documents` (over the storage layout,
+`offprompt.adapters.layout`: what belongs to a tenant is decided there, never here), `dynamodb_account` (fence).
 """
 
 from __future__ import annotations
@@ -11,26 +12,46 @@ from typing import Any, Protocol
 
 
 class TenantItems(Protocol):
-    """Raw DynamoDB items (DynamoDB JSON) of a tenant."""
+    """Raw DynamoDB items (DynamoDB JSON) of a tenant, as the storage layout defines them."""
 
-    #: Read units consumed since the listing began (`inventory.tenant_items` resets it).
+    #: Read units consumed since the listing began (`items` resets it).
     scan_read_units: float
+    #: The kinds an export carries and an import writes back (the others, e.g. credentials, are erased only).
+    exported_kinds: tuple[str, ...]
+    #: The kinds that let a tenant in (API keys, their listing, the tenant record): erased last.
+    credential_kinds: tuple[str, ...]
 
-    def query_partition(self, pk: str, *, keys_only: bool = False) -> Iterator[dict[str, Any]]:
-        """Every item of one partition (a strongly consistent Query)."""
+    def kind(self, item: dict[str, Any], tenant: str) -> str | None:
+        """The layout's kind of one of the tenant's items; None when the layout does not know it as theirs."""
         ...
 
-    def indexed_partitions(self, tenant: str) -> list[str]:
-        """The partition keys the tenant index lists for the tenant (a Query of each of its index shards)."""
+    def is_indexed(self, tenant: str) -> bool:
+        """Whether the tenant index lists every partition of the tenant (the deployment's or the tenant's marker)."""
+        ...
+
+    def items(self, tenant: str, *, keys_only: bool = False, indexed: bool | None = None) -> Iterator[dict[str, Any]]:
+        """Every item of the tenant: Queries when indexed, else the filtered whole-table Scan."""
+        ...
+
+    def unindexed_roots(self, tenant: str) -> list[dict[str, Any]]:
+        """The tenant's partition roots without the index attribute (keys + the attribute to set), by one Scan."""
+        ...
+
+    def unindexed_roots_of_all(self) -> list[dict[str, Any]]:
+        """Every tenant's partition roots without the index attribute, by one Scan of the table."""
         ...
 
     def set_index_attribute(self, items: Sequence[dict[str, Any]]) -> int:
         """Write the tenant index attribute each item carries onto the stored item, if it is still there."""
         ...
 
-    def scan(
-        self, tenant: str, prefixes: Sequence[str], *, exact: Sequence[str] = (), keys_only: bool = False
-    ) -> Iterator[dict[str, Any]]: ...
+    def mark_indexed(self, tenant: str | None, now: str) -> None:
+        """Record that every partition of `tenant` (None: of every tenant, the whole deployment) is indexed."""
+        ...
+
+    def with_index_attribute(self, item: dict[str, Any], tenant: str) -> dict[str, Any]: ...
+
+    def without_gauge_attributes(self, item: dict[str, Any]) -> dict[str, Any]: ...
 
     def put(self, items: Sequence[dict[str, Any]]) -> None: ...
 
@@ -39,6 +60,10 @@ class TenantItems(Protocol):
 
 class TenantObjects(Protocol):
     """S3 objects by key prefix."""
+
+    def prefixes(self, tenant: str, *, include_transient: bool) -> tuple[str, ...]: ...
+
+    def export_prefix(self, tenant: str, export_id: str) -> str: ...
 
     def list(self, prefix: str) -> Iterator[tuple[str, int]]: ...
 
@@ -63,11 +88,21 @@ class TenantDocuments(Protocol):
     def delete(self, tenant: str) -> int: ...
 
 
+class TenantFence(Protocol):
+    """The account side of an erase: fencing a tenant's keys while its data goes, and removing its credentials last."""
+
+    def fence(self, tenant: str, now: float) -> float | None:
+        """Mark the tenant's record and API keys erasing (from now on only `DELETE /tenant` is admitted for them);
+        the time it was first fenced (a repeat keeps it). None when the tenant has no API key to fence."""
+        ...
+
+
 @dataclass(frozen=True)
 class TenantStores:
     items: TenantItems
     objects: TenantObjects
     documents: TenantDocuments
+    fence: TenantFence
 
 
 class ExportSink(Protocol):

@@ -10,9 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from offprompt.errors import InvalidInput
 from offprompt.limits import EXPORT_EXPIRES_IN
-from offprompt.services.tenant_data.erase import erase_tenant
+from offprompt.services.tenant_data.erase import EraseReport, erase_tenant
 from offprompt.services.tenant_data.export import S3ExportSink, export_tenant
-from offprompt.services.tenant_data.inventory import export_prefix
 from offprompt.services.tenant_data.ports import TenantStores
 
 
@@ -27,13 +26,15 @@ class EraseRequest(BaseModel):
 def export_self(tenant: str, stores: TenantStores) -> dict[str, Any]:
     now = datetime.now(UTC)
     export_id = now.strftime("%Y%m%dT%H%M%SZ-") + uuid.uuid4().hex[:8]
-    sink = S3ExportSink(stores.objects, export_prefix(tenant, export_id), EXPORT_EXPIRES_IN)
+    sink = S3ExportSink(stores.objects, stores.objects.export_prefix(tenant, export_id), EXPORT_EXPIRES_IN)
     created_at = now.isoformat(timespec="seconds").replace("+00:00", "Z")
     result = export_tenant(tenant, stores, sink, export_id=export_id, created_at=created_at)
     return {**result.to_dict(), "expires_in": EXPORT_EXPIRES_IN}
 
 
-def erase_self(tenant: str, request: EraseRequest, stores: TenantStores) -> dict[str, Any]:
+def erase_self(tenant: str, request: EraseRequest, stores: TenantStores, *, with_keys: bool) -> EraseReport:
+    """The caller's own erase. `with_keys`: the caller authenticated with one of the tenant's API keys, which are
+    fenced first and removed last (the erase answers "erasing" until no earlier request can still land a write)."""
     if request.confirm != tenant:
         raise InvalidInput('to erase every thread, memory and export of this tenant, send {"confirm": "<tenant id>"}')
-    return erase_tenant(tenant, stores).to_dict()
+    return erase_tenant(tenant, stores, fence=with_keys)

@@ -1,0 +1,145 @@
+"""Where a function declares its routes, once: method, API Gateway path, the direct-invocation action and the
+OpenAPI details, on the route function itself.
+
+    routes = FunctionRoutes("add_run")
+
+    @routes.post("/threads/{thread_id}/runs", action="add", summary="Append a run", responses={...})
+    def post_run(thread_id: Annotated[str, Path()], run: Annotated[RunIn, Body()]) -> Response[Any]:
+        ...routes.tenant(), routes.param("thread_id", thread_id), routes.meter()...
+
+    @routes.direct("add")
+    def add(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any: ...
+
+    lambda_handler = routes.handler()
+
+Everything else is derived from these declarations or checked against them: the Powertools resolver the handler
+builds (`register`), the direct dispatcher (`action` → the `@routes.direct` function), the local route table
+(`offprompt_local.routes.ROUTES`, which the dev server serves), docs/openapi.json (`make openapi`); template.yaml's
+HttpApi events (tests/infrastructure/test_routes_match.py), the IAM each function needs
+(test_iam_least_privilege.py) and the sample events under `events/` (test_routes_match.py: one HTTP event per
+route, one direct event per action) are checked against them.
+
+Declaring a route registers it on a Powertools `Router` (pure data: no client, no setting is read at import).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from aws_lambda_powertools.event_handler.api_gateway import Router
+
+from offprompt.config import get_settings
+from offprompt.errors import InvalidInput
+from offprompt.metering import Meter
+
+from .caller import http_tenant
+from .entry import METER_CONTEXT_KEY, make_handler
+from .powertools import APIGatewayHttpResolver
+
+F = TypeVar("F", bound=Callable[..., Any])
+DirectFunction = Callable[[str, dict[str, Any], Any], Any]
+_PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass(frozen=True)
+class RouteSpec:
+    """One declared HTTP route: what template.yaml's HttpApi event, the dev server and the OpenAPI document say."""
+
+    function: str  # the directory under functions/ (the handler is `<function>.handler.lambda_handler`)
+    method: str
+    path: str  # API Gateway's form: `/threads/{thread_id}/runs`
+    action: str | None  # the direct invocation that does the same (None: HTTP only)
+
+    @property
+    def route_key(self) -> str:
+        return f"{self.method} {self.path}"
+
+
+class FunctionRoutes:
+    """A function's routes and direct actions (see the module docstring)."""
+
+    def __init__(
+        self, function: str, *, default_action: str | None = None, event_prefixes: tuple[str, ...] = ()
+    ) -> None:
+        self.function = function
+        #: How its sample events under `events/` are named (`<prefix>_..._http.json`, `<prefix>_..._direct.json`).
+        self.event_prefixes = event_prefixes or (function,)
+        self.router = Router()
+        self.specs: list[RouteSpec] = []
+        self.directs: dict[str, DirectFunction] = {}
+        #: The action of a direct event that names none (a function with one direct use case).
+        self.default_action = default_action
+
+    # ---- declaring ---------------------------------------------------------------------------------------
+    def route(self, method: str, path: str, *, action: str | None = None, **openapi: Any) -> Callable[[F], F]:
+        self.specs.append(RouteSpec(self.function, method, path, action))
+        register = self.router.route(_PARAM.sub(r"<\1>", path), method, **openapi)
+
+        def decorate(fn: F) -> F:
+            register(fn)
+            return fn
+
+        return decorate
+
+    def get(self, path: str, **kw: Any) -> Callable[[F], F]:
+        return self.route("GET", path, **kw)
+
+    def post(self, path: str, **kw: Any) -> Callable[[F], F]:
+        return self.route("POST", path, **kw)
+
+    def put(self, path: str, **kw: Any) -> Callable[[F], F]:
+        return self.route("PUT", path, **kw)
+
+    def patch(self, path: str, **kw: Any) -> Callable[[F], F]:
+        return self.route("PATCH", path, **kw)
+
+    def delete(self, path: str, **kw: Any) -> Callable[[F], F]:
+        return self.route("DELETE", path, **kw)
+
+    def direct(self, action: str) -> Callable[[DirectFunction], DirectFunction]:
+        """The function a direct invocation `{"tenant", "action": action, ...}` runs: (tenant, event, meter)."""
+
+        def decorate(fn: DirectFunction) -> DirectFunction:
+            self.directs[action] = fn
+            return fn
+
+        return decorate
+
+    # ---- the handler ---------------------------------------------------------------------------------------
+    def register(self, app: APIGatewayHttpResolver) -> None:
+        app.include_router(self.router)
+
+    def dispatch(self, tenant: str, event: dict[str, Any]) -> Any:
+        action = event.get("action", self.default_action)
+        fn = self.directs.get(action) if isinstance(action, str) else None
+        if fn is None:
+            known = ", ".join(f'"{name}"' for name in self.directs)
+            raise InvalidInput(f'"action" must be one of {known}')
+        return fn(tenant, event, None)  # direct invocations are not metered (IAM-authorized infrastructure)
+
+    def handler(self) -> Callable[[dict[str, Any], Any], Any]:
+        return make_handler(self.register, self.dispatch if self.directs else None)
+
+    # ---- inside a route: the request being resolved ---------------------------------------------------------
+    @property
+    def event(self) -> Any:
+        return self.router.current_event
+
+    def tenant(self) -> str:
+        """The caller's tenant, from the authorizer (never from the request body)."""
+        return http_tenant(self.router.current_event.raw_event, get_settings())
+
+    def param(self, name: str, matched: str) -> str:
+        """API Gateway's decoded path parameter (Powertools' route match is still percent-encoded)."""
+        from urllib.parse import unquote
+
+        params = self.router.current_event.get("pathParameters") or {}
+        return str(params.get(name) or unquote(matched))
+
+    def meter(self) -> Meter | None:
+        """The request's usage meter (a key the API-key authorizer admitted), else None."""
+        meter = self.router.context.get(METER_CONTEXT_KEY)
+        return meter if isinstance(meter, Meter) else None

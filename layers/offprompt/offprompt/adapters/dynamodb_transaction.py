@@ -1,0 +1,98 @@
+"""A DynamoDB TransactWriteItems whose items carry tags, so a cancellation is read by what failed, not by position.
+
+    tx = Transaction()
+    tx.put("run", {...})
+    tx.update("thread", {...})
+    tx.extend(charge_items(table, charge))        # tagged "charge.day", "charge.gauge"
+    try:
+        tx.commit(client)
+    except Cancelled as cancelled:
+        if cancelled.failed("charge.gauge"): ...
+
+DynamoDB reports a cancelled transaction's reasons as a list in item order; `Cancelled` maps them back to the tags.
+Errors other than a cancellation are the caller's to map (DependencyUnavailable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from .aws_errors import error_code
+
+CONDITION_FAILED = "ConditionalCheckFailed"
+#: The most items one TransactWriteItems may hold.
+MAX_ITEMS = 100
+
+
+@dataclass(frozen=True)
+class TaggedItem:
+    tag: str
+    item: dict[str, Any]  # {"Put": {...}} | {"Update": {...}} | {"Delete": {...}} | {"ConditionCheck": {...}}
+
+
+class Cancelled(Exception):
+    """The transaction was cancelled: nothing of it was written. `reasons` by tag (DynamoDB's CancellationReasons)."""
+
+    def __init__(self, reasons: dict[str, dict[str, Any]], error: ClientError) -> None:
+        # The message is what an error answer may say (no tag, no item name); `reasons` is for the caller.
+        super().__init__("TransactionCanceledException")
+        self.reasons = reasons
+        self.error = error
+
+    def failed(self, tag: str) -> bool:
+        """Whether the item tagged `tag` failed its condition."""
+        return self.reasons.get(tag, {}).get("Code") == CONDITION_FAILED
+
+    def failed_tags(self) -> set[str]:
+        return {tag for tag, r in self.reasons.items() if r.get("Code") == CONDITION_FAILED}
+
+    def old_item(self, tag: str) -> dict[str, Any] | None:
+        """The stored item whose condition failed, when the item asked for it (ReturnValuesOnConditionCheckFailure)."""
+        item: dict[str, Any] | None = self.reasons.get(tag, {}).get("Item")
+        return item
+
+    @property
+    def conflicted(self) -> bool:
+        """Another transaction on the same items was in flight (retry)."""
+        return any(r.get("Code") == "TransactionConflict" for r in self.reasons.values())
+
+
+@dataclass
+class Transaction:
+    items: list[TaggedItem] = field(default_factory=list)
+
+    def add(self, tag: str, item: dict[str, Any]) -> None:
+        if any(t.tag == tag for t in self.items):
+            raise ValueError(f"two items tagged {tag!r} in one transaction")
+        self.items.append(TaggedItem(tag, item))
+
+    def put(self, tag: str, put: dict[str, Any]) -> None:
+        self.add(tag, {"Put": put})
+
+    def update(self, tag: str, update: dict[str, Any]) -> None:
+        self.add(tag, {"Update": update})
+
+    def delete(self, tag: str, delete: dict[str, Any]) -> None:
+        self.add(tag, {"Delete": delete})
+
+    def extend(self, items: Iterable[TaggedItem]) -> None:
+        for tagged in items:
+            self.add(tagged.tag, tagged.item)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def commit(self, client: Any) -> None:
+        """Write every item or none. Cancelled (by tag) when DynamoDB cancels it; other errors propagate."""
+        try:
+            client.transact_write_items(TransactItems=[t.item for t in self.items])
+        except ClientError as exc:
+            if error_code(exc) != "TransactionCanceledException":
+                raise
+            reasons = exc.response.get("CancellationReasons") or []
+            by_tag = {t.tag: (reasons[i] if i < len(reasons) else {}) for i, t in enumerate(self.items)}
+            raise Cancelled(by_tag, exc) from exc
