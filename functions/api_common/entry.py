@@ -24,6 +24,7 @@ from offprompt import metering
 from offprompt.deadline import deadline_after, invocation_budget, remaining
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge, schema_invalid
 from offprompt.limits import MAX_BODY_BYTES
+from offprompt.validation import check_unicode
 
 from .caller import direct_tenant, hosted_principal
 from .errors import METHOD_NOT_ALLOWED, ROUTE_NOT_FOUND, error_headers, status_for
@@ -66,9 +67,11 @@ def json_body(app: APIGatewayHttpResolver) -> Any:
     if not raw.strip():
         raise InvalidInput("request body is empty; expected a JSON object")
     try:
-        return json.loads(raw)
+        body = json.loads(raw)
     except (ValueError, RecursionError) as exc:
         raise InvalidInput(f"request body is not valid JSON: {str(exc)[:200]}") from None
+    check_unicode(body, raw)
+    return body
 
 
 class _BodyValidation(OpenAPIRequestValidationMiddleware):
@@ -243,6 +246,7 @@ def make_handler(register: RouteRegistrar, direct: DirectHandler | None = None) 
                     raise InvalidInput("this function only serves HTTP events")
                 if not isinstance(event, dict):
                     raise InvalidInput("a direct invocation event must be a JSON object")
+                check_unicode(event)
                 return direct(direct_tenant(event), event)
         finally:
             if metrics.metric_set:  # one EMF line for what this request recorded

@@ -14,9 +14,20 @@ from .context import Context, emit
 OVERRIDES = ("rate_per_second", "runs_per_day", "stored_bytes", "max_keys", "scans_per_day")
 
 
+def limit(text: str) -> int:
+    """A plan number on the command line: a whole number of 0 (unlimited) or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is below 0 (0 means unlimited; a limit cannot be negative)")
+    return value
+
+
 def add_plan_options(parser: argparse.ArgumentParser) -> None:
     for name in OVERRIDES:
-        parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=None, help="0 = unlimited")
+        parser.add_argument(f"--{name.replace('_', '-')}", type=limit, default=None, help="0 = unlimited")
 
 
 def plan_from(args: argparse.Namespace) -> object:

@@ -162,9 +162,16 @@ class Meter:
                 self.counters[name] = self.counters.get(name, 0) + int(value)
 
     def charge(self, *, stored_bytes: int = 0, **day_counters: int) -> Charge:
-        """The charge of one write: `stored_bytes` onto the gauge, `day_counters` onto the day's exact counters."""
+        """The charge of one write: `stored_bytes` onto the gauge, `day_counters` onto the day's exact counters.
+        QuotaExceeded at once for a write larger than the plan allows at all (the gauge's condition would pass
+        for a tenant whose gauge was never written)."""
         counters = {k: int(v) for k, v in day_counters.items() if v}
-        return Charge(self.tenant, self.plan, self.now, max(0, int(stored_bytes)), counters)
+        charge = Charge(self.tenant, self.plan, self.now, max(0, int(stored_bytes)), counters)
+        if self.plan.stored_bytes and charge.stored_bytes > self.plan.stored_bytes:
+            raise charge.refusal("stored_bytes")
+        if self.plan.runs_per_day and counters.get("runs_added", 0) > self.plan.runs_per_day:
+            raise charge.refusal("runs_per_day")
+        return charge
 
     def settle(self, charge: Charge) -> None:
         """The write carrying `charge` committed: its day counters are counted, and already written."""

@@ -198,19 +198,27 @@ class StoredRun:
 class RunIdTaken(Exception):
     """put_run found the run id already stored (an idempotent retry, or a conflicting reuse)."""
 
-    def __init__(self, seq: int, content_hash: str) -> None:
+    def __init__(self, seq: int, content_hash: str, run_id: str = "") -> None:
         super().__init__(f"run id already stored at seq {seq}")
         self.seq = seq
         self.content_hash = content_hash
+        self.run_id = run_id
 
 
 class RunStore(Protocol):
     """Runs of conversation threads, one item per run, ordered by a per-thread sequence number (DynamoDB)."""
 
-    def allocate_seq(self, tenant: str, thread_id: str, now: str, tokens: int = 0) -> ThreadState:
-        """Atomically take the next sequence number (creating the thread) and add `tokens` (the run's stored
-        counts) to the thread's `run_tokens`; returns the state holding them.
+    def allocate_seq(self, tenant: str, thread_id: str, now: str, tokens: int = 0, count: int = 1) -> ThreadState:
+        """Atomically take the next `count` sequence numbers (creating the thread; the state's `next_seq` is the
+        last of them) and add `tokens` (the runs' stored counts) to the thread's `run_tokens`.
         `ThreadDeleting` while a delete of the thread is unfinished."""
+        ...
+
+    def put_runs(
+        self, tenant: str, thread_id: str, runs: Sequence[StoredRun], generation: str, charge: Charge | None = None
+    ) -> None:
+        """`put_run` for several runs of one thread in one write (all or none): RunIdTaken when any run id is
+        already stored (nothing is written then)."""
         ...
 
     def put_run(
@@ -224,7 +232,9 @@ class RunStore(Protocol):
         which its deletion takes off the gauge."""
         ...
 
-    def record_burned(self, tenant: str, thread_id: str) -> None: ...
+    def record_burned(self, tenant: str, thread_id: str, count: int = 1) -> None:
+        """Count `count` sequence numbers given out that no run will ever have (a failed or replayed add)."""
+        ...
 
     def get_run(self, tenant: str, thread_id: str, seq: int) -> StoredRun | None: ...
 

@@ -6,7 +6,7 @@ import boto3
 import pytest
 from hosted_support import MEMORY, Deployment, authorized, call, new_key, text_run
 
-from offprompt.identifiers import TENANT_INDEX_ATTRIBUTE
+from offprompt.adapters.layout import DEPLOYMENT_PK, INDEXED_SK, TENANT_INDEX_ATTRIBUTE
 
 TENANT = "legacy"
 
@@ -48,6 +48,8 @@ def write_before_the_index(stack: Deployment) -> None:
     artifact = {"type": "TextArtifact", "id": "a" * 32, "name": "ns", "meta": {}, "value": "old text " * 50}
     store({"tenant": TENANT, "memory_name": MEMORY, "tool": "T", "activity": "a", "artifact": artifact}, None)
     ddb = boto3.client("dynamodb")
+    # a deployment from before the index has no marker saying every tenant's data is in it
+    ddb.delete_item(TableName=stack.table, Key={"pk": {"S": DEPLOYMENT_PK}, "sk": {"S": INDEXED_SK}})
     for page in ddb.get_paginator("scan").paginate(TableName=stack.table):
         for item in page["Items"]:
             if TENANT_INDEX_ATTRIBUTE in item:

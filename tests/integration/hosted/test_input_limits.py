@@ -33,7 +33,7 @@ def test_the_longest_identifiers_fit_every_key_they_end_up_in(stack: Deployment)
         path=f"/memories/{MEMORY}/outputs",
         method="POST",
         body=body,
-        memory_name="€" * 256,
+        memory_name="€" * 170,  # 510 UTF-8 bytes: the most a memory name may hold
     )
     assert status == 200, answer
     status, export, _ = call("tenant_data", "tenant_export_http.json", token, path="/export", method="POST")
@@ -67,8 +67,10 @@ def test_the_operator_cli_refuses_negative_plan_numbers(stack: Deployment, capsy
 
     assert admin(["tenant", "create", "acme", "--plan", "free"]) == 0
     capsys.readouterr()
-    assert admin(["plan", "set", "acme", "free", "--runs-per-day", "-5", "--stored-bytes", "-1"]) == 2
-    assert "runs_per_day" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:
+        admin(["plan", "set", "acme", "free", "--runs-per-day", "-5", "--stored-bytes", "-1"])
+    assert refused.value.code == 2
+    assert "--runs-per-day" in capsys.readouterr().err
     from offprompt.composition.account import default_account
 
     assert default_account().tenant_plan("acme").runs_per_day == 1_000  # the free plan's, unchanged

@@ -73,7 +73,7 @@ class DynamoDbRunStore:
         return self._client
 
     # ---- thread ---------------------------------------------------------------------------------------
-    def allocate_seq(self, tenant: str, thread_id: str, now: str, tokens: int = 0) -> ThreadState:
+    def allocate_seq(self, tenant: str, thread_id: str, now: str, tokens: int = 0, count: int = 1) -> ThreadState:
         out = self._call(
             "update_item",
             TableName=self.table_name,
@@ -88,7 +88,7 @@ class DynamoDbRunStore:
             ConditionExpression="attribute_not_exists(#deleting)",
             ExpressionAttributeNames={"#gen": "generation", "#deleting": "deleting"},
             ExpressionAttributeValues={
-                ":one": {"N": "1"},
+                ":one": {"N": str(count)},
                 ":tokens": {"N": str(max(0, tokens))},
                 ":zero": {"N": "0"},
                 ":now": {"S": now},
@@ -161,7 +161,7 @@ class DynamoDbRunStore:
         out = self._call("update_item", refuse_when_deleting=True, **params)
         return _thread_state(tenant, thread_id, out["Attributes"])
 
-    def record_burned(self, tenant: str, thread_id: str) -> None:
+    def record_burned(self, tenant: str, thread_id: str, count: int = 1) -> None:
         try:  # never re-creates a deleted thread's item (a straggling add's failure lands here)
             self.client.update_item(
                 TableName=self.table_name,
@@ -169,7 +169,7 @@ class DynamoDbRunStore:
                 UpdateExpression="ADD burned_seqs :one",
                 ConditionExpression="attribute_exists(pk) AND attribute_not_exists(#deleting)",
                 ExpressionAttributeNames={"#deleting": "deleting"},
-                ExpressionAttributeValues={":one": {"N": "1"}},
+                ExpressionAttributeValues={":one": {"N": str(count)}},
             )
         except ClientError as exc:
             if error_code(exc) != "ConditionalCheckFailedException":
@@ -208,23 +208,29 @@ class DynamoDbRunStore:
     def put_run(
         self, tenant: str, thread_id: str, run: StoredRun, generation: str, charge: Charge | None = None
     ) -> None:
+        self.put_runs(tenant, thread_id, [run], generation, charge)
+
+    def put_runs(
+        self, tenant: str, thread_id: str, runs: Sequence[StoredRun], generation: str, charge: Charge | None = None
+    ) -> None:
         pk = thread_pk(tenant, thread_id)
-        item = _run_item(pk, run, tenant, thread_id, metered_bytes=charge.stored_bytes if charge else 0)
-        id_item: dict[str, Any] = {
-            **_key(pk, runid_sk(run.run_id)),
-            "seq": {"N": str(run.seq)},
-            "hash": {"S": run.content_hash},
-        }
-        if run.expires_at is not None:
-            id_item["expires_at"] = {"N": str(run.expires_at)}
         tx = Transaction()
-        tx.put("run", {"TableName": self.table_name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"})
-        tx.put(
-            "run_id", {"TableName": self.table_name, "Item": id_item, "ConditionExpression": "attribute_not_exists(pk)"}
-        )
-        # the incarnation that gave out the seq is still there and not being deleted; it counts the run
-        tx.update("thread", _count_added_run(self.table_name, pk, run, generation))
-        if charge is not None:  # hosted mode: the run's usage, exactly once (a replay's transaction fails on run_id)
+        for i, run in enumerate(runs):
+            metered = run.size if charge is not None else 0
+            item = _run_item(pk, run, tenant, thread_id, metered_bytes=metered)
+            id_item: dict[str, Any] = {
+                **_key(pk, runid_sk(run.run_id)),
+                "seq": {"N": str(run.seq)},
+                "hash": {"S": run.content_hash},
+            }
+            if run.expires_at is not None:
+                id_item["expires_at"] = {"N": str(run.expires_at)}
+            unique = "attribute_not_exists(pk)"
+            tx.put(f"run.{i}", {"TableName": self.table_name, "Item": item, "ConditionExpression": unique})
+            tx.put(f"run_id.{i}", {"TableName": self.table_name, "Item": id_item, "ConditionExpression": unique})
+        # the incarnation that gave out the seqs is still there and not being deleted; it counts the runs
+        tx.update("thread", _count_added_runs(self.table_name, pk, runs, generation))
+        if charge is not None:  # hosted mode: the runs' usage, exactly once (a replay's transaction fails on run_id)
             tx.extend(charge_items(self.table_name, charge))
         try:
             tx.commit(self.client)
@@ -233,10 +239,11 @@ class DynamoDbRunStore:
                 refuse_charge(cancelled, charge)
             if cancelled.failed("thread"):
                 raise ThreadDeleting() from None
-            if cancelled.failed("run_id"):
-                existing = self._get(pk, runid_sk(run.run_id))
-                if existing is not None:
-                    raise RunIdTaken(int(existing["seq"]["N"]), existing["hash"]["S"]) from None
+            for i, run in enumerate(runs):
+                if cancelled.failed(f"run_id.{i}"):
+                    existing = self._get(pk, runid_sk(run.run_id))
+                    if existing is not None:
+                        raise RunIdTaken(int(existing["seq"]["N"]), existing["hash"]["S"], run.run_id) from None
             raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
         except (ClientError, BotoCoreError) as exc:
             raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
@@ -597,19 +604,23 @@ class _Delete:
         return self.run or self.metered_bytes > 0
 
 
-def _count_added_run(table: str, pk: str, run: StoredRun, generation: str) -> dict[str, Any]:
-    """add-run's thread item update: the incarnation is the one that gave out the seq and is not being deleted;
-    the run counts. The thread's first run (seq 1: nothing was ever stored before it) makes the count trusted."""
-    adds = ["run_count :one"] + (["expiring_runs :one"] if run.expires_at is not None else [])
+def _count_added_runs(table: str, pk: str, runs: Sequence[StoredRun], generation: str) -> dict[str, Any]:
+    """add-run's thread item update: the incarnation is the one that gave out the seqs and is not being deleted;
+    the runs count. The thread's first run (seq 1: nothing was ever stored before it) makes the count trusted."""
+    expiring = sum(1 for r in runs if r.expires_at is not None)
+    adds = ["run_count :n"] + (["expiring_runs :expiring"] if expiring else [])
+    values: dict[str, Any] = {":gen": {"S": generation}, ":n": {"N": str(len(runs))}}
+    if expiring:
+        values[":expiring"] = {"N": str(expiring)}
     update: dict[str, Any] = {
         "TableName": table,
         "Key": _key(pk, THREAD_SK),
         "UpdateExpression": "ADD " + ", ".join(adds),
         "ConditionExpression": "#gen = :gen AND attribute_not_exists(#deleting)",
         "ExpressionAttributeNames": {"#gen": "generation", "#deleting": "deleting"},
-        "ExpressionAttributeValues": {":gen": {"S": generation}, ":one": {"N": "1"}},
+        "ExpressionAttributeValues": values,
     }
-    if run.seq == 1:
+    if any(r.seq == 1 for r in runs):
         update["UpdateExpression"] += " SET #ok = :yes"
         update["ExpressionAttributeNames"]["#ok"] = "runs_counted"
         update["ExpressionAttributeValues"][":yes"] = {"BOOL": True}

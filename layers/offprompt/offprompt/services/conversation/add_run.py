@@ -139,6 +139,101 @@ def store_run(
     return AddRunResult(run.to_dict(), seq, replayed=False)
 
 
+#: Runs per batch of `store_batch`: two items each, plus the thread's counts and the charge, in one transaction of
+#: at most 100 items; and at most this many bytes of run JSON (a transaction carries at most 4 MB).
+BATCH_RUNS = 32
+BATCH_BYTES = 3_000_000
+
+
+def run_batches(parsed: list[ParsedRun]) -> list[list[ParsedRun]]:
+    """`parsed` in order, cut into batches `store_batch` can write in one transaction."""
+    batches: list[list[ParsedRun]] = []
+    size = 0
+    for run in parsed:
+        length = len(run.body.encode("utf-8"))
+        if not batches or len(batches[-1]) >= BATCH_RUNS or size + length > BATCH_BYTES:
+            batches.append([])
+            size = 0
+        batches[-1].append(run)
+        size += length
+    return batches
+
+
+def store_batch(
+    conv: Conversation, tenant: str, thread_id: str, batch: list[ParsedRun], *, meter: Meter | None = None
+) -> list[AddRunResult]:
+    """Append the runs of `batch` in order, as one seq allocation and one transaction (all or none) instead of two
+    writes per run. A batch holding a run id already stored (a retry, or a conflicting reuse) is stored run by run
+    instead, each with add-run's own answer (replayed, or 409)."""
+    counted = [(p, *run_token_counts(p.run, conv.tokenizer), p.body.encode("utf-8")) for p in batch]
+    if conv.blobs is None and any(len(data) > conv.inline_run_bytes for *_, data in counted):
+        raise PayloadTooLarge(f"a run is larger than {conv.inline_run_bytes} bytes and no bucket is configured")
+    now = conv.clock()
+    tokens = sum(i + o for _, i, o, _ in counted)
+    try:
+        state = conv.runs.allocate_seq(tenant, thread_id, now_iso(now), tokens=tokens, count=len(batch))
+    except ThreadDeleting:
+        raise ThreadDeleted(thread_id) from None
+    first, generation = state.next_seq - len(batch) + 1, state.generation or ""
+    expires = int(now) + state.retention_days * DAY if state.retention_days else None
+    stored: list[StoredRun] = []
+    bodies: list[str] = []
+    try:
+        for k, (parsed, input_tokens, output_tokens, data) in enumerate(counted):
+            blob_key = None
+            if len(data) > conv.inline_run_bytes:
+                assert conv.blobs is not None
+                blob_key = conv.blobs.put_body(tenant, thread_id, parsed.run.id, data, generation)
+                bodies.append(blob_key)
+            stored.append(
+                StoredRun(
+                    seq=first + k,
+                    run_id=parsed.run.id,
+                    content_hash=parsed.content_hash,
+                    input_tokens=input_tokens,
+                    output_tokens=output_tokens,
+                    size=len(data),
+                    created_at=now_iso(now),
+                    run_json=None if blob_key else parsed.body,
+                    blob_key=blob_key,
+                    expires_at=expires,
+                    memory_type=state.memory_type,
+                )
+            )
+        charge = None
+        if meter is not None:
+            in_s3 = sum(r.size for r in stored if r.blob_key)
+            in_dynamodb = sum(r.size for r in stored if not r.blob_key)
+            charge = meter.charge(
+                stored_bytes=in_s3 + in_dynamodb,
+                runs_added=len(stored),
+                tokens_stored=tokens,
+                bytes_stored_s3=in_s3,
+                bytes_stored_dynamodb=in_dynamodb,
+            )
+        conv.runs.put_runs(tenant, thread_id, stored, generation, charge=charge)
+    except ThreadDeleting:
+        _drop(conv, bodies)
+        raise ThreadDeleted(thread_id) from None
+    except RunIdTaken:  # a run of the batch is stored already: add-run's answer for each, one by one
+        _burned(conv, tenant, thread_id, len(batch))
+        _drop(conv, bodies)
+        return [store_run(conv, tenant, thread_id, parsed, meter=meter) for parsed in batch]
+    except Exception:
+        _burned(conv, tenant, thread_id, len(batch))
+        _drop(conv, bodies)
+        raise
+    if meter is not None and charge is not None:
+        meter.settle(charge)
+    _after_add(conv, state, state.next_seq)
+    return [AddRunResult(p.run.to_dict(), r.seq, replayed=False) for p, r in zip(batch, stored, strict=True)]
+
+
+def _drop(conv: Conversation, keys: list[str]) -> None:
+    for key in keys:
+        conv.bodies.drop(key)
+
+
 def _after_add(conv: Conversation, state: ThreadState, seq: int) -> None:
     """Best-effort follow-ups of a committed add: never fail the add."""
     try:
@@ -189,8 +284,8 @@ def prune(conv: Conversation, state: ThreadState, seq: int) -> int:
     return len(old)
 
 
-def _burned(conv: Conversation, tenant: str, thread_id: str) -> None:
+def _burned(conv: Conversation, tenant: str, thread_id: str, count: int = 1) -> None:
     try:
-        conv.runs.record_burned(tenant, thread_id)
+        conv.runs.record_burned(tenant, thread_id, count)
     except Exception:
         logger.exception("could not record a burned sequence number")

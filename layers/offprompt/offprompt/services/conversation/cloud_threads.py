@@ -51,7 +51,7 @@ from offprompt.limits import MAX_THREAD_METADATA_BYTES as MAX_METADATA_BYTES
 from offprompt.limits import MAX_THREAD_NAME_CHARS as MAX_NAME_CHARS
 from offprompt.metering import Meter, runs_quota_exceeded
 from offprompt.ports import StoredRun, ThreadDeleting, ThreadState
-from offprompt.services.conversation.add_run import parse_run, store_run
+from offprompt.services.conversation.add_run import parse_run, run_batches, store_batch
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.errors import ThreadDeleted
 from offprompt.services.conversation.results import AddRunResult
@@ -244,8 +244,8 @@ class CloudThreadsService:
             raise runs_quota_exceeded(meter.plan, meter.now)
         appended: list[AddRunResult] = []
         try:
-            for parsed_run in new:
-                appended.append(store_run(self.conversation, tenant, thread_id, parsed_run, meter=meter))
+            for batch in run_batches(new):
+                appended += store_batch(self.conversation, tenant, thread_id, batch, meter=meter)
             if keep_from is not None:
                 self._delete_before(tenant, thread_id, keep_from)
         except QuotaExceeded:  # a racing request took the quota: this PATCH leaves nothing of its own
