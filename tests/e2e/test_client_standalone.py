@@ -37,19 +37,20 @@ def clean_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in DEV_ONLY}
 
 
-def run(command: list[str | Path], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
+def run(label: str, command: list[str | Path], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
     """The command with the dev environment's variables removed; prints how long it took."""
     started = time.monotonic()
     done = subprocess.run(
         [str(part) for part in command], cwd=cwd, env=clean_env(), capture_output=True, text=True, timeout=timeout
     )
-    print(f"{Path(command[0]).name} {Path(command[-1]).name}: {time.monotonic() - started:.1f}s")
+    print(f"{label}: {time.monotonic() - started:.1f}s")
     return done
 
 
 def install(python: Path, spec: str, cwd: Path) -> None:
     """`uv pip install spec` into the venv, pinned to the dev lock; the client is always rebuilt from the worktree."""
     done = run(
+        f"uv pip install {Path(spec).name}",
         [
             UV, "pip", "install", "--python", python, "-c", ROOT / "requirements" / "dev.lock",
             "--reinstall-package", "offprompt-client", "--refresh-package", "offprompt-client", spec,
@@ -63,12 +64,17 @@ def install(python: Path, spec: str, cwd: Path) -> None:
 def fresh_venv(tmp_path: Path, *specs: str) -> Path:
     """A new venv (this interpreter's Python) with `specs` installed one after the other; returns its python."""
     home = tmp_path / "venv"
-    created = run([UV, "venv", "--quiet", "--python", sys.executable, home], tmp_path, timeout=120)
+    created = run("uv venv", [UV, "venv", "--quiet", "--python", sys.executable, home], tmp_path, timeout=120)
     assert created.returncode == 0, created.stdout + created.stderr
     python = home / "bin" / "python"
     for spec in specs:
         install(python, spec, tmp_path)
-    installed = run([python, "-I", "-c", "import offprompt_client; print(offprompt_client.__file__)"], tmp_path, 60)
+    installed = run(
+        "locate the package",
+        [python, "-I", "-c", "import offprompt_client; print(offprompt_client.__file__)"],
+        tmp_path,
+        60,
+    )
     package = Path(installed.stdout.strip()).parent
     assert package.is_relative_to(home), installed.stdout + installed.stderr  # not the worktree's source tree
     source = CLIENT / "src" / "offprompt_client"
@@ -78,8 +84,8 @@ def fresh_venv(tmp_path: Path, *specs: str) -> Path:
 
 
 def run_script(python: Path, script: str, url: str, cwd: Path) -> None:
-    done = run([python, "-I", SCRIPTS / script, url, TENANT], cwd, timeout=480)
-    print(done.stdout[-4000:])
+    done = run(f"python -I {script}", [python, "-I", SCRIPTS / script, url, TENANT], cwd, timeout=480)
+    print("\n".join(line for line in done.stdout.splitlines() if line.startswith("check ")))
     assert done.returncode == 0 and done.stdout.rstrip().endswith("ok"), done.stdout[-20000:] + done.stderr[-8000:]
 
 

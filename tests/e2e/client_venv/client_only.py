@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import importlib.util
+import json
 import random
 import socket
 import sys
@@ -25,8 +26,11 @@ import offprompt_client
 from offprompt_client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
 
 BLOB_BYTES = 6 * 1024 * 1024 + 1  # base64 past the 5 MB response limit: BlobDownloads; not a multiple of 3: "=="
-TEXT_CHARS = 5_500_000  # JSON past the 5 MB response limit: a 303 to a presigned GET (the request fits inline)
-WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "ünï", "✓"]
+RESPONSE_LIMIT = 5 * 1024 * 1024
+# 1.9 M characters, mostly non-ASCII: about 6 MB as JSON (\u escapes), past the response limit (a 303 to a
+# presigned GET), while the text store indexes only 1.9 M characters.
+TEXT_CHARS = 1_900_000
+WORDS = ["ünïcödé", "✓✓✓", "ñandú", "€uro", "groß", "çà", "øå"]
 
 
 def uid(prefix: str) -> str:
@@ -192,12 +196,13 @@ def check_large_blob(api: OffpromptClient) -> None:
 
 
 def check_large_text(api: OffpromptClient) -> None:
-    """A 5.5 MB text namespace: its ListArtifact JSON is past the response limit, so the API answers 303 and the
+    """A text namespace of 6 MB JSON: its ListArtifact JSON is past the response limit, so the API answers 303 and the
     client follows the presigned GET (without the API's credentials), byte-exact."""
     memory, namespace = uid("Texts"), "long read"
     rng = random.Random(55)
     text = " ".join(rng.choice(WORDS) for _ in range(TEXT_CHARS // 5))[:TEXT_CHARS]
     page = artifact("TextArtifact", namespace, text, {"pages": 900})
+    assert len(json.dumps(page)) > RESPONSE_LIMIT * 1.1
     assert api.process_output(memory, "Reader", "read", page, raw=True)["type"] == "InfoArtifact"
     response = api.request("GET", artifacts_path(memory, namespace))
     assert response.status == 303 and response.headers["location"] == response.json()["download_url"]

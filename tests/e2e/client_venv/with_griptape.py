@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import logging
 import random
 import re
 import sys
@@ -49,7 +50,8 @@ from offprompt_client.griptape import (
 )
 
 BLOB_BYTES = 6 * 1024 * 1024 + 2  # base64 past the 5 MB response limit: BlobDownloads; padded with "="
-TEXT_CHARS = 5_500_000  # JSON past the 5 MB response limit: a 303 to a presigned GET
+RESPONSE_LIMIT = 5 * 1024 * 1024
+TEXT_CHARS = 1_900_000  # mostly non-ASCII: about 6 MB as JSON, past the response limit (a 303 to a presigned GET)
 REFERENCE = re.compile(r'memory_name "([^"]+)" and artifact_namespace "([^"]+)"')
 Step = tuple[str, str, dict[str, Any]]
 
@@ -63,7 +65,7 @@ def big_blob() -> bytes:
 
 
 def big_text() -> str:
-    line = "offprompt keeps this line out of the prompt ✓ "
+    line = "ünïcödé ✓✓✓ ñandú €uro groß çà øå "
     return (line * (TEXT_CHARS // len(line) + 1))[:TEXT_CHARS]
 
 
@@ -215,8 +217,10 @@ def check_offprompt_conversation_memory(url: str, tenant: str) -> None:
 
 
 def check_task_memory(url: str, tenant: str, api: OffpromptClient) -> None:
-    """OffpromptTaskMemory: a 6 MB blob and a 5.5 MB text tool output stay off-prompt (both past the request
-    limit or close to it) and load back byte-exact: the blob through BlobDownloads, the text through the 303."""
+    """OffpromptTaskMemory: a 6 MB blob and a text of 6 MB JSON, tool outputs past the request limit, go through
+    the uploads route, stay off-prompt, and load back byte-exact: the blob through BlobDownloads, the text
+    through the 303."""
+    assert len(TextArtifact(big_text()).to_json()) > RESPONSE_LIMIT * 1.1
     task_memory = OffpromptTaskMemory(name=uid("TaskMemory"), base_url=url, tenant=tenant)
     prompt_driver = ScriptedPromptDriver(
         steps=[("CameraTool", "shoot", {"iso": 400}), ("ReaderTool", "fetch", {"url": "https://example.com/long"})]
@@ -269,6 +273,7 @@ def run_all(checks: list[Callable[[], None]]) -> int:
 
 
 def main(url: str, tenant: str) -> int:
+    logging.getLogger("griptape").setLevel(logging.WARNING)  # each subtask's prompt and answer: noise here
     api = OffpromptClient(url, tenant=tenant, timeout=120)
     return run_all(
         [
