@@ -7,12 +7,15 @@ that needs it. Here every client method a user calls runs where `import offpromp
 through `BlobDownloads` (raw and decoded), a text namespace past the response limit (303 + presigned GET), the
 uploads route, and Griptape Agents on the drivers of `offprompt_client.griptape` with real griptape==1.13.0.
 
-Installs go through uv (the dev venv's, from requirements/bootstrap.lock) pinned by requirements/dev.lock and
-served from uv's cache; a cold cache downloads the griptape extra's packages from PyPI once.
+Each venv is built once per module; each check of a script is a test of its own, run in a fresh interpreter
+that first checks its own isolation. Installs go through uv (the dev venv's, from requirements/bootstrap.lock)
+pinned by requirements/dev.lock and served from uv's cache; a cold cache downloads the griptape extra's packages
+from PyPI once.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import subprocess
@@ -83,17 +86,44 @@ def fresh_venv(tmp_path: Path, *specs: str) -> Path:
     return python
 
 
-def run_script(python: Path, script: str, url: str, cwd: Path) -> None:
-    done = run(f"python -I {script}", [python, "-I", SCRIPTS / script, url, TENANT], cwd, timeout=480)
-    print("\n".join(line for line in done.stdout.splitlines() if line.startswith("check ")))
-    assert done.returncode == 0 and done.stdout.rstrip().endswith("ok"), done.stdout[-20000:] + done.stderr[-8000:]
+def checks_of(script: str) -> list[str]:
+    """The names of a script's checks (the keys of its CHECKS dict), read without importing it."""
+    for node in ast.parse((SCRIPTS / script).read_text(encoding="utf-8")).body:
+        if (
+            isinstance(node, ast.AnnAssign)
+            and ast.unparse(node.target) == "CHECKS"
+            and isinstance(node.value, ast.Dict)
+        ):
+            return [key.value for key in node.value.keys if isinstance(key, ast.Constant)]
+    raise AssertionError(f"{script} defines no CHECKS")
 
 
-def test_the_client_alone_in_a_fresh_venv(stack: RunningStack, tmp_path: Path) -> None:  # noqa: F811
-    python = fresh_venv(tmp_path, str(CLIENT))
-    run_script(python, "client_only.py", stack.url, tmp_path)
+def run_script(python: Path, script: str, check: str, url: str, cwd: Path) -> None:
+    done = run(f"python -I {script} {check}", [python, "-I", SCRIPTS / script, check, url, TENANT], cwd, timeout=480)
+    print(done.stdout[-2000:])
+    assert done.returncode == 0 and done.stdout.rstrip().endswith("ok"), done.stdout[-20000:] + done.stderr[-20000:]
 
 
-def test_the_client_with_griptape_in_a_fresh_venv(stack: RunningStack, tmp_path: Path) -> None:  # noqa: F811
-    python = fresh_venv(tmp_path, str(CLIENT), f"{CLIENT}[griptape]")
-    run_script(python, "with_griptape.py", stack.url, tmp_path)
+@pytest.fixture(scope="module")
+def client_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return fresh_venv(tmp_path_factory.mktemp("client-alone"), str(CLIENT))
+
+
+@pytest.fixture(scope="module")
+def griptape_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return fresh_venv(tmp_path_factory.mktemp("client-griptape"), str(CLIENT), f"{CLIENT}[griptape]")
+
+
+@pytest.mark.parametrize("check", checks_of("client_only.py"))
+def test_the_client_alone_in_a_fresh_venv(stack: RunningStack, client_venv: Path, check: str, tmp_path: Path) -> None:  # noqa: F811
+    run_script(client_venv, "client_only.py", check, stack.url, tmp_path)
+
+
+@pytest.mark.parametrize("check", checks_of("with_griptape.py"))
+def test_the_client_with_griptape_in_a_fresh_venv(
+    stack: RunningStack,  # noqa: F811
+    griptape_venv: Path,
+    check: str,
+    tmp_path: Path,
+) -> None:
+    run_script(griptape_venv, "with_griptape.py", check, stack.url, tmp_path)

@@ -1,10 +1,11 @@
 """Every OffpromptClient method a user calls, in a venv holding only `offprompt-client` (no Griptape, no server
-library, no repository), against the real local stack. Run by tests/e2e/test_client_standalone.py:
+library, no repository), against the real local stack. Run by tests/e2e/test_client_standalone.py, once per
+check (each a test of its own):
 
-    python -I client_only.py API_URL TENANT
+    python -I client_only.py CHECK API_URL TENANT
 
-Prints `ok` when every check passed (an assertion's traceback and exit status 1 otherwise). Standard library
-and offprompt_client only: this file is not importable from the repository's test modules, on purpose.
+Prints `ok` when the isolation check and CHECK passed (a traceback and exit status 1 otherwise). Standard
+library and offprompt_client only: the repository's test helpers are out of reach here, on purpose.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import random
 import socket
 import sys
 import time
-import traceback
 import urllib.parse
 import uuid
 from collections.abc import Callable
@@ -31,6 +31,7 @@ RESPONSE_LIMIT = 5 * 1024 * 1024
 # presigned GET), while the text store indexes only 1.9 M characters.
 TEXT_CHARS = 1_900_000
 WORDS = ["ünïcödé", "✓✓✓", "ñandú", "€uro", "groß", "çà", "øå"]
+LIST_ARTIFACT_KEYS = ("type", "id", "reference", "meta", "name", "value", "item_separator", "validate_uniform_types")
 
 
 def uid(prefix: str) -> str:
@@ -182,16 +183,7 @@ def check_large_blob(api: OffpromptClient) -> None:
 
     loaded = api.load_artifacts(memory, namespace, raw=True)
     assert loaded["type"] == "ListArtifact" and loaded["value"] == [big, small]  # padded base64, same envelopes
-    assert set(loaded) == {
-        "type",
-        "id",
-        "reference",
-        "meta",
-        "name",
-        "value",
-        "item_separator",
-        "validate_uniform_types",
-    }
+    assert tuple(loaded) == LIST_ARTIFACT_KEYS
     needs_griptape(lambda: api.load_artifacts(memory, namespace))
 
 
@@ -210,8 +202,8 @@ def check_large_text(api: OffpromptClient) -> None:
     needs_griptape(lambda: api.load_artifacts(memory, namespace))
 
 
-def check_errors(url: str) -> None:
-    fails(lambda: OffpromptClient(url).search("m", "n", "q", top_k=0), 422)
+def check_errors(api: OffpromptClient) -> None:
+    fails(lambda: api.search("m", "n", "q", top_k=0), 422)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         closed = sock.getsockname()[1]
@@ -223,35 +215,22 @@ def check_errors(url: str) -> None:
         raise AssertionError("nothing listens there")
 
 
-def main(url: str, tenant: str) -> int:
-    api = OffpromptClient(url, tenant=tenant, timeout=120)
-    checks: list[Callable[[], None]] = [
-        check_isolation,
-        lambda: check_conversation(api),
-        lambda: check_text_memory(api),
-        lambda: check_uploads(api),
-        lambda: check_large_blob(api),
-        lambda: check_large_text(api),
-        lambda: check_errors(url),
-    ]
-    return run_all(checks)
+CHECKS: dict[str, Callable[[OffpromptClient], None]] = {
+    "conversation": check_conversation,
+    "text_memory": check_text_memory,
+    "uploads": check_uploads,
+    "large_blob": check_large_blob,
+    "large_text": check_large_text,
+    "errors": check_errors,
+}
 
 
-def run_all(checks: list[Callable[[], None]]) -> int:
-    """Every check, each on its own (one failure does not hide the next); `ok` when all passed."""
-    failed = 0
-    for number, check in enumerate(checks, 1):
-        started = time.monotonic()
-        try:
-            check()
-        except Exception:
-            failed += 1
-            print(f"check {number} FAILED:\n{traceback.format_exc()}", flush=True)
-        else:
-            print(f"check {number} passed in {time.monotonic() - started:.1f}s", flush=True)
-    print("ok" if not failed else f"{failed} of {len(checks)} checks failed")
-    return 1 if failed else 0
+def main(check: str, url: str, tenant: str) -> None:
+    check_isolation()  # in every run: no check can pass where the server library is importable
+    started = time.monotonic()
+    CHECKS[check](OffpromptClient(url, tenant=tenant, timeout=120))
+    print(f"{check} passed in {time.monotonic() - started:.1f}s\nok")
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:]))
+    main(*sys.argv[1:])

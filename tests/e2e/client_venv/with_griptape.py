@@ -1,11 +1,11 @@
 """offprompt_client with the `griptape` extra, in a venv holding only `offprompt-client[griptape]` (real
 griptape 1.13.0, no server library, no repository), against the real local stack: the client's default answers
 decode into Griptape's classes, and Griptape Agents run on the drivers of `offprompt_client.griptape`. Run by
-tests/e2e/test_client_standalone.py:
+tests/e2e/test_client_standalone.py, once per check (each a test of its own):
 
-    python -I with_griptape.py API_URL TENANT
+    python -I with_griptape.py CHECK API_URL TENANT
 
-Prints `ok` when every check passed (each failure's traceback and exit status 1 otherwise).
+Prints `ok` when the isolation check and CHECK passed (a traceback and exit status 1 otherwise).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import random
 import re
 import sys
 import time
-import traceback
 import urllib.parse
 import uuid
 from collections.abc import Callable, Iterator
@@ -150,7 +149,8 @@ def check_isolation() -> None:
     assert importlib.metadata.version("griptape") == "1.13.0"
 
 
-def check_client_decodes_into_griptape(api: OffpromptClient) -> None:
+def check_decoded_answers(url: str, tenant: str) -> None:
+    api = OffpromptClient(url, tenant=tenant, timeout=120)
     thread = uid("decoded")
     api.add_run(thread, Run(input=TextArtifact("Hi, I am Ada."), output=TextArtifact("Hello Ada!")))  # a Griptape Run
     stack = api.prompt_stack(thread, system="Be brief.", input="What is my name?")
@@ -177,7 +177,7 @@ def check_client_decodes_into_griptape(api: OffpromptClient) -> None:
     assert isinstance(blob, BlobArtifact) and blob.value == photo
 
 
-def check_conversation_memory_driver(url: str, tenant: str, api: OffpromptClient) -> None:
+def check_conversation_memory_driver(url: str, tenant: str) -> None:
     """Griptape's own ConversationMemory on OffpromptConversationMemoryDriver: new runs posted, trims followed."""
     thread = uid("driver")
     driver = OffpromptConversationMemoryDriver(base_url=url, thread_id=thread, tenant=tenant)
@@ -186,7 +186,8 @@ def check_conversation_memory_driver(url: str, tenant: str, api: OffpromptClient
     bot = Agent(prompt_driver=ScriptedPromptDriver(), conversation_memory=memory)
     for n in (1, 2, 3):
         assert bot.run(f"question {n}").output.value == f"answer to question {n}"
-    assert [r["run"]["input"]["value"] for r in api.all_runs(thread)] == ["question 2", "question 3"]
+    stored = OffpromptClient(url, tenant=tenant).all_runs(thread)
+    assert [r["run"]["input"]["value"] for r in stored] == ["question 2", "question 3"]
 
     again = OffpromptConversationMemoryDriver(base_url=url, thread_id=thread, tenant=tenant)
     reloaded = ConversationMemory(conversation_memory_driver=again, max_runs=2)
@@ -216,11 +217,12 @@ def check_offprompt_conversation_memory(url: str, tenant: str) -> None:
     assert fresh.to_prompt_stack().messages[-1].to_text() == "answer to question 3"
 
 
-def check_task_memory(url: str, tenant: str, api: OffpromptClient) -> None:
+def check_task_memory(url: str, tenant: str) -> None:
     """OffpromptTaskMemory: a 6 MB blob and a text of 6 MB JSON, tool outputs past the request limit, go through
     the uploads route, stay off-prompt, and load back byte-exact: the blob through BlobDownloads, the text
     through the 303."""
     assert len(TextArtifact(big_text()).to_json()) > RESPONSE_LIMIT * 1.1
+    api = OffpromptClient(url, tenant=tenant, timeout=120)
     task_memory = OffpromptTaskMemory(name=uid("TaskMemory"), base_url=url, tenant=tenant)
     prompt_driver = ScriptedPromptDriver(
         steps=[("CameraTool", "shoot", {"iso": 400}), ("ReaderTool", "fetch", {"url": "https://example.com/long"})]
@@ -256,35 +258,21 @@ def check_task_memory(url: str, tenant: str, api: OffpromptClient) -> None:
     assert task_memory.load_artifacts("no-such-namespace").value == []
 
 
-def run_all(checks: list[Callable[[], None]]) -> int:
-    """Every check, each on its own (one failure does not hide the next); `ok` when all passed."""
-    failed = 0
-    for number, check in enumerate(checks, 1):
-        started = time.monotonic()
-        try:
-            check()
-        except Exception:
-            failed += 1
-            print(f"check {number} FAILED:\n{traceback.format_exc()}", flush=True)
-        else:
-            print(f"check {number} passed in {time.monotonic() - started:.1f}s", flush=True)
-    print("ok" if not failed else f"{failed} of {len(checks)} checks failed")
-    return 1 if failed else 0
+CHECKS: dict[str, Callable[[str, str], None]] = {
+    "decoded_answers": check_decoded_answers,
+    "conversation_memory_driver": check_conversation_memory_driver,
+    "offprompt_conversation_memory": check_offprompt_conversation_memory,
+    "task_memory": check_task_memory,
+}
 
 
-def main(url: str, tenant: str) -> int:
+def main(check: str, url: str, tenant: str) -> None:
     logging.getLogger("griptape").setLevel(logging.WARNING)  # each subtask's prompt and answer: noise here
-    api = OffpromptClient(url, tenant=tenant, timeout=120)
-    return run_all(
-        [
-            check_isolation,
-            lambda: check_client_decodes_into_griptape(api),
-            lambda: check_conversation_memory_driver(url, tenant, api),
-            lambda: check_offprompt_conversation_memory(url, tenant),
-            lambda: check_task_memory(url, tenant, api),
-        ]
-    )
+    check_isolation()  # in every run: no check can pass where the server library is importable
+    started = time.monotonic()
+    CHECKS[check](url, tenant)
+    print(f"{check} passed in {time.monotonic() - started:.1f}s\nok")
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:]))
+    main(*sys.argv[1:])
