@@ -32,8 +32,12 @@ CLIENT = ROOT / "clients" / "python"
 SCRIPTS = Path(__file__).with_name("client_venv")
 UV = Path(sys.executable).with_name("uv")
 TENANT = "standalone-client"
-# Nothing from the dev environment may reach the venv's interpreter (python -I ignores PYTHON* anyway).
-DEV_ONLY = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "UV_PYTHON", "CONDA_PREFIX")
+# Nothing from the dev environment may reach the venv's interpreter (python -I ignores PYTHON* anyway), and the
+# drivers' defaults must not pick up a developer's API settings: every script passes the stack's URL itself.
+DEV_ONLY = (
+    "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "UV_PYTHON", "CONDA_PREFIX",
+    "OFFPROMPT_API_URL", "OFFPROMPT_API_KEY", "OFFPROMPT_THREAD_ID",
+)  # fmt: skip
 
 
 def clean_env() -> dict[str, str]:
@@ -115,7 +119,12 @@ def griptape_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("check", checks_of("client_only.py"))
-def test_the_client_alone_in_a_fresh_venv(stack: RunningStack, client_venv: Path, check: str, tmp_path: Path) -> None:  # noqa: F811
+def test_the_client_alone_in_a_fresh_venv(
+    stack: RunningStack,  # noqa: F811
+    client_venv: Path,
+    check: str,
+    tmp_path: Path,
+) -> None:
     run_script(client_venv, "client_only.py", check, stack.url, tmp_path)
 
 
