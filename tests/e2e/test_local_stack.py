@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from griptape.artifacts import BlobArtifact, InfoArtifact, ListArtifact, TextArtifact
+from griptape.common import PromptStack
 
-from offprompt.artifacts import BlobArtifact, InfoArtifact, ListArtifact, TextArtifact
-from offprompt.prompt import PromptStack
 from offprompt_client import OffpromptClient, OffpromptClientError
 
 ROOT = Path(__file__).resolve().parents[2]

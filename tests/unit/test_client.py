@@ -189,6 +189,63 @@ def test_load_artifacts_rebuilds_a_blob_downloads_answer(stub: Stub) -> None:
     assert raw["type"] == "ListArtifact" and raw["value"] == [envelope | {"value": "AP96"}]
 
 
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 4, 1000])
+def test_a_rebuilt_blob_downloads_answer_is_griptapes_list_artifact_json(stub: Stub, size: int) -> None:
+    """The client's own rebuild (no server library) is the JSON Griptape writes: padded base64, Griptape's keys in
+    Griptape's order, and a round trip through Griptape's classes changes no byte."""
+    from griptape.artifacts import BlobArtifact, ListArtifact
+
+    data = bytes(range(256))[:size] if size <= 256 else os.urandom(size)
+    blob = BlobArtifact(data, name="n", meta={"k": [1, "ü"]})
+    envelope = {k: v for k, v in blob.to_dict().items() if k != "value"}
+    listing = {
+        "type": "BlobDownloads",
+        "size": size,
+        "expires_in": 900,
+        "artifacts": [{"artifact": envelope, "size": size, "download_url": stub.url + "/obj"}],
+    }
+    stub.on("GET", "/memories/m/namespaces/n/artifacts", json_reply(200, listing))
+    stub.on("GET", "/obj", (200, {"Content-Type": "application/octet-stream"}, data))
+    raw = OffpromptClient(stub.url).load_artifacts("m", "n", raw=True)
+    assert raw["value"] == [blob.to_dict()]  # padded standard base64, as Griptape's BlobArtifact JSON holds it
+    shell = ListArtifact([blob]).to_dict()
+    assert list(raw) == list(shell)  # the same keys in the same order
+    assert {k: v for k, v in raw.items() if k not in ("id", "name")} == {
+        k: v for k, v in shell.items() if k not in ("id", "name")
+    }
+    assert raw["name"] == raw["id"] != shell["id"]  # a fresh ListArtifact, as the API answers inline
+    assert json.dumps(ListArtifact.from_dict(raw).to_dict()) == json.dumps(raw)  # byte-exact round trip
+    assert ListArtifact.from_dict(raw).value[0].value == data
+
+
+def hide_griptape(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Griptape made unimportable in this process (as in a venv with only offprompt-client)."""
+    for name in [m for m in sys.modules if m == "griptape" or m.startswith("griptape.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.setitem(sys.modules, "griptape", None)
+
+
+def test_decoding_without_griptape_fails_before_any_request(stub: Stub, monkeypatch: pytest.MonkeyPatch) -> None:
+    info = {"type": "InfoArtifact", "id": "i", "reference": None, "meta": {}, "name": "i", "value": "stored"}
+    stub.on("POST", "/memories/m/outputs", json_reply(200, info))
+    stub.on("POST", "/threads/t/prompt-stack", json_reply(200, {"messages": []}))
+    api = OffpromptClient(stub.url)
+    hide_griptape(monkeypatch)
+    calls: list[Callable[[], Any]] = [
+        lambda: api.process_output("m", "T", "a", {"type": "TextArtifact", "value": "x"}),
+        lambda: api.process_upload("m", "T", "a", b"x"),
+        lambda: api.load_artifacts("m", "n"),
+        lambda: api.prompt_stack("t", input="q"),
+    ]
+    for call in calls:
+        with pytest.raises(ImportError, match=r"offprompt-client\[griptape\].*raw=True") as info_:
+            call()
+        assert info_.value.name == "griptape"
+    assert stub.seen == []  # nothing sent, nothing stored
+    assert api.process_output("m", "T", "a", {"type": "TextArtifact", "value": "x"}, raw=True) == info
+    assert api.prompt_stack("t", input="q", raw=True) == {"messages": []}
+
+
 def test_a_failed_download_is_a_client_error(stub: Stub) -> None:
     location = stub.url + "/expired"
     stub.on(
@@ -311,7 +368,7 @@ def test_delete_with_204_returns_none(stub: Stub) -> None:
 def test_importing_the_client_does_no_work_and_needs_no_aws_sdk() -> None:
     code = (
         "import sys, offprompt_client; "
-        "bad = sorted(m for m in ('boto3', 'botocore', 'pydantic', 'offprompt.artifacts') if m in sys.modules); "
+        "bad = sorted(m for m in ('boto3', 'botocore', 'pydantic', 'offprompt', 'griptape') if m in sys.modules); "
         "assert not bad, bad"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT / "clients" / "python" / "src")}

@@ -12,12 +12,14 @@
 
 It covers every route of the HTTP API, raises `OffpromptClientError(status, code, message)` for 4xx/5xx (and
 `OffpromptConnectionError` when the API cannot be reached), follows the load route's 303 to S3 without
-forwarding credentials, sends process-output values too large for a Lambda request through the uploads route
-(presigned PUT + `value_from`) by itself, and never imports boto3. Results are parsed JSON; the
-artifact/prompt-stack routes return offprompt objects unless `raw=True` (that needs the `offprompt` library
-and pydantic, as in the dev environment; Griptape users get Griptape objects from `offprompt_client.griptape`).
-Nothing happens at import time. Standard library only: this is the `offprompt-client` distribution
-(`clients/python`); the Lambda layer does not ship it.
+forwarding credentials, rebuilds a `BlobDownloads` answer into the ListArtifact it stands for, sends
+process-output values too large for a Lambda request through the uploads route (presigned PUT + `value_from`)
+by itself, and never imports boto3. Results are parsed JSON; the artifact/prompt-stack routes decode theirs into
+Griptape's classes (`griptape.artifacts`, `griptape.common.PromptStack`: the wire format is Griptape's) unless
+`raw=True`, which gives the JSON with the standard library alone. Decoding needs the `griptape` extra
+(`pip install "offprompt-client[griptape]"`); without it such a call raises ImportError before any request.
+Nothing happens at import time. Standalone: this is the `offprompt-client` distribution (`clients/python`); it
+never imports the server library (`offprompt`), and the Lambda layer does not ship it.
 """
 
 from __future__ import annotations
@@ -27,13 +29,15 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 if TYPE_CHECKING:
-    from offprompt.artifacts import BaseArtifact, ListArtifact
-    from offprompt.memory.run import Run
-    from offprompt.prompt import PromptStack
+    from griptape.artifacts import BaseArtifact, ListArtifact
+    from griptape.common import PromptStack
+    from griptape.memory.structure import Run
 
 __all__ = ["OffpromptClient", "OffpromptClientError", "OffpromptConnectionError", "Response"]
 
@@ -46,6 +50,10 @@ MAX_REQUEST_BYTES = 6 * 1024 * 1024
 EVENT_OVERHEAD = 64 * 1024
 # Artifact kinds the server accepts by reference (`value_from`): their value is one string or one byte string.
 _BY_REFERENCE = ("TextArtifact", "BlobArtifact", "ImageArtifact", "AudioArtifact")
+NEEDS_GRIPTAPE = (
+    "decoding answers into objects needs Griptape: pip install 'offprompt-client[griptape]', "
+    "or pass raw=True for the JSON"
+)
 
 
 class OffpromptClientError(Exception):
@@ -245,13 +253,8 @@ class OffpromptClient:
             "tokenizer": tokenizer,
         }
         body = {k: _to_dict(v) for k, v in fields.items() if v is not None}
-        data = self._json("POST", f"/threads/{_segment(thread_id)}/prompt-stack", body)
-        if raw:
-            return dict(data)
-        _need_library()
-        from offprompt.prompt import PromptStack
-
-        return PromptStack.from_dict(data)
+        decode = _prompt_stack_decoder(raw)
+        return decode(self._json("POST", f"/threads/{_segment(thread_id)}/prompt-stack", body))
 
     def get_thread(self, thread_id: str) -> Any:
         return self._json("GET", f"/threads/{_segment(thread_id)}")
@@ -325,6 +328,7 @@ class OffpromptClient:
         a Text/Blob/Image/Audio artifact's value is PUT to S3 (presigned) and the request carries the envelope and
         `value_from`. `value_from` ({"upload_id": ...} from `create_upload`) may also be given explicitly.
         """
+        decode = _artifact_decoder(raw)
         body: dict[str, Any] = {"tool": tool, "activity": activity, "artifact": _to_dict(artifact)}
         if value_from is not None:
             body["value_from"] = dict(value_from)
@@ -344,7 +348,7 @@ class OffpromptClient:
                 encoded = json.dumps(body).encode("utf-8")
         path = f"/memories/{_segment(memory_name)}/outputs"
         data = self.request("POST", path, data=encoded, headers={"Content-Type": "application/json"}).json()
-        return _artifact(data, raw)
+        return decode(data)
 
     def request_too_large(self, body: bytes) -> bool:
         """Whether a JSON request body would push the Lambda event past `max_request_bytes` (the event carries
@@ -413,6 +417,7 @@ class OffpromptClient:
         """process_output for a value of any size: the bytes go to S3 by presigned PUT, the request carries
         only the artifact's envelope (`artifact`: type, name, meta, ...; default a BlobArtifact) and a
         reference. `str` data is sent as UTF-8 (use a TextArtifact envelope for text)."""
+        decode = _artifact_decoder(raw)
         payload = data.encode("utf-8") if isinstance(data, str) else data
         ticket = self.upload(memory_name, payload)
         envelope = dict(artifact or {"type": "BlobArtifact"})
@@ -426,7 +431,7 @@ class OffpromptClient:
             value_from={"upload_id": ticket["upload_id"]},
             raw=True,
         )
-        return _artifact(data_out, raw)
+        return decode(data_out)
 
     @overload
     def load_artifacts(self, memory_name: str, namespace: str, *, raw: Literal[False] = ...) -> ListArtifact: ...
@@ -435,33 +440,34 @@ class OffpromptClient:
     def load_artifacts(self, memory_name: str, namespace: str, *, raw: Literal[True]) -> dict[str, Any]: ...
 
     def load_artifacts(self, memory_name: str, namespace: str, *, raw: bool = False) -> ListArtifact | dict[str, Any]:
-        """Everything the namespace holds, as a ListArtifact, byte-exact; large answers come from S3."""
+        """Everything the namespace holds, as a ListArtifact, byte-exact; large answers come from S3: a text
+        namespace's JSON through the 303's presigned GET, a blob namespace's bytes through the presigned GETs of
+        a `BlobDownloads` answer (rebuilt here into the ListArtifact JSON the API would have sent inline)."""
+        decode = _artifact_decoder(raw)
         path = f"/memories/{_segment(memory_name)}/namespaces/{_segment(namespace)}/artifacts"
         response = self.request("GET", path)
         data = response.json() if response.status != 303 else None
         location = response.headers.get("location") if response.status in (301, 302, 303, 307, 308) else None
         if isinstance(data, dict) and data.get("type") == "BlobDownloads":
-            return _artifact(self._blob_downloads(data), raw)
+            return decode(self._blob_downloads(data))
         if location is None and isinstance(data, dict) and data.get("type") != "ListArtifact":
             location = data.get("download_url")
         if location:
-            download = urllib.request.Request(location, headers={"User-Agent": USER_AGENT}, method="GET")
-            data = self._send(download).json()
-        return _artifact(data, raw)
+            data = self._download(location).json()
+        return decode(data)
+
+    def _download(self, url: str) -> Response:
+        """GET a presigned S3 URL: no API credentials, no tenant header."""
+        return self._send(urllib.request.Request(url, headers={"User-Agent": USER_AGENT}, method="GET"))
 
     def _blob_downloads(self, listing: dict[str, Any]) -> dict[str, Any]:
-        """The ListArtifact a `BlobDownloads` answer stands for: each artifact's bytes fetched, base64 as `value`."""
-        items = []
-        for entry in listing.get("artifacts") or []:
-            download = urllib.request.Request(entry["download_url"], headers={"User-Agent": USER_AGENT}, method="GET")
-            item = dict(entry["artifact"])
-            item["value"] = base64.b64encode(self._send(download).body).decode("ascii")
-            items.append(item)
-        from offprompt.artifacts import ListArtifact
-
-        shell = ListArtifact().to_dict()
-        shell["value"] = items
-        return shell
+        """The ListArtifact JSON a `BlobDownloads` answer stands for: each artifact's envelope with `value` = the
+        padded standard base64 of its downloaded bytes (what Griptape's BlobArtifact JSON holds), in order."""
+        items = [
+            {**entry["artifact"], "value": base64.b64encode(self._download(entry["download_url"]).body).decode("ascii")}
+            for entry in listing.get("artifacts") or []
+        ]
+        return _list_artifact_json(items)
 
     def list_namespaces(self, memory_name: str, *, limit: int | None = None, cursor: str | None = None) -> Any:
         """One page of the memory's namespaces with their metadata: `{namespaces, next_cursor}`."""
@@ -519,23 +525,58 @@ def _split_value(artifact: Any) -> tuple[dict[str, Any], bytes] | None:
     return {k: v for k, v in artifact.items() if k != "value"}, payload
 
 
-def _artifact(data: Any, raw: bool) -> Any:
-    if raw or not isinstance(data, dict) or "type" not in data:
-        return data
-    _need_library()
-    from offprompt.artifacts import BaseArtifact
+def _list_artifact_json(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """A fresh ListArtifact's JSON around artifact dicts, as Griptape's `ListArtifact(items).to_dict()` writes it
+    (keys in Griptape's order, a new id that is also its name), and as the API answers a load inline."""
+    artifact_id = uuid.uuid4().hex
+    return {
+        "type": "ListArtifact",
+        "id": artifact_id,
+        "reference": None,
+        "meta": {},
+        "name": artifact_id,
+        "value": items,
+        "item_separator": "\n\n",
+        "validate_uniform_types": False,
+    }
 
-    return BaseArtifact.from_dict(data)
+
+def _artifact_decoder(raw: bool) -> Callable[[Any], Any]:
+    """How an artifact answer is returned: as parsed (raw), or decoded into Griptape's artifact classes. Called
+    before the request, so that a missing `griptape` extra fails without anything being sent or stored."""
+    if raw:
+        return _as_is
+    with _griptape_needed():
+        from griptape.artifacts import BaseArtifact
+
+    def decode(data: Any) -> Any:
+        return BaseArtifact.from_dict(data) if isinstance(data, dict) and "type" in data else data
+
+    return decode
 
 
-def _need_library() -> None:
-    import importlib.util
+def _prompt_stack_decoder(raw: bool) -> Callable[[Any], Any]:
+    """A prompt stack answer as a dict (raw) or Griptape's PromptStack; called before the request, as above."""
+    if raw:
+        return dict
+    with _griptape_needed():
+        from griptape.common import PromptStack
+    return PromptStack.from_dict
 
-    if importlib.util.find_spec("offprompt") is None:
-        raise ImportError(
-            "decoding artifacts needs the offprompt library; pass raw=True for JSON, "
-            "or use offprompt_client.griptape for Griptape objects"
-        )
+
+@contextmanager
+def _griptape_needed() -> Iterator[None]:
+    """Turns Griptape's absence into an ImportError naming the extra (any other missing module propagates)."""
+    try:
+        yield
+    except ModuleNotFoundError as error:
+        if (error.name or "").partition(".")[0] != "griptape":
+            raise
+        raise ImportError(NEEDS_GRIPTAPE, name="griptape") from None
+
+
+def _as_is(data: Any) -> Any:
+    return data
 
 
 def _error_from(response: Response) -> OffpromptClientError:
