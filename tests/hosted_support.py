@@ -14,6 +14,7 @@ import copy
 import importlib
 import json
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -198,3 +199,40 @@ def message(run_id: str, text: str = "hello") -> dict[str, Any]:
 def all_items(table: str) -> list[dict[str, Any]]:
     pages = boto3.client("dynamodb").get_paginator("scan").paginate(TableName=table)
     return [item for page in pages for item in page["Items"]]
+
+
+def no_fence_wait(monkeypatch: pytest.MonkeyPatch) -> Callable[[float], None]:
+    """An erase's fence window passes at once: the operator CLI's wait moves the erase's clock on instead of
+    sleeping. Returns `advance(seconds)`, for a test that repeats an HTTP erase as its 202 says."""
+    import offprompt.services.tenant_data.erase as erase_module
+    import offprompt_admin.erase as cli_erase
+
+    shift = [0.0]
+    real = erase_module.clock
+
+    def advance(seconds: float) -> None:
+        shift[0] += seconds
+
+    monkeypatch.setattr(erase_module, "clock", lambda: real() + shift[0])
+    monkeypatch.setattr(cli_erase, "sleep", advance)
+    return advance
+
+
+def erase_until_verified(
+    token: str, tenant: str, advance: Callable[[float], None], cached: dict[str, Any] | None = None
+) -> tuple[int, Any]:
+    """`DELETE /tenant` with the key, repeated as its 202 answers say (the clock moved on instead of waiting)."""
+    for _ in range(4):
+        status, body, headers = call(
+            "tenant_data",
+            "tenant_erase_http.json",
+            token,
+            path="/tenant",
+            method="DELETE",
+            body={"confirm": tenant},
+            cached=cached,
+        )
+        if status != 202:
+            return status, body
+        advance(float(headers["Retry-After"]))
+    raise AssertionError("the erase did not finish")

@@ -2,8 +2,8 @@
 
 - `POST /keys` body `{name?}` → 201 `{key_id, key, prefix, name, created_at}` (the only time `key` is shown)
 - `GET /keys` → `{"keys": [{key_id, prefix, name, created_at}]}` (no secrets)
-- `DELETE /keys/{key_id}` → 204 (idempotent); the key stops working at once (deployed: within the authorizer's
-  300 s cache)
+- `DELETE /keys/{key_id}` → 204 (idempotent); the key stops working at once, deployed too: every request reads its
+  key again, whatever API Gateway's authorizer cache (300 s) holds (401; docs/adr/0028)
 - `GET /usage?from=YYYY-MM-DD&to=YYYY-MM-DD` → `{tenant, from, to, days: [{date, ...counters}], totals, stored_bytes}`
 
 Direct invocation: `{"tenant", "action": "create_key"|"list_keys"|"revoke_key"|"usage", ...fields}`.

@@ -3,8 +3,14 @@
 Payload format 2.0 with simple responses: `{"isAuthorized": true, "context": {tenant, key_id, plan...}}` for a
 valid, unrevoked key (one DynamoDB GetItem on the key's item; the secret's SHA-256 compared in constant time),
 `{"isAuthorized": false}` for anything else. API Gateway caches the answer per Authorization header for
-`AuthorizerResultTtlInSeconds` (300 s in template.yaml), so a revoked key keeps working there for at most that
-long (docs/adr/0022-api-keys.md). The key itself is never logged; its prefix may be.
+`AuthorizerResultTtlInSeconds` (300 s in template.yaml); the functions read the key again on every request
+(`services/account/admission`), so a revoked key is refused at once all the same (401; docs/adr/0028). The key itself
+is never logged; its prefix may be.
+
+A refusal of a well-formed key is answered no sooner than `REFUSAL_FLOOR_S` after the request arrived: an unknown
+key id reads no item and a known one with a wrong secret does, and without the floor the difference in time would
+tell which key ids exist (bench/bench_key_check.py measures both). Answers to malformed tokens are immediate
+(their shape is public); valid keys are never delayed.
 
 The local dev server runs this same handler for every request carrying `Bearer op_...` (no cache there).
 """
@@ -12,12 +18,16 @@ The local dev server runs this same handler for every request carrying `Bearer o
 from __future__ import annotations
 
 import functools
+import time
 from typing import Any
 
 from offprompt.composition.account import default_account
 from offprompt.deadline import deadline_after, invocation_budget
 from offprompt.errors import OffpromptError
-from offprompt.services.account import bearer_token
+from offprompt.services.account import bearer_token, parse_key
+
+#: The least time a refused well-formed key takes (well above a key check's time: a DynamoDB GetItem, a hash).
+REFUSAL_FLOOR_S = 0.025
 
 
 @functools.cache
@@ -44,6 +54,7 @@ def _header(event: dict[str, Any], name: str) -> str | None:
 
 
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    started = time.monotonic()
     token = bearer_token(_header(event if isinstance(event, dict) else {}, "authorization"))
     try:
         with deadline_after(invocation_budget(_remaining_ms(context), http=True)):
@@ -52,5 +63,7 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         logger().warning("key check failed", extra={"code": exc.code})
         return {"isAuthorized": False}
     if principal is None:
+        if token is not None and parse_key(token) is not None:  # a key's shape: its refusal takes the floor
+            time.sleep(max(0.0, REFUSAL_FLOOR_S - (time.monotonic() - started)))
         return {"isAuthorized": False}
     return {"isAuthorized": True, "context": principal.to_context()}

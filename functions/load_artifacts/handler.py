@@ -7,7 +7,7 @@ The inline limit is Lambda's response cap (5 MB) over HTTP. Responses:
 - `200`, `BlobDownloads` (a blob namespace past the limit): the stored objects themselves, nothing rebuilt:
   `{"type": "BlobDownloads", "size": <total bytes>, "expires_in": <s>,
     "artifacts": [{"artifact": <the artifact's JSON without "value">, "size": <bytes>, "download_url": <GET>}]}`;
-  an artifact's `value` is the base64 of what its `download_url` returns (offprompt.client rebuilds the
+  an artifact's `value` is the base64 of what its `download_url` returns (`offprompt_client` rebuilds the
   ListArtifact). Blob JSON is 4/3 the bytes in base64: rebuilding and re-uploading it cost 16x a raw GET at 50 MB.
 - `303 See Other` (a text namespace past the limit): the ListArtifact JSON written to S3, `Location:` its
   presigned GET, body `{"download_url", "expires_in", "size"}`.

@@ -98,10 +98,14 @@ def test_tool_flow_keeps_only_references_in_the_state(opensearch_url: str, monke
         assert output["run_seq"] == 1
         # StoreOutput passed the execution's name as its idempotency key: one completed receipt per execution.
         table = deployed.outputs["TableName"]
-        receipts = [
-            i for i in boto3.client("dynamodb").scan(TableName=table)["Items"] if i["pk"]["S"].startswith("RECEIPT#")
-        ]
-        assert len(receipts) == 1 and receipts[0]["pk"]["S"].endswith("/StoreOutput") and "result_json" in receipts[0]
+        from offprompt.adapters.layout import receipt_pk
+
+        items = boto3.client("dynamodb").scan(TableName=table)["Items"]
+        receipts = [i for i in items if i["pk"]["S"].startswith("RECEIPT#")]
+        [execution] = [i["run_id"]["S"] for i in items if i["sk"]["S"].startswith("RUN#")]  # $$.Execution.Name
+        key = f"{execution}/StoreOutput"
+        assert [r["pk"]["S"] for r in receipts] == [receipt_pk(start["tenant"], start["memory_name"], key)]
+        assert "result_json" in receipts[0]
 
         small = {**start, "namespace": "note", "size_bytes": 20_000}
         output, _ = _run(sfn, machine, small)

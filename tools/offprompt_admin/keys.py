@@ -15,7 +15,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     create.add_argument("--name", default=None)
     listing = actions.add_parser("list", help="the tenant's keys (no secrets)")
     listing.add_argument("tenant")
-    revoke = actions.add_parser("revoke", help="revoke a key (deployed: within the authorizer's 300 s cache)")
+    revoke = actions.add_parser("revoke", help="revoke a key (refused at once, whatever the authorizer's cache holds)")
     revoke.add_argument("tenant")
     revoke.add_argument("key_id")
 

@@ -1,8 +1,8 @@
 """`plan set <tenant> <plan> [--rate-per-second N] [--runs-per-day N] [--stored-bytes N] [--max-keys N]
 [--scans-per-day N]`, `plan list`.
 
-A plan change reaches the tenant's keys at once; deployed, the authorizer's cache (300 s) may serve the old plan
-that long.
+A plan change reaches the tenant's keys at once, also deployed: every request reads its key (and the key's plan)
+again, whatever the authorizer's cache holds (docs/adr/0028).
 """
 
 from __future__ import annotations

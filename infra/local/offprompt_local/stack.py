@@ -337,7 +337,14 @@ class LocalStack:
         from .resources import create_bucket, create_table
 
         session = boto3.session.Session(region_name=REGION)
-        if create_table(session.client("dynamodb", endpoint_url=self.moto_url), TABLE_NAME, exist_ok=True):
+        dynamodb = session.client("dynamodb", endpoint_url=self.moto_url)
+        if create_table(dynamodb, TABLE_NAME, exist_ok=True):
+            # A table that starts empty holds no data from before the tenant index: the deployment is indexed as a
+            # whole, as `offprompt-admin backfill-index --all` marks a deployed one (docs/adr/0028-hosted-wing.md).
+            from offprompt.adapters.layout import DEPLOYMENT_PK, INDEXED_SK
+
+            marker = {"pk": {"S": DEPLOYMENT_PK}, "sk": {"S": INDEXED_SK}, "indexed_since": {"S": "table created"}}
+            dynamodb.put_item(TableName=TABLE_NAME, Item=marker)
             self.log(f"DynamoDB table {TABLE_NAME!r} created from template.yaml")
         else:
             self.log(f"DynamoDB table {TABLE_NAME!r} found in the data directory")

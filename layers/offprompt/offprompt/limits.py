@@ -76,8 +76,9 @@ MAX_PATCH_MESSAGES = 10_000
 # ---- hosted plans (docs/adr/0023-usage-metering-and-quotas.md)
 #: API keys a tenant may hold when its plan names no other number.
 DEFAULT_MAX_KEYS = 5
-#: Self-service exports and erases (`POST /export`, `DELETE /tenant`: each reads the whole table, ADR 0024) a
-#: tenant may run per UTC day when its plan names no other number (plans and keys older than the field too).
+#: Self-service exports and erases (`POST /export`, `DELETE /tenant`: each reads all of the tenant's data, by
+#: Query, or the whole table for a tenant not known to be indexed: ADR 0024, 0028) a tenant may run per UTC day
+#: when its plan names no other number (plans and keys older than the field too).
 DEFAULT_SCANS_PER_DAY = 2
 #: A rate-limit window item takes at most this many admitted requests per second before the window is split into
 #: more items (DynamoDB: ~1,000 write units per second per partition; a conditional ADD is one).

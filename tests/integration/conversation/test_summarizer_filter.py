@@ -90,10 +90,12 @@ def remove_records(ddb: Any, identity: dict[str, str] | None) -> list[tuple[str,
 
 def test_only_ttl_removals_of_metered_runs_reach_the_summarizer(api: Api, aws: dict[str, Any]) -> None:
     from offprompt import metering
+    from offprompt.composition.conversation import default_service
+    from offprompt.services.conversation.add_run import add_run
 
     assert api.post_run("unmetered", text_run("u-1", "q", "a"))[0] == 201
-    with metering.metered(metering.Meter("tenant-a", metering.Plan("p"))):  # hosted mode: runs carry their bytes
-        assert api.post_run("metered", text_run("m-1", "q", "a"))[0] == 201
+    meter = metering.Meter("tenant-a", metering.Plan("p"))  # hosted mode: runs carry their bytes
+    add_run(default_service(), "tenant-a", "metered", text_run("m-1", "q", "a"), meter=meter)
     pattern = summarizer_pattern()
     by_ttl = [(k, r) for k, r in remove_records(aws["dynamodb"], TTL) if matches(pattern, r)]
     assert [(k, r["dynamodb"]["OldImage"]["thread_id"]["S"]) for k, r in by_ttl] == [("RUN", "metered")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import boto3
 import pytest
-from hosted_support import MEMORY, Deployment, authorized, call, new_key, text_run
+from hosted_support import MEMORY, Deployment, authorized, call, erase_until_verified, new_key, no_fence_wait, text_run
 
 from offprompt.adapters.layout import DEPLOYMENT_PK, INDEXED_SK, TENANT_INDEX_ATTRIBUTE
 
@@ -80,20 +80,9 @@ def test_erase_after_the_first_key_finds_data_from_before_the_index(
 
 def finish_erase(token: str, monkeypatch: pytest.MonkeyPatch) -> dict:
     """Repeat the erase as its answers say (a 202 names when), with the clock moved on instead of sleeping."""
-    import offprompt.services.tenant_data.erase as erase_module
-
-    shift = 0.0
-    real = erase_module.clock
-    for _ in range(4):
-        status, report, headers = erase(token)
-        assert status != 401, report  # the tenant's key works until its data is gone
-        if status == 200:
-            assert report["verified"] is True, report
-            return report
-        assert status == 202 and report["verified"] is False, report
-        shift += float(headers["Retry-After"])
-        monkeypatch.setattr(erase_module, "clock", lambda s=shift: real() + s)
-    raise AssertionError("the erase did not finish")
+    status, report = erase_until_verified(token, TENANT, no_fence_wait(monkeypatch))
+    assert status == 200 and report["verified"] is True, report
+    return report
 
 
 def test_an_erase_raced_by_the_tenants_own_writes_can_be_finished_with_the_same_key(
@@ -126,3 +115,31 @@ def test_an_erase_raced_by_the_tenants_own_writes_can_be_finished_with_the_same_
     assert report["remaining"] == {"dynamodb": 0, "s3": 0, "opensearch": 0}, report
     assert stack.raw_traces(TENANT) == {"dynamodb": 0, "s3": 0, "opensearch": 0}
     assert add_run(token, "t", "after", cached=in_flight) == 401  # the key went with the tenant
+
+
+def test_an_erase_leaves_a_kind_of_item_the_layout_does_not_know_until_the_layout_knows_it(
+    stack: Deployment, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Erase completeness follows from the storage layout: a store that writes a new partition family without
+    declaring it there is caught here (the erase, and its verification, cannot see what the layout does not
+    define); declared in `layout.FAMILIES`, the same item is erased."""
+    from tenant_data.handler import lambda_handler as tenant_data
+
+    from offprompt.adapters import layout
+
+    def write_note() -> None:
+        pk = f"NOTES#{layout.part(TENANT)}#n1"
+        item = {"pk": {"S": pk}, "sk": {"S": "#NOTE"}, "text": {"S": "a new kind of item"}}
+        item[TENANT_INDEX_ATTRIBUTE] = {"S": layout.tenant_index_value(TENANT, pk)}  # a root, as stores write them
+        boto3.client("dynamodb").put_item(TableName=stack.table, Item=item)
+
+    erase = {"tenant": TENANT, "action": "erase", "confirm": TENANT}
+    write_note()
+    report = tenant_data(erase, None)
+    assert report["verified"] is True  # it looked only where the layout said...
+    assert stack.raw_traces(TENANT)["dynamodb"] == 1  # ...and left the new kind behind
+    family = layout.Family("notes", "NOTES#{tenant}#", (layout.Kind("note", "#NOTE", exported=True, root=True),))
+    monkeypatch.setattr(layout, "FAMILIES", (*layout.FAMILIES, family))
+    report = tenant_data(erase, None)
+    assert report["verified"] is True and report["deleted"]["dynamodb"] == 1, report
+    assert stack.raw_traces(TENANT) == {"dynamodb": 0, "s3": 0, "opensearch": 0}

@@ -58,3 +58,32 @@ def test_a_revoked_key_reaches_nothing_through_the_authorizers_cache(
     assert status == 401 and answer["code"] == "unauthenticated", answer
     # the refused request changed nothing: the tenant's one other key is still there, no export was made
     assert stack.raw_traces(TENANT)["s3"] == 0
+
+
+def test_an_unknown_key_id_does_the_work_of_a_wrong_secret(stack: Deployment, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Finding 12: the time of a refusal must not tell which key ids exist. Both refusals read the key item, parse a
+    record of a key's shape and compare a secret's hash with a stored-length hash (the medians are in
+    bench/bench_key_check.py; a timed assertion here would only be noise)."""
+    from offprompt.adapters import dynamodb_account
+    from offprompt.composition.account import default_account
+    from offprompt.services.account import api_keys, keys
+
+    token = new_key(TENANT)
+    parts = keys.parse_key(token)
+    assert parts is not None
+    work: list[str] = []
+    parse, verify = dynamodb_account._key_record, api_keys.apikeys.verify_secret
+    monkeypatch.setattr(dynamodb_account, "_key_record", lambda item: (work.append("parse"), parse(item))[1])
+
+    def counted_verify(secret: str, stored_hash: str) -> bool:
+        work.append(f"verify:{len(stored_hash)}")
+        return verify(secret, stored_hash)
+
+    monkeypatch.setattr(api_keys.apikeys, "verify_secret", counted_verify)
+    account = default_account()
+    wrong_secret = f"{keys.PREFIX}_{parts.key_id}_{'x' * len(parts.secret)}"
+    unknown_id = f"{keys.PREFIX}_{'f' * len(parts.key_id)}_{parts.secret}"
+    assert account.authenticate(wrong_secret) is None
+    known_work, work[:] = list(work), []
+    assert account.authenticate(unknown_id) is None
+    assert work == known_work == ["parse", "verify:64"]

@@ -10,11 +10,13 @@ from __future__ import annotations
 import base64
 import copy
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
+from hosted_support import erase_until_verified
 from test_export_erase_import import MEMORY, Deployment, _reset_caches, cli
 
 from offprompt.metering import Plan
@@ -136,7 +138,9 @@ def test_deleting_namespaces_takes_their_bytes_off_the_gauge(stack: Deployment, 
     assert gauge(key) == 3 * meta + 12_000
 
 
-def test_delete_tenant_through_the_handler_leaves_nothing_of_the_tenant(stack: Deployment, key: str) -> None:
+def test_delete_tenant_through_the_handler_leaves_nothing_of_the_tenant(
+    stack: Deployment, key: str, fence_clock: Callable[[float], None]
+) -> None:
     run = {
         "type": "Run",
         "id": "r1",
@@ -153,9 +157,7 @@ def test_delete_tenant_through_the_handler_leaves_nothing_of_the_tenant(stack: D
     store(key, {"type": "BlobArtifact", "id": "d" * 32, "name": "d" * 32, "meta": {}, "value": blob})
     assert gauge(key) > 0
     assert all(stack.raw_traces(TENANT).values())
-    status, report = call(
-        "tenant_data", "tenant_erase_http.json", key, path="/tenant", method="DELETE", body={"confirm": TENANT}
-    )
+    status, report = erase_until_verified(key, TENANT, fence_clock)
     assert status == 200 and report["verified"], report
     # after the answer: no usage counters written by the erase request itself, no rate window, nothing
     assert stack.raw_traces(TENANT) == {"dynamodb": 0, "s3": 0, "opensearch": 0}
@@ -192,7 +194,9 @@ def test_imported_items_carry_no_gauge_bytes(
     assert metered_items() == 0 and stack.raw_traces(TENANT)["dynamodb"] > 0  # imported, without them
 
 
-def test_self_service_exports_and_erases_are_bounded_per_day(stack: Deployment) -> None:
+def test_self_service_exports_and_erases_are_bounded_per_day(
+    stack: Deployment, fence_clock: Callable[[float], None]
+) -> None:
     """Each reads the whole table (ADR 0024): at most the plan's scans per UTC day, then 429 before any read."""
     from offprompt.composition.account import default_account
 
@@ -210,7 +214,7 @@ def test_self_service_exports_and_erases_are_bounded_per_day(stack: Deployment) 
     # the operator raises the limit; the tenant erases itself
     default_account().set_plan("tiny", Plan("tiny", scans_per_day=5))
     cached = authorized(key)
-    status, body = call("tenant_data", "tenant_erase_http.json", key, path="/tenant", method="DELETE", body=erase)
+    status, body = erase_until_verified(key, "tiny", fence_clock)
     assert status == 200 and body["verified"], body
     # deployed, API Gateway may still hold the authorizer's answer for the erased key (300 s): no scan for it
     status, body = call(

@@ -23,9 +23,17 @@ import boto3
 import pytest
 from test_export_erase_import import ALICE, BOB, Deployment, _reset_caches, _workload, cli
 
-from offprompt.identifiers import TENANT_INDEX_ATTRIBUTE, key
+from offprompt.adapters import layout
+from offprompt.adapters.layout import DEPLOYMENT_PK, INDEXED_SK, TENANT_INDEX_ATTRIBUTE
+from offprompt.identifiers import key
 from offprompt.services.account import plan_named
-from offprompt.services.tenant_data.inventory import EXPORTED_KINDS, INDEXED_SK, item_kind
+
+EXPORTED_KINDS = layout.exported_kinds()
+
+
+def item_kind(item: dict[str, Any], tenant: str) -> str | None:
+    found = layout.classify(item, tenant)
+    return found[1].name if found else None
 
 
 class Calls:
@@ -67,9 +75,16 @@ def calls() -> Iterator[Calls]:
 
 @pytest.fixture
 def first(
-    moto_server: str, opensearch_url: str, opensearch_client: Any, monkeypatch: pytest.MonkeyPatch
+    moto_server: str,
+    opensearch_url: str,
+    opensearch_client: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> Iterator[Deployment]:
     d = Deployment(monkeypatch, moto_server, opensearch_url, opensearch_client, "idx")
+    # a new deployment, marked indexed as the deploy guide says (an empty table: nothing to backfill)
+    code, report, _ = cli(capsys, "backfill-index", "--all")
+    assert code == 0 and report["roots_indexed"] == 0, report
     yield d
     opensearch_client.indices.delete(index=d.index, ignore_unavailable=True)
     _reset_caches()
@@ -84,7 +99,7 @@ def _tenant_with_everything(d: Deployment, tenant: str) -> None:
     tenancy.create_key(tenant, "first")
     _workload(d, tenant)
     day = time.strftime("%Y-%m-%d", time.gmtime())
-    tenancy.records.add_usage(tenant, day, {"requests": 1}, 0)
+    tenancy.records.add_usage(tenant, day, {"requests": 1})
     assert tenancy.records.take_rate_token(tenant, int(time.time()), 0, 10)
 
 
@@ -156,8 +171,10 @@ def test_indexed_export_and_erase_read_no_item_of_another_tenant(
 
 
 def _make_legacy(d: Deployment, tenant: str) -> None:
-    """The tenant's data as the code before the index wrote it: no index attribute, no `#INDEXED` marker."""
+    """The tenant's data as the code before the index wrote it: no index attribute, no `#INDEXED` marker (and the
+    deployment not marked indexed as a whole: it predates the index)."""
     ddb = boto3.client("dynamodb")
+    ddb.delete_item(TableName=d.table, Key={"pk": {"S": DEPLOYMENT_PK}, "sk": {"S": INDEXED_SK}})
     owned = _owned_pks(d, tenant)
     for item in _raw(d):
         if item["pk"]["S"] not in owned:
