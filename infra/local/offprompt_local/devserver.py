@@ -39,6 +39,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import ModuleType
 from typing import Any
 
+from .lambda_isolation import isolate_execution_environments
 from .routes import AUTHORIZER_FUNCTION, Route, allowed_methods, declared_routes
 
 DEFAULT_HOST = "127.0.0.1"
@@ -545,6 +546,9 @@ class DevServer(ThreadingHTTPServer):
         on_event: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         super().__init__((host, port), _RequestHandler)
+        # Requests are served concurrently in this one process, as Lambda serves them in separate environments:
+        # Powertools' per-request router state must be per-thread (lambda_isolation; a shared one mixed tenants).
+        isolate_execution_environments()
         self.routes = routes if routes is not None else declared_routes()
         self.functions = FunctionHost(handlers)
         #: Paths the dev server answers itself (GET): the OpenAPI document and Swagger UI (docs.py).

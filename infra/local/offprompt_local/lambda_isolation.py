@@ -40,4 +40,5 @@ def isolate_execution_environments() -> None:
         for name in _ATTRIBUTES:  # instance reads (`self.current_event`) find these in the class
             setattr(BaseRouter, name, _PerThread(name))
         meta = type("PerThreadRouterMeta", (type(BaseRouter),), {name: _PerThread(name) for name in _ATTRIBUTES})
-        BaseRouter.__class__ = meta  # class writes and reads (`BaseRouter.current_event = x`) go through it
+        # class writes and reads (`BaseRouter.current_event = x`) go through it
+        setattr(BaseRouter, "__class__", meta)  # noqa: B010
