@@ -112,8 +112,8 @@ validate: sam-cli _samconfig-global ## sam validate (SAM's own checks) + sam val
 
 # python3.12 must be on PATH for SAM's python3.12 functions: the one the layer builder compiles with is appended.
 build: install validate _samconfig-build ## validate, then sam build --config-env ENV (default dev) into .aws-sam/build
-	$(SAM_RUN) PATH="$$PATH:$$(dirname "$$($(PY) -c 'from offprompt_build.layer import python312; print(python312())')")" \
-	  $(SAM) build --config-env $(ENV) --build-dir $(SAM_BUILD_DIR)
+	py312="$$($(PY) -c 'from offprompt_build.layer import python312; print(python312())')" && \
+	  $(SAM_RUN) PATH="$$PATH:$${py312%/*}" $(SAM) build --config-env $(ENV) --build-dir $(SAM_BUILD_DIR)
 
 deploy: _samconfig-deploy build ## make build, then sam deploy --config-env ENV (default dev); needs AWS credentials
 	$(SAM_RUN) $(SAM) deploy --config-env $(ENV) --template-file $(SAM_BUILD_DIR)/template.yaml

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import urllib.error
@@ -218,6 +219,8 @@ def test_swagger_ui_authorized_with_a_key_sends_it_as_a_bearer_token(stack: Runn
         document = json.loads(answer.read())
     assert "persistAuthorization: true" in page
     assert json.loads(page.split("spec: ", 1)[1].split(",\n    presets:", 1)[0]) == document
+    # the served bundle's own rule (swagger-client's request builder) for an http scheme named bearer
+    assert re.search(r"/\^bearer\$/i\.test\(\w+\.scheme\)&&\(\w+\.headers\.Authorization=`Bearer \$\{\w+\}`\)", page)
     server = urllib.parse.urljoin(f"{stack.url}/docs", document["servers"][0]["url"]).rstrip("/")
     assert server == stack.url  # "Try it out" goes to the page's own origin
 
