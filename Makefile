@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # Paths Lambda puts on sys.path: the function code and the layer's python/ tree.
 export PYTHONPATH := $(CURDIR)/functions:$(CURDIR)/layers/offprompt
 
-.PHONY: help openapi install lock test test-unit test-integration test-infra test-runtime lint fmt layer opensearch dev demo build deploy clean bench
+.PHONY: help openapi install lock sam-cli test test-unit test-integration test-infra test-runtime lint fmt layer opensearch dev demo validate build deploy clean bench
 
 help: ## Show this help
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -20,6 +20,17 @@ LOCKS := requirements/bootstrap.lock requirements/dev.lock requirements/runtime.
 # runtime tier (this machine, runtime deps only) and the layer (python3.12/arm64) install the same pins.
 LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --quiet
 
+# The AWS SAM CLI, pinned in requirements/sam.lock and installed into its own environment: its exact pins (boto3 among
+# them) clash with the project's, so it cannot share .venv (requirements/sam.in says which).
+SAM_VENV ?= .venv-sam
+SAM := $(SAM_VENV)/bin/sam
+SAM_STAMP := $(SAM_VENV)/.installed
+# sam runs without the project's PYTHONPATH (its own imports must not see functions/), and sends no telemetry.
+SAM_RUN := env -u PYTHONPATH SAM_CLI_TELEMETRY=$(or $(SAM_CLI_TELEMETRY),0)
+# Which samconfig.toml environment `make validate|build|deploy` use; each needs its own [<ENV>.*] sections.
+ENV ?= dev
+SAM_BUILD_DIR ?= .aws-sam/build
+
 $(STAMP): $(LOCKS) pyproject.toml clients/python/pyproject.toml
 	@echo ">> creating $(VENV) and installing requirements/dev.lock (runtime + dev, hash-checked)"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,6 +38,12 @@ $(STAMP): $(LOCKS) pyproject.toml clients/python/pyproject.toml
 	$(UV) pip sync -q --python $(PY) --require-hashes requirements/dev.lock
 	$(UV) pip install -q --python $(PY) --no-deps -e . -e ./clients/python
 	touch $(STAMP)
+
+$(SAM_STAMP): requirements/sam.lock | $(STAMP)
+	@echo ">> creating $(SAM_VENV) and installing requirements/sam.lock (the AWS SAM CLI, hash-checked)"
+	test -x $(SAM_VENV)/bin/python || $(PYTHON) -m venv --without-pip $(SAM_VENV)
+	$(UV) pip sync -q --python $(SAM_VENV)/bin/python --require-hashes requirements/sam.lock
+	touch $(SAM_STAMP)
 
 install: $(STAMP) ## Create .venv and install requirements/dev.lock (Python packages; Java jars are fetched on first use)
 	$(PY) -m offprompt_build.bpe
@@ -36,6 +53,9 @@ lock: ## Re-resolve pyproject.toml into requirements/*.lock (after changing a de
 	$(UV) pip compile pyproject.toml --extra dev $(LOCK_FLAGS) --overrides requirements/overrides.txt -o requirements/dev.lock
 	$(UV) pip compile pyproject.toml $(LOCK_FLAGS) --overrides requirements/runtime-overrides.txt -c requirements/dev.lock -o requirements/runtime.lock
 	$(UV) pip compile requirements/bootstrap.in $(LOCK_FLAGS) -c requirements/dev.lock -o requirements/bootstrap.lock
+	$(UV) pip compile requirements/sam.in $(LOCK_FLAGS) -o requirements/sam.lock
+
+sam-cli: $(SAM_STAMP) ## Install the pinned AWS SAM CLI (requirements/sam.lock) into .venv-sam (make validate/build do it)
 
 opensearch: $(STAMP) ## Resolve the OpenSearch jars from Maven Central and compile the launcher
 	$(PY) -m offprompt_local.opensearch --build-only
@@ -80,11 +100,23 @@ dev: install opensearch ## Run the whole stack on 127.0.0.1: API :3000 (OFFPROMP
 demo: install ## Scripted agent session against a running `make dev` (OFFPROMPT_API_URL, default http://127.0.0.1:3000)
 	$(PY) -m offprompt_local.demo
 
-build: install ## sam build (the layer is built by `python -m offprompt_build.layer`, as for `make layer`)
-	sam build
+# samconfig.toml must have [$(ENV).<section>.parameters]: else sam would run without the environment's settings.
+_samconfig-%:
+	@grep -q '^\[$(ENV)\.$*\.parameters\]' samconfig.toml || { echo "samconfig.toml has no" \
+	  "[$(ENV).$*.parameters]: ENV=$(ENV) is not configured (copy the [dev.*] sections to [$(ENV).*] and edit them)" >&2; \
+	  exit 2; }
 
-deploy: build ## sam deploy --config-env $(ENV) (default dev); needs AWS credentials and the SAM CLI
-	sam deploy --config-env $(or $(ENV),dev)
+validate: sam-cli _samconfig-global ## sam validate (SAM's own checks) + sam validate --lint (cfn-lint), for ENV (default dev)
+	$(SAM_RUN) $(SAM) validate --config-env $(ENV)
+	$(SAM_RUN) $(SAM) validate --config-env $(ENV) --lint
 
-clean: ## Remove build outputs (keeps .venv and Maven's cache)
-	rm -rf build .pytest_cache .mypy_cache .ruff_cache infra/opensearch/target
+# python3.12 must be on PATH for SAM's python3.12 functions: the one the layer builder compiles with is appended.
+build: install validate _samconfig-build ## validate, then sam build --config-env ENV (default dev) into .aws-sam/build
+	py312="$$($(PY) -c 'from offprompt_build.layer import python312; print(python312())')" && \
+	  $(SAM_RUN) PATH="$$PATH:$${py312%/*}" $(SAM) build --config-env $(ENV) --build-dir $(SAM_BUILD_DIR)
+
+deploy: _samconfig-deploy build ## make build, then sam deploy --config-env ENV (default dev); needs AWS credentials
+	$(SAM_RUN) $(SAM) deploy --config-env $(ENV) --template-file $(SAM_BUILD_DIR)/template.yaml
+
+clean: ## Remove build outputs (keeps .venv, .venv-sam and Maven's cache)
+	rm -rf build .aws-sam .pytest_cache .mypy_cache .ruff_cache infra/opensearch/target

@@ -51,8 +51,9 @@ class _OfflinePolicies:
         return dict(MANAGED_POLICIES)
 
 
-def load_template() -> dict[str, Any]:
-    parsed, matches = decode(str(TEMPLATE))
+def load_template(path: Path = TEMPLATE) -> dict[str, Any]:
+    """template.yaml (or another template, e.g. the one `sam build` writes) as plain JSON data."""
+    parsed, matches = decode(str(path))
     assert parsed is not None, matches
     template: dict[str, Any] = json.loads(json.dumps(parsed, default=str))
     return template

@@ -78,8 +78,10 @@ def test_a_client_generated_from_the_document_adds_a_run_and_builds_a_prompt_sta
 
     pkg = generated_client.__name__
     models = importlib.import_module(f"{pkg}.models")
-    add_run = importlib.import_module(f"{pkg}.api.default.post_run_threads_thread_id_runs_post")
-    prompt_stack = importlib.import_module(f"{pkg}.api.default.post_prompt_stack_threads_thread_id_prompt_stack_post")
+    add_run = importlib.import_module(f"{pkg}.api.conversation.post_run_threads_thread_id_runs_post")
+    prompt_stack = importlib.import_module(
+        f"{pkg}.api.conversation.post_prompt_stack_threads_thread_id_prompt_stack_post"
+    )
     client = generated_client.Client(base_url=stack.url, headers={TENANT_HEADER: "generated"}, timeout=60)
     thread = f"generated-{uuid.uuid4().hex[:8]}"
 

@@ -77,7 +77,7 @@ def call(
 
 
 def example_path(route: Route) -> str:
-    values = {"thread_id": "thread 1", "memory_name": "TaskMemory", "namespace": "call_9 output/ü", "key_id": "k 1"}
+    values = {"thread_id": "thread 1", "memory_name": "TaskMemory", "namespace": "call_9 output#ü?", "key_id": "k 1"}
     return re.sub(r"\{(\w+)\}", lambda m: urllib.parse.quote(values[m.group(1)], safe=""), route.path)
 
 
@@ -94,7 +94,7 @@ def test_every_route_sends_a_valid_v2_event(server: DevServer, recorder: Recorde
     assert model.routeKey == route.route_key == model.requestContext.routeKey
     assert model.requestContext.stage == "$default"
     assert model.requestContext.http.method == route.method
-    expected = {"thread_id": "thread 1", "memory_name": "TaskMemory", "namespace": "call_9 output/ü", "key_id": "k 1"}
+    expected = {"thread_id": "thread 1", "memory_name": "TaskMemory", "namespace": "call_9 output#ü?", "key_id": "k 1"}
     if route.parameters:
         assert event["pathParameters"] == {p: expected[p] for p in route.parameters}
     else:  # like API Gateway, no pathParameters key for a route without parameters (POST /api/threads)
@@ -261,14 +261,44 @@ def test_one_log_line_per_request(server: DevServer) -> None:
     assert lines[1].startswith(f"GET /nope-{tag} -> - 404")
 
 
-def test_route_matching_is_per_segment_and_decodes_after_matching() -> None:
-    found = find_route("GET", "/memories/a%2Fb/namespaces/n%20m/artifacts")
+def test_route_matching_decodes_the_path_once_then_matches_per_segment() -> None:
+    found = find_route("GET", "/memories/a%23b/namespaces/n%20m%3F/artifacts")
     assert found is not None
     route, params = found
     assert route.function == "load_artifacts"
-    assert params == {"memory_name": "a/b", "namespace": "n m"}
+    assert params == {"memory_name": "a#b", "namespace": "n m?"}
+    # decoded before matching, as API Gateway does: %2F separates segments, so "a/b" addresses no route
+    assert find_route("GET", "/memories/a%2Fb/namespaces/n/artifacts") is None
+    assert find_route("GET", "/threads/a%2Fb") is None
+    assert find_route("GET", "/threads/%2F") is None
+    # once: %252F is a literal "%2F" inside one segment
+    assert find_route("GET", "/threads/a%252Fb") == (find_route("GET", "/threads/x")[0], {"thread_id": "a%2Fb"})  # type: ignore[index]
     assert find_route("GET", "/memories//namespaces") is None
     assert find_route("POST", "/threads/t/prompt-stack")[0].function == "prompt_stack"  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/threads/a%2Fb"),
+        ("PUT", "/threads/a%2Fb"),
+        ("POST", "/threads/a%2Fb/runs"),
+        ("GET", "/api/threads/a%2Fb"),
+        ("GET", "/memories/m%2Fx/namespaces"),
+        ("DELETE", "/memories/m/namespaces/a%2Fb"),
+        ("GET", "/memories/m/namespaces/a%2Fb/artifacts"),
+    ],
+)
+def test_a_slash_percent_encoded_in_a_path_reaches_no_function_a_404(
+    server: DevServer, recorder: Recorder, method: str, path: str
+) -> None:
+    """ADR 0014: "/" cannot be carried by a URL path segment (API Gateway decodes %2F before routing); in a body or
+    a direct invocation the same value is a 400 invalid_input (tests/e2e/test_identifier_alphabet.py)."""
+    status, _, body = call(server, method, path)
+    answer = json.loads(body)
+    assert (status, answer["code"]) == (404, "route_not_found"), answer
+    assert urllib.parse.unquote(path.partition("?")[0]) in answer["message"]  # the decoded path it looked up
+    assert recorder.events == []  # answered by the gateway: no function was invoked
 
 
 def test_build_event_and_map_result_directly() -> None:

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any
 
@@ -203,3 +205,47 @@ def test_task_memory_is_metered_and_stored_bytes_are_a_quota(stack: RunningStack
     # deleting a namespace takes exactly its bytes off the gauge (ADR 0021): the quota frees up
     api.delete_namespace("TaskMemory", "p1")
     assert api.request("GET", "/usage").json()["stored_bytes"] == stored - len(page)
+
+
+def test_swagger_ui_authorized_with_a_key_sends_it_as_a_bearer_token(stack: RunningStack) -> None:  # noqa: F811
+    """What "Authorize" and then "Try it out" in `/docs` do, at the HTTP level (a browser test comes later): the page
+    inlines the document the stack serves and keeps the authorization (persistAuthorization); Swagger UI sends the
+    value of an http bearer scheme as `Authorization: Bearer <value>`, to the document's server resolved against the
+    page, i.e. the dev server itself. That request is answered for the key's tenant."""
+    with urllib.request.urlopen(f"{stack.url}/docs", timeout=60) as answer:
+        assert answer.status == 200 and answer.headers["Content-Type"].startswith("text/html")
+        page = answer.read().decode("utf-8")
+    with urllib.request.urlopen(f"{stack.url}/openapi.json", timeout=60) as answer:
+        document = json.loads(answer.read())
+    assert "persistAuthorization: true" in page
+    assert json.loads(page.split("spec: ", 1)[1].split(",\n    presets:", 1)[0]) == document
+    # the served bundle's own rule (swagger-client's request builder) for an http scheme named bearer
+    assert re.search(r"/\^bearer\$/i\.test\(\w+\.scheme\)&&\(\w+\.headers\.Authorization=`Bearer \$\{\w+\}`\)", page)
+    server = urllib.parse.urljoin(f"{stack.url}/docs", document["servers"][0]["url"]).rstrip("/")
+    assert server == stack.url  # "Try it out" goes to the page's own origin
+
+    scheme = document["components"]["securitySchemes"]["apiKey"]
+    assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
+    operation = document["paths"]["/usage"]["get"]
+    assert {"apiKey": []} in operation["security"] and operation["tags"] == ["keys and usage"]
+    tenant = uid("swagger")
+    key = admin("tenant", "create", tenant)["key"]
+
+    def try_it_out(authorization: str | None) -> tuple[int, Any]:
+        headers = {"accept": "application/json"}  # what Swagger UI sends besides the authorization
+        if authorization is not None:
+            headers["Authorization"] = authorization
+        request = urllib.request.Request(f"{server}/usage", headers=headers, method="GET")
+        try:
+            with urllib.request.urlopen(request, timeout=60) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    status, body = try_it_out(f"Bearer {key}")  # Swagger UI's header for an http bearer scheme
+    assert status == 200 and body["tenant"] == tenant, body
+    status, body = try_it_out(None)  # not authorized: make dev's default tenant, not the key's
+    assert status == 200 and body["tenant"] == "local"
+    admin("key", "revoke", tenant, key.split("_")[1])
+    status, body = try_it_out(f"Bearer {key}")
+    assert status == 401 and body["code"] == "unauthenticated"

@@ -1,9 +1,10 @@
 """Identifiers that can be written can be addressed (issue 11, ADR 0014), through the local stack over HTTP.
 
 The allowed alphabet is every assigned, non-control, non-surrogate code point (`offprompt.identifiers`), minus
-"/" and the whole values "." and "..", which no URL path segment can carry: those are refused with a 400 that
-names the character. Hypothesis draws thread ids, memory names and namespaces from the whole allowed alphabet;
-each is written, then read back by every route that addresses it, percent-encoded in the path.
+"/" and the whole values "." and "..", which no URL path segment can carry: written in a body they are refused with a
+400 that names the character, and a `%2F` in a URL path matches no route (404 route_not_found). Hypothesis draws
+thread ids, memory names and namespaces from the whole allowed alphabet; each is written, then read back by every
+route that addresses it, percent-encoded in the path.
 """
 
 from __future__ import annotations
@@ -67,10 +68,17 @@ def test_identifiers_no_path_segment_can_carry_are_refused_on_write_with_a_400(
 ) -> None:
     with raises(400, "invalid_input"):
         client.process_output("Memory", "Tool", "act", TextArtifact("x", name=bad))
-    if "/" in bad or bad in (".", ".."):
-        # "/" cannot be in a path segment at all: the namespace route refuses it on write, above. Thread ids
-        # arrive in the path, where the route table sees "/" as a separator and "."/".." are resolved away.
+    if "/" in bad:
+        # "/" cannot be in a path segment at all: in a body (the namespace above) it is a 400; in a URL path the
+        # client's %2F is decoded before routing (as API Gateway does), so no route matches: a 404 (ADR 0014).
+        for call in (lambda: client.get_thread(bad), lambda: client.configure_thread(bad, max_runs=1)):
+            with raises(404, "route_not_found"):
+                call()
+        with raises(404, "route_not_found"):
+            client.load_artifacts("Memory", bad)
         return
+    if bad in (".", ".."):
+        return  # HTTP clients resolve these path segments away: only a body or a direct invocation carries them
     with raises(400, "invalid_input") as caught:
         client.configure_thread(bad, max_runs=1)
     assert "thread_id" in caught.value.message

@@ -14,6 +14,7 @@ import hashlib
 import os
 import py_compile
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -25,12 +26,16 @@ import pytest
 from packaging.utils import canonicalize_name
 
 from offprompt.adapters.tokenizer import CL100K_BASE, O200K_BASE
+from offprompt_build import layer as layer_build
 from offprompt_build.layer import (
     BOTO3_RESOURCE_MODELS,
     BOTOCORE_SERVICES,
     BPE_OPENAI,
+    CORE,
     CORE_TARGET_UNZIPPED,
     DEV_LOCK,
+    INPUTS_STAMP,
+    LAMBDA_PLATFORM,
     LAYER_MOUNT,
     LAYERS,
     MAX_GLIBC_MINOR,
@@ -39,12 +44,17 @@ from offprompt_build.layer import (
     PY312_MAGIC,
     RUNTIME_LOCK,
     TASK_MEMORY_FILES,
+    TEXT,
     TEXT_LAYER_PACKAGES,
     TEXT_ZIP_NAME,
     UNUSED_DATA_FILES,
     ZIP_NAME,
+    build_or_reuse,
     bytecode_path,
     copy_library,
+    exclusive,
+    export_layer,
+    inputs_key,
     lock_part,
     pinned_requirement,
     verify_o200k_file,
@@ -219,9 +229,10 @@ def test_the_template_declares_the_layers_the_build_makes() -> None:
     declared = {k for k, r in template["Resources"].items() if r["Type"] == "AWS::Serverless::LayerVersion"}
     assert declared == set(LAYERS)
     makefile = (ROOT / "layers" / "offprompt" / "Makefile").read_text()
-    for logical_id, spec in LAYERS.items():
-        assert f"build-{logical_id}:" in makefile
-        assert f"LAYER_DIR={spec.directory} " in makefile
+    for logical_id in LAYERS:
+        assert f"build-{logical_id}:\n\t$(MAKE) _build-layer LAYER={logical_id}\n" in makefile
+    builder = '-m offprompt_build.layer --out "$(LAYER_BUILD_DIR)" --reuse --artifact "$(LAYER)=$(ARTIFACTS_DIR)"'
+    assert builder in makefile
     assert template["Globals"]["Function"]["Layers"] == [{"Ref": "OffpromptLayer"}]
 
 
@@ -391,3 +402,106 @@ def test_no_python312_fails_the_build_loudly(monkeypatch: pytest.MonkeyPatch) ->
     )
     with pytest.raises(SystemExit, match=r"no CPython 3\.12 found"):
         layer.python312()
+
+
+# ------------------------------------------------------------------------------- --reuse (sam build's layer targets)
+
+
+def _fake_repository(root: Path) -> Path:
+    """The inputs inputs_key reads, in miniature."""
+    (root / "requirements").mkdir(parents=True)
+    (root / RUNTIME_LOCK).write_text("boto3==1.0 \\\n    --hash=sha256:aa\n")
+    (root / DEV_LOCK).write_text(f"{BPE_OPENAI} \\\n    --hash=sha256:bb\n")
+    (root / "tools" / "offprompt_build").mkdir(parents=True)
+    (root / "tools" / "offprompt_build" / "layer.py").write_text("# the builder\n")
+    library = root / "layers" / "offprompt" / "offprompt"
+    (library / "__pycache__").mkdir(parents=True)
+    (library / "__init__.py").write_text("")
+    (library / "__pycache__" / "__init__.cpython-312.pyc").write_bytes(b"bytecode")
+    return root
+
+
+def test_the_inputs_key_changes_with_every_input_and_nothing_else(tmp_path: Path) -> None:
+    root = _fake_repository(tmp_path / "repo")
+    library = root / "layers" / "offprompt" / "offprompt"
+
+    def key(platform: str | None = LAMBDA_PLATFORM, interpreter: str = sys.executable) -> str:
+        return inputs_key(root, platform, interpreter)
+
+    first = key()
+    assert key() == first
+    (library / "__pycache__" / "__init__.cpython-312.pyc").write_bytes(b"other bytecode")  # not an input
+    (root / "requirements" / "bootstrap.lock").write_text("uv==1\n")
+    assert key() == first
+    seen = {first}
+    for change in [
+        lambda: (root / RUNTIME_LOCK).write_text("boto3==1.1 \\\n    --hash=sha256:cc\n"),
+        lambda: (root / DEV_LOCK).write_text(f"{BPE_OPENAI} \\\n    --hash=sha256:dd\n"),
+        lambda: (root / "tools" / "offprompt_build" / "layer.py").write_text("# the builder, changed\n"),
+        lambda: (library / "__init__.py").write_text("x = 1\n"),
+        lambda: (library / "data.json").write_text("{}"),
+    ]:
+        change()
+        assert key() not in seen
+        seen.add(key())
+    assert key(platform=None) not in seen
+    other_python = tmp_path / "python3"
+    other_python.symlink_to(sys.executable)
+    assert key(interpreter=str(other_python)) not in seen
+
+
+def _fake_builder(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """build_layer replaced by one that writes a tiny tree and zip per layer (each build numbered)."""
+    builds: list[int] = []
+
+    def fake_build_layer(out: Path, root: Path, platform: str | None) -> layer_build.Build:
+        builds.append(len(builds) + 1)
+        for spec in (CORE, TEXT):
+            (out / spec.directory / "python").mkdir(parents=True, exist_ok=True)
+            (out / spec.directory / "python" / "module.py").write_text(f"build = {builds[-1]}\n")
+            (out / spec.zip_name).write_bytes(b"zip")
+        build = layer_build.existing_build(out)
+        assert build is not None
+        return build
+
+    monkeypatch.setattr(layer_build, "build_layer", fake_build_layer)
+    monkeypatch.setattr(layer_build, "python312", lambda install=True: sys.executable)
+    return builds
+
+
+def test_reuse_keeps_a_complete_build_of_the_same_inputs_and_rebuilds_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    builds = _fake_builder(monkeypatch)
+    root, out = _fake_repository(tmp_path / "repo"), tmp_path / "out"
+    with exclusive(out):
+        assert build_or_reuse(out, root, LAMBDA_PLATFORM)[1] is False
+        assert build_or_reuse(out, root, LAMBDA_PLATFORM)[1] is True
+        assert builds == [1]
+        (root / RUNTIME_LOCK).write_text("boto3==2.0 \\\n    --hash=sha256:ee\n")  # `make lock` took an update
+        assert build_or_reuse(out, root, LAMBDA_PLATFORM)[1] is False
+        assert build_or_reuse(out, root, None)[1] is False  # another platform
+        (out / INPUTS_STAMP).unlink()  # a build that failed half-way leaves no stamp
+        assert build_or_reuse(out, root, None)[1] is False
+        shutil.rmtree(out / TEXT.directory)  # an incomplete output
+        assert build_or_reuse(out, root, None)[1] is False
+        monkeypatch.setattr(layer_build, "MAX_ZIPPED", 1)  # over the limits: never stamped, so never reused
+        (root / RUNTIME_LOCK).write_text("boto3==3.0 \\\n    --hash=sha256:ff\n")
+        assert build_or_reuse(out, root, None)[1] is False
+        assert not (out / INPUTS_STAMP).exists()
+        assert build_or_reuse(out, root, None)[1] is False
+    assert builds == [1, 2, 3, 4, 5, 6, 7]
+
+
+def test_export_layer_replaces_the_artifact_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_builder(monkeypatch)
+    root, out, artifacts = _fake_repository(tmp_path / "repo"), tmp_path / "out", tmp_path / "artifacts"
+    (artifacts / "python").mkdir(parents=True)
+    (artifacts / "python" / "stale.py").write_text("")
+    with exclusive(out):
+        build, _ = build_or_reuse(out, root, LAMBDA_PLATFORM)
+    target = export_layer(build, TEXT.logical_id, artifacts)
+    assert target == artifacts / "python"
+    assert sorted(p.name for p in target.iterdir()) == ["module.py"]
+    with pytest.raises(SystemExit, match="no layer 'Nope'"):
+        export_layer(build, "Nope", artifacts)

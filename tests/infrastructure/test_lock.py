@@ -83,3 +83,16 @@ def test_every_aws_service_the_code_uses_keeps_its_model_in_the_layer() -> None:
         used |= set(re.findall(r"""aws_client\(\s*["']([a-z0-9-]+)["']""", source.read_text()))
     assert used  # the pattern still finds the calls
     assert used <= layer.BOTOCORE_SERVICES, used - layer.BOTOCORE_SERVICES
+
+
+def test_the_sam_cli_has_its_own_exact_hash_checked_lock() -> None:
+    """aws-sam-cli pins boto3 (and more) exactly, against pyproject's ranges: it gets its own lock and .venv-sam."""
+    wanted = [line for line in (REQUIREMENTS / "sam.in").read_text().splitlines() if line and line[0] != "#"]
+    assert len(wanted) == 1
+    requirement = Requirement(wanted[0])
+    assert requirement.name == "aws-sam-cli" and str(requirement.specifier).startswith("==")
+    sam = pins(REQUIREMENTS / "sam.lock")
+    assert requirement.specifier.contains(sam["aws-sam-cli"]), "run `make lock`"
+    makefile = (ROOT / "Makefile").read_text()
+    assert "pip sync -q --python $(SAM_VENV)/bin/python --require-hashes requirements/sam.lock" in makefile
+    assert "pip compile requirements/sam.in $(LOCK_FLAGS) -o requirements/sam.lock" in makefile

@@ -47,3 +47,56 @@ def test_bodies_are_the_library_request_models(generated: dict[str, Any]) -> Non
     headers = generated["paths"]["/threads/{thread_id}/prompt-stack"]["post"]["responses"]["200"]["headers"]
     assert set(headers) == {"X-Offprompt-Prompt-Tokens", "X-Offprompt-Over-Budget"}
     assert json.dumps(generated).count("HTTPValidationError") == 0
+
+
+def test_every_operation_has_one_tag_of_its_function_and_every_tag_is_described(generated: dict[str, Any]) -> None:
+    described = [tag["name"] for tag in generated["tags"]]
+    assert described == ["conversation", "task memory", "Griptape Cloud threads", "keys and usage", "tenant data"]
+    assert all(len(tag["description"]) > 40 for tag in generated["tags"])
+    function_of = {(r.method.lower(), r.path): r.function for r in ROUTES}
+    used: dict[str, set[str]] = {}
+    for path, ops in generated["paths"].items():
+        for method, op in ops.items():
+            assert op["tags"] == [docs.FUNCTION_TAGS[function_of[(method, path)]]], (method, path)
+            used.setdefault(op["tags"][0], set()).add(function_of[(method, path)])
+    assert set(used) == set(described)  # no tag without operations, no operation in a tag nobody described
+    assert used["conversation"] == {"add_run", "threads", "prompt_stack"}
+    assert used["Griptape Cloud threads"] == {"cloud_threads"}
+    assert used["task memory"] == {"process_output", "load_artifacts", "memories"}
+    assert used["keys and usage"] == {"account"} and used["tenant data"] == {"tenant_data"}
+
+
+def test_every_operation_accepts_any_one_of_the_three_security_schemes(generated: dict[str, Any]) -> None:
+    schemes = generated["components"]["securitySchemes"]
+    assert schemes["apiKey"]["type"] == "http" and schemes["apiKey"]["scheme"] == "bearer"
+    assert schemes["apiKey"]["bearerFormat"] == "op_<key_id>_<secret>"
+    assert "Authorization: Bearer op_<key_id>_<secret>" in schemes["apiKey"]["description"]
+    assert (schemes["jwt"]["type"], schemes["jwt"]["scheme"], schemes["jwt"]["bearerFormat"]) == (
+        "http",
+        "bearer",
+        "JWT",
+    )
+    assert (schemes["iam"]["type"], schemes["iam"]["in"], schemes["iam"]["name"]) == (
+        "apiKey",
+        "header",
+        "Authorization",
+    )
+    assert "Signature Version 4" in schemes["iam"]["description"]
+    for path, ops in generated["paths"].items():
+        for method, op in ops.items():
+            # a list of alternatives, each one scheme alone: any one of them authenticates the request
+            assert op["security"] == [{"apiKey": []}, {"jwt": []}, {"iam": []}], (method, path)
+
+
+def test_a_function_without_a_tag_fails_the_generator(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(docs.FUNCTION_TAGS, "account")
+    with pytest.raises(RuntimeError, match="function account has no tag"):
+        docs.generate()
+
+
+def test_swagger_ui_keeps_its_authorization_and_loads_this_document() -> None:
+    page = docs.swagger_html()
+    assert "persistAuthorization: true" in page
+    assert "withCredentials: true" in page  # the dev server is the page's own origin: nothing cross-site
+    spec = page.split("spec: ", 1)[1].split(",\n    presets:", 1)[0]
+    assert json.loads(spec) == json.loads(docs.openapi_bytes())

@@ -8,17 +8,24 @@ Two layers from the one requirements/runtime.lock (docs/adr/0027-layer-per-funct
   reach OpenSearch or PUT with requests): opensearch-py, requests and what only they need (TEXT_LAYER_PACKAGES),
   and bpe-openai's Rust BPE extension alone, for chunking (TASK_MEMORY_FILES);
 both with `.pyc` files compiled by a python3.12 with `unchecked-hash` invalidation. Then it checks the sizes against
-Lambda's limits. Every run starts from scratch, so it is idempotent. Without a python3.12 to compile with, the build
-fails: a layer without valid bytecode compiles every module at each cold start
+Lambda's limits. Every run starts from scratch (unless `--reuse`, below), so it is idempotent. Without a python3.12
+to compile with, the build fails: a layer without valid bytecode compiles every module at each cold start
 (docs/adr/0016-layer-lock-and-contents.md).
 
 `--platform host` builds the same tree for this machine's CPU (same lock, same bytecode), for the cold-start
 benchmark, which cannot run aarch64 binaries here.
+
+`--reuse` (what `sam build` runs, through layers/offprompt/Makefile) keeps DIR's previous build when every input it
+was made from is unchanged (`inputs_key`: the runtime lock, the bpe-openai pin, this builder's code, the offprompt
+package, the platform and the python3.12), else builds from scratch; `--artifact LogicalId=DEST` then copies that
+layer's `python/` tree to `DEST/python` (SAM's ARTIFACTS_DIR). Builders of one DIR take turns (a file lock), so SAM's
+two parallel layer targets make one build between them.
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import glob
 import hashlib
 import os
@@ -27,7 +34,8 @@ import shutil
 import subprocess
 import sys
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +69,9 @@ MAX_ZIPPED = 50 * MIB  # Lambda: direct upload of a zip
 LAMBDA_MAX_UNZIPPED = 250 * MIB  # Lambda: function code plus all layers, unzipped
 MAX_UNZIPPED = 200 * MIB  # ours: leaves 50 MiB of Lambda's 250 for the function code
 ZIP_TIMESTAMP = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can hold: byte-identical zips across builds
+#: Written into the output directory after a complete build within the limits: the inputs_key it was built from.
+INPUTS_STAMP = ".inputs-sha256"
+BUILD_LOCK = ".build.lock"
 ZIP_NAME = "offprompt-layer.zip"
 TEXT_ZIP_NAME = "offprompt-text-layer.zip"
 #: The runtime.lock distributions that go into the text add-on instead of the core layer: opensearch-py and requests
@@ -433,6 +444,82 @@ def build_layer(out: Path, root: Path, platform: str | None = LAMBDA_PLATFORM) -
     return Build(tuple(built))
 
 
+def inputs_key(root: Path, platform: str | None, interpreter: str) -> str:
+    """SHA-256 of everything a build's output is made from: the runtime lock, the bpe-openai pin of the dev lock,
+    this builder's code (tools/offprompt_build), every file of the offprompt package (symlinks followed; its
+    generated BPE ranks included), the wheel platform and the python3.12 that compiles the bytecode (path and
+    version). The wheels are hash-pinned by the lock, so equal keys mean equal layers."""
+    digest = hashlib.sha256()
+
+    def feed(label: str, data: bytes) -> None:
+        digest.update(label.encode("utf-8") + b"\0" + hashlib.sha256(data).digest())
+
+    version = subprocess.run([interpreter, "-c", "import sys; print(sys.version)"], capture_output=True, check=True)
+    feed("platform", (platform or "host").encode())
+    feed("python3.12", interpreter.encode() + b"\0" + version.stdout)
+    feed(RUNTIME_LOCK, (root / RUNTIME_LOCK).read_bytes())
+    feed("bpe-openai", pinned_requirement(root / DEV_LOCK, BPE_OPENAI.split("==")[0]).encode())
+    for tree in (root / "tools" / "offprompt_build", root / "layers" / "offprompt" / "offprompt"):
+        for path in sorted(tree.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                feed(path.relative_to(root).as_posix(), path.read_bytes())
+    return digest.hexdigest()
+
+
+@contextmanager
+def exclusive(out: Path) -> Iterator[None]:
+    """Hold `out`'s build lock: one builder at a time per output directory (SAM runs both layer targets at once)."""
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / BUILD_LOCK).open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def existing_build(out: Path) -> Build | None:
+    """The complete build in `out` (both trees and both zips), or None."""
+    built = []
+    for spec in (CORE, TEXT):
+        python_dir, zip_path = out / spec.directory / "python", out / spec.zip_name
+        if not (python_dir.is_dir() and zip_path.is_file()):
+            return None
+        built.append(LayerBuild(spec, python_dir, zip_path, zip_path.stat().st_size, tree_size(python_dir.parent)))
+    return Build(tuple(built))
+
+
+def build_or_reuse(out: Path, root: Path, platform: str | None) -> tuple[Build, bool]:
+    """(the build, whether it was reused): `out`'s previous build when its INPUTS_STAMP equals `inputs_key`, else a
+    new one (stamped only once complete and within the limits). Call it holding `exclusive(out)`."""
+    key = inputs_key(root, platform, python312())
+    stamp = out / INPUTS_STAMP
+    previous = existing_build(out)
+    if previous is not None and stamp.is_file() and stamp.read_text().strip() == key:
+        return previous, True
+    stamp.unlink(missing_ok=True)  # a build that fails half-way leaves no stamp behind
+    build = build_layer(out, root, platform)
+    if build.within_limits:
+        stamp.write_text(key + "\n")
+    return build, False
+
+
+def export_layer(build: Build, logical_id: str, destination: Path) -> Path:
+    """Copy the `python/` tree of layer `logical_id` to `destination/python` (replacing what was there)."""
+    layer = next((layer for layer in build.layers if layer.spec.logical_id == logical_id), None)
+    if layer is None:
+        raise SystemExit(f"no layer {logical_id!r}: the layers are {', '.join(LAYERS)}")
+    target = destination / "python"
+    shutil.rmtree(target, ignore_errors=True)
+    destination.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(layer.python_dir, target, symlinks=False)
+    return target
+
+
+def _artifact(value: str) -> tuple[str, Path]:
+    logical_id, separator, destination = value.partition("=")
+    if not separator or not destination:
+        raise argparse.ArgumentTypeError(f"expected LogicalId=DIRECTORY, not {value!r}")
+    return logical_id, Path(destination)
+
+
 def report(build: Build) -> None:
     _step(6, "checking sizes")
     for layer in build.layers:
@@ -463,18 +550,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=LAMBDA_PLATFORM,
         help=f"uv --python-platform of the wheels (default {LAMBDA_PLATFORM}; 'host': this machine, for benchmarks)",
     )
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep the previous build in --out when its inputs are unchanged (sam build: layers/offprompt/Makefile)",
+    )
+    parser.add_argument(
+        "--artifact",
+        type=_artifact,
+        action="append",
+        default=[],
+        metavar="LogicalId=DIR",
+        help="then copy that layer's python/ tree to DIR/python (SAM's ARTIFACTS_DIR); repeatable",
+    )
     args = parser.parse_args(argv)
     root = repo_root()
     out = (args.out or root / "build").resolve()
-    try:
-        build = build_layer(out, root, None if args.platform == "host" else args.platform)
-    except subprocess.CalledProcessError as exc:
-        print(f"{exc.cmd[0]} failed with exit code {exc.returncode}", file=sys.stderr)
-        return 1
-    report(build)
-    if not build.within_limits:
-        print("layer exceeds the size limits above", file=sys.stderr)
-        return 1
+    platform = None if args.platform == "host" else args.platform
+    with exclusive(out):
+        try:
+            if args.reuse:
+                build, reused = build_or_reuse(out, root, platform)
+            else:
+                build, reused = build_layer(out, root, platform), False
+        except subprocess.CalledProcessError as exc:
+            print(f"{exc.cmd[0]} failed with exit code {exc.returncode}", file=sys.stderr)
+            return 1
+        if reused:
+            print(f"inputs unchanged since the build in {out} ({INPUTS_STAMP}): reusing it", flush=True)
+        report(build)
+        if not build.within_limits:
+            print("layer exceeds the size limits above", file=sys.stderr)
+            return 1
+        for logical_id, destination in args.artifact:
+            print(f"copied {logical_id} to {export_layer(build, logical_id, destination.resolve())}", flush=True)
     print(f"layers ready: {', '.join(str(layer.zip_path) for layer in build.layers)}")
     return 0
 

@@ -4,6 +4,11 @@
 checks that the checked-in file equals what the code generates. The dev server serves the document at
 `/openapi.json` and Swagger UI at `/docs`, with the Swagger UI assets Powertools bundles (no CDN needed).
 
+What the routes do not declare is added here, from two tables: each operation's tag comes from the function that
+serves it (FUNCTION_TAGS; routes.py names the function of every route), and every operation accepts any one of
+the three ways a deployment authenticates (SECURITY_SCHEMES: a deployment's AuthMode picks one). Swagger UI keeps
+what "Authorize" was given (persistAuthorization), and sends an API key as `Authorization: Bearer op_...` itself.
+
 Nothing happens at import time: handlers are imported by `generate()`.
 """
 
@@ -21,6 +26,91 @@ from .routes import declared_routes, functions
 TITLE = "offprompt"
 VERSION = "1.0.0"
 DOCUMENT = Path(__file__).resolve().parents[3] / "docs" / "openapi.json"
+DESCRIPTION = (
+    "Serverless, Griptape-compatible memory for LLM agents. Errors: {code, message, details?}. "
+    "Authentication: a deployment accepts one of the security schemes below, the one its AuthMode names; the caller's "
+    "identity names the tenant. `make dev` needs none (the tenant is the X-Offprompt-Tenant header, default `local`) "
+    "unless the request carries an offprompt API key (apiKey), which it checks with the deployed authorizer's code."
+)
+
+CONVERSATION = "conversation"
+TASK_MEMORY = "task memory"
+CLOUD_THREADS = "Griptape Cloud threads"
+KEYS_AND_USAGE = "keys and usage"
+TENANT_DATA = "tenant data"
+#: The document's tags, in the order Swagger UI lists them.
+TAGS: tuple[dict[str, str], ...] = (
+    {
+        "name": CONVERSATION,
+        "description": "Conversation memory: append and list a thread's runs, read, configure (max_runs, memory_type, "
+        "retention) and delete the thread, and its history as a token-budgeted Griptape PromptStack.",
+    },
+    {
+        "name": TASK_MEMORY,
+        "description": "Off-prompt task memory: store a tool's output by memory name and namespace (text in "
+        "OpenSearch, blobs in S3; presigned uploads for large values), load it back as a ListArtifact, search it "
+        "(BM25, k-NN, hybrid), list and delete namespaces, read the meta entries.",
+    },
+    {
+        "name": CLOUD_THREADS,
+        "description": "Griptape Cloud's Threads API under /api, over the same threads and runs: Griptape's "
+        "GriptapeCloudConversationMemoryDriver works with a base URL and an API key.",
+    },
+    {
+        "name": KEYS_AND_USAGE,
+        "description": "Hosted mode (AuthMode=apikey): the caller's own API keys (create, list, revoke) and its usage "
+        "per UTC day.",
+    },
+    {
+        "name": TENANT_DATA,
+        "description": "All of the caller's data: export it (JSONL + files in S3, presigned) or erase it from every "
+        "store, verified.",
+    },
+)
+#: The tag of each HTTP function's operations (routes.py's functions): one table, so route declarations carry none.
+FUNCTION_TAGS: dict[str, str] = {
+    "add_run": CONVERSATION,
+    "threads": CONVERSATION,
+    "prompt_stack": CONVERSATION,
+    "cloud_threads": CLOUD_THREADS,
+    "process_output": TASK_MEMORY,
+    "load_artifacts": TASK_MEMORY,
+    "memories": TASK_MEMORY,
+    "account": KEYS_AND_USAGE,
+    "tenant_data": TENANT_DATA,
+}
+#: The three ways a deployment authenticates (template.yaml's AuthMode), as OpenAPI can say them.
+SECURITY_SCHEMES: dict[str, dict[str, str]] = {
+    "apiKey": {
+        "type": "http",
+        "scheme": "bearer",
+        "bearerFormat": "op_<key_id>_<secret>",
+        "description": "AuthMode=apikey (hosted mode): an offprompt API key, sent as `Authorization: Bearer "
+        "op_<key_id>_<secret>`; the key names the tenant and its plan. `offprompt-admin tenant create` (or "
+        "`POST /keys`) makes one; it is shown once. make dev checks keys with the same authorizer code (a revoked "
+        "key fails at once there; deployed, within the authorizer cache's 300 s). In Swagger UI: Authorize, then "
+        "paste the whole key (without `Bearer`).",
+    },
+    "jwt": {
+        "type": "http",
+        "scheme": "bearer",
+        "bearerFormat": "JWT",
+        "description": "AuthMode=jwt: a JWT issued by the deployment's JwtIssuer for one of its JwtAudience (e.g. "
+        "a Cognito ID or access token), sent as `Authorization: Bearer <JWT>`; API Gateway's JWT authorizer "
+        "checks it, and its TenantClaim claim (default `sub`) names the tenant. make dev does not check JWTs.",
+    },
+    "iam": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "Authorization",
+        "description": "AuthMode=iam: the request signed with AWS Signature Version 4 for the service `execute-api` "
+        "(`Authorization: AWS4-HMAC-SHA256 ...` with `X-Amz-Date`, and `X-Amz-Security-Token` for temporary "
+        "credentials); the caller's IAM principal names the tenant. OpenAPI has no SigV4 scheme, so this names "
+        "only the header: sign with an AWS SDK (Swagger UI cannot sign a request).",
+    },
+}
+#: Every operation: any one of the schemes (a deployment accepts the one its AuthMode names).
+SECURITY: tuple[dict[str, list[str]], ...] = tuple({name: []} for name in SECURITY_SCHEMES)
 
 
 def generate() -> dict[str, Any]:
@@ -31,18 +121,18 @@ def generate() -> dict[str, Any]:
     for function in functions():
         module = importlib.import_module(f"{function}.handler")
         app = _build_app(module.register)
-        part = json.loads(
-            app.get_openapi_json_schema(
-                title=TITLE,
-                version=VERSION,
-                description="Serverless, Griptape-compatible memory for LLM agents. Errors: {code, message, details?}.",
-            )
-        )
+        part = json.loads(app.get_openapi_json_schema(title=TITLE, version=VERSION, description=DESCRIPTION))
+        if function not in FUNCTION_TAGS:
+            raise RuntimeError(f"function {function} has no tag: add it to FUNCTION_TAGS")
         if not document:
             document = {k: v for k, v in part.items() if k not in ("paths", "components")}
-            document["paths"], document["components"] = {}, {"schemas": {}}
+            document["tags"] = [dict(tag) for tag in TAGS]
+            document["paths"] = {}
+            document["components"] = {"schemas": {}, "securitySchemes": SECURITY_SCHEMES}
         for path, operations in part.get("paths", {}).items():
-            document["paths"].setdefault(path, {}).update(operations)
+            for method, operation in operations.items():
+                tagged = {"tags": [FUNCTION_TAGS[function]], **operation, "security": list(SECURITY)}
+                document["paths"].setdefault(path, {})[method] = tagged
         for name, schema in part.get("components", {}).get("schemas", {}).items():
             known = document["components"]["schemas"].setdefault(name, schema)
             if known != schema:
@@ -83,7 +173,8 @@ def swagger_html() -> str:
     assets = Path(html.__file__).parent
     js = (assets / "swagger-ui-bundle.min.js").read_text(encoding="utf-8")
     css = (assets / "swagger-ui.min.css").read_text(encoding="utf-8")
-    return html.generate_swagger_html(openapi_bytes().decode("utf-8"), js, css, "", None)
+    # persist_authorization: what "Authorize" was given survives a reload (kept in the browser's localStorage).
+    return html.generate_swagger_html(openapi_bytes().decode("utf-8"), js, css, "", None, persist_authorization=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -53,14 +53,16 @@ class Route:
         return tuple(m.group(1) for s in self.segments if (m := _PARAM.match(s)))
 
     def match(self, method: str, raw_path: str) -> dict[str, str] | None:
-        """Path parameters (URL-decoded) when `method` and the still-encoded `raw_path` match, else None.
+        """Path parameters when `method` and the still-encoded `raw_path` match, else None.
 
-        Like API Gateway, a `{param}` matches exactly one non-empty segment, literal segments match exactly
-        and matching happens before decoding (so `%2F` stays inside its segment).
+        Like API Gateway's HTTP API, the path is percent-decoded once before it is matched, so `%2F` is a separator:
+        `/threads/a%2Fb` is `/threads/a/b`, which no route matches (a 404; ADR 0014). A `{param}` matches exactly
+        one non-empty segment and takes its decoded value; literal segments match exactly.
         """
         if method != self.method:
             return None
-        parts = raw_path.strip("/").split("/") if raw_path.strip("/") else []
+        decoded = urllib.parse.unquote(raw_path).strip("/")
+        parts = decoded.split("/") if decoded else []
         if len(parts) != len(self.segments):
             return None
         params: dict[str, str] = {}
@@ -69,8 +71,8 @@ class Route:
             if param:
                 if not part:
                     return None
-                params[param.group(1)] = urllib.parse.unquote(part)
-            elif urllib.parse.unquote(part) != template:
+                params[param.group(1)] = part
+            elif part != template:
                 return None
         return params
 
