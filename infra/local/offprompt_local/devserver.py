@@ -751,8 +751,19 @@ class DevServer(ThreadingHTTPServer):
         handlers: Mapping[str, LambdaHandler] | None = None,
         log: Callable[[str], None] | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
+        listen: bool = True,
     ) -> None:
-        super().__init__((host, port), _RequestHandler)
+        """Bind `host:port` (a taken port raises OSError here). With `listen=False` nothing is accepted (a connect
+        is refused) until `activate()`: the local stack binds first and listens once it can answer."""
+        super().__init__((host, port), _RequestHandler, bind_and_activate=False)
+        try:
+            self.server_bind()
+            if listen:
+                self.server_activate()
+        except BaseException:
+            self.server_close()
+            raise
+        self.listening = listen
         self.routes = routes
         self.functions = FunctionHost(handlers)
         #: Paths the dev server answers itself (GET): the OpenAPI document and Swagger UI (docs.py).
@@ -807,8 +818,16 @@ class DevServer(ThreadingHTTPServer):
     def log_request_line(self, line: str) -> None:
         self._log(line)
 
+    def activate(self) -> None:
+        """Start listening: connections are queued and served from now on (OSError if another socket listens on
+        the port meanwhile: SO_REUSEADDR lets two sockets bind one port until one of them listens)."""
+        if not self.listening:
+            self.server_activate()
+            self.listening = True
+
     def start(self) -> str:
-        """Serve in a daemon thread; returns the base URL."""
+        """Listen (if not yet) and serve in a daemon thread; returns the base URL."""
+        self.activate()
         self._thread = threading.Thread(target=self.serve_forever, name="offprompt-devserver", daemon=True)
         self._thread.start()
         return self.url

@@ -1,6 +1,7 @@
 """The whole offprompt stack on 127.0.0.1 (`make dev`): `python -m offprompt_local.stack [--port N]`.
 
-1. binds the API port first (3000, or OFFPROMPT_PORT / --port), so a taken port fails fast and clearly;
+1. binds the API port first (3000, or OFFPROMPT_PORT / --port), so a taken port fails fast and clearly, but
+   listens on it only once everything below is ready: until then a connection is refused, never left hanging;
 2. starts moto's server (DynamoDB + S3; a free port, or OFFPROMPT_MOTO_PORT) behind the local substrate
    (atomic, O(items touched), durable: `offprompt_local.substrate`) and creates the table and the bucket from
    template.yaml's own definitions unless a previous run left them in the data directory;
@@ -261,6 +262,7 @@ class LocalStack:
             self._report_salvage()
         self._start_watchdog()
         self._write_connection()
+        self._listen()
         self.timings["total"] = time.monotonic() - started
 
     def serve_forever(self) -> None:
@@ -296,16 +298,28 @@ class LocalStack:
 
     def _bind_api(self) -> None:
         try:
-            self._server = DevServer(DEFAULT_HOST, self.api_port)
+            self._server = DevServer(DEFAULT_HOST, self.api_port, listen=False)
         except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                raise StackError(
-                    f"port {self.api_port} on {DEFAULT_HOST} is already in use (another `make dev`?). "
-                    f"Stop that process or choose another port: OFFPROMPT_PORT=3001 make dev"
-                ) from None
-            raise StackError(f"cannot listen on {DEFAULT_HOST}:{self.api_port}: {exc.strerror}") from None
+            raise self._port_error(self.api_port, exc) from None
         self.api_url = self._server.url
-        self.log(f"API port bound: {self.api_url}")
+        self.log(f"API port bound: {self.api_url} (connections are refused until the stack is ready)")
+
+    def _listen(self) -> None:
+        """Accept connections from now on (the last step of `start`: everything they reach is up)."""
+        assert self._server is not None
+        try:
+            self._server.activate()
+        except OSError as exc:
+            raise self._port_error(int(self._server.server_address[1]), exc) from None
+
+    @staticmethod
+    def _port_error(port: int, exc: OSError) -> StackError:
+        if exc.errno == errno.EADDRINUSE:
+            return StackError(
+                f"port {port} on {DEFAULT_HOST} is already in use (another `make dev`?). "
+                f"Stop that process or choose another port: OFFPROMPT_PORT=3001 make dev"
+            )
+        return StackError(f"cannot listen on {DEFAULT_HOST}:{port}: {exc.strerror}")
 
     def _open_data_dir(self) -> None:
         if self.data_dir is None:
