@@ -51,12 +51,16 @@ class StackProcess:
         opensearch_url: str | None = None,
         index: str | None = None,
         env: Mapping[str, str] | None = None,
+        environment: Mapping[str, str] | None = None,
+        port: int | None = 0,
         command: Sequence[str] = (sys.executable, "-m", "offprompt_local.stack"),
     ) -> None:
-        environment = {**stack_env(data_dir, opensearch_url, index), **(env or {})}
+        """`env` adds to `stack_env(...)`; `environment` replaces it whole. `port=None` passes no `--port`."""
+        if environment is None:
+            environment = {**stack_env(data_dir, opensearch_url, index), **(env or {})}
         self.process = subprocess.Popen(
-            [*command, "--port", "0", *args],
-            env=environment,
+            [*command, *(("--port", str(port)) if port is not None else ()), *args],
+            env=dict(environment),
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

@@ -152,7 +152,7 @@ def test_a_client_gone_in_the_middle_of_its_body_is_a_log_line_not_a_traceback(
 ) -> None:
     dev, lines, answered = slow_server
     sock = socket.create_connection(dev.server_address[:2], timeout=10)
-    sock.sendall(b"POST /threads/t/runs HTTP/1.1\r\nHost: local\r\nContent-Length: 1000\r\n\r\n{\"a\":")
+    sock.sendall(b'POST /threads/t/runs HTTP/1.1\r\nHost: local\r\nContent-Length: 1000\r\n\r\n{"a":')
     time.sleep(0.2)
     rst_close(sock)
     wait_for_line(lines, "client disconnected")

@@ -52,6 +52,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import ModuleType
 from typing import Any
 
+from . import guard
 from .routes import AUTHORIZER_FUNCTION, ROUTES, Route, allowed_methods
 
 DEFAULT_HOST = "127.0.0.1"
@@ -754,7 +755,9 @@ class DevServer(ThreadingHTTPServer):
         listen: bool = True,
     ) -> None:
         """Bind `host:port` (a taken port raises OSError here). With `listen=False` nothing is accepted (a connect
-        is refused) until `activate()`: the local stack binds first and listens once it can answer."""
+        is refused) until `activate()`: the local stack binds first and listens once it can answer. Under test
+        the developer's port is refused before anything is bound (`guard.py`)."""
+        guard.check_port(port, DEFAULT_PORT)
         super().__init__((host, port), _RequestHandler, bind_and_activate=False)
         try:
             self.server_bind()

@@ -45,6 +45,7 @@ from typing import Any
 
 from .datadir import DataDir, DataDirBusy, data_dir_from_env
 from .devserver import DEFAULT_HOST, DevServer, port_from_env
+from .guard import TouchesDeveloperStack
 
 MOTO_PORT_ENV = "OFFPROMPT_MOTO_PORT"
 #: The file in the data directory that tells local tools how to reach the running stack (`_write_connection`).
@@ -301,6 +302,8 @@ class LocalStack:
             self._server = DevServer(DEFAULT_HOST, self.api_port, listen=False)
         except OSError as exc:
             raise self._port_error(self.api_port, exc) from None
+        except TouchesDeveloperStack as exc:
+            raise StackError(str(exc)) from None
         self.api_url = self._server.url
         self.log(f"API port bound: {self.api_url} (connections are refused until the stack is ready)")
 
@@ -327,7 +330,7 @@ class LocalStack:
         data = DataDir(self.data_dir)
         try:
             data.acquire()
-        except DataDirBusy as exc:
+        except (DataDirBusy, TouchesDeveloperStack) as exc:
             raise StackError(str(exc)) from None
         self._data = data
         if self.fresh:
