@@ -292,21 +292,27 @@ def test_salvage_of_an_intact_directory_changes_nothing_it_need_not(
 # ----------------------------------------------------------------------------------------------- snapshot
 
 
-def stopped_cleanly(start: Callable[..., AtomicMotoServer], moto: Path) -> None:
-    """Write the workload and stop cleanly: everything is in the snapshot, the journal is empty."""
+@pytest.fixture
+def stopped(start: Callable[..., AtomicMotoServer], tmp_path: Path) -> Path:
+    """A data directory after the workload and a clean stop: everything in the snapshot, the journal empty."""
+    moto = tmp_path / "moto"
     server = start(moto)
     many_writes(client(server))
     server.stop()
+    return moto
+
+
+def flip_a_stored_item(moto: Path) -> Path:
+    snapshot = moto / "snapshot.pickle"
+    flip_bit(snapshot, offset_of(snapshot, canary(5).encode()) + 1, 0x01)  # CANARY -> CBNARY
+    return snapshot
 
 
 def test_a_flipped_bit_inside_a_stored_item_of_the_snapshot_stops_the_start(
-    start: Callable[..., AtomicMotoServer], tmp_path: Path
+    start: Callable[..., AtomicMotoServer], stopped: Path
 ) -> None:
-    moto = tmp_path / "moto"
-    stopped_cleanly(start, moto)
-    snapshot = moto / "snapshot.pickle"
-    flip_bit(snapshot, offset_of(snapshot, canary(5).encode()) + 1, 0x01)  # CANARY -> CBNARY
-    message = refused(start, moto)
+    snapshot = flip_a_stored_item(stopped)
+    message = refused(start, stopped)
     assert str(snapshot) in message and f"DynamoDB table '{TABLE}'" in message, message
     assert "SHA-256 does not match" in message, message
 
@@ -321,22 +327,17 @@ def test_a_flipped_bit_inside_a_stored_item_of_the_snapshot_stops_the_start(
     ],
 )
 def test_an_unreadable_snapshot_stops_the_start(
-    start: Callable[..., AtomicMotoServer], tmp_path: Path, damage: Callable[[Path], None]
+    start: Callable[..., AtomicMotoServer], stopped: Path, damage: Callable[[Path], None]
 ) -> None:
-    moto = tmp_path / "moto"
-    stopped_cleanly(start, moto)
-    damage(moto / "snapshot.pickle")
-    assert "snapshot.pickle is damaged" in refused(start, moto)
+    damage(stopped / "snapshot.pickle")
+    assert "snapshot.pickle is damaged" in refused(start, stopped)
 
 
 def test_salvage_of_a_damaged_snapshot_drops_only_the_damaged_section(
-    start: Callable[..., AtomicMotoServer], tmp_path: Path
+    start: Callable[..., AtomicMotoServer], stopped: Path
 ) -> None:
-    moto = tmp_path / "moto"
-    stopped_cleanly(start, moto)
-    snapshot = moto / "snapshot.pickle"
-    flip_bit(snapshot, offset_of(snapshot, canary(5).encode()) + 1, 0x01)
-    server = start(moto, salvage=True)
+    flip_a_stored_item(stopped)
+    server = start(stopped, salvage=True)
     loaded: Any = server.loaded
     assert loaded.salvaged_to is not None and (loaded.salvaged_to / "snapshot.pickle").exists()
     assert len(loaded.dropped_sections) == 1 and f"DynamoDB table '{TABLE}'" in loaded.dropped_sections[0]
@@ -409,13 +410,10 @@ def test_a_format_1_journal_damaged_in_the_middle_is_refused_and_a_torn_tail_is_
     assert run_keys(server) == [*ALL_RUNS, TRANSACTION[0]]
 
 
-def test_a_snapshot_of_a_newer_format_is_refused_clearly(
-    start: Callable[..., AtomicMotoServer], tmp_path: Path
-) -> None:
+def test_a_snapshot_of_a_newer_format_is_refused_clearly(start: Callable[..., AtomicMotoServer], stopped: Path) -> None:
     import hashlib as sha
 
-    moto = tmp_path / "moto"
-    stopped_cleanly(start, moto)
+    moto = stopped
     snapshot = moto / "snapshot.pickle"
     data = bytearray(snapshot.read_bytes())
     data[8:12] = (3).to_bytes(4, "little")  # format 3, with a header digest that matches
