@@ -220,6 +220,14 @@ def test_well_formed_framing_is_served_on_a_kept_connection(served: Served, fram
     assert [event["body"] for event in served.calls.events] == ["{}", "{}"]
 
 
+def test_a_method_that_is_not_a_plain_token_is_http_servers_501(served: Served) -> None:
+    with served.connect() as sock:
+        sock.sendall(b"M-SEARCH /threads/t/runs HTTP/1.1\r\nHost: local\r\n\r\n")
+        response = read_response(sock)
+        assert response is not None and response.status == 501
+    assert served.calls.events == []
+
+
 def test_connections_past_the_cap_get_a_503_and_the_others_are_served(served: Served) -> None:
     served.server.max_connections = 4
     served.server.idle_timeout = 60  # the held connections stay open

@@ -501,7 +501,11 @@ class _RequestHandler(BaseHTTPRequestHandler):
             return
         self._reader.deadline = None
         self._requests += 1
-        getattr(self, "do_" + self.command)()
+        method = getattr(self, "do_" + self.command, None)
+        if method is None:  # not a token __getattr__ routes (M-SEARCH...): http.server's answer
+            self.send_error(501, f"Unsupported method ({self.command!r})")
+            return
+        method()
         self.wfile.flush()
 
     def _refuse(self, refusal: _Refused) -> None:
