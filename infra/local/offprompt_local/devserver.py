@@ -11,7 +11,10 @@ What API Gateway and Lambda enforce, this enforces too: unknown route → 404, a
 over Lambda's 6 MB invocation limit → 413, a response over Lambda's 6 MB → 502, an exception → 500. Like Lambda,
 an execution environment serves one request at a time and a concurrent request gets another environment: here an
 environment is an instance of the handler module (its own resolver and module state), made on first need and
-reused, so concurrent requests to one function overlap as they do deployed. One log line per request.
+reused, so concurrent requests to one function overlap as they do deployed. Powertools keeps the event it
+resolves on a class, one slot per process (a Lambda environment is a process); the dev server makes that slot
+per thread (`isolate_powertools_requests`), so requests in flight at once never read each other's event or
+tenant. One log line per request.
 
 Clients that misbehave are cut off, as a gateway cuts them off (the values are `DevServer` attributes):
 - a request's line and headers must arrive within 10 s (from the accept, or from the first byte of a request on
@@ -347,6 +350,7 @@ class FunctionHost:
             return self._created.get(function, 0)
 
     def _new_environment(self, route: Route) -> LambdaHandler:
+        isolate_powertools_requests()
         with self._guard:
             first = self._created.get(route.function, 0) == 0
             self._created[route.function] = self._created.get(route.function, 0) + 1
@@ -379,6 +383,65 @@ class FunctionHost:
             return handler(event, LambdaContext(function_name=function_name(route)))
         finally:
             self.release(route, handler)
+
+
+class PowertoolsInternalsChanged(RuntimeError):
+    """Powertools no longer keeps the event it resolves where `isolate_powertools_requests` expects it."""
+
+
+_request_state = threading.local()
+_ROUTER_SLOTS = ("current_event", "lambda_context")
+
+
+class _PerThreadSlot:
+    """`BaseRouter.<slot>` read or written through an instance: this thread's (this request's) value."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        try:
+            return getattr(_request_state, self.name)
+        except AttributeError:
+            raise AttributeError(self.name) from None
+
+    def __set__(self, instance: Any, value: Any) -> None:
+        setattr(_request_state, self.name, value)
+
+
+def _class_slot(name: str) -> property:
+    slot = _PerThreadSlot(name)
+    return property(lambda cls: slot.__get__(None, cls), lambda cls, value: slot.__set__(None, value))
+
+
+def isolate_powertools_requests() -> None:
+    """Give each request its own Powertools event, as a Lambda execution environment (a process) has.
+
+    Powertools' event handler keeps the event and context it resolves on the `BaseRouter` class
+    (`BaseRouter.current_event = ...` in `resolve()`): one slot per process. Deployed that is one request at a
+    time; here execution environments are threads of one process, and two requests in flight at once, to any
+    functions, would read each other's event (tenant, path parameters). This makes both slots per thread (a
+    request runs on its connection's thread): class-level reads and writes through the metaclass, instance reads
+    through a descriptor. Idempotent; raises `PowertoolsInternalsChanged` if the slots are not where expected."""
+    from abc import ABCMeta
+
+    from aws_lambda_powertools.event_handler import api_gateway
+
+    router = api_gateway.BaseRouter
+    if type(router).__name__ == "_PerRequestRouterMeta":
+        return
+    annotations = getattr(router, "__annotations__", {})
+    if type(router) is not ABCMeta or not all(name in annotations for name in _ROUTER_SLOTS):
+        raise PowertoolsInternalsChanged(
+            "aws_lambda_powertools.event_handler.api_gateway.BaseRouter no longer declares current_event and "
+            "lambda_context as class slots; see isolate_powertools_requests in offprompt_local/devserver.py"
+        )
+    meta = type("_PerRequestRouterMeta", (ABCMeta,), {name: _class_slot(name) for name in _ROUTER_SLOTS})
+    for name in _ROUTER_SLOTS:
+        if name in router.__dict__:
+            delattr(router, name)
+        setattr(router, name, _PerThreadSlot(name))
+    router.__class__ = meta  # type: ignore[method-assign]  # a class is an object: its metaclass can change
 
 
 def _fresh_module(name: str) -> ModuleType:
