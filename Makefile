@@ -95,7 +95,7 @@ layer: install ## Build the Lambda layers (core + text add-on; python3.12/arm64,
 	$(PY) -m offprompt_build.layer
 
 dev: install opensearch ## Run the whole stack on 127.0.0.1: API :3000 (OFFPROMPT_PORT), moto, OpenSearch; data in .offprompt/ (FRESH=1 starts empty)
-	$(PY) -m offprompt_local.stack $(if $(filter 1 yes true,$(FRESH)),--fresh)
+	$(PY) -m offprompt_local.stack $(if $(filter 1 yes true,$(FRESH)),--fresh) $(if $(filter 1 yes true,$(SALVAGE)),--salvage)
 
 demo: install ## Scripted agent session against a running `make dev` (OFFPROMPT_API_URL, default http://127.0.0.1:3000)
 	$(PY) -m offprompt_local.demo

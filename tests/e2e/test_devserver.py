@@ -515,6 +515,64 @@ def test_concurrent_requests_to_one_function_are_in_flight_at_once(probe_functio
         dev.stop()
 
 
+POWERTOOLS_PROBE = """
+import probe_shared
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver
+
+app = APIGatewayHttpResolver()
+
+
+@app.post("/probe/<name>")
+def probe(name):
+    probe_shared.BARRIER.wait(timeout=20)  # both requests were resolved (their events set) before either reads one
+    event = app.current_event
+    return {"matched": name, "path": event.path, "tenant": event.headers.get("x-offprompt-tenant"),
+            "request": app.lambda_context.aws_request_id}
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)
+"""
+
+
+def test_concurrent_requests_each_read_their_own_event_through_powertools(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Powertools keeps the event it resolves on the BaseRouter class: one slot per process. Deployed, each
+    execution environment is a process; here they are threads of one, so without the dev server's isolation two
+    requests in flight read the same (the later) event: another tenant, another path."""
+    import sys
+
+    (tmp_path / "probe_pt").mkdir()
+    (tmp_path / "probe_pt" / "__init__.py").write_text("")
+    (tmp_path / "probe_pt" / "handler.py").write_text(POWERTOOLS_PROBE)
+    (tmp_path / "probe_shared.py").write_text("import threading\nBARRIER = threading.Barrier(2)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    dev = DevServer("127.0.0.1", 0, routes=(Route("POST", "/probe/{name}", "probe_pt"),), log=lambda line: None)
+    dev.start()
+    try:
+        answers: dict[str, Any] = {}
+
+        def request(name: str) -> None:
+            status, _, body = call(dev, "POST", f"/probe/{name}", b"{}", {"X-Offprompt-Tenant": f"tenant-{name}"})
+            answers[name] = (status, json.loads(body))
+
+        clients = [threading.Thread(target=request, args=(name,)) for name in ("a", "b")]
+        for client in clients:
+            client.start()
+        for client in clients:
+            client.join(timeout=60)
+        for name in ("a", "b"):
+            status, body = answers[name]
+            assert status == 200 and body["matched"] == name, answers
+            assert body["path"] == f"/probe/{name}" and body["tenant"] == f"tenant-{name}", answers
+        assert answers["a"][1]["request"] != answers["b"][1]["request"]
+    finally:
+        dev.stop()
+        for name in ["probe_pt", "probe_pt.handler", "probe_shared"]:
+            sys.modules.pop(name, None)
+
+
 def test_a_second_environment_of_a_real_function_has_its_own_resolver() -> None:
     import sys
 

@@ -14,7 +14,6 @@ import json
 import os
 import random
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -29,8 +28,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import stack_process
 from griptape.artifacts import BlobArtifact, InfoArtifact, ListArtifact, TextArtifact
 from griptape.common import PromptStack
+from stack_process import StackProcess
 
 from offprompt_client import OffpromptClient, OffpromptClientError
 
@@ -83,63 +84,26 @@ E2E_DATA_DIR = Path(tempfile.gettempdir()) / f"offprompt-e2e-data-{os.getpid()}"
 
 
 def stack_env(opensearch_url: str, index: str) -> dict[str, str]:
-    env = dict(os.environ)
-    for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE", "OFFPROMPT_PORT", "OFFPROMPT_MOTO_PORT"):
-        env.pop(name, None)
-    env["OFFPROMPT_DATA_DIR"] = str(E2E_DATA_DIR)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "functions"), str(ROOT / "layers" / "offprompt")])
-    env["OPENSEARCH_URL"] = opensearch_url
-    env["OFFPROMPT_OPENSEARCH_INDEX"] = index
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
+    return stack_process.stack_env(E2E_DATA_DIR, opensearch_url, index)
 
 
 @pytest.fixture(scope="module")
 def stack(opensearch_url: str) -> Iterator[RunningStack]:
     index = f"offprompt-e2e-{uuid.uuid4().hex[:12]}"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "offprompt_local.stack", "--port", "0", "--fresh"],
-        env=stack_env(opensearch_url, index),
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: list[str] = []
-    ready = threading.Event()
-    url: list[str] = []
-
-    def pump() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            lines.append(line.rstrip("\n"))
-            if line.startswith("[stack] ready: "):
-                url.append(line.split("ready: ", 1)[1].strip())
-                ready.set()
-        ready.set()
-
-    reader = threading.Thread(target=pump, daemon=True)
-    reader.start()
     started = time.monotonic()
-    ready.wait(BOOT_TIMEOUT_S)
-    if not url:
+    process = StackProcess(E2E_DATA_DIR, "--fresh", opensearch_url=opensearch_url, index=index)
+    try:
+        url = process.wait_ready(BOOT_TIMEOUT_S)
+    except BaseException:
         process.kill()
-        process.wait()
-        pytest.fail("the stack did not start:\n" + "\n".join(lines[-60:]))
-    running = RunningStack(process, url[0], index, lines)
+        raise
+    running = RunningStack(process.process, url, index, process.lines)
     print(f"\nlocal stack booted in {time.monotonic() - started:.1f}s at {running.url}")
     try:
         yield running
     finally:
-        descendants = _children(process.pid)
-        process.send_signal(signal.SIGTERM)
-        try:
-            code = process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-            pytest.fail("the stack did not stop within 60 s of SIGTERM:\n" + running.output())
-        reader.join(timeout=10)
+        descendants = _children(process.process.pid)
+        code = process.stop(timeout=60)
         shutil.rmtree(E2E_DATA_DIR, ignore_errors=True)
         with contextlib.suppress(OSError):
             urllib.request.urlopen(urllib.request.Request(f"{opensearch_url}/{index}", method="DELETE"), timeout=30)

@@ -9,87 +9,34 @@ from __future__ import annotations
 import os
 import re
 import signal
-import subprocess
-import sys
-import threading
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from stack_process import StackProcess
 
 from offprompt.artifacts import TextArtifact
 from offprompt_client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
 from offprompt_local.opensearch import LocalOpenSearch
 from offprompt_local.stack import LocalStack
 
-ROOT = Path(__file__).resolve().parents[2]
 BOOT_TIMEOUT_S = 180
 RECOVERY_TIMEOUT_S = 120
 pytestmark = pytest.mark.slow
 _UP = re.compile(r"^\[opensearch\] OpenSearch is up at (http://\S+) after .* \(pid (\d+)\)$")
 
 
-class Stack:
-    def __init__(self) -> None:
-        env = dict(os.environ)
-        for name in ("AWS_ENDPOINT_URL", "AWS_PROFILE", "OFFPROMPT_PORT", "OFFPROMPT_MOTO_PORT", "OPENSEARCH_URL"):
-            env.pop(name, None)
-        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "functions"), str(ROOT / "layers" / "offprompt")])
-        env["PYTHONUNBUFFERED"] = "1"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "offprompt_local.stack", "--port", "0"],
-            env=env,
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        self.lines: list[str] = []
-        self.changed = threading.Condition()
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            with self.changed:
-                self.lines.append(line.rstrip("\n"))
-                self.changed.notify_all()
-        with self.changed:
-            self.lines.append("<eof>")
-            self.changed.notify_all()
-
-    def wait_for(self, pattern: str, timeout: float, start: int = 0) -> re.Match[str]:
-        regex = re.compile(pattern)
-        deadline = time.monotonic() + timeout
-        with self.changed:
-            while True:
-                for line in self.lines[start:]:
-                    if match := regex.search(line):
-                        return match
-                if "<eof>" in self.lines or time.monotonic() > deadline:
-                    pytest.fail(f"no line matching {pattern!r}:\n" + self.output())
-                self.changed.wait(timeout=1)
-
-    def output(self) -> str:
-        return "\n".join(line[:300] for line in self.lines[-40:])
-
-
 @pytest.fixture(scope="module")
-def stack() -> Iterator[Stack]:
-    running = Stack()
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackProcess]:
+    """The stack with its own OpenSearch JVM (no OPENSEARCH_URL), on a temporary data directory and a free port."""
+    running = StackProcess(tmp_path_factory.mktemp("watchdog") / "data")
     try:
-        running.wait_for(r"^\[stack\] ready: ", BOOT_TIMEOUT_S)
+        running.wait_ready(BOOT_TIMEOUT_S)
         yield running
     finally:
-        running.process.send_signal(signal.SIGTERM)
-        try:
-            code = running.process.wait(timeout=90)
-        except subprocess.TimeoutExpired:
-            running.process.kill()
-            running.process.wait()
-            pytest.fail("the stack did not stop within 90 s of SIGTERM:\n" + running.output())
+        code = running.stop()
         assert code == 0, running.output()
 
 
@@ -110,7 +57,7 @@ def store_and_search(api: OffpromptClient, word: str) -> list[int]:
     return found
 
 
-def test_a_killed_node_is_restarted_on_the_same_url(stack: Stack) -> None:
+def test_a_killed_node_is_restarted_on_the_same_url(stack: StackProcess) -> None:
     up = stack.wait_for(_UP.pattern, 5)
     url, pid = up.group(1), int(up.group(2))
     api_url = stack.wait_for(r"^\[stack\] ready: (\S+)", 5).group(1)

@@ -3,6 +3,9 @@
 <data>/moto/        DynamoDB tables and S3 objects (snapshot + journal, see substrate/store.py)
 <data>/opensearch/  the OpenSearch node's home (its `data/` is the node's path.data)
 <data>/.lock        held by the running stack, so two stacks never share one directory
+
+Under test (`OFFPROMPT_UNDER_TEST`, set by the pytest plugin) `acquire()` refuses the checkout's `.offprompt/`
+and the developer's configured directory outright (`guard.py`).
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import os
 import shutil
 from pathlib import Path
 from typing import IO
+
+from . import guard
 
 DATA_DIR_ENV = "OFFPROMPT_DATA_DIR"
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -43,6 +48,7 @@ class DataDir:
 
     def acquire(self) -> None:
         """Lock the directory for this process (released at exit, also on kill -9)."""
+        guard.check_data_dir(self.root, DEFAULT_DATA_DIR)
         self.root.mkdir(parents=True, exist_ok=True)
         handle = (self.root / ".lock").open("w")
         try:

@@ -11,7 +11,20 @@ What API Gateway and Lambda enforce, this enforces too: unknown route → 404, a
 over Lambda's 6 MB invocation limit → 413, a response over Lambda's 6 MB → 502, an exception → 500. Like Lambda,
 an execution environment serves one request at a time and a concurrent request gets another environment: here an
 environment is an instance of the handler module (its own resolver and module state), made on first need and
-reused, so concurrent requests to one function overlap as they do deployed. One log line per request.
+reused, so concurrent requests to one function overlap as they do deployed. Powertools keeps the event it
+resolves on a class, one slot per process (a Lambda environment is a process); the dev server makes that slot
+per thread (`isolate_powertools_requests`), so requests in flight at once never read each other's event or
+tenant. One log line per request.
+
+Clients that misbehave are cut off, as a gateway cuts them off (the values are `DevServer` attributes):
+- a request's line and headers must arrive within 10 s (from the accept, or from the first byte of a request on
+  a kept-alive connection), its body within 20 s of its headers: else 408 and the connection is closed;
+- a kept-alive connection idle for 15 s is closed; sending a response gives up after 30 s;
+- at most 256 connections are served at once (a thread each); the next one gets a 503 (`Retry-After: 1`);
+- malformed framing is a 400 that closes the connection without running the function: a Content-Length that is
+  not a plain decimal number or conflicts with another, Transfer-Encoding other than `chunked` or together with
+  a Content-Length, a bad chunk size or chunk end, a body shorter than its length;
+- a client that disconnects early is one log line ("client disconnected"), never a traceback.
 
 The process must have `functions/` and `layers/offprompt` on `sys.path` (the Makefile's PYTHONPATH), as Lambda
 has `/var/task` and `/opt/python`.
@@ -20,10 +33,13 @@ has `/var/task` and `/opt/python`.
 from __future__ import annotations
 
 import base64
+import contextlib
 import importlib
 import importlib.util
+import io
 import json
 import os
+import re
 import secrets
 import socket
 import sys
@@ -39,7 +55,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import ModuleType
 from typing import Any
 
-from .lambda_isolation import isolate_execution_environments
+from . import guard
+from .lambda_isolation import isolate_powertools_requests
 from .routes import AUTHORIZER_FUNCTION, Route, allowed_methods, declared_routes
 
 DEFAULT_HOST = "127.0.0.1"
@@ -52,6 +69,23 @@ MAX_DRAIN = 64 * 1024 * 1024  # an oversized body up to this size is read and dr
 #: The listen backlog (see DevServer.request_queue_size); at least what a burst of concurrent clients needs.
 LISTEN_BACKLOG = 1024
 FUNCTION_TIMEOUT_MS = 29_000  # HTTP API's maximum integration timeout; functions never get longer behind it
+#: A request's line and headers must arrive within this (from the accept, or from its first byte on a kept
+#: connection); else 408 and the connection is closed.
+HEADER_TIMEOUT_S = 10.0
+#: A request's whole body must arrive within this, from the end of its headers; else 408 and close.
+BODY_TIMEOUT_S = 20.0
+#: A kept-alive connection with no request for this long is closed.
+IDLE_TIMEOUT_S = 15.0
+#: Sending a response to a client that does not read it gives up after this.
+SEND_TIMEOUT_S = 30.0
+#: Connections served at once (one thread each); the next one gets a 503 and is closed.
+MAX_CONNECTIONS = 256
+#: After refusing a request, how long the unread rest of it is read and dropped before the socket closes.
+LINGER_S = 1.0
+MAX_CHUNK_LINE = 4096
+MAX_TRAILERS = 100
+_DIGITS = re.compile(r"[0-9]+")
+_HEX = re.compile(rb"[0-9A-Fa-f]{1,16}")
 
 ACCOUNT_ID = "123456789012"
 API_ID = "offprompt1"
@@ -317,6 +351,7 @@ class FunctionHost:
             return self._created.get(function, 0)
 
     def _new_environment(self, route: Route) -> LambdaHandler:
+        isolate_powertools_requests()
         with self._guard:
             first = self._created.get(route.function, 0) == 0
             self._created[route.function] = self._created.get(route.function, 0) + 1
@@ -368,6 +403,37 @@ def _fresh_module(name: str) -> ModuleType:
 # ------------------------------------------------------------------------------------------------ server
 
 
+class _Refused(Exception):
+    """A request the server answers itself and then closes the connection on (bad framing, too large, too slow)."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.result = error_result(status, code, message)
+
+
+class _DeadlineReader(io.RawIOBase):
+    """The connection's socket as a raw stream whose reads stop at `deadline` (time.monotonic()): a budget for a
+    whole phase (the headers, the body, an idle wait), which a client sending a byte now and then cannot extend
+    as it would a per-read socket timeout."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self.deadline: float | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.deadline is None:
+            self._sock.settimeout(None)
+        else:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the read deadline passed")
+            self._sock.settimeout(left)
+        return self._sock.recv_into(buffer)
+
+
 class _RequestHandler(BaseHTTPRequestHandler):
     server: DevServer
     protocol_version = "HTTP/1.1"  # keep-alive, as API Gateway does
@@ -380,6 +446,12 @@ class _RequestHandler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        self._accepted = time.monotonic()
+        self._requests = 0
+        self._linger = False
+        self._reader = _DeadlineReader(self.connection)
+        self._buffered = io.BufferedReader(self._reader, 65536)
+        self.rfile = self._buffered
         # A response goes out as two writes (headers, then body). With Nagle's algorithm on, the body waits for the
         # client to ACK the headers, and a keep-alive client delays that ACK by ~40 ms: every response would
         # carry a 40 ms stall that API Gateway does not have (bench/bench_load.py saw p50s of 56-92 ms).
@@ -395,25 +467,114 @@ class _RequestHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # http.server's own (noisy) lines
         pass
 
-    def _read_body(self) -> bytes | None:
-        """The body, or None when it exceeds the limit (then read and discarded, so the client sees the 413)."""
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            chunks: list[bytes] = []
-            size = 0
-            while True:
-                length = int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16)
-                if length == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass
-                    return b"".join(chunks) if size <= MAX_REQUEST_BODY else None
-                size += length
-                if size > MAX_DRAIN:
-                    return None
-                chunk = self.rfile.read(length)
-                if size <= MAX_REQUEST_BODY:
-                    chunks.append(chunk)
-                self.rfile.readline()
-        length = int(self.headers.get("Content-Length") or 0)
+    def handle_one_request(self) -> None:
+        """http.server's loop step, with deadlines: the first byte of a request must come within the idle timeout
+        (the header timeout for a connection's first request, counted from the accept), the rest of the request
+        line and headers within the header timeout from there. An idle connection is closed without a word; a
+        request cut off in its headers gets a 408."""
+        server = self.server
+        if self._requests == 0:
+            self._reader.deadline = self._accepted + server.header_timeout
+        else:
+            self._reader.deadline = time.monotonic() + server.idle_timeout
+        try:
+            if not self._buffered.peek(1):
+                self.close_connection = True  # the client closed it
+                return
+        except (TimeoutError, ConnectionError):
+            self.close_connection = True
+            return
+        if self._requests > 0:
+            self._reader.deadline = time.monotonic() + server.header_timeout
+        # What a response needs when the request line itself never completes (parse_request sets them all).
+        self.command, self.requestline, self.request_version = "", "", "HTTP/1.1"
+        try:
+            self.raw_requestline = self.rfile.readline(65537)
+            if len(self.raw_requestline) > 65536:
+                self.requestline, self.request_version, self.command = "", "", ""
+                self.send_error(414)
+                return
+            if not self.raw_requestline:
+                self.close_connection = True
+                return
+            if not self.parse_request():
+                return
+        except TimeoutError:
+            self._refuse(
+                _Refused(408, "request_timeout", f"the request's headers took over {server.header_timeout:g} s")
+            )
+            return
+        self._reader.deadline = None
+        self._requests += 1
+        method = getattr(self, "do_" + self.command, None)
+        if method is None:  # not a token __getattr__ routes (M-SEARCH...): http.server's answer
+            self.send_error(501, f"Unsupported method ({self.command!r})")
+            return
+        method()
+        self.wfile.flush()
+
+    def _refuse(self, refusal: _Refused) -> None:
+        """Answer a request the server refuses itself, then close the connection (lingering: see `finish`)."""
+        self.close_connection = True
+        self._linger = True
+        with contextlib.suppress(ConnectionError, TimeoutError):
+            self._send(refusal.result)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        except (ConnectionError, TimeoutError):
+            return
+        if self._linger:
+            # Closing a socket that still has unread request bytes makes the kernel send a reset, and a reset can
+            # destroy the response the client has not read yet: send our FIN, then read and drop for a moment.
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_WR)
+                deadline = time.monotonic() + LINGER_S
+                while (left := deadline - time.monotonic()) > 0:
+                    self.connection.settimeout(left)
+                    if not self.connection.recv(65536):
+                        break
+
+    # --- the body
+
+    def _framing(self) -> int | None:
+        """The body's Content-Length, or None when it is chunked; anything ambiguous is refused (request smuggling
+        lives in the gap between two readings of the same framing)."""
+        codings = [c.strip().lower() for v in self.headers.get_all("Transfer-Encoding") or [] for c in v.split(",")]
+        lengths = [part.strip() for v in self.headers.get_all("Content-Length") or [] for part in v.split(",")]
+        if codings:
+            if lengths:
+                raise _Refused(400, "bad_request", "Transfer-Encoding and Content-Length together")
+            if codings != ["chunked"]:
+                raise _Refused(
+                    400, "bad_request", f"unsupported Transfer-Encoding {', '.join(codings)!r} (only chunked)"
+                )
+            return None
+        if not lengths:
+            return 0
+        if not all(_DIGITS.fullmatch(part) for part in lengths):
+            raise _Refused(400, "bad_request", "Content-Length must be a non-negative decimal number")
+        values = {int(part) if len(part) <= 18 else MAX_DRAIN + 1 for part in lengths}
+        if len(values) > 1:
+            raise _Refused(400, "bad_request", "conflicting Content-Length values")
+        return values.pop()
+
+    def _read_body(self) -> bytes:
+        """The body, read within the body timeout; raises `_Refused` (400 malformed or short, 408 too slow, 413
+        too large: then read up to MAX_DRAIN and discarded, so the client sees the 413)."""
+        length = self._framing()
+        self._reader.deadline = time.monotonic() + self.server.body_timeout
+        try:
+            return self._read_chunked() if length is None else self._read_length(length)
+        except TimeoutError:
+            raise _Refused(
+                408, "request_timeout", f"the request's body took over {self.server.body_timeout:g} s"
+            ) from None
+        finally:
+            self._reader.deadline = None
+
+    def _read_length(self, length: int) -> bytes:
         if length > MAX_REQUEST_BODY:
             remaining = length if length <= MAX_DRAIN else 0
             while remaining > 0:
@@ -421,33 +582,83 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 if not read:
                     break
                 remaining -= read
-            return None
-        return self.rfile.read(length) if length else b""
+            raise _Refused(
+                413, "payload_too_large", f"request body is larger than API Gateway's {MAX_REQUEST_BODY} bytes"
+            )
+        return self._read_exactly(length)
+
+    def _read_exactly(self, length: int) -> bytes:
+        data = self.rfile.read(length) if length else b""
+        if len(data) < length:
+            raise _Refused(400, "bad_request", f"the body ended {length - len(data)} byte(s) short of its length")
+        return data
+
+    def _read_line(self, what: str) -> bytes:
+        line = self.rfile.readline(MAX_CHUNK_LINE + 1)
+        if not line.endswith(b"\n"):
+            problem = "is too long" if len(line) > MAX_CHUNK_LINE else "was cut off"
+            raise _Refused(400, "bad_request", f"malformed chunked body: a {what} line {problem}")
+        return line
+
+    def _read_chunked(self) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            digits = self._read_line("chunk size").split(b";", 1)[0].strip()
+            if not _HEX.fullmatch(digits):
+                raise _Refused(400, "bad_request", "malformed chunked body: a chunk size is not a hex number")
+            length = int(digits, 16)
+            if length == 0:
+                break
+            size += length
+            if size > MAX_DRAIN:
+                raise _Refused(
+                    413, "payload_too_large", f"request body is larger than API Gateway's {MAX_REQUEST_BODY} bytes"
+                )
+            chunk = self._read_exactly(length)
+            if size <= MAX_REQUEST_BODY:
+                chunks.append(chunk)
+            if self.rfile.readline(3) not in (b"\r\n", b"\n"):
+                raise _Refused(400, "bad_request", "malformed chunked body: a chunk does not end with CRLF")
+        for _ in range(MAX_TRAILERS + 1):  # trailer fields, ignored, up to the blank line
+            if self._read_line("trailer") in (b"\r\n", b"\n"):
+                break
+        else:
+            raise _Refused(400, "bad_request", "malformed chunked body: too many trailer fields")
+        if size > MAX_REQUEST_BODY:
+            raise _Refused(
+                413, "payload_too_large", f"request body is larger than API Gateway's {MAX_REQUEST_BODY} bytes"
+            )
+        return b"".join(chunks)
 
     def _handle(self) -> None:
         started = time.perf_counter()
         label = "-"
         try:
             result, label = self._dispatch()
+        except _Refused as refusal:
+            self._refuse(refusal)
+            result = refusal.result
+        except (ConnectionError, TimeoutError):
+            self.close_connection = True  # the client went away while sending its request: nobody to answer
+            self.server.log_request_line(f"{self.command} {self.path} -> client disconnected")
+            return
         except Exception:
             traceback.print_exc()
             result = HttpResult(500, [("Content-Type", "application/json")], b'{"message":"Internal Server Error"}')
-        self._send(result)
+        if not self._linger:
+            try:
+                self._send(result)
+            except (ConnectionError, TimeoutError):  # the client gave up waiting: the log says so, no traceback
+                self.close_connection = True
+                label += " (client disconnected before the response)"
         self.server.log_request_line(
             f"{self.command} {self.path} -> {label} {result.status} "
             f"{(time.perf_counter() - started) * 1000:.1f} ms {len(result.body)} B"
         )
 
     def _dispatch(self) -> tuple[HttpResult, str]:
-        try:
-            body = self._read_body()
-        except ValueError:
-            self.close_connection = True
-            return error_result(400, "bad_request", "malformed chunked body"), "-"
-        if body is None:
-            self.close_connection = True  # the rest of the body is never read
-            message = f"request body is larger than API Gateway's {MAX_REQUEST_BODY} bytes"
-            return error_result(413, "payload_too_large", message), "-"
+        body = self._read_body()
         raw_path = self.path.partition("?")[0]
         if self.command == "GET" and raw_path in self.server.documents:
             return self.server.documents[raw_path](), "docs"
@@ -512,6 +723,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
         return None
 
     def _send(self, result: HttpResult) -> None:
+        self.connection.settimeout(self.server.send_timeout)
         self.send_response(result.status)
         for name, value in result.headers:
             if name.lower() not in ("content-length", "connection", "transfer-encoding"):
@@ -534,6 +746,11 @@ class DevServer(ThreadingHTTPServer):
     #: of 5 dropped the SYNs of a burst (94 of 100 simultaneous connects timed out); a gateway queues them.
     #: Linux caps it at net.core.somaxconn (4096 by default).
     request_queue_size = LISTEN_BACKLOG
+    header_timeout = HEADER_TIMEOUT_S
+    body_timeout = BODY_TIMEOUT_S
+    idle_timeout = IDLE_TIMEOUT_S
+    send_timeout = SEND_TIMEOUT_S
+    max_connections = MAX_CONNECTIONS
 
     def __init__(
         self,
@@ -544,11 +761,21 @@ class DevServer(ThreadingHTTPServer):
         handlers: Mapping[str, LambdaHandler] | None = None,
         log: Callable[[str], None] | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
+        listen: bool = True,
     ) -> None:
-        super().__init__((host, port), _RequestHandler)
-        # Requests are served concurrently in this one process, as Lambda serves them in separate environments:
-        # Powertools' per-request router state must be per-thread (lambda_isolation; a shared one mixed tenants).
-        isolate_execution_environments()
+        """Bind `host:port` (a taken port raises OSError here). With `listen=False` nothing is accepted (a connect
+        is refused) until `activate()`: the local stack binds first and listens once it can answer. Under test
+        the developer's port is refused before anything is bound (`guard.py`)."""
+        guard.check_port(port, DEFAULT_PORT)
+        super().__init__((host, port), _RequestHandler, bind_and_activate=False)
+        try:
+            self.server_bind()
+            if listen:
+                self.server_activate()
+        except BaseException:
+            self.server_close()
+            raise
+        self.listening = listen
         self.routes = routes if routes is not None else declared_routes()
         self.functions = FunctionHost(handlers)
         #: Paths the dev server answers itself (GET): the OpenAPI document and Swagger UI (docs.py).
@@ -556,6 +783,33 @@ class DevServer(ThreadingHTTPServer):
         self._log = log if log is not None else _default_log
         self._on_event = on_event
         self._thread: threading.Thread | None = None
+        self._connections = 0
+        self._connections_lock = threading.Lock()
+
+    # --- connections
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """One thread per connection, up to `max_connections`; past that a 503 (on the accept thread) and close."""
+        with self._connections_lock:
+            admitted = self._connections < self.max_connections
+            self._connections += admitted
+        if admitted:
+            super().process_request(request, client_address)
+        else:
+            _turn_away(request, self.max_connections)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._connections_lock:
+                self._connections -= 1
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that disconnects or stalls is not an error of ours: no traceback for it."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
 
     @property
     def url(self) -> str:
@@ -576,8 +830,16 @@ class DevServer(ThreadingHTTPServer):
     def log_request_line(self, line: str) -> None:
         self._log(line)
 
+    def activate(self) -> None:
+        """Start listening: connections are queued and served from now on (OSError if another socket listens on
+        the port meanwhile: SO_REUSEADDR lets two sockets bind one port until one of them listens)."""
+        if not self.listening:
+            self.server_activate()
+            self.listening = True
+
     def start(self) -> str:
-        """Serve in a daemon thread; returns the base URL."""
+        """Listen (if not yet) and serve in a daemon thread; returns the base URL."""
+        self.activate()
         self._thread = threading.Thread(target=self.serve_forever, name="offprompt-devserver", daemon=True)
         self._thread.start()
         return self.url
@@ -588,6 +850,23 @@ class DevServer(ThreadingHTTPServer):
             self._thread.join(timeout=10)
             self._thread = None
         self.server_close()
+
+
+def _turn_away(request: socket.socket, limit: int) -> None:
+    body = json.dumps({"code": "too_many_connections", "message": f"the dev server serves {limit} connections at once"})
+    response = (
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
+        f"Connection: close\r\nContent-Length: {len(body)}\r\n\r\n{body}"
+    )
+    with contextlib.suppress(OSError):
+        request.settimeout(1.0)
+        request.sendall(response.encode())
+        request.setblocking(False)
+        with contextlib.suppress(BlockingIOError):  # what the client sent already: a reset would eat the 503
+            while request.recv(65536):
+                pass
+        request.shutdown(socket.SHUT_WR)
+    request.close()
 
 
 def _default_log(line: str) -> None:

@@ -9,22 +9,62 @@ Enabled by `pytest_plugins = ["offprompt_local.pytest_plugin"]` in the root `tes
 - `aws_credentials` (autouse): fake credentials and Powertools settings; host AWS settings removed.
 - `moto_aws`: moto's in-process mock of every AWS service.
 - `moto_server`: the local substrate's moto HTTP server on 127.0.0.1 (a free port, in memory); yields its URL.
+
+For the whole session (`pytest_configure`) a developer's `make dev` in the same checkout is out of reach:
+`OFFPROMPT_DATA_DIR` points at a session temporary directory (removed at the end), `OFFPROMPT_PORT` is 0 (a free
+port), and `OFFPROMPT_UNDER_TEST` makes the stack, `DataDir` and `DevServer` refuse the checkout's `.offprompt/`,
+port 3000 and whatever the developer's shell had configured (`offprompt_local.guard`). Every stack a test starts
+inherits all three.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
+from offprompt_local.datadir import DEFAULT_DATA_DIR
+from offprompt_local.devserver import DEFAULT_PORT
+from offprompt_local.guard import UNDER_TEST_ENV, protection
 from offprompt_local.opensearch import LocalOpenSearch, index_definition
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
 OPENSEARCH_FIXTURE = "opensearch_url"
+#: The settings the session replaces (restored at its end), and its temporary data directory.
+_ISOLATED = ("OFFPROMPT_DATA_DIR", "OFFPROMPT_PORT", "OFFPROMPT_MOTO_PORT", UNDER_TEST_ENV)
+_session: dict[str, str | None] = {}
+_session_dir: list[Path] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point every stack a test may start away from the developer's (data directory, ports), and guard both."""
+    _session.update({name: os.environ.get(name) for name in _ISOLATED})
+    protected = protection(os.environ, DEFAULT_DATA_DIR, DEFAULT_PORT)
+    directory = Path(tempfile.mkdtemp(prefix="offprompt-test-data-"))
+    _session_dir.append(directory)
+    os.environ["OFFPROMPT_DATA_DIR"] = str(directory)
+    os.environ["OFFPROMPT_PORT"] = "0"
+    os.environ.pop("OFFPROMPT_MOTO_PORT", None)
+    os.environ[UNDER_TEST_ENV] = protected
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for name, value in _session.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    _session.clear()
+    while _session_dir:
+        shutil.rmtree(_session_dir.pop(), ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -1,13 +1,16 @@
 """The whole offprompt stack on 127.0.0.1 (`make dev`): `python -m offprompt_local.stack [--port N]`.
 
-1. binds the API port first (3000, or OFFPROMPT_PORT / --port), so a taken port fails fast and clearly;
+1. binds the API port first (3000, or OFFPROMPT_PORT / --port), so a taken port fails fast and clearly, but
+   listens on it only once everything below is ready: until then a connection is refused, never left hanging;
 2. starts moto's server (DynamoDB + S3; a free port, or OFFPROMPT_MOTO_PORT) behind the local substrate
    (atomic, O(items touched), durable: `offprompt_local.substrate`) and creates the table and the bucket from
    template.yaml's own definitions unless a previous run left them in the data directory;
 3. starts the local OpenSearch node (or uses OPENSEARCH_URL) and creates the text index;
 
 State lives in the data directory (`.offprompt/` in the repository root, or OFFPROMPT_DATA_DIR) and survives
-restarts; `--fresh` (`make dev FRESH=1`) starts empty.
+restarts; `--fresh` (`make dev FRESH=1`) starts empty. Damaged local data (anything but a torn last journal
+record) stops the start and is left untouched; `--salvage` (`make dev SALVAGE=1`) keeps a copy of the damaged
+files and starts with what is intact (docs/adr/0029-local-data-integrity.md).
 4. sets the environment the handlers read (the same OFFPROMPT_* settings template.yaml sets, plus
    AWS_ENDPOINT_URL pointing every boto3 client at moto, fake credentials and Powertools settings);
 5. serves the HTTP API (payload v2 events into the real handlers) until Ctrl-C or SIGTERM, then stops the
@@ -33,6 +36,7 @@ import signal
 import sys
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +45,7 @@ from typing import Any
 
 from .datadir import DataDir, DataDirBusy, data_dir_from_env
 from .devserver import DEFAULT_HOST, DevServer, port_from_env
+from .guard import TouchesDeveloperStack
 
 MOTO_PORT_ENV = "OFFPROMPT_MOTO_PORT"
 #: The file in the data directory that tells local tools how to reach the running stack (`_write_connection`).
@@ -208,6 +213,8 @@ class LocalStack:
     data_dir: Path | None = None
     #: Delete what `data_dir` holds before starting (`make dev FRESH=1`).
     fresh: bool = False
+    #: Start from what is intact in damaged local data, keeping a copy of the damaged files (`make dev SALVAGE=1`).
+    salvage: bool = False
     _data: DataDir | None = None
     _server: DevServer | None = None
     _moto: Any = None
@@ -252,8 +259,11 @@ class LocalStack:
         self.embeddings = configure_embeddings()
         with self._timed("index"):
             self._ensure_index()
+        if self._moto.loaded is not None and self._moto.loaded.salvaged_to is not None:
+            self._report_salvage()
         self._start_watchdog()
         self._write_connection()
+        self._listen()
         self.timings["total"] = time.monotonic() - started
 
     def serve_forever(self) -> None:
@@ -289,16 +299,30 @@ class LocalStack:
 
     def _bind_api(self) -> None:
         try:
-            self._server = DevServer(DEFAULT_HOST, self.api_port)
+            self._server = DevServer(DEFAULT_HOST, self.api_port, listen=False)
         except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                raise StackError(
-                    f"port {self.api_port} on {DEFAULT_HOST} is already in use (another `make dev`?). "
-                    f"Stop that process or choose another port: OFFPROMPT_PORT=3001 make dev"
-                ) from None
-            raise StackError(f"cannot listen on {DEFAULT_HOST}:{self.api_port}: {exc.strerror}") from None
+            raise self._port_error(self.api_port, exc) from None
+        except TouchesDeveloperStack as exc:
+            raise StackError(str(exc)) from None
         self.api_url = self._server.url
-        self.log(f"API port bound: {self.api_url}")
+        self.log(f"API port bound: {self.api_url} (connections are refused until the stack is ready)")
+
+    def _listen(self) -> None:
+        """Accept connections from now on (the last step of `start`: everything they reach is up)."""
+        assert self._server is not None
+        try:
+            self._server.activate()
+        except OSError as exc:
+            raise self._port_error(int(self._server.server_address[1]), exc) from None
+
+    @staticmethod
+    def _port_error(port: int, exc: OSError) -> StackError:
+        if exc.errno == errno.EADDRINUSE:
+            return StackError(
+                f"port {port} on {DEFAULT_HOST} is already in use (another `make dev`?). "
+                f"Stop that process or choose another port: OFFPROMPT_PORT=3001 make dev"
+            )
+        return StackError(f"cannot listen on {DEFAULT_HOST}:{port}: {exc.strerror}")
 
     def _open_data_dir(self) -> None:
         if self.data_dir is None:
@@ -306,7 +330,7 @@ class LocalStack:
         data = DataDir(self.data_dir)
         try:
             data.acquire()
-        except DataDirBusy as exc:
+        except (DataDirBusy, TouchesDeveloperStack) as exc:
             raise StackError(str(exc)) from None
         self._data = data
         if self.fresh:
@@ -315,14 +339,19 @@ class LocalStack:
         self.log(f"data directory: {data.root}")
 
     def _start_moto(self) -> None:
-        from .substrate import AtomicMotoServer, StoreError
+        from .substrate import AtomicMotoServer, DataDamaged, StoreError
 
         logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one access-log line per AWS call otherwise
-        self.log("starting moto (DynamoDB, S3) behind the local substrate")
+        self.log("starting moto (DynamoDB, S3) behind the local substrate" + (" (SALVAGE)" if self.salvage else ""))
         store = self._data.moto if self._data is not None else None
-        self._moto = AtomicMotoServer(ip_address=DEFAULT_HOST, port=self.moto_port, data_dir=store)
+        self._moto = AtomicMotoServer(
+            ip_address=DEFAULT_HOST, port=self.moto_port, data_dir=store, salvage=self.salvage
+        )
         try:
             self._moto.start()
+        except DataDamaged as exc:
+            self._moto = None
+            raise StackError(f"the local data is damaged. {exc}") from None
         except (OSError, StoreError) as exc:
             self._moto = None
             raise StackError(f"cannot start moto on {DEFAULT_HOST}:{self.moto_port}: {exc}") from None
@@ -330,14 +359,29 @@ class LocalStack:
         self.moto_url = f"http://{host}:{port}"
         loaded = f" (restored {self._moto.loaded.describe()})" if self._moto.loaded is not None else ""
         self.log(f"moto is up at {self.moto_url}{loaded}")
+        if self.salvage and self._moto.loaded is not None and self._moto.loaded.salvaged_to is None:
+            self.log("SALVAGE: nothing to salvage, the data directory is intact")
 
-    def _create_resources(self) -> None:
+    def _report_salvage(self) -> None:
+        """After a salvage that dropped something: what it means for the data the handlers keep elsewhere, and
+        the deletes the dropped records cut off (each finished by repeating it)."""
+        self.log(
+            "SALVAGE: the OpenSearch index keeps its own data and is not rolled back with DynamoDB and S3. A text "
+            "namespace stored or deleted in the dropped records may answer 503 'the namespace record and the stored "
+            "text disagree': DELETE it (again) to make it consistent, then store into it anew."
+        )
+        for request in unfinished_deletes(self._client("dynamodb"), TABLE_NAME):
+            self.log(f"SALVAGE: a delete was cut off; finish it by repeating it: {request}")
+
+    def _client(self, service: str) -> Any:
         import boto3
 
+        return boto3.session.Session(region_name=REGION).client(service, endpoint_url=self.moto_url)
+
+    def _create_resources(self) -> None:
         from .resources import create_bucket, create_table
 
-        session = boto3.session.Session(region_name=REGION)
-        dynamodb = session.client("dynamodb", endpoint_url=self.moto_url)
+        dynamodb = self._client("dynamodb")
         if create_table(dynamodb, TABLE_NAME, exist_ok=True):
             # A table that starts empty holds no data from before the tenant index: the deployment is indexed as a
             # whole, as `offprompt-admin backfill-index --all` marks a deployed one (docs/adr/0028-hosted-wing.md).
@@ -348,7 +392,7 @@ class LocalStack:
             self.log(f"DynamoDB table {TABLE_NAME!r} created from template.yaml")
         else:
             self.log(f"DynamoDB table {TABLE_NAME!r} found in the data directory")
-        if create_bucket(session.client("s3", endpoint_url=self.moto_url), BUCKET_NAME, exist_ok=True):
+        if create_bucket(self._client("s3"), BUCKET_NAME, exist_ok=True):
             self.log(f"S3 bucket {BUCKET_NAME!r} created from template.yaml")
         else:
             self.log(f"S3 bucket {BUCKET_NAME!r} found in the data directory")
@@ -512,6 +556,34 @@ class LocalStack:
         return "\n".join(lines)
 
 
+def _unescape(part: str) -> str:
+    return part.replace("%23", "#").replace("%25", "%")  # offprompt.identifiers.key's escaping, undone
+
+
+def unfinished_deletes(dynamodb: Any, table: str) -> list[str]:
+    """The records still marked `deleting` (a thread or namespace delete whose last steps were dropped), as the
+    request that finishes each delete."""
+    requests: list[str] = []
+    pages = dynamodb.get_paginator("scan").paginate(
+        TableName=table,
+        FilterExpression="attribute_exists(#deleting)",
+        ExpressionAttributeNames={"#deleting": "deleting"},
+        ProjectionExpression="pk, sk",
+    )
+    for page in pages:
+        for item in page["Items"]:
+            pk = [_unescape(part) for part in item["pk"]["S"].split("#")]
+            sk = [_unescape(part) for part in item["sk"]["S"].split("#")]
+            if len(pk) == 3 and pk[0] == "TASKMEM" and len(sk) == 2 and sk[0] == "NS":
+                path = "/memories/{}/namespaces/{}".format(*(urllib.parse.quote(p, safe="") for p in (pk[2], sk[1])))
+                requests.append(f"DELETE {path} as tenant {pk[1]!r}")
+            elif len(pk) == 4 and pk[0] == "T" and pk[2] == "TH":
+                requests.append(f"DELETE /threads/{urllib.parse.quote(pk[3], safe='')} as tenant {pk[1]!r}")
+            else:
+                requests.append(f"the delete of item pk={item['pk']['S']!r} sk={item['sk']['S']!r}")
+    return requests
+
+
 # --------------------------------------------------------------------------------------------- main
 
 
@@ -523,8 +595,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m offprompt_local.stack", description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=None, help="API port (default: OFFPROMPT_PORT or 3000)")
     parser.add_argument("--moto-port", type=int, default=None, help="moto port (default: OFFPROMPT_MOTO_PORT or free)")
-    parser.add_argument(
+    start = parser.add_mutually_exclusive_group()
+    start.add_argument(
         "--fresh", action="store_true", help="start empty: delete the data directory's tables, objects and index"
+    )
+    start.add_argument(
+        "--salvage",
+        action="store_true",
+        help="damaged local data: copy the damaged files to <data>/moto/damaged-<time>/, start with what is intact",
     )
     args = parser.parse_args(argv)
     api_port = args.port if args.port is not None else port_from_env()
@@ -533,7 +611,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _raise_on_sigterm)  # SIGTERM unwinds like Ctrl-C: every `finally` runs
 
     stack = LocalStack(
-        api_port=api_port, moto_port=moto_port, index=index, data_dir=data_dir_from_env(), fresh=args.fresh
+        api_port=api_port,
+        moto_port=moto_port,
+        index=index,
+        data_dir=data_dir_from_env(),
+        fresh=args.fresh,
+        salvage=args.salvage,
     )
     try:
         _say("starting the offprompt local stack")

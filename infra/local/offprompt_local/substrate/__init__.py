@@ -5,6 +5,6 @@ the moto patches (`moto_patches.install()`).
 """
 
 from .server import AtomicMotoServer, SubstrateApp
-from .store import LoadReport, Store, StoreError
+from .store import DataDamaged, LoadReport, Store, StoreError
 
-__all__ = ["AtomicMotoServer", "LoadReport", "Store", "StoreError", "SubstrateApp"]
+__all__ = ["AtomicMotoServer", "DataDamaged", "LoadReport", "Store", "StoreError", "SubstrateApp"]

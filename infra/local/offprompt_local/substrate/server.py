@@ -134,9 +134,10 @@ class SubstrateApp:
             succeeded = bool(status) and status[0][:1] == "2"
             if self.store is not None:
                 if dynamodb:
-                    if operation in ITEM_WRITES:
-                        for table, hash_key, range_key in state.touched.values():
-                            self.store.append(item_record(table, hash_key, range_key))
+                    if operation in ITEM_WRITES and state.touched:
+                        # One frame per request: a transaction is replayed whole or not at all.
+                        items = tuple(item_record(*touched) for touched in state.touched.values())
+                        self.store.append(("items", items))
                     elif operation not in READ_ONLY and succeeded and not _is_select(operation, body):
                         snapshot = True
                 elif environ["REQUEST_METHOD"] not in _SAFE_METHODS and succeeded:
@@ -190,13 +191,17 @@ class AtomicMotoServer:
     """A moto server (DynamoDB, S3, ...) on `ip_address:port` (0: a free port) with atomic DynamoDB requests.
 
     `data_dir=None`: in memory, like moto. With a directory: state is loaded from it at `start()`, every write is
-    journaled before it is acknowledged, and `stop()` writes a snapshot.
+    journaled before it is acknowledged, and `stop()` writes a snapshot. Damaged files make `start()` raise
+    `DataDamaged` and stay untouched; `salvage=True` keeps a copy of them and loads what is intact (`store.py`).
     """
 
-    def __init__(self, ip_address: str = "127.0.0.1", port: int = 0, *, data_dir: Path | None = None) -> None:
+    def __init__(
+        self, ip_address: str = "127.0.0.1", port: int = 0, *, data_dir: Path | None = None, salvage: bool = False
+    ) -> None:
         self.ip_address = ip_address
         self.port = port
         self.data_dir = data_dir
+        self.salvage = salvage
         self.store = Store(data_dir) if data_dir is not None else None
         self.loaded: LoadReport | None = None
         self.app: SubstrateApp | None = None
@@ -208,9 +213,10 @@ class AtomicMotoServer:
         from werkzeug.serving import make_server
 
         moto_patches.install()
-        self.app = SubstrateApp(DomainDispatcherApplication(create_backend_app), self.store)
+        app = SubstrateApp(DomainDispatcherApplication(create_backend_app), self.store)
         if self.store is not None:
-            self.loaded = self.store.load(self.app.replay)
+            self.loaded = self.store.load(app.replay, salvage=self.salvage)
+        self.app = app  # only now: a stop() after a failed load must not write a snapshot over the files
 
         class NoDelayRequestHandler(MotoRequestHandler):
             """Headers and body are separate writes on a keep-alive (HTTP/1.1) connection: with Nagle's algorithm the
@@ -220,7 +226,7 @@ class AtomicMotoServer:
                 super().setup()
                 self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-        self._server = make_server(self.ip_address, self.port, self.app, True, request_handler=NoDelayRequestHandler)
+        self._server = make_server(self.ip_address, self.port, app, True, request_handler=NoDelayRequestHandler)
         self._thread = threading.Thread(target=self._server.serve_forever, name="moto-substrate", daemon=True)
         self._thread.start()
 
