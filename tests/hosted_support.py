@@ -68,6 +68,59 @@ class Deployment:
         create_table(boto3.client("dynamodb"), self.table)
         create_bucket(boto3.client("s3"), self.bucket)
 
+    # ---- the workload, through the functions' handlers ------------------------------------------------
+    def add_run(self, tenant: str, thread: str, run_id: str, text: str) -> None:
+        from add_run.handler import lambda_handler
+
+        run = {
+            "type": "Run",
+            "id": run_id,
+            "meta": None,
+            "input": {"type": "TextArtifact", "id": f"i-{run_id}", "name": "i", "meta": {}, "value": "Q " + text},
+            "output": {"type": "TextArtifact", "id": f"o-{run_id}", "name": "o", "meta": {}, "value": text},
+        }
+        lambda_handler({"tenant": tenant, "thread_id": thread, "run": run}, None)
+
+    def store(self, tenant: str, artifact: dict[str, Any], idempotency_key: str | None = None) -> str:
+        from process_output.handler import lambda_handler
+
+        event: dict[str, Any] = {
+            "tenant": tenant,
+            "memory_name": MEMORY,
+            "tool": "WebTool",
+            "activity": "fetch",
+            "artifact": artifact,
+            "actions": [{"tag": "call_1", "name": "WebTool", "path": "fetch", "input": {"url": "u"}}],
+            "thought": "fetching",
+        }
+        if idempotency_key is not None:  # leaves a receipt item (RECEIPT#{tenant}#...), which the erase must find
+            event["idempotency_key"] = idempotency_key
+        lambda_handler(event, None)
+        return str(artifact["name"])  # Griptape's namespace: the artifact's name
+
+    # ---- the reads whose bytes must survive ----------------------------------------------------------
+    def reads(self, tenant: str, threads: list[str], namespaces: list[str]) -> dict[str, bytes]:
+        from load_artifacts.handler import lambda_handler as load
+        from memories.handler import lambda_handler as memories
+        from threads.handler import lambda_handler as thread_fn
+
+        out: dict[str, bytes] = {}
+        for t in threads:
+            event = {"tenant": tenant, "thread_id": t, "action": "list_runs", "limit": 100, "order": "asc"}
+            out[f"runs:{t}"] = json.dumps(thread_fn(event, None)).encode()
+            out[f"thread:{t}"] = json.dumps(
+                thread_fn({"tenant": tenant, "thread_id": t, "action": "get"}, None)
+            ).encode()
+        for ns in namespaces:
+            loaded = load({"tenant": tenant, "memory_name": MEMORY, "namespace": ns}, None)
+            # The ListArtifact around the artifacts is minted per load (Griptape: a fresh id and name each
+            # time); everything it holds must be byte-identical.
+            assert loaded["value"], loaded
+            out[f"load:{ns}"] = json.dumps({k: v for k, v in loaded.items() if k not in ("id", "name")}).encode()
+        meta = memories({"tenant": tenant, "memory_name": MEMORY, "action": "list_meta", "limit": 100}, None)
+        out["meta"] = json.dumps(meta).encode()
+        return out
+
     def close(self) -> None:
         self.os.indices.delete(index=self.index, ignore_unavailable=True)
         reset_caches()

@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import base64
 import json
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
+from hosted_support import MEMORY, Deployment, reset_caches
 
-from offprompt.identifiers import digest, key
 from offprompt_admin.__main__ import main as admin
-from offprompt_local.resources import create_bucket, create_table
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any, str]:
@@ -32,118 +30,9 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any, str]:
 
 
 ALICE, BOB = "alice#1", "bob"  # a `#` in the tenant: its keys are escaped, and "alice" must not match "alice#1"
-MEMORY = "TaskMemory"
 
 
-def _reset_caches() -> None:
-    """Every per-process cache of clients, settings and services: the next deployment's are built fresh."""
-    from offprompt.adapters.clients import reset_clients
-    from offprompt.adapters.opensearch_client import reset_opensearch_clients
-    from offprompt.composition import account, conversation, task_memory, tenant_data
-    from offprompt.config import get_settings
-
-    reset_clients()
-    reset_opensearch_clients()
-    get_settings.cache_clear()
-    for cached in (
-        conversation.default_service,
-        conversation.default_cloud_threads,
-        task_memory.default_service,
-        task_memory.default_receipts,
-        account.default_account,
-        tenant_data.default_stores,
-    ):
-        cached.cache_clear()
-
-
-class Deployment:
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, moto_url: str, os_url: str, os_client: Any, name: str):
-        self.table = f"table-{name}"
-        self.bucket = f"bucket-{name}"
-        self.index = f"offprompt-test-{name}-{uuid.uuid4().hex[:8]}"
-        self.os = os_client
-        monkeypatch.setenv("AWS_ENDPOINT_URL", moto_url)
-        monkeypatch.setenv("OFFPROMPT_TABLE", self.table)
-        monkeypatch.setenv("OFFPROMPT_BUCKET", self.bucket)
-        monkeypatch.setenv("OFFPROMPT_OPENSEARCH_URL", os_url)
-        monkeypatch.setenv("OFFPROMPT_OPENSEARCH_INDEX", self.index)
-        monkeypatch.setenv("OFFPROMPT_SUMMARIZE_MODE", "off")
-        monkeypatch.delenv("OFFPROMPT_EMBEDDING_MODEL_ID", raising=False)
-        _reset_caches()
-        create_table(boto3.client("dynamodb"), self.table)
-        create_bucket(boto3.client("s3"), self.bucket)
-
-    # ---- the workload, through the functions' handlers ------------------------------------------------
-    def add_run(self, tenant: str, thread: str, run_id: str, text: str) -> None:
-        from add_run.handler import lambda_handler
-
-        run = {
-            "type": "Run",
-            "id": run_id,
-            "meta": None,
-            "input": {"type": "TextArtifact", "id": f"i-{run_id}", "name": "i", "meta": {}, "value": "Q " + text},
-            "output": {"type": "TextArtifact", "id": f"o-{run_id}", "name": "o", "meta": {}, "value": text},
-        }
-        lambda_handler({"tenant": tenant, "thread_id": thread, "run": run}, None)
-
-    def store(self, tenant: str, artifact: dict[str, Any], idempotency_key: str | None = None) -> str:
-        from process_output.handler import lambda_handler
-
-        event: dict[str, Any] = {
-            "tenant": tenant,
-            "memory_name": MEMORY,
-            "tool": "WebTool",
-            "activity": "fetch",
-            "artifact": artifact,
-            "actions": [{"tag": "call_1", "name": "WebTool", "path": "fetch", "input": {"url": "u"}}],
-            "thought": "fetching",
-        }
-        if idempotency_key is not None:  # leaves a receipt item (RECEIPT#{tenant}#...), which the erase must find
-            event["idempotency_key"] = idempotency_key
-        lambda_handler(event, None)
-        return str(artifact["name"])  # Griptape's namespace: the artifact's name
-
-    # ---- the reads whose bytes must survive ----------------------------------------------------------
-    def reads(self, tenant: str, threads: list[str], namespaces: list[str]) -> dict[str, bytes]:
-        from load_artifacts.handler import lambda_handler as load
-        from memories.handler import lambda_handler as memories
-        from threads.handler import lambda_handler as thread_fn
-
-        out: dict[str, bytes] = {}
-        for t in threads:
-            event = {"tenant": tenant, "thread_id": t, "action": "list_runs", "limit": 100, "order": "asc"}
-            out[f"runs:{t}"] = json.dumps(thread_fn(event, None)).encode()
-            out[f"thread:{t}"] = json.dumps(
-                thread_fn({"tenant": tenant, "thread_id": t, "action": "get"}, None)
-            ).encode()
-        for ns in namespaces:
-            loaded = load({"tenant": tenant, "memory_name": MEMORY, "namespace": ns}, None)
-            # The ListArtifact around the artifacts is minted per load (Griptape: a fresh id and name each
-            # time); everything it holds must be byte-identical.
-            assert loaded["value"], loaded
-            out[f"load:{ns}"] = json.dumps({k: v for k, v in loaded.items() if k not in ("id", "name")}).encode()
-        meta = memories({"tenant": tenant, "memory_name": MEMORY, "action": "list_meta", "limit": 100}, None)
-        out["meta"] = json.dumps(meta).encode()
-        return out
-
-    # ---- independent inspection of the raw stores -----------------------------------------------------
-    def raw_traces(self, tenant: str) -> dict[str, int]:
-        items = boto3.client("dynamodb").get_paginator("scan").paginate(TableName=self.table)
-        escaped = key(tenant)
-        n_items = sum(
-            1
-            for page in items
-            for item in page["Items"]
-            if f"#{escaped}#" in item["pk"]["S"] or item.get("tenant", {}).get("S") == tenant
-        )
-        objects = boto3.client("s3").get_paginator("list_objects_v2").paginate(Bucket=self.bucket)
-        n_objects = sum(
-            1 for page in objects for obj in page.get("Contents", []) if obj["Key"].split("/")[1:2] == [digest(tenant)]
-        )
-        self.os.indices.refresh(index=self.index)
-        hits = self.os.search(index=self.index, body={"query": {"match_all": {}}, "size": 10000})["hits"]["hits"]
-        n_docs = sum(1 for h in hits if h["_source"]["tenant"] == tenant)
-        return {"dynamodb": n_items, "s3": n_objects, "opensearch": n_docs}
+_reset_caches = reset_caches
 
 
 def _workload(d: Deployment, tenant: str) -> tuple[list[str], list[str]]:

@@ -16,25 +16,13 @@ from typing import Any
 
 import boto3
 import pytest
-from hosted_support import erase_until_verified
+from hosted_support import authorized, erase_until_verified
 from test_export_erase_import import MEMORY, Deployment, _reset_caches, cli
 
 from offprompt.metering import Plan
 
 ROOT = Path(__file__).resolve().parents[3]
 TENANT = "acme"
-
-
-def authorized(token: str) -> dict[str, Any]:
-    """What the real authorizer answers API Gateway for `token` (which must be valid): the context it caches."""
-    from authorizer.handler import lambda_handler as authorize
-
-    request = json.loads((ROOT / "events" / "authorizer_request.json").read_text())
-    request["headers"]["authorization"] = f"Bearer {token}"
-    request["identitySource"] = [f"Bearer {token}"]
-    answer = authorize(request, None)
-    assert answer["isAuthorized"] is True, answer
-    return dict(answer["context"])
 
 
 def call(
