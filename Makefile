@@ -115,8 +115,12 @@ build: install validate _samconfig-build ## validate, then sam build --config-en
 	py312="$$($(PY) -c 'from offprompt_build.layer import python312; print(python312())')" && \
 	  $(SAM_RUN) PATH="$$PATH:$${py312%/*}" $(SAM) build --config-env $(ENV) --build-dir $(SAM_BUILD_DIR)
 
-deploy: _samconfig-deploy build ## make build, then sam deploy --config-env ENV (default dev); needs AWS credentials
+deploy: _samconfig-deploy build ## make build, sam deploy --config-env ENV (default dev), mark the table indexed; needs AWS credentials
 	$(SAM_RUN) $(SAM) deploy --config-env $(ENV) --template-file $(SAM_BUILD_DIR)/template.yaml
+	@# export/erase Query the tenant index once the deployment is marked indexed (ADR 0028): on a new table this
+	@# reads nothing; on an older one it indexes what was stored before the index, once.
+	stack="$$($(PY) -c 'import sys, tomllib; print(tomllib.load(open("samconfig.toml", "rb"))[sys.argv[1]]["global"]["parameters"]["stack_name"])' $(ENV))" && \
+	  $(VENV)/bin/offprompt-admin --stack "$$stack" backfill-index --all
 
 clean: ## Remove build outputs (keeps .venv, .venv-sam and Maven's cache)
 	rm -rf build .aws-sam .pytest_cache .mypy_cache .ruff_cache infra/opensearch/target

@@ -241,3 +241,28 @@ def test_moto_still_drops_what_we_compensate_for(deployed: Deployed) -> None:
     machine = deployed.resources["ToolFlowStateMachine"]
     definition = boto3.client("stepfunctions").describe_state_machine(stateMachineArn=machine)["definition"]
     assert "${ProcessOutputFunctionArn}" in definition  # DefinitionSubstitutions are not applied by moto
+
+
+def test_the_operator_cli_reads_a_deployed_stacks_settings_and_marks_it_indexed(
+    deployed: Deployed, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`make deploy`'s last step: `offprompt-admin --stack <name> backfill-index --all` on the new stack's table."""
+    from offprompt.adapters.layout import DEPLOYMENT_PK, INDEXED_SK
+    from offprompt.composition import tenant_data
+    from offprompt.config import get_settings
+    from offprompt_admin import context
+    from offprompt_admin.__main__ import main as admin
+
+    for name in context.STACK_OUTPUTS.values():
+        monkeypatch.delenv(name, raising=False)
+    assert set(context.STACK_OUTPUTS) - {"OpenSearchAuth"} <= set(deployed.outputs)  # every output it reads
+    get_settings.cache_clear()
+    tenant_data.default_stores.cache_clear()
+    assert admin(["--stack", deployed.stack, "backfill-index", "--all"]) == 0
+    assert '"roots_indexed": 0' in capsys.readouterr().out
+    table = deployed.outputs["TableName"]
+    marker = boto3.client("dynamodb").get_item(
+        TableName=table, Key={"pk": {"S": DEPLOYMENT_PK}, "sk": {"S": INDEXED_SK}}
+    )
+    assert "Item" in marker
+    assert admin(["--stack", "no-such-stack", "backfill-index", "--all"]) == 2

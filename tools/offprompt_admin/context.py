@@ -26,6 +26,10 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
         default="",
         help="with --local: the stack's data directory (default OFFPROMPT_DATA_DIR or .offprompt/)",
     )
+    parser.add_argument(
+        "--stack",
+        help="a deployed stack's name: its outputs (TableName, BucketName, OpenSearch...) give the settings",
+    )
     parser.add_argument("--table", help="DynamoDB table (default: OFFPROMPT_TABLE)")
     parser.add_argument("--endpoint-url", help="AWS endpoint for every client (default: boto3's, AWS_ENDPOINT_URL)")
 
@@ -47,6 +51,29 @@ def _local_connection(data_dir: str) -> dict[str, Any]:
     return info
 
 
+#: The deployed stack's outputs (template.yaml) and the settings each gives.
+STACK_OUTPUTS = {
+    "TableName": "OFFPROMPT_TABLE",
+    "BucketName": "OFFPROMPT_BUCKET",
+    "OpenSearchEndpoint": "OFFPROMPT_OPENSEARCH_URL",
+    "OpenSearchIndex": "OFFPROMPT_OPENSEARCH_INDEX",
+    "OpenSearchAuth": "OFFPROMPT_OPENSEARCH_AUTH",
+}
+
+
+def _stack_settings(stack: str) -> dict[str, str]:
+    """The settings a deployed stack's outputs give (your AWS credentials and region, as for `sam deploy`)."""
+    import boto3
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        described = boto3.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0]
+    except (BotoCoreError, ClientError) as exc:
+        raise AdminError(f"cannot read stack {stack!r}: {exc}") from None
+    outputs = {o["OutputKey"]: o["OutputValue"] for o in described.get("Outputs", [])}
+    return {setting: outputs[output] for output, setting in STACK_OUTPUTS.items() if outputs.get(output)}
+
+
 def _ensure_library() -> None:
     """The library is imported from the layer's directory, as the functions import it (`/opt/python`)."""
     try:
@@ -63,7 +90,9 @@ class Context:
         from offprompt.config import load_settings
 
         if not self.environ.get("OFFPROMPT_TABLE"):
-            raise AdminError("no table: set OFFPROMPT_TABLE (the stack's TableName output), pass --table, or --local")
+            raise AdminError(
+                "no table: set OFFPROMPT_TABLE (the stack's TableName output), pass --table or --stack, or --local"
+            )
         return load_settings(self.environ)
 
     def tenancy(self) -> Any:
@@ -84,6 +113,8 @@ def connect(args: argparse.Namespace) -> Context:
         os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
     if args.endpoint_url:
         os.environ["AWS_ENDPOINT_URL"] = args.endpoint_url
+    if getattr(args, "stack", None):
+        os.environ.update(_stack_settings(args.stack))
     if args.table:
         os.environ["OFFPROMPT_TABLE"] = args.table
     return Context(dict(os.environ))
