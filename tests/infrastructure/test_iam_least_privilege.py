@@ -8,7 +8,9 @@ From a function's handler module it follows, by name, every function and method 
 - AWS operations: boto3 client calls (`.put_item(`), operation names passed as strings
   (`self._call("update_item", ...)`, `generate_presigned_url("get_object", ...)`, `get_paginator(...)`) in
   modules that build a client for that service (`aws_client("dynamodb")` / `boto3.client("s3")`), and the item
-  kinds (`Put`, `Update`, `ConditionCheck`, ...) of `transact_write_items`;
+  kinds (`Put`, `Update`, `ConditionCheck`, ...) of `transact_write_items` — written as item dicts, or through the
+  tagged `Transaction` of `adapters/dynamodb_transaction.py` (`tx.put(...)` a Put, ..., `tx.transact(client)` the
+  TransactWriteItems) in a module that builds a DynamoDB client;
 - OpenSearch: any reachable code of a module importing `opensearchpy`;
 - settings: `Settings` fields read (`settings.table_name`, `settings.require("bucket_name")`) and any literal
   `os.environ` / `os.getenv` names.
@@ -88,6 +90,7 @@ GENERIC_NAMES = frozenset(
         "hexdigest",
         "digest",
         "isoformat",
+        "search",  # `pattern.search(text)`: a regex, not the text store's search
     ]
 )
 TRANSACT_KINDS = {
@@ -96,6 +99,8 @@ TRANSACT_KINDS = {
     "Delete": "dynamodb:DeleteItem",
     "ConditionCheck": "dynamodb:ConditionCheckItem",
 }
+#: `Transaction` methods (adapters/dynamodb_transaction.py) and the transaction item kind each adds.
+TRANSACTION_METHODS = {"put": "Put", "update": "Update", "delete": "Delete", "condition_check": "ConditionCheck"}
 # boto3 operations whose IAM action is not `<prefix>:<OperationName>`.
 ACTION_OVERRIDES = {
     ("s3", "HeadObject"): "s3:GetObject",
@@ -326,6 +331,16 @@ class CodeGraph:
 
     def _collect(self, module: Module, node: ast.AST, result: Reach) -> None:
         found: set[str] = set()
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and "dynamodb" in module.services
+            and "Transaction" in module.imports
+        ):
+            if node.func.attr in TRANSACTION_METHODS:
+                found.add(f"transact|{TRANSACTION_METHODS[node.func.attr]}")
+            elif node.func.attr == "transact":
+                found.add("dynamodb|TransactWriteItems")
         if isinstance(node, ast.Attribute):
             result.setting_fields.add(node.attr)
             for service in module.services:
@@ -512,7 +527,7 @@ def _check_scope(actions: list[str], resource: object) -> None:
     text = json.dumps(resource)
     for action in actions:
         prefix = action.split(":")[0]
-        if action == "dynamodb:Query" and resource == {"Fn::Sub": "${MemoryTable.Arn}/index/TenantIndex"}:
+        if action == "dynamodb:Query" and resource == {"Fn::Sub": "${MemoryTable.Arn}/index/TenantRoots"}:
             continue  # tenant export/erase: the table's one index (docs/adr/0024-tenant-export-erase.md)
         if prefix == "dynamodb":
             assert resource == {"Fn::GetAtt": ["MemoryTable", "Arn"]}, (action, resource)
@@ -548,7 +563,9 @@ def test_only_text_users_are_principals_of_the_collection_access_policy() -> Non
 def test_the_scanner_sees_what_it_must() -> None:
     # Guards the analysis itself: known calls in the adapters are recognised.
     graph = code_graph()
-    assert "dynamodb:PutItem" in graph.reach("add_run.handler").actions  # transact_write_items Put items
+    assert "dynamodb:PutItem" in graph.reach("add_run.handler").actions  # a Transaction's Put items
+    assert graph.reach("add_run.handler").origins["dynamodb:PutItem"] == {"offprompt.adapters.dynamodb_runs"}
+    assert graph.reach("authorizer.handler").actions == {"dynamodb:GetItem"}  # the key check, nothing else
     assert "s3:ListBucket" in graph.reach("memories.handler").actions  # get_paginator("list_objects_v2")
     assert "bedrock:InvokeModel" in graph.reach("summarizer.handler").actions  # converse
     assert graph.reach("example_tool.handler").actions == set()

@@ -276,7 +276,7 @@ class DynamoDbAccountStore:
         )
         tx.put("listing", {"TableName": self.table_name, "Item": listing})
         try:
-            tx.commit(self.client)
+            tx.transact(self.client)
         except Cancelled as cancelled:
             if cancelled.failed("key_count"):
                 raise KeyLimitReached() from None
@@ -333,7 +333,7 @@ class DynamoDbAccountStore:
             },
         )
         try:
-            tx.commit(self.client)
+            tx.transact(self.client)
         except Cancelled as cancelled:
             if cancelled.failed("key"):
                 return False  # no such key, or another tenant's: nothing changes

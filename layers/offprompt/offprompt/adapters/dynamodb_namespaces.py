@@ -219,7 +219,7 @@ class DynamoDbNamespaceStore:
         if charge is not None:  # counted with the data it counts: a commit that fails charges nothing
             tx.extend(charge_items(self.table, charge))
         try:
-            tx.commit(self.client)
+            tx.transact(self.client)
         except Cancelled as cancelled:
             if cancelled.failed("record"):
                 old = cancelled.old_item("record") or {}
@@ -388,7 +388,7 @@ class DynamoDbNamespaceStore:
             if with_gauge:
                 tx.add("gauge", stored_bytes_release(self.table, tenant, metered))
             try:
-                tx.commit(self.client)
+                tx.transact(self.client)
                 return True
             except Cancelled as cancelled:
                 if cancelled.failed("record") or cancelled.reasons["record"].get("Code") == "TransactionConflict":

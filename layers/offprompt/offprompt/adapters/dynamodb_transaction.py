@@ -5,7 +5,7 @@
     tx.update("thread", {...})
     tx.extend(charge_items(table, charge))        # tagged "charge.day", "charge.gauge"
     try:
-        tx.commit(client)
+        tx.transact(client)
     except Cancelled as cancelled:
         if cancelled.failed("charge.gauge"): ...
 
@@ -86,7 +86,7 @@ class Transaction:
     def __len__(self) -> int:
         return len(self.items)
 
-    def commit(self, client: Any) -> None:
+    def transact(self, client: Any) -> None:
         """Write every item or none. Cancelled (by tag) when DynamoDB cancels it; other errors propagate."""
         try:
             client.transact_write_items(TransactItems=[t.item for t in self.items])

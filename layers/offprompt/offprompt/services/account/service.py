@@ -15,10 +15,12 @@ from typing import Any
 from offprompt.metering import Meter, Plan
 from offprompt.ports import AccountStore, TenantRecord
 
-from . import admission, api_keys, plans, usage_report
-from .admission import STORING_ROUTES, TenantErasing
-from .api_keys import Principal
-from .plans import plan_named
+# Each use case imported by name (not as a module): what a function can reach is then exactly what it calls
+# (tests/infrastructure/test_iam_least_privilege.py derives each function's IAM from that).
+from .admission import STORING_ROUTES, TenantErasing, admit, flush
+from .api_keys import Principal, authenticate, create_key, list_keys, revoke_key
+from .plans import create_tenant, plan_named, tenant_plan
+from .usage_report import usage
 
 __all__ = ["STORING_ROUTES", "AccountService", "Principal", "TenantErasing", "plan_named"]
 
@@ -34,34 +36,34 @@ class AccountService:
 
     # ---- tenants and plans (operator) ------------------------------------------------------------------------
     def create_tenant(self, tenant: str, plan: Plan) -> TenantRecord:
-        return plans.create_tenant(self.records, tenant, plan, _iso(self.clock()))
+        return create_tenant(self.records, tenant, plan, _iso(self.clock()))
 
     def set_plan(self, tenant: str, plan: Plan) -> TenantRecord:
         return self.create_tenant(tenant, plan)
 
     def tenant_plan(self, tenant: str) -> Plan:
-        return plans.tenant_plan(self.records, tenant)
+        return tenant_plan(self.records, tenant)
 
     # ---- keys (self-service and operator) --------------------------------------------------------------------
     def create_key(self, tenant: str, name: str | None = None, *, plan: Plan | None = None) -> dict[str, Any]:
-        return api_keys.create_key(self.records, tenant, name, _iso(self.clock()), plan=plan)
+        return create_key(self.records, tenant, name, _iso(self.clock()), plan=plan)
 
     def list_keys(self, tenant: str) -> dict[str, Any]:
-        return api_keys.list_keys(self.records, tenant)
+        return list_keys(self.records, tenant)
 
     def revoke_key(self, tenant: str, key_id: str) -> bool:
-        return api_keys.revoke_key(self.records, tenant, key_id)
+        return revoke_key(self.records, tenant, key_id)
 
     def authenticate(self, token: str | None) -> Principal | None:
-        return api_keys.authenticate(self.records, token)
+        return authenticate(self.records, token)
 
     # ---- every key-authenticated request ---------------------------------------------------------------------
     def admit(self, meter: Meter, key_id: str, request_bytes: int = 0) -> None:
-        admission.admit(self.records, meter, key_id, request_bytes)
+        admit(self.records, meter, key_id, request_bytes)
 
     def flush(self, meter: Meter, *, counted: bool) -> None:
-        admission.flush(self.records, meter, counted=counted)
+        flush(self.records, meter, counted=counted)
 
     # ---- usage report ---------------------------------------------------------------------------------------
     def usage(self, tenant: str, first: str | None, last: str | None) -> dict[str, Any]:
-        return usage_report.usage(self.records, tenant, first, last, self.clock())
+        return usage(self.records, tenant, first, last, self.clock())
