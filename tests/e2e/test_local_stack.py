@@ -96,10 +96,18 @@ def stack_env(opensearch_url: str, index: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def stack(opensearch_url: str) -> Iterator[RunningStack]:
+    with running_stack(opensearch_url) as running:
+        yield running
+
+
+@contextlib.contextmanager
+def running_stack(opensearch_url: str, **environment: str) -> Iterator[RunningStack]:
+    """The stack as a subprocess on a free port with its own index (and `environment` on top of `stack_env`);
+    stopped with SIGTERM on exit, checking that it and every process it started are gone."""
     index = f"offprompt-e2e-{uuid.uuid4().hex[:12]}"
     process = subprocess.Popen(
         [sys.executable, "-m", "offprompt_local.stack", "--port", "0", "--fresh"],
-        env=stack_env(opensearch_url, index),
+        env={**stack_env(opensearch_url, index), **environment},
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

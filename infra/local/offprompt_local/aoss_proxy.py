@@ -37,7 +37,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -330,10 +330,17 @@ def _merge_bulk(node_answer: bytes, forward: Forward) -> bytes:
 
 class ServerlessProxy:
     """The faithful layer on 127.0.0.1 in front of `upstream` (the local node's URL). `refusals` lists every request
-    it refused as (method, path, status), so a test can check that a client stayed inside Serverless's API."""
+    it refused as (method, path, status), so a test can check that a client stayed inside Serverless's API; `log`
+    (if given) gets a line for each."""
 
     def __init__(
-        self, upstream: str, *, host: str = "127.0.0.1", port: int = 0, refresh_interval: str | None = None
+        self,
+        upstream: str,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        refresh_interval: str | None = None,
+        log: Callable[[str], None] | None = None,
     ) -> None:
         parts = urlsplit(upstream)
         if parts.scheme != "http" or not parts.hostname or not parts.port:
@@ -341,6 +348,7 @@ class ServerlessProxy:
         self.upstream = (parts.hostname, parts.port)
         self.refresh_interval = refresh_interval or os.environ.get(REFRESH_INTERVAL_ENV) or DEFAULT_REFRESH_INTERVAL
         self.refusals: list[tuple[str, str, int]] = []
+        self._log = log
         self._host, self._port = host, port
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -393,14 +401,19 @@ class ServerlessProxy:
         params = parse_qsl(parts.query, keep_blank_values=True)
         decision = decide(request.command, parts.path, params, body, self.refresh_interval)
         if isinstance(decision, Answer):
-            self.refusals.append((request.command, parts.path, decision.status))
+            self._refused(request.command, parts.path, decision.status)
             self._reply(request, decision.status, decision.body, decision.content_type)
             return
         status, content_type, answer = self._send(request, decision)
         if decision.refused_items and status == 200:
-            self.refusals.append((request.command, parts.path, 400))
+            self._refused(request.command, parts.path, 400)
             answer = _merge_bulk(answer, decision)
         self._reply(request, status, answer, content_type)
+
+    def _refused(self, method: str, path: str, status: int) -> None:
+        self.refusals.append((method, path, status))
+        if self._log is not None:
+            self._log(f"OpenSearch Serverless refuses {method} {path} ({status})")
 
     def _send(self, request: BaseHTTPRequestHandler, forward: Forward) -> tuple[int, str, bytes]:
         target = quote(forward.path, safe="/,*_-.:%")
