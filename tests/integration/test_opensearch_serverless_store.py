@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from offprompt.adapters.bpe_tokenizer import BpeOpenAiTokenizer
+from offprompt.adapters.layout import s3_prefixes
 from offprompt.adapters.opensearch_client import build_opensearch_client
 from offprompt.adapters.opensearch_text import OpenSearchTextStore, S3TextRecords
 from offprompt.artifacts import TextArtifact
 from offprompt.errors import DependencyUnavailable
 from offprompt.ports import TextScope
-from offprompt.services.tenant_data.inventory import s3_prefixes
 
 pytestmark = pytest.mark.opensearch
 BUCKET = "serverless-texts"

@@ -717,7 +717,7 @@ class TextRecord:
 class S3TextRecords:
     """Serverless: each text artifact's `TextRecord` as one S3 object: a JSON header line `{"chunks", "ids"}`, then
     the artifact's JSON. Keys sit under the tenant's `taskmem/{digest(tenant)}/` prefix, so a tenant's export and
-    erase (services/tenant_data/inventory.py) include them, but not under the namespace's blob prefix, so that a
+    erase (adapters/layout.py, `S3_ROOTS`) include them, but not under the namespace's blob prefix, so that a
     namespace delete's blob step leaves them for the text step, which reads their ids first."""
 
     def __init__(self, bucket: str, client: Any | None = None) -> None:
