@@ -241,10 +241,10 @@ class OpenSearchTextStore:
         records = self._records()
         counts: dict[int, int] = {}
         todo: list[tuple[int, TextArtifact, str]] = []
-        for offset, artifact in enumerate(artifacts):
+        earlier = each_of(functools.partial(records.get, scope), [start + i for i in range(len(artifacts))])
+        for offset, (artifact, previous) in enumerate(zip(artifacts, earlier, strict=True)):
             position = start + offset
             artifact_json = artifact.to_json()
-            previous = records.get(scope, position)
             if previous is not None and previous.artifact_json == artifact_json:
                 counts[position] = previous.chunks
                 continue
@@ -258,7 +258,7 @@ class OpenSearchTextStore:
                 (position, TextRecord(artifact_json, count, [ids[(position, c)] for c in range(count)]))
                 for (position, _, artifact_json), count in zip(todo, written, strict=True)
             ]
-            _each(lambda entry: records.put(scope, entry[0], entry[1]), new)
+            each_of(lambda entry: records.put(scope, entry[0], entry[1]), new)
         except Exception:
             best_effort(functools.partial(self._delete_ids, list(ids.values())))
             raise
@@ -374,7 +374,7 @@ class OpenSearchTextStore:
                 raise InvalidInput(f"chunk count must be at least 1, got {count}")
             wanted.extend((position, chunk) for chunk in range(count))
         if self.mode == "serverless":
-            return _each(functools.partial(self._load_record, scope), list(layout))
+            return each_of(functools.partial(self._load_record, scope), list(layout))
         docs: list[dict[str, Any]] = []
         for first in range(0, len(wanted), self.mget_page):
             docs.extend(self._mget(scope, wanted[first : first + self.mget_page]))
@@ -603,12 +603,8 @@ class OpenSearchTextStore:
         refreshes, and counts as not found)."""
         records = self._records()
         prefix = records.scope_prefix(scope)
-        tried: set[str] = set()
-        deleted: set[str] = set()
-        for key in records.keys(prefix):
-            ids = [i for i in records.ids(key) if i not in tried]
-            tried.update(ids)
-            deleted |= self._delete_ids(ids)
+        tried = {i for ids in each_of(records.ids, list(records.keys(prefix))) for i in ids}
+        deleted = self._delete_ids(sorted(tried))
         for page in search_pages(self._search, _scope_terms(scope), NAMESPACE_ORDER, SWEEP_PAGE):
             ids = [hit["_id"] for hit in page if hit.get("_id") not in tried]
             tried.update(ids)
@@ -865,7 +861,7 @@ def bulk_delete(bulk: Callable[[str], dict[str, Any]], ids: Iterable[str], page:
     return deleted
 
 
-def _each(work: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+def each_of(work: Callable[[Any], Any], items: list[Any]) -> list[Any]:
     """`work` over `items`, up to 8 at a time when there are several (S3 round trips); results in order."""
     if len(items) <= 1:
         return [work(item) for item in items]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from offprompt.errors import ConfigurationError, DependencyUnavailable, OffpromptError
 
-from .opensearch_text import SWEEP_PAGE, S3TextRecords, bulk_delete, search_pages
+from .opensearch_text import SWEEP_PAGE, S3TextRecords, bulk_delete, each_of, search_pages
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -137,12 +137,9 @@ class OpenSearchTenantDocuments:
         search sees of the tenant (documents no record names). The records themselves go with the tenant's
         objects (their keys are under its `taskmem/` prefix)."""
         assert self.records is not None
-        tried: set[str] = set()
-        deleted: set[str] = set()
-        for key in self.records.keys(self.records.tenant_prefix(tenant)):
-            ids = [i for i in self.records.ids(key) if i not in tried]
-            tried.update(ids)
-            deleted |= self._delete_ids(ids)
+        keys = list(self.records.keys(self.records.tenant_prefix(tenant)))
+        tried = {i for ids in each_of(self.records.ids, keys) for i in ids}
+        deleted = self._delete_ids(sorted(tried))
         for page in self._visible(tenant):
             ids = [hit["_id"] for hit in page if hit.get("_id") not in tried]
             tried.update(ids)
