@@ -94,8 +94,8 @@ bench: install opensearch ## Every benchmark in bench/ at its --quick size, one 
 layer: install ## Build the Lambda layers (core + text add-on; python3.12/arm64, from requirements/runtime.lock, 3.12 bytecode) into build/
 	$(PY) -m offprompt_build.layer
 
-dev: install opensearch ## Run the whole stack on 127.0.0.1: API :3000 (OFFPROMPT_PORT), moto, OpenSearch; data in .offprompt/ (FRESH=1 starts empty)
-	$(PY) -m offprompt_local.stack $(if $(filter 1 yes true,$(FRESH)),--fresh) $(if $(filter 1 yes true,$(SALVAGE)),--salvage)
+dev: install opensearch ## Run the whole stack on 127.0.0.1: API :3000 (OFFPROMPT_PORT), moto, OpenSearch; data in .offprompt/ (FRESH=1 starts empty; SALVAGE=1 after damage; OPENSEARCH_MODE=serverless)
+	$(if $(OPENSEARCH_MODE),OFFPROMPT_OPENSEARCH_MODE=$(OPENSEARCH_MODE)) $(PY) -m offprompt_local.stack $(if $(filter 1 yes true,$(FRESH)),--fresh) $(if $(filter 1 yes true,$(SALVAGE)),--salvage)
 
 demo: install ## Scripted agent session against a running `make dev` (OFFPROMPT_API_URL, default http://127.0.0.1:3000)
 	$(PY) -m offprompt_local.demo

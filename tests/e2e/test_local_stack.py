@@ -89,9 +89,17 @@ def stack_env(opensearch_url: str, index: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def stack(opensearch_url: str) -> Iterator[RunningStack]:
+    with running_stack(opensearch_url) as running:
+        yield running
+
+
+@contextlib.contextmanager
+def running_stack(opensearch_url: str, **environment: str) -> Iterator[RunningStack]:
+    """The stack as a subprocess on a free port with its own index (and `environment` on top of `stack_env`);
+    stopped with SIGTERM on exit, checking that it and every process it started are gone."""
     index = f"offprompt-e2e-{uuid.uuid4().hex[:12]}"
     started = time.monotonic()
-    process = StackProcess(E2E_DATA_DIR, "--fresh", opensearch_url=opensearch_url, index=index)
+    process = StackProcess(E2E_DATA_DIR, "--fresh", opensearch_url=opensearch_url, index=index, env=environment)
     try:
         url = process.wait_ready(BOOT_TIMEOUT_S)
     except BaseException:

@@ -571,3 +571,54 @@ def test_the_scanner_sees_what_it_must() -> None:
     assert graph.reach("example_tool.handler").actions == set()
     assert OPENSEARCH in graph.reach("memories.handler").actions  # the text store's client calls
     assert graph.reach("memories.handler").origins["bedrock:InvokeModel"] == {"offprompt.adapters.embeddings"}
+
+
+# OpenSearch Serverless data access permissions (docs/adr/0030-opensearch-serverless.md, AWS "Supported operations
+# and plugins in Amazon OpenSearch Serverless"): which permission each opensearch-py call of the adapters needs.
+AOSS_PERMISSION = {
+    "indices.create": "aoss:CreateIndex",
+    "indices.exists": "aoss:DescribeIndex",
+    "search": "aoss:ReadDocument",
+    "msearch": "aoss:ReadDocument",
+    "count": "aoss:ReadDocument",
+    "mget": "aoss:ReadDocument",
+    "bulk": "aoss:WriteDocument",
+}
+# Calls only the managed-domain path makes (the Serverless mode never sends them: the Serverless-faithful proxy
+# refuses them, and tests/integration/test_text_store_contract.py checks it refused nothing in that mode).
+DOMAIN_ONLY_CALLS = {"indices.refresh", "delete_by_query"}
+AOSS_ADAPTERS = {"opensearch_text": "OpenSearchTextStore", "tenant_documents": "OpenSearchTenantDocuments"}
+
+
+def _opensearch_calls(module: str, cls: str) -> set[str]:
+    """`self.client.<op>(...)` and `self.client.indices.<op>(...)` calls of an adapter class."""
+    tree = ast.parse((ROOT / "layers/offprompt/offprompt/adapters" / f"{module}.py").read_text())
+    (owner,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls]
+    calls = set()
+    for node in ast.walk(owner):
+        if not isinstance(node, ast.Attribute):
+            continue
+        chain = [node.attr]
+        value = node.value
+        while isinstance(value, ast.Attribute):
+            chain.append(value.attr)
+            value = value.value
+        chain.reverse()
+        if chain[:1] == ["client"] and len(chain) in (2, 3) and isinstance(value, ast.Name) and value.id == "self":
+            calls.add(".".join(chain[1:]))
+    return calls - {"indices"}
+
+
+def test_the_collection_access_policy_grants_what_the_adapters_send_on_the_one_index() -> None:
+    cfn = sam_transform()
+    collection = cfn["Resources"]["OpenSearchCollection"]["Properties"]
+    assert collection["Type"] == "VECTORSEARCH"  # k-NN and hybrid need it; BM25 works there too
+    calls = set().union(*(_opensearch_calls(m, c) for m, c in AOSS_ADAPTERS.items()))
+    assert {"bulk", "search", "indices.create"} <= calls  # the scan sees the calls
+    assert calls - DOMAIN_ONLY_CALLS <= set(AOSS_PERMISSION), f"no permission known for {calls - set(AOSS_PERMISSION)}"
+    needed = {AOSS_PERMISSION[c] for c in calls - DOMAIN_ONLY_CALLS}
+    (rule,) = json.loads(cfn["Resources"]["OpenSearchDataAccessPolicy"]["Properties"]["Policy"]["Fn::Sub"][0])
+    (grant,) = rule["Rules"]
+    assert grant["ResourceType"] == "index"
+    assert grant["Resource"] == ["index/${AWS::StackName}-text/${OpenSearchIndex}"]
+    assert set(grant["Permission"]) == needed

@@ -550,6 +550,7 @@ def test_sigv4_clients_sign_every_request(opensearch_url: str, auth: str, servic
     headers = connection.http_auth("GET", f"{opensearch_url}/_cluster/health", None, {})
     assert headers["Authorization"].startswith("AWS4-HMAC-SHA256 Credential=testing/")
     assert f"/us-east-1/{service}/aws4_request" in headers["Authorization"]
+    assert headers["X-Amz-Content-SHA256"]  # Serverless requires the payload hash header (ADR 0030, C13)
     assert client.cluster.health()["status"] in ("green", "yellow")  # the local node ignores the signature
 
 

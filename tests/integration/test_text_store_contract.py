@@ -4,20 +4,28 @@ OpenSearch adapter, so the fake cannot drift from the real store's rules (issue 
 What is compared is the port's observable behaviour: byte-exact round trips, idempotent stores, scope isolation,
 search ordering and limits, the errors for what the store refuses, and delete. Chunk boundaries differ by design
 (characters in the fake, tokens in OpenSearch), so counts are checked for consistency with `load`, not equality.
+
+The OpenSearch adapter runs twice: against the node as a managed domain is used (`opensearch`: deterministic ids,
+refresh on store) and in its Serverless mode through the Serverless-faithful proxy (`serverless`: server-generated
+ids, no refresh, S3 text records in moto; docs/adr/0028). Serverless search sees a store only after the collection's
+refresh interval, so searches follow `settle()` (a no-op for the others); load and delete need no wait. Every
+Serverless-mode test also checks that the proxy refused nothing the adapter sent.
 """
 
 from __future__ import annotations
 
 import itertools
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from fakes.text_store import InMemoryTextStore
 
 from offprompt.adapters.bpe_tokenizer import BpeOpenAiTokenizer
-from offprompt.adapters.opensearch_text import OpenSearchTextStore
+from offprompt.adapters.opensearch_client import build_opensearch_client
+from offprompt.adapters.opensearch_text import OpenSearchTextStore, S3TextRecords
 from offprompt.artifacts import TextArtifact
 from offprompt.errors import DependencyUnavailable, InvalidInput
 from offprompt.limits import MAX_QUERY_CHARS, MAX_SEARCH_DEPTH
@@ -26,14 +34,44 @@ from offprompt.ports import TextScope, TextStore
 pytestmark = pytest.mark.opensearch
 
 
-@pytest.fixture(params=["fake", "opensearch"])
+@pytest.fixture(params=["fake", "opensearch", "serverless"])
 def store(request: pytest.FixtureRequest) -> Iterator[TextStore]:
     if request.param == "fake":
         yield InMemoryTextStore(chunk_chars=200)
         return
+    if request.param == "serverless":
+        yield from _serverless_store(request)
+        return
     client: Any = request.getfixturevalue("opensearch_client")
     index: str = request.getfixturevalue("opensearch_index")
     yield OpenSearchTextStore(client, index, BpeOpenAiTokenizer(), chunk_tokens=50, refresh=True)
+
+
+def _serverless_store(request: pytest.FixtureRequest) -> Iterator[TextStore]:
+    import boto3
+
+    request.getfixturevalue("moto_aws")
+    proxy: Any = request.getfixturevalue("aoss_proxy")
+    node: Any = request.getfixturevalue("opensearch_client")
+    s3 = boto3.client("s3", region_name="us-east-1")
+    s3.create_bucket(Bucket="contract-texts")
+    index = f"offprompt-aoss-{uuid.uuid4().hex}"
+    refused = len(proxy.refusals)
+    client = build_opensearch_client(proxy.url)
+    records = S3TextRecords("contract-texts", client=s3)
+    yield OpenSearchTextStore(client, index, BpeOpenAiTokenizer(), chunk_tokens=50, mode="serverless", records=records)
+    client.close()
+    node.indices.delete(index=index, ignore_unavailable=True)
+    assert proxy.refusals[refused:] == [], "the serverless store sent what OpenSearch Serverless refuses"
+
+
+@pytest.fixture
+def settle(store: TextStore, request: pytest.FixtureRequest) -> Callable[[], None]:
+    """Wait until search sees every store and delete made so far (Serverless: one refresh interval and a margin)."""
+    if getattr(store, "mode", None) != "serverless":
+        return lambda: None
+    interval = float(request.getfixturevalue("aoss_proxy").refresh_interval.removesuffix("s"))
+    return lambda: time.sleep(interval * 1.5 + 0.3)
 
 
 def scope(namespace: str = "ns", tenant: str = "tenant-a") -> TextScope:
@@ -62,30 +100,34 @@ def test_store_then_load_is_byte_exact(store: TextStore) -> None:
     assert [a.to_json() for a in loaded] == [a.to_json() for a in artifacts]
 
 
-def test_store_is_idempotent_for_a_retry(store: TextStore) -> None:
+def test_store_is_idempotent_for_a_retry(store: TextStore, settle: Callable[[], None]) -> None:
     s = scope()
     artifacts = [text(LONG, name="long"), text("beta gamma", name="b")]
     first = store.store(s, 1, artifacts)
     assert store.store(s, 1, artifacts) == first
+    settle()
     hits = store.search(s, "gamma", 10, "bm25")
     assert [(h.position, h.chunk) for h in hits] == [(2, 0)]
 
 
-def test_scopes_are_isolated(store: TextStore) -> None:
+def test_scopes_are_isolated(store: TextStore, settle: Callable[[], None]) -> None:
     mine, other_ns, other_tenant = scope("a"), scope("b"), scope("a", tenant="tenant-b")
     store.store(mine, 1, [text("shared secret words")])
     store.store(other_ns, 1, [text("shared other words")])
     store.store(other_tenant, 1, [text("shared tenant words")])
+    settle()
     assert [h.text for h in store.search(mine, "shared", 10, "bm25")] == ["shared secret words"]
     assert store.delete(mine) == 1
+    settle()
     assert store.search(mine, "shared", 10, "bm25") == []
     assert len(store.search(other_ns, "shared", 10, "bm25")) == 1
     assert len(store.search(other_tenant, "shared", 10, "bm25")) == 1
 
 
-def test_search_orders_by_score_then_position_and_respects_top_k(store: TextStore) -> None:
+def test_search_orders_by_score_then_position_and_respects_top_k(store: TextStore, settle: Callable[[], None]) -> None:
     s = scope()
     store.store(s, 1, [text("apple"), text("apple apple apple banana"), text("banana"), text("apple banana")])
+    settle()
     hits = store.search(s, "apple", 10, "bm25")
     assert {h.position for h in hits} == {1, 2, 4}
     assert hits[0].position == 2
@@ -107,9 +149,10 @@ def test_search_refuses_top_k_out_of_range(store: TextStore, top_k: Any) -> None
         store.search(scope(), "x", top_k, "bm25")
 
 
-def test_search_accepts_the_limits(store: TextStore) -> None:
+def test_search_accepts_the_limits(store: TextStore, settle: Callable[[], None]) -> None:
     s = scope()
     store.store(s, 1, [text("limit words")])
+    settle()
     assert len(store.search(s, "x " * (MAX_QUERY_CHARS // 2 - 3) + "limit", MAX_SEARCH_DEPTH, "bm25")) == 1
 
 
@@ -121,11 +164,12 @@ def test_search_refuses_an_unknown_mode_and_vector_modes_without_an_embedder(sto
             store.search(scope(), "x", 5, mode)  # type: ignore[arg-type]
 
 
-def test_delete_counts_chunks_and_is_idempotent(store: TextStore) -> None:
+def test_delete_counts_chunks_and_is_idempotent(store: TextStore, settle: Callable[[], None]) -> None:
     s = scope()
     counts = store.store(s, 1, [text(LONG), text("short")])
-    assert store.delete(s) == sum(counts)
+    assert store.delete(s) == sum(counts)  # at once: the serverless store deletes what it recorded, seen or not
     assert store.delete(s) == 0
+    settle()
     assert store.search(s, "alpha", 5, "bm25") == []
 
 

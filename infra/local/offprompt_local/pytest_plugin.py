@@ -6,6 +6,8 @@ Enabled by `pytest_plugins = ["offprompt_local.pytest_plugin"]` in the root `tes
   (or `OPENSEARCH_URL` when set). Tests using it are auto-marked `opensearch`.
 - `opensearch_client` (session): an `opensearchpy.OpenSearch` client for that node.
 - `opensearch_index` (function): a fresh index from `infra/opensearch/index.json`, deleted afterwards.
+- `aoss_proxy` (session): the Serverless-faithful layer (`offprompt_local.aoss_proxy`) in front of that node, with
+  a 1 s search-visibility interval (OFFPROMPT_AOSS_TEST_REFRESH_INTERVAL) to keep the suites fast.
 - `aws_credentials` (autouse): fake credentials and Powertools settings; host AWS settings removed.
 - `moto_aws`: moto's in-process mock of every AWS service.
 - `moto_server`: the local substrate's moto HTTP server on 127.0.0.1 (a free port, in memory); yields its URL.
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from offprompt_local.aoss_proxy import ServerlessProxy
 from offprompt_local.datadir import DEFAULT_DATA_DIR
 from offprompt_local.devserver import DEFAULT_PORT
 from offprompt_local.guard import UNDER_TEST_ENV, protection
@@ -36,6 +39,9 @@ from offprompt_local.opensearch import LocalOpenSearch, index_definition
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
+
+#: The search-visibility interval of the test suites' Serverless-faithful proxy (short, so that waits stay short).
+AOSS_TEST_REFRESH_INTERVAL_ENV = "OFFPROMPT_AOSS_TEST_REFRESH_INTERVAL"
 
 OPENSEARCH_FIXTURE = "opensearch_url"
 #: The settings the session replaces (restored at its end), and its temporary data directory.
@@ -88,6 +94,14 @@ def opensearch_client(opensearch_url: str) -> Iterator[OpenSearch]:
     client = OpenSearch(hosts=[opensearch_url], use_ssl=False, verify_certs=False, timeout=60)
     yield client
     client.close()
+
+
+@pytest.fixture(scope="session")
+def aoss_proxy(opensearch_url: str) -> Iterator[ServerlessProxy]:
+    proxy = ServerlessProxy(opensearch_url, refresh_interval=os.environ.get(AOSS_TEST_REFRESH_INTERVAL_ENV) or "1s")
+    proxy.start()
+    yield proxy
+    proxy.stop()
 
 
 @pytest.fixture

@@ -57,6 +57,7 @@ CONNECTION_ENVIRONMENT = (
     "OFFPROMPT_OPENSEARCH_URL",
     "OFFPROMPT_OPENSEARCH_INDEX",
     "OFFPROMPT_OPENSEARCH_AUTH",
+    "OFFPROMPT_OPENSEARCH_MODE",
     "OFFPROMPT_EMBEDDING_DIMENSIONS",
 )
 TABLE_NAME = "offprompt-local"
@@ -219,6 +220,8 @@ class LocalStack:
     _server: DevServer | None = None
     _moto: Any = None
     _opensearch: Any = None
+    #: OFFPROMPT_OPENSEARCH_MODE=serverless: the Serverless-faithful layer in front of the node (aoss_proxy).
+    _aoss: Any = None
     _watchdog: threading.Thread | None = None
     _stopping: threading.Event = field(default_factory=threading.Event)
     _opensearch_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -282,6 +285,9 @@ class LocalStack:
             if self._opensearch is not None:
                 self._opensearch.stop()
                 self._opensearch = None
+        if self._aoss is not None:
+            self._aoss.stop()
+            self._aoss = None
         reset_embeddings()
         if self._data is not None:
             with contextlib.suppress(OSError):
@@ -408,6 +414,14 @@ class LocalStack:
         except OpenSearchError as exc:
             raise StackError(f"OpenSearch did not start: {str(exc).splitlines()[0]}") from None
         self.log(f"OpenSearch is up at {self.opensearch_url}")
+        if os.environ.get("OFFPROMPT_OPENSEARCH_MODE") == "serverless":
+            from .aoss_proxy import ServerlessProxy
+
+            self._aoss = ServerlessProxy(self.opensearch_url, log=self.log)
+            self.opensearch_url = self._aoss.start()
+            self.log(
+                f"OpenSearch Serverless mode: the handlers use the Serverless-faithful layer at {self.opensearch_url}"
+            )
 
     def _write_connection(self) -> None:
         """`<data dir>/stack.json`: where this stack's API, moto, table, bucket and index are, for local tools

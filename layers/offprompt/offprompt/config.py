@@ -26,6 +26,9 @@ class Settings(BaseModel):
     opensearch_auth: Literal["none", "sigv4-es", "sigv4-aoss"] = Field(
         default="none", alias="OFFPROMPT_OPENSEARCH_AUTH"
     )
+    # Which API the text store speaks: a managed domain's (deterministic ids, mget, delete-by-query, refresh) or
+    # OpenSearch Serverless's subset (server-generated ids, no refresh; docs/adr/0030-opensearch-serverless.md).
+    opensearch_mode: Literal["domain", "serverless"] = Field(default="domain", alias="OFFPROMPT_OPENSEARCH_MODE")
     summary_model_id: str = Field(default="amazon.nova-micro-v1:0", alias="OFFPROMPT_SUMMARY_MODEL_ID")
     # "inline" summarizes right after add-run (local stack); "async" leaves it to the summarizer function.
     summarize_mode: Literal["inline", "async", "off"] = Field(default="async", alias="OFFPROMPT_SUMMARIZE_MODE")

@@ -26,8 +26,9 @@ long for the key it goes into, `%~` + its SHA-256):
 The sparse KEYS_ONLY global secondary index `TenantRoots` (hash key `tenant_dir` only) lists each partition root
 (`tenant_index_value`): export and erase Query it instead of scanning the table (docs/adr/0024).
 
-S3 (`digest()` of the tenant first, so a tenant's objects share prefixes): `t/` big runs · `taskmem/` blobs and
-batch manifests · `uploads/` pending uploads · `downloads/` materialized load responses · `exports/` exports.
+S3 (`digest()` of the tenant first, so a tenant's objects share prefixes): `t/` big runs · `taskmem/` blobs,
+batch manifests and (OpenSearch Serverless mode) text records · `uploads/` pending uploads · `downloads/`
+materialized load responses · `exports/` exports.
 OpenSearch: one document per text chunk, id `digest(tenant, memory, namespace, position, chunk)`, its `tenant`
 keyword the tenant.
 """
@@ -373,7 +374,7 @@ class S3Root:
 #: Every S3 root; a tenant's objects are under `{root}/{digest(tenant)}/`.
 S3_ROOTS: tuple[S3Root, ...] = (
     S3Root("t", exported=True),  # big runs
-    S3Root("taskmem", exported=True),  # blobs and batch manifests
+    S3Root("taskmem", exported=True),  # blobs, batch manifests, text records (Serverless mode)
     S3Root("uploads", exported=False),  # pending uploads
     S3Root("downloads", exported=False),  # materialized load responses (a day)
     S3Root("exports", exported=False),  # the tenant's own exports
@@ -398,6 +399,17 @@ def run_body_key(tenant: str, thread_id: str, run_id: str, data: bytes, generati
 
 def namespace_objects_prefix(tenant: str, memory: str, namespace: str) -> str:
     return f"taskmem/{digest(tenant)}/{digest(tenant, memory, namespace)}/"
+
+
+def text_records_tenant_prefix(tenant: str) -> str:
+    """OpenSearch Serverless mode: where the text store keeps a tenant's S3 text records (docs/adr/0028). Under the
+    `taskmem` root (exported, erased), but not under a namespace's objects prefix: a namespace delete's blob step
+    must leave them for the text step, which reads the document ids they hold."""
+    return f"taskmem/{digest(tenant)}/text/"
+
+
+def text_records_prefix(tenant: str, memory: str, namespace: str) -> str:
+    return f"{text_records_tenant_prefix(tenant)}{digest(tenant, memory, namespace)}/"
 
 
 def blob_key(tenant: str, memory: str, namespace: str, position: int) -> str:

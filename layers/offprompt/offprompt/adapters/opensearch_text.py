@@ -15,6 +15,12 @@ Document layout (mapping: `infra/opensearch/index.json`, loaded through `opensea
 exact artifact that was stored. It reads with mget (real-time: no refresh needed after `store`).
 Search is near-real-time (visible after the index's next refresh, 1 s by default) unless `refresh=True`.
 See docs/adr/0005-text-storage.md.
+
+`mode="serverless"` speaks OpenSearch Serverless's subset of the API (docs/adr/0030-opensearch-serverless.md):
+documents get server-generated ids (plus a `write_id` per store, a unique sort key), nothing waits for or forces a
+refresh, and each artifact's exact JSON and its documents' ids are kept in S3 (`S3TextRecords`, under the tenant's
+`taskmem/` prefix): load reads the record (immediate and exact, whatever the collection's search delay), a retried
+store finds it and writes nothing twice, delete removes the recorded ids by bulk delete, then sweeps what search sees.
 """
 
 from __future__ import annotations
@@ -23,20 +29,25 @@ import functools
 import itertools
 import json
 import threading
-from collections.abc import Callable, Iterator, Sequence
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
+from botocore.exceptions import BotoCoreError, ClientError
+
 from offprompt import deadline
 from offprompt.artifacts import BaseArtifact, TextArtifact
 from offprompt.cleanup import best_effort
-from offprompt.errors import ArtifactError, DependencyUnavailable, InvalidInput, OffpromptError
+from offprompt.errors import ArtifactError, ConfigurationError, DependencyUnavailable, InvalidInput, OffpromptError
 from offprompt.limits import MAX_QUERY_CHARS, MAX_SEARCH_DEPTH
 from offprompt.memory.chunking import DEFAULT_CHUNK_TOKENS, chunk_text, iter_chunks
 from offprompt.ports import Embedder, Entries, Resolved, SearchHit, SearchMode, TextScope, TextStore, Tokenizer
 
-from .layout import chunk_doc_id
+from .aws_errors import error_code, failure_reason
+from .clients import aws_client
+from .layout import chunk_doc_id, text_records_prefix, text_records_tenant_prefix
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -56,13 +67,30 @@ MGET_PAGE = 500
 EMBED_BATCH = 64
 _SOURCE_FIELDS = ["tenant", "memory", "namespace", "artifact_id", "position", "chunk", "text"]
 _MODES = ("bm25", "knn", "hybrid")
+OpenSearchMode = Literal["domain", "serverless"]
+#: Serverless: documents deleted by id per bulk request, and ids read per search page of a sweep.
+DELETE_PAGE = 500
+SWEEP_PAGE = 500
+#: Serverless: the sort of a namespace's documents; `write_id` (one per store call) makes the key unique.
+NAMESPACE_ORDER = ("position", "chunk", "write_id")
+#: Serverless: a record's header (its ids) is read with a ranged GET of this many bytes first.
+RECORD_HEADER_PROBE = 1 << 20
 
 
-def index_definition(dimensions: int | None = None) -> dict[str, Any]:
-    """The index settings and mapping, with the embedding dimension set to `dimensions` when given."""
+def index_definition(dimensions: int | None = None, *, serverless: bool = False) -> dict[str, Any]:
+    """The index settings and mapping, with the embedding dimension set to `dimensions` when given.
+
+    `serverless`: what an OpenSearch Serverless vector search collection accepts: no shard or replica settings
+    (Serverless manages them), the Faiss engine for the k-NN field (vector collections do not offer Lucene's), and
+    the `write_id` keyword the serverless store sorts by."""
     definition: dict[str, Any] = json.loads(INDEX_DEFINITION_PATH.read_text(encoding="utf-8"))
+    properties = definition["mappings"]["properties"]
     if dimensions is not None:
-        definition["mappings"]["properties"]["embedding"]["dimension"] = dimensions
+        properties["embedding"]["dimension"] = dimensions
+    if serverless:
+        definition["settings"] = {"index": {"knn": True}}
+        properties["embedding"]["method"]["engine"] = "faiss"
+        properties["write_id"] = {"type": "keyword"}
     return definition
 
 
@@ -86,6 +114,8 @@ class OpenSearchTextStore:
         bulk_max_docs: int = BULK_MAX_DOCS,
         mget_page: int = MGET_PAGE,
         request_timeout: float = 60.0,
+        mode: OpenSearchMode = "domain",
+        records: S3TextRecords | None = None,
     ) -> None:
         """`client` is a client or a zero-argument factory called on first use (e.g. a cached builder).
 
@@ -94,8 +124,17 @@ class OpenSearchTextStore:
         (up to `refresh_interval`, 1 s by default) instead of forcing one. The index is created from the
         definition on the first store of this instance if it does not exist yet.
         `request_timeout` applies to bulk, mget and delete-by-query requests.
+
+        `mode="serverless"` (OpenSearch Serverless) needs `records` and refuses `refresh`: Serverless offers no
+        refresh, so a store's text becomes searchable at the collection's own pace (load does not depend on it).
         """
         chunk_text("", tokenizer, chunk_tokens)  # validates chunk_tokens now, not at the first store
+        if mode not in ("domain", "serverless"):
+            raise ConfigurationError(f"OpenSearch mode must be domain or serverless, got {mode!r}")
+        if mode == "serverless" and (records is None or refresh is not False):
+            raise ConfigurationError("the serverless text store needs S3 text records and cannot refresh")
+        self.mode = mode
+        self.records = records
         self._client = client
         self.index = index
         self.tokenizer = tokenizer
@@ -120,7 +159,7 @@ class OpenSearchTextStore:
         """Create the index if it does not exist; True if this call created it. Safe under races."""
         if dimensions is None and self.embedder is not None:
             dimensions = self.embedder.dimensions
-        body = index_definition(dimensions)
+        body = index_definition(dimensions, serverless=self.mode == "serverless")
         try:
             self.client.indices.create(index=self.index, body=body)
         except Exception as exc:
@@ -146,16 +185,38 @@ class OpenSearchTextStore:
             # would get dynamic mappings (no knn_vector, no strict schema).
             self.ensure_index()
             self._index_ready = True
+        if self.mode == "serverless":
+            return self._store_serverless(scope, start_position, artifacts)
+        counts = self._index(
+            scope,
+            [(start_position + offset, artifact) for offset, artifact in enumerate(artifacts)],
+            refresh="wait_for" if self.refresh == "wait_for" else None,
+        )
+        if self.refresh is True and artifacts:
+            self._call("refresh", lambda: self.client.indices.refresh(index=self.index))
+        return counts
+
+    def _index(
+        self,
+        scope: TextScope,
+        items: Sequence[tuple[int, TextArtifact]],
+        *,
+        refresh: str | None = None,
+        ids: dict[tuple[int, int], str] | None = None,
+        write_id: str | None = None,
+    ) -> list[int]:
+        """Chunk and bulk-index `items` ((position, artifact) pairs); their chunk counts. The last request carries
+        `refresh` (wait_for: every earlier request has completed, so the refresh it waits for makes the whole store
+        searchable). `write_id` (serverless): documents without `_id`, each server id put in `ids`."""
         counts: list[int] = []
-        sender = _BulkSender(self._bulk)
+        sender = _BulkSender(functools.partial(self._bulk, ids=ids))
         try:
             batch: list[bytes] = []
             batch_bytes = 0
             batch_docs: list[tuple[int, int]] = []
-            for offset, artifact in enumerate(artifacts):
-                position = start_position + offset
+            for position, artifact in items:
                 count = 0
-                for chunk, line in self._document_lines(scope, position, artifact):
+                for chunk, line in self._document_lines(scope, position, artifact, write_id):
                     count += 1
                     if batch and (
                         batch_bytes + len(line) > self.bulk_max_bytes or len(batch_docs) >= self.bulk_max_docs
@@ -168,16 +229,50 @@ class OpenSearchTextStore:
                 counts.append(count)
             sender.wait()
             if batch:
-                # The last request carries refresh=wait_for (when asked): every earlier request has completed,
-                # so the refresh it waits for makes the whole store searchable.
-                self._bulk(batch, batch_docs, refresh="wait_for" if self.refresh == "wait_for" else None)
+                self._bulk(batch, batch_docs, refresh=refresh, ids=ids)
         finally:
             sender.close()
-        if self.refresh is True and artifacts:
-            self._call("refresh", lambda: self.client.indices.refresh(index=self.index))
         return counts
 
-    def _document_lines(self, scope: TextScope, position: int, artifact: TextArtifact) -> Iterator[tuple[int, bytes]]:
+    def _store_serverless(self, scope: TextScope, start: int, artifacts: Sequence[TextArtifact]) -> list[int]:
+        """Index the artifacts without ids, then record each one's JSON and ids in S3. An artifact whose record
+        already holds the same JSON (a retried store) is not indexed again; if anything fails, the documents this
+        call indexed are deleted again (best effort), so a retry does not leave duplicates behind."""
+        records = self._records()
+        counts: dict[int, int] = {}
+        todo: list[tuple[int, TextArtifact, str]] = []
+        earlier = each_of(functools.partial(records.get, scope), [start + i for i in range(len(artifacts))])
+        for offset, (artifact, previous) in enumerate(zip(artifacts, earlier, strict=True)):
+            position = start + offset
+            artifact_json = artifact.to_json()
+            if previous is not None and previous.artifact_json == artifact_json:
+                counts[position] = previous.chunks
+                continue
+            if previous is not None:  # a position rewritten with another text (the services never do this)
+                self._delete_ids(previous.ids)
+            todo.append((position, artifact, artifact_json))
+        ids: dict[tuple[int, int], str] = {}
+        try:
+            written = self._index(scope, [(p, a) for p, a, _ in todo], ids=ids, write_id=uuid.uuid4().hex)
+            new = [
+                (position, TextRecord(artifact_json, count, [ids[(position, c)] for c in range(count)]))
+                for (position, _, artifact_json), count in zip(todo, written, strict=True)
+            ]
+            each_of(lambda entry: records.put(scope, entry[0], entry[1]), new)
+        except Exception:
+            best_effort(functools.partial(self._delete_ids, list(ids.values())))
+            raise
+        counts.update((position, record.chunks) for position, record in new)
+        return [counts[start + offset] for offset in range(len(artifacts))]
+
+    def _records(self) -> S3TextRecords:
+        if self.records is None:
+            raise ConfigurationError("the serverless text store needs S3 text records")
+        return self.records
+
+    def _document_lines(
+        self, scope: TextScope, position: int, artifact: TextArtifact, write_id: str | None = None
+    ) -> Iterator[tuple[int, bytes]]:
         """(chunk number, the two NDJSON lines of its bulk `index` action), chunking as it goes and
         embedding `EMBED_BATCH` chunks at a time."""
         envelope = artifact.to_dict()
@@ -203,7 +298,10 @@ class OpenSearchTextStore:
                     doc["artifact"] = json.dumps(envelope)
                 if vectors[i] is not None:
                     doc["embedding"] = vectors[i]
-                action = {"index": {"_id": document_id(scope, position, chunk)}}
+                action: dict[str, Any] = {"index": {"_id": document_id(scope, position, chunk)}}
+                if write_id is not None:  # Serverless: the collection chooses the id
+                    doc["write_id"] = write_id
+                    action = {"index": {}}
                 line = json.dumps(action) + "\n" + json.dumps(doc, ensure_ascii=False) + "\n"
                 yield chunk, line.encode("utf-8")
 
@@ -221,7 +319,13 @@ class OpenSearchTextStore:
                 vectors[i] = vector
         return vectors
 
-    def _bulk(self, lines: list[bytes], docs: list[tuple[int, int]], refresh: str | None = None) -> None:
+    def _bulk(
+        self,
+        lines: list[bytes],
+        docs: list[tuple[int, int]],
+        refresh: str | None = None,
+        ids: dict[tuple[int, int], str] | None = None,
+    ) -> None:
         body = b"".join(lines)
         params = {"refresh": refresh} if refresh else {}
         response = self._call(
@@ -235,6 +339,15 @@ class OpenSearchTextStore:
                 f"for {len(docs)} documents"
             )
         failed = [(doc, item) for doc, item in zip(docs, items, strict=True) if not _item_ok(item)]
+        if ids is not None:
+            for doc, item in zip(docs, items, strict=True):
+                if not _item_ok(item):
+                    continue
+                written: dict[str, Any] = next(iter(item.values()))
+                doc_id = written.get("_id")
+                if not isinstance(doc_id, str) or not doc_id:
+                    raise DependencyUnavailable("OpenSearch bulk response names no id for an indexed document")
+                ids[doc] = doc_id
         if failed:
             (position, chunk), item = failed[0]
             result: Any = next(iter(item.values()), {}) if isinstance(item, dict) else {}
@@ -260,6 +373,8 @@ class OpenSearchTextStore:
             if count < 1:
                 raise InvalidInput(f"chunk count must be at least 1, got {count}")
             wanted.extend((position, chunk) for chunk in range(count))
+        if self.mode == "serverless":
+            return each_of(functools.partial(self._load_record, scope), list(layout))
         docs: list[dict[str, Any]] = []
         for first in range(0, len(wanted), self.mget_page):
             docs.extend(self._mget(scope, wanted[first : first + self.mget_page]))
@@ -316,6 +431,26 @@ class OpenSearchTextStore:
             sources.append(source)
         return sources
 
+    def _load_record(self, scope: TextScope, entry: tuple[int, int]) -> TextArtifact:
+        """Serverless: the artifact at `position` from its S3 record, exact and immediate (search need not see it)."""
+        position, count = entry
+        where = f"the artifact at position {position} of namespace {scope.namespace!r}"
+        record = self._records().get(scope, position)
+        if record is None:
+            raise DependencyUnavailable(
+                f"the text record of {where} is missing (the namespace record and the stored text disagree)",
+                details={"position": position},
+            )
+        if record.chunks != count:
+            raise DependencyUnavailable(f"the text record of {where} has {record.chunks} chunks, not {count}")
+        try:
+            artifact = BaseArtifact.from_json(record.artifact_json)
+        except (TypeError, ValueError, ArtifactError) as exc:
+            raise DependencyUnavailable(f"the text record of {where} is unreadable: {exc}") from None
+        if not isinstance(artifact, TextArtifact):
+            raise DependencyUnavailable(f"the text record of {where} is not a TextArtifact")
+        return artifact
+
     def _rebuild(self, scope: TextScope, position: int, docs: list[dict[str, Any]]) -> TextArtifact:
         head = docs[0]
         where = f"the artifact at position {position} of namespace {scope.namespace!r}"
@@ -360,6 +495,7 @@ class OpenSearchTextStore:
         vector = self._embed_query(query)
         if mode == "knn":
             return self._hits(scope, self._search(self._knn_body(vector, scope_filter, top_k)))[:top_k]
+
         depth = min(MAX_SEARCH_DEPTH, max(2 * top_k, 20))
         bodies = [self._bm25_body(query, scope_filter, depth), self._knn_body(vector, scope_filter, depth)]
         lines = "".join(json.dumps({"index": self.index}) + "\n" + json.dumps(b) + "\n" for b in bodies)
@@ -403,8 +539,10 @@ class OpenSearchTextStore:
     def _search(self, body: dict[str, Any]) -> dict[str, Any]:
         return cast(dict[str, Any], self._call("search", lambda: self.client.search(index=self.index, body=body)))
 
-    @staticmethod
-    def _hits(scope: TextScope, response: dict[str, Any]) -> list[SearchHit]:
+    def _hits(self, scope: TextScope, response: dict[str, Any]) -> list[SearchHit]:
+        """The response's hits, checked to lie in the scope, best first. Serverless: one hit per (position, chunk),
+        the best (a store that died before recording its documents and was retried leaves a second copy, until the
+        namespace's delete sweeps it)."""
         hits: list[SearchHit] = []
         for hit in response.get("hits", {}).get("hits", []):
             source = hit.get("_source") or {}
@@ -424,6 +562,11 @@ class OpenSearchTextStore:
                 )
             )
         hits.sort(key=lambda h: (-h.score, h.position, h.chunk))
+        if self.mode == "serverless":
+            best: dict[tuple[int, int], SearchHit] = {}
+            for hit in hits:
+                best.setdefault((hit.position, hit.chunk), hit)
+            hits = list(best.values())
         return hits
 
     # ------------------------------------------------------------------------------------------ delete
@@ -432,6 +575,8 @@ class OpenSearchTextStore:
         """Delete the namespace's chunks; returns how many. Refreshes first: delete-by-query only sees
         refreshed documents, and a store that just returned may not be refreshed yet."""
         _check_scope(scope)
+        if self.mode == "serverless":
+            return self._delete_serverless(scope)
         self._call("refresh", lambda: self.client.indices.refresh(index=self.index))
         response = self._call(
             "delete namespace",
@@ -450,6 +595,31 @@ class OpenSearchTextStore:
         if response.get("timed_out"):
             raise DependencyUnavailable("OpenSearch timed out deleting the namespace (retry to finish)")
         return int(response.get("deleted", 0))
+
+    def _delete_serverless(self, scope: TextScope) -> int:
+        """Serverless (no delete-by-query): the ids the namespace's S3 records name, by bulk delete, at once; then
+        what search sees of the namespace (documents no record names), in pages; then the records. Returns how many
+        documents this call deleted (a document deleted earlier is still visible to search until the collection
+        refreshes, and counts as not found)."""
+        records = self._records()
+        prefix = records.scope_prefix(scope)
+        tried = {i for ids in each_of(records.ids, list(records.keys(prefix))) for i in ids}
+        deleted = self._delete_ids(sorted(tried))
+        for page in search_pages(self._search, _scope_terms(scope), NAMESPACE_ORDER, SWEEP_PAGE):
+            ids = [hit["_id"] for hit in page if hit.get("_id") not in tried]
+            tried.update(ids)
+            deleted |= self._delete_ids(ids)
+        records.delete_prefix(prefix)
+        return len(deleted)
+
+    def _delete_ids(self, ids: Sequence[str]) -> set[str]:
+        return bulk_delete(
+            lambda body: self._call(
+                "delete documents",
+                lambda: self.client.bulk(body=body, index=self.index, request_timeout=self.request_timeout),
+            ),
+            ids,
+        )
 
     # ---------------------------------------------------------------------------------------- plumbing
 
@@ -527,6 +697,176 @@ class TextStorage:
 
     def delete(self, scope: TextScope) -> None:
         self.texts.delete(scope)
+
+
+class TextRecord:
+    """Serverless: one stored text artifact: its exact JSON, its chunk count and its documents' server ids."""
+
+    __slots__ = ("artifact_json", "chunks", "ids")
+
+    def __init__(self, artifact_json: str, chunks: int, ids: list[str]) -> None:
+        self.artifact_json = artifact_json
+        self.chunks = chunks
+        self.ids = ids
+
+
+class S3TextRecords:
+    """Serverless: each text artifact's `TextRecord` as one S3 object: a JSON header line `{"chunks", "ids"}`, then
+    the artifact's JSON. Keys sit under the tenant's `taskmem/{digest(tenant)}/` prefix, so a tenant's export and
+    erase (adapters/layout.py, `S3_ROOTS`) include them, but not under the namespace's blob prefix, so that a
+    namespace delete's blob step leaves them for the text step, which reads their ids first."""
+
+    def __init__(self, bucket: str, client: Any | None = None) -> None:
+        self.bucket = bucket
+        self._client = client
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = aws_client("s3")
+        return self._client
+
+    @staticmethod
+    def tenant_prefix(tenant: str) -> str:
+        return text_records_tenant_prefix(tenant)
+
+    @staticmethod
+    def scope_prefix(scope: TextScope) -> str:
+        return text_records_prefix(scope.tenant, scope.memory, scope.namespace)
+
+    def put(self, scope: TextScope, position: int, record: TextRecord) -> None:
+        header = json.dumps({"chunks": record.chunks, "ids": record.ids}, separators=(",", ":"))
+        body = (header + "\n" + record.artifact_json).encode("utf-8")
+        key = f"{self.scope_prefix(scope)}{position:012d}"
+        self._s3(
+            "put",
+            lambda: self.client.put_object(
+                Bucket=self.bucket, Key=key, Body=body, ContentType="application/json", ServerSideEncryption="AES256"
+            ),
+        )
+
+    def get(self, scope: TextScope, position: int) -> TextRecord | None:
+        key = f"{self.scope_prefix(scope)}{position:012d}"
+        data = self._read(key)
+        if data is None:
+            return None
+        header, _, artifact_json = data.decode("utf-8").partition("\n")
+        chunks, ids = self._header(header)
+        return TextRecord(artifact_json, chunks, ids)
+
+    def ids(self, key: str) -> list[str]:
+        """The document ids a record names, read from its header (a ranged GET, unless the header is longer)."""
+        data = self._read(key, probe=True)
+        if data is None:
+            return []
+        if b"\n" not in data:
+            data = self._read(key) or b""
+        return self._header(data.split(b"\n", 1)[0].decode("utf-8"))[1]
+
+    def keys(self, prefix: str) -> Iterator[str]:
+        pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix)
+        try:
+            for page in pages:
+                for obj in page.get("Contents", []):
+                    yield str(obj["Key"])
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"S3 list failed: {failure_reason(exc)}") from exc
+
+    def delete_prefix(self, prefix: str) -> int:
+        deleted = 0
+        keys = list(self.keys(prefix))
+        for first in range(0, len(keys), 1000):
+            objects = [{"Key": k} for k in keys[first : first + 1000]]
+            self._s3("delete", functools.partial(self._delete_objects, objects))
+            deleted += len(objects)
+        return deleted
+
+    def _delete_objects(self, objects: list[dict[str, str]]) -> None:
+        self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": objects, "Quiet": True})
+
+    def _read(self, key: str, *, probe: bool = False) -> bytes | None:
+        options = {"Range": f"bytes=0-{RECORD_HEADER_PROBE - 1}"} if probe else {}
+        try:
+            body: bytes = self.client.get_object(Bucket=self.bucket, Key=key, **options)["Body"].read()
+        except ClientError as exc:
+            if error_code(exc) in ("NoSuchKey", "404"):
+                return None
+            raise DependencyUnavailable(f"S3 get failed: {failure_reason(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"S3 get failed: {failure_reason(exc)}") from exc
+        return body
+
+    @staticmethod
+    def _header(line: str) -> tuple[int, list[str]]:
+        try:
+            header = json.loads(line)
+            chunks, ids = int(header["chunks"]), [str(i) for i in header["ids"]]
+        except (KeyError, TypeError, ValueError):
+            raise DependencyUnavailable("a text record in S3 is unreadable") from None
+        return chunks, ids
+
+    @staticmethod
+    def _s3(action: str, request: Callable[[], Any]) -> Any:
+        try:
+            return request()
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"S3 {action} failed: {failure_reason(exc)}") from exc
+
+
+def search_pages(
+    search: Callable[[dict[str, Any]], dict[str, Any]], filters: list[dict[str, Any]], order: Sequence[str], size: int
+) -> Iterator[list[dict[str, Any]]]:
+    """Serverless: every document search sees under `filters`, in pages of `size` hits (`_id` and sort values only),
+    by `search_after` on `order` (which must be a unique key: Serverless recommends search_after for deep paging)."""
+    after: list[Any] | None = None
+    while True:
+        body: dict[str, Any] = {
+            "size": size,
+            "_source": False,
+            "query": {"bool": {"filter": filters}},
+            "sort": [{field: "asc"} for field in order],
+        }
+        if after is not None:
+            body["search_after"] = after
+        hits = search(body).get("hits", {}).get("hits", [])
+        if hits:
+            yield hits
+        if len(hits) < size:
+            return
+        after = hits[-1]["sort"]
+
+
+def bulk_delete(bulk: Callable[[str], dict[str, Any]], ids: Iterable[str], page: int = DELETE_PAGE) -> set[str]:
+    """Serverless (no delete-by-query): delete documents by id, `page` per bulk request; the ids that were there.
+    An id already gone answers not_found, which is not a failure (deletes are idempotent)."""
+    wanted = list(dict.fromkeys(ids))
+    deleted: set[str] = set()
+    for first in range(0, len(wanted), page):
+        chunk = wanted[first : first + page]
+        body = "".join(json.dumps({"delete": {"_id": doc_id}}) + "\n" for doc_id in chunk)
+        items = bulk(body).get("items")
+        if not isinstance(items, list) or len(items) != len(chunk):
+            raise DependencyUnavailable("OpenSearch bulk delete answered with a different number of items")
+        for doc_id, item in zip(chunk, items, strict=True):
+            result = item.get("delete") if isinstance(item, dict) else None
+            if not isinstance(result, dict):
+                raise DependencyUnavailable("OpenSearch bulk delete answered with a malformed item")
+            if result.get("result") == "deleted":
+                deleted.add(doc_id)
+            elif result.get("status") != 404:
+                kind, reason = _describe(result.get("error"))
+                raise DependencyUnavailable(
+                    f"OpenSearch failed to delete a document: {result.get('status')} {kind}: {reason}"
+                )
+    return deleted
+
+
+def each_of(work: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+    """`work` over `items`, up to 8 at a time when there are several (S3 round trips); results in order."""
+    if len(items) <= 1:
+        return [work(item) for item in items]
+    with ThreadPoolExecutor(max_workers=min(8, len(items)), thread_name_prefix="offprompt-records") as pool:
+        return list(pool.map(deadline.bind(work), items))
 
 
 class _BulkSender:

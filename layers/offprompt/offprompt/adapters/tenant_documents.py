@@ -1,29 +1,53 @@
 """A tenant's OpenSearch documents (the `tenant` keyword field), for export, import and erase
 (docs/adr/0024-tenant-export-erase.md): paged by `search_after` on the documents' own (memory, namespace,
-position, chunk) order, written back by bulk index under their ids, deleted by one delete-by-query."""
+position, chunk) order, written back by bulk index under their ids, deleted by one delete-by-query.
+
+On OpenSearch Serverless (`serverless=True`, docs/adr/0030-opensearch-serverless.md) there is no refresh and no
+delete-by-query, and documents have server-generated ids: the order adds the store's `write_id` (a unique key), an
+import indexes documents under new ids, and an erase deletes by id what the tenant's S3 text records name (at once,
+whether search sees it yet or not) and then what search sees. Search still sees deleted documents until the
+collection refreshes, so `count` after an erase leaves out the documents this instance deleted.
+"""
 
 from __future__ import annotations
 
 import functools
 import json
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from offprompt.errors import DependencyUnavailable, OffpromptError
+from offprompt.errors import ConfigurationError, DependencyUnavailable, OffpromptError
+
+from .opensearch_text import SWEEP_PAGE, S3TextRecords, bulk_delete, each_of, search_pages
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
 SEARCH_PAGE_DOCS = 500
 BULK_DOCS = 500
+TENANT_ORDER = ("memory", "namespace", "position", "chunk")
 
 
 class OpenSearchTenantDocuments:
     """A tenant's documents in the text index (`tenant` keyword field)."""
 
-    def __init__(self, client: OpenSearch | Callable[[], OpenSearch], index: str) -> None:
+    def __init__(
+        self,
+        client: OpenSearch | Callable[[], OpenSearch],
+        index: str,
+        *,
+        serverless: bool = False,
+        records: S3TextRecords | None = None,
+    ) -> None:
+        if serverless and records is None:
+            raise ConfigurationError("tenant documents on OpenSearch Serverless need the S3 text records")
         self._client = client
         self.index = index
+        self.serverless = serverless
+        self.records = records
+        #: Serverless: the ids this instance deleted (search shows them until the collection refreshes).
+        self._deleted: set[str] = set()
 
     @property
     def client(self) -> OpenSearch:
@@ -34,16 +58,21 @@ class OpenSearchTenantDocuments:
     def _exists(self) -> bool:
         return bool(self._call(lambda: self.client.indices.exists(index=self.index)))
 
+    def _refresh(self) -> None:
+        if not self.serverless:  # Serverless has no refresh: search sees what the collection has refreshed
+            self._call(lambda: self.client.indices.refresh(index=self.index))
+
     def scan(self, tenant: str) -> Iterator[tuple[str, dict[str, Any]]]:
         """(id, source) of every document of the tenant, in (memory, namespace, position, chunk) order."""
         if not self._exists():
             return
-        self._call(lambda: self.client.indices.refresh(index=self.index))
+        self._refresh()
+        order = (*TENANT_ORDER, "write_id") if self.serverless else TENANT_ORDER
         after: list[Any] | None = None
         while True:
             body: dict[str, Any] = {
                 "query": {"bool": {"filter": [{"term": {"tenant": tenant}}]}},
-                "sort": [{"memory": "asc"}, {"namespace": "asc"}, {"position": "asc"}, {"chunk": "asc"}],
+                "sort": [{field: "asc"} for field in order],
                 "size": SEARCH_PAGE_DOCS,
             }
             if after is not None:
@@ -58,26 +87,39 @@ class OpenSearchTenantDocuments:
     def count(self, tenant: str) -> int:
         if not self._exists():
             return 0
-        self._call(lambda: self.client.indices.refresh(index=self.index))
+        self._refresh()
         body = {"query": {"bool": {"filter": [{"term": {"tenant": tenant}}]}}}
-        return int(self._call(lambda: self.client.count(index=self.index, body=body))["count"])
+        if not (self.serverless and self._deleted):
+            return int(self._call(lambda: self.client.count(index=self.index, body=body))["count"])
+        return sum(
+            1 for page in self._visible(tenant) for hit in page if hit.get("_id") not in self._deleted
+        )  # what search sees, less what this instance deleted
 
     def put(self, docs: Sequence[tuple[str, dict[str, Any]]]) -> None:
-        """Index documents under their own ids (an overwrite when repeated), then refresh."""
+        """Index documents under their own ids (an overwrite when repeated), then refresh. Serverless: under new
+        ids (the collection refuses chosen ones), so an import run twice indexes its documents twice (search shows
+        one hit per position and chunk; a namespace delete removes both)."""
+        write_id = uuid.uuid4().hex
         for i in range(0, len(docs), BULK_DOCS):
             lines: list[str] = []
             for doc_id, source in docs[i : i + BULK_DOCS]:
-                lines.append(json.dumps({"index": {"_index": self.index, "_id": doc_id}}))
+                if self.serverless:
+                    lines.append(json.dumps({"index": {"_index": self.index}}))
+                    source = {"write_id": write_id, **source}
+                else:
+                    lines.append(json.dumps({"index": {"_index": self.index, "_id": doc_id}}))
                 lines.append(json.dumps(source, ensure_ascii=False))
             out = self._call(functools.partial(self.client.bulk, body="\n".join(lines) + "\n"))
             if out.get("errors"):
                 raise DependencyUnavailable("OpenSearch refused some documents; run the import again")
-        self._call(lambda: self.client.indices.refresh(index=self.index))
+        self._refresh()
 
     def delete(self, tenant: str) -> int:
         if not self._exists():
             return 0
-        self._call(lambda: self.client.indices.refresh(index=self.index))
+        if self.serverless:
+            return self._delete_serverless(tenant)
+        self._refresh()
         out = self._call(
             lambda: self.client.delete_by_query(
                 index=self.index,
@@ -89,6 +131,32 @@ class OpenSearchTenantDocuments:
         if out.get("failures") or out.get("timed_out"):
             raise DependencyUnavailable("OpenSearch did not delete every document; run the operation again")
         return int(out.get("deleted", 0))
+
+    def _delete_serverless(self, tenant: str) -> int:
+        """The ids the tenant's text records name (every committed text, visible to search or not), then what
+        search sees of the tenant (documents no record names). The records themselves go with the tenant's
+        objects (their keys are under its `taskmem/` prefix)."""
+        assert self.records is not None
+        keys = list(self.records.keys(self.records.tenant_prefix(tenant)))
+        tried = {i for ids in each_of(self.records.ids, keys) for i in ids}
+        deleted = self._delete_ids(sorted(tried))
+        for page in self._visible(tenant):
+            ids = [hit["_id"] for hit in page if hit.get("_id") not in tried]
+            tried.update(ids)
+            deleted |= self._delete_ids(ids)
+        self._deleted |= tried
+        return len(deleted)
+
+    def _visible(self, tenant: str) -> Iterator[list[dict[str, Any]]]:
+        def search(body: dict[str, Any]) -> dict[str, Any]:
+            return dict(self._call(functools.partial(self.client.search, index=self.index, body=body)))
+
+        return search_pages(search, [{"term": {"tenant": tenant}}], (*TENANT_ORDER, "write_id"), SWEEP_PAGE)
+
+    def _delete_ids(self, ids: Sequence[str]) -> set[str]:
+        return bulk_delete(
+            lambda body: dict(self._call(functools.partial(self.client.bulk, body=body, index=self.index))), ids
+        )
 
     def _call(self, request: Callable[[], Any]) -> Any:
         try:

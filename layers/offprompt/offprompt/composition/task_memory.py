@@ -82,7 +82,7 @@ def text_store_from_settings(settings: Settings) -> TextStore:
     from offprompt.adapters.bpe_tokenizer import BpeOpenAiTokenizer
     from offprompt.adapters.embeddings import BedrockTitanEmbedder
     from offprompt.adapters.opensearch_client import build_opensearch_client
-    from offprompt.adapters.opensearch_text import OpenSearchTextStore
+    from offprompt.adapters.opensearch_text import OpenSearchTextStore, S3TextRecords
 
     client = build_opensearch_client(settings.require("opensearch_url"), settings.opensearch_auth)
     embedder: Embedder | None = _embedder_override
@@ -93,6 +93,14 @@ def text_store_from_settings(settings: Settings) -> TextStore:
     # Chunking counts with bpe-openai's Rust BPE: tiktoken's counts at ~2x the speed (docs/adr/0025); conversation
     # functions keep tiktoken, so only task-memory functions load its 74 MB extension.
     tokenizer = BpeOpenAiTokenizer()
+    if settings.opensearch_mode == "serverless":
+        # OpenSearch Serverless: no refresh to wait for (search sees a store at the collection's pace); the exact
+        # text and its server-generated document ids are kept in S3 for load and delete (docs/adr/0028).
+        records = S3TextRecords(settings.require("bucket_name"))
+        serverless = OpenSearchTextStore(
+            client, settings.opensearch_index, tokenizer, embedder, mode="serverless", records=records
+        )
+        return cast(TextStore, serverless)
     store = OpenSearchTextStore(client, settings.opensearch_index, tokenizer, embedder, refresh="wait_for")
     return cast(TextStore, store)
 
