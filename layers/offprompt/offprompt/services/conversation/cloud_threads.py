@@ -253,7 +253,9 @@ class CloudThreadsService:
             raise
         except DependencyTimeout as exc:
             stored = first_new + len(appended)
-            if not appended and keep_from is None:
+            # the trimmed runs are deleted only after every new run is appended: nothing of this request committed
+            # unless a batch did, or (no new runs) a delete may have
+            if not appended and (new or keep_from is None):
                 raise
             raise DependencyTimeout(
                 f"this request's time budget ran out after {stored} of the {len(messages)} messages were stored"
