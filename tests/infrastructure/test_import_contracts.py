@@ -23,6 +23,7 @@ SOURCES = (
     "infra/local/offprompt_local",
     "tools/offprompt_admin",
     "tools/offprompt_build",
+    "tools/offprompt_smoke",
 )
 
 
@@ -48,7 +49,7 @@ def tree(tmp_path: Path) -> Path:
 def test_the_tree_keeps_every_contract() -> None:
     result = lint_imports(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Contracts: 6 kept, 0 broken." in result.stdout
+    assert "Contracts: 7 kept, 0 broken." in result.stdout
 
 
 def test_the_copy_keeps_every_contract(tree: Path) -> None:
@@ -83,6 +84,16 @@ WRONG_IMPORTS = {
         "tools/offprompt_admin/files.py",
         "import offprompt_local.datadir",
         "The operator CLI and the layer builder (tools/) never import the local stack (infra/local)",
+    ),
+    "smoke check imports the server library": (
+        "tools/offprompt_smoke/conversation.py",
+        "import offprompt.errors",
+        "The smoke check (tools/offprompt_smoke) runs on the client and Griptape",
+    ),
+    "smoke check imports an SDK": (
+        "tools/offprompt_smoke/task_memory.py",
+        "import boto3",
+        "The smoke check (tools/offprompt_smoke) runs on the client and Griptape",
     ),
     "artifacts import the prompt": (
         "layers/offprompt/offprompt/artifacts/url.py",

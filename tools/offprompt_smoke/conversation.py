@@ -1,0 +1,157 @@
+"""Conversation memory checks: runs, idempotent retries, conflicts, cursors, budgeted prompt stacks, thread admin,
+max_runs pruning, delete. Each check uses threads of its own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .runner import Smoke, expect, quoted, refused
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "TextArtifact", "value": value}
+
+
+def add_runs(smoke: Smoke, thread: str, count: int, *, words: int = 0, first: int = 1) -> list[dict[str, Any]]:
+    """`count` runs `run-<n>` (question n / answer n, padded with `words` words); returns the answers."""
+    added = []
+    for n in range(first, first + count):
+        padding = " lorem" * words
+        answer = smoke.api.add_run(thread, input=f"question {n}{padding}", output=f"answer {n}{padding}", id=f"run-{n}")
+        added.append(answer)
+    return added
+
+
+def run_ids(smoke: Smoke, thread: str) -> list[str]:
+    return [r["run"]["id"] for r in smoke.api.all_runs(thread)]
+
+
+def check_add_runs(smoke: Smoke) -> str:
+    thread = smoke.thread("add-runs")
+    added = add_runs(smoke, thread, 5)
+    expect([a["seq"] for a in added] == [1, 2, 3, 4, 5], f"seqs {[a['seq'] for a in added]}, wanted 1-5")
+    expect([a["run"]["id"] for a in added] == [f"run-{n}" for n in range(1, 6)], "the answers name other run ids")
+    first = added[0]["run"]
+    expect(first["input"]["value"] == "question 1" and first["output"]["value"] == "answer 1", f"stored {first}")
+    expect(first["input"].get("id"), "the server gave the input artifact no id")
+    listed = smoke.api.all_runs(thread)
+    expect([r["run"] for r in listed] == [a["run"] for a in added], "the runs listed back differ from the answers")
+    return "5 runs appended as seq 1-5 and listed back identical"
+
+
+def check_idempotent_retry(smoke: Smoke) -> str:
+    thread = smoke.thread("retry")
+    path = f"/threads/{quoted(thread)}/runs"
+    body = {"id": "run-1", "input": text("What is the capital of France?"), "output": text("Paris.")}
+    first = smoke.api.request("POST", path, json_body=body)
+    again = smoke.api.request("POST", path, json_body=body)
+    expect(first.status == 201 and again.status == 201, f"statuses {first.status}, {again.status}")
+    expect(again.json() == first.json(), f"the retry answered {again.json()}, the first {first.json()}")
+    expect(run_ids(smoke, thread) == ["run-1"], f"stored {run_ids(smoke, thread)} after the retry")
+    generated = first.json()["run"]["input"]["id"]
+    return f"the retry (same id, same body) replayed seq 1 and the server's artifact id {generated[:8]}…; 1 run stored"
+
+
+def check_conflict(smoke: Smoke) -> str:
+    thread = smoke.thread("conflict")
+    smoke.api.add_run(thread, input="question", output="answer", id="run-1")
+    error = refused(lambda: smoke.api.add_run(thread, input="other", output="answer", id="run-1"), 409, "conflict")
+    runs = smoke.api.all_runs(thread)
+    expect([r["run"]["input"]["value"] for r in runs] == ["question"], f"after the 409 the thread holds {runs}")
+    return f"same id, another body → 409 conflict ({error.message[:60]}); the first run unchanged"
+
+
+def check_list_runs_cursor(smoke: Smoke) -> str:
+    thread = smoke.thread("cursor")
+    add_runs(smoke, thread, 5)
+    pages: list[list[int]] = []
+    cursor = None
+    while True:
+        page = smoke.api.list_runs(thread, limit=2, cursor=cursor)
+        pages.append([r["seq"] for r in page["runs"]])
+        cursor = page.get("next_cursor")
+        expect(len(pages) <= 5, f"cursors do not end: pages {pages}")
+        if not cursor:
+            break
+    expect(pages == [[1, 2], [3, 4], [5]], f"pages of 2 (seq): {pages}, wanted [[1, 2], [3, 4], [5]]")
+    newest = [r["seq"] for r in smoke.api.list_runs(thread, limit=5, order="desc")["runs"]]
+    expect(newest == [5, 4, 3, 2, 1], f"order=desc gave {newest}")
+    return "limit=2: pages [1, 2] [3, 4] [5] by cursor, the last without next_cursor; order=desc [5..1]"
+
+
+def prompt_stack(smoke: Smoke, thread: str, **body: Any) -> tuple[dict[str, Any], int, str]:
+    """The prompt-stack answer, its X-Offprompt-Prompt-Tokens and X-Offprompt-Over-Budget headers."""
+    response = smoke.api.request("POST", f"/threads/{quoted(thread)}/prompt-stack", json_body=body)
+    expect(response.status == 200, f"prompt-stack answered {response.status}")
+    tokens = response.headers.get("x-offprompt-prompt-tokens")
+    over = response.headers.get("x-offprompt-over-budget")
+    expect(tokens is not None and tokens.isdigit(), f"X-Offprompt-Prompt-Tokens is {tokens!r}")
+    expect(over in ("true", "false"), f"X-Offprompt-Over-Budget is {over!r}")
+    return response.json(), int(str(tokens)), str(over)
+
+
+def texts(stack: dict[str, Any]) -> list[str]:
+    return [m["content"][0]["artifact"]["value"] for m in stack["messages"]]
+
+
+def check_prompt_stack_budget(smoke: Smoke) -> str:
+    thread = smoke.thread("budget")
+    add_runs(smoke, thread, 6, words=20)
+    request = {"system": "You are terse.", "input": "And now?", "tokenizer": "cl100k_base"}
+    full, full_tokens, over = prompt_stack(smoke, thread, **request)
+    roles = [m["role"] for m in full["messages"]]
+    expect(roles == ["system"] + ["user", "assistant"] * 6 + ["user"], f"roles without a budget: {roles}")
+    expect(over == "false" and full_tokens > 0, f"no budget: {full_tokens} tokens, over budget {over}")
+    budget = full_tokens // 2
+    tight, tight_tokens, over = prompt_stack(smoke, thread, **request, max_tokens=budget)
+    kept = (len(tight["messages"]) - 2) // 2
+    expect(0 < kept < 6, f"max_tokens={budget} kept {kept} of 6 runs")
+    expect(tight_tokens <= budget and over == "false", f"max_tokens={budget}: {tight_tokens} tokens, over {over}")
+    expect(texts(tight)[1:-1] == texts(full)[-1 - 2 * kept : -1], "the budget did not keep the newest runs")
+    _, tiny_tokens, over = prompt_stack(smoke, thread, **request, max_tokens=1)
+    expect(over == "true", f"max_tokens=1 (smaller than system + input): X-Offprompt-Over-Budget {over}")
+    return (
+        f"no budget: 6 runs, {full_tokens} tokens; max_tokens={budget}: the newest {kept} runs, {tight_tokens} tokens; "
+        f"max_tokens=1: X-Offprompt-Over-Budget true ({tiny_tokens} tokens)"
+    )
+
+
+def check_thread_admin(smoke: Smoke) -> str:
+    thread = smoke.thread("admin")
+    add_runs(smoke, thread, 3)
+    info = smoke.api.get_thread(thread)
+    expect(info["thread_id"] == thread and info["stored_runs"] == 3, f"GET: {info}")
+    expect(info["memory_type"] == "buffer" and info["max_runs"] is None, f"GET of a new thread: {info}")
+    configured = smoke.api.configure_thread(thread, max_runs=50, retention_days=30)
+    expect(configured["max_runs"] == 50 and configured["retention_days"] == 30, f"PUT answered {configured}")
+    again = smoke.api.get_thread(thread)
+    expect(again["max_runs"] == 50 and again["retention_days"] == 30, f"GET after the PUT: {again}")
+    return "GET: 3 stored runs, buffer; PUT max_runs=50 retention_days=30 → answered and read back"
+
+
+def check_max_runs_pruning(smoke: Smoke) -> str:
+    thread = smoke.thread("max-runs")
+    add_runs(smoke, thread, 5)
+    smoke.api.configure_thread(thread, max_runs=3)
+    after_put = run_ids(smoke, thread)
+    expect(after_put == ["run-3", "run-4", "run-5"], f"max_runs=3 lists {after_put}")
+    add_runs(smoke, thread, 1, first=6)
+    after_add = run_ids(smoke, thread)
+    expect(after_add == ["run-4", "run-5", "run-6"], f"a 6th run with max_runs=3: {after_add}")
+    stack, _, _ = prompt_stack(smoke, thread)
+    expect(texts(stack)[0] == "question 4" and len(stack["messages"]) == 6, f"prompt stack: {texts(stack)}")
+    return "max_runs=3: runs 3-5 listed; a 6th run → 4-6; the prompt stack holds those 3"
+
+
+def check_thread_delete(smoke: Smoke) -> str:
+    thread = smoke.thread("delete")
+    add_runs(smoke, thread, 2)
+    path = f"/threads/{quoted(thread)}"
+    deleted = smoke.api.request("DELETE", path)
+    expect(deleted.status == 204, f"DELETE answered {deleted.status}")
+    refused(lambda: smoke.api.get_thread(thread), 404, "not_found")
+    expect(smoke.api.list_runs(thread)["runs"] == [], "runs are still listed after the delete")
+    stack, _, _ = prompt_stack(smoke, thread, input="hi")
+    expect(texts(stack) == ["hi"], f"the prompt stack still holds history: {texts(stack)}")
+    expect(smoke.api.request("DELETE", path).status == 204, "a second DELETE is not 204")
+    return "DELETE → 204; GET → 404 not_found; runs and prompt history empty; DELETE again → 204"
