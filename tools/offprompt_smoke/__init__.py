@@ -9,8 +9,9 @@ With a key it authenticates with `Authorization: Bearer op_...`; without one it 
 `offprompt_client` (standard library HTTP) and real Griptape, never on the server library or the local stack (an
 import contract, and tests/e2e/test_smoke.py runs it from a venv holding only those). Every check creates its own data
 under the run's prefix `smoke-<12 hex>-` (thread ids, memory names, namespaces, aliases, key names); the `cleanup`
-row deletes all of it, whatever failed, reads it back to verify, and names what it could not delete and what no
-route deletes (meta entries; the 303's copy under downloads/ and an export's files, which expire). Each row: check,
+row deletes all of it, whatever failed, reads it back to verify, and names what it could not delete and what stays
+by design (meta entries, which no route deletes; each deleted namespace's position counter; the 303's copy under
+downloads/ and an export's files, which expire). Each row: check,
 held / failed / skipped (with the reason), milliseconds, what was seen. Exit status 1 when a check failed, 2 for bad
 arguments. A `429 rate_limited` is retried after a second (counted in the last line); plan limits (quotas) are never
 exercised, they need an operator.

@@ -24,7 +24,10 @@ def parser() -> argparse.ArgumentParser:
     )
     parse.add_argument("api", nargs="?", help="the API's base URL (the stack's ApiUrl output, or make dev's URL)")
     parse.add_argument(
-        "--key", default=None, help=f"an API key (op_…): Authorization: Bearer; default ${KEY_ENV} (empty: none)"
+        "--key",
+        default=None,
+        help=f"an API key op_… (or a JWT: the account checks are then skipped), sent as Authorization: Bearer; "
+        f"default ${KEY_ENV} (empty: none)",
     )
     parse.add_argument(
         "--tenant", default="local", help="without a key: the X-Offprompt-Tenant header (make dev only; default local)"

@@ -42,6 +42,8 @@ def check_reach(smoke: Smoke) -> str:
         raise CheckFailed(f"GET /threads/{probe} answered 200: not an offprompt API, or the prefix exists")
     if not smoke.options.key:
         return f'GET /threads/<prefix>-probe → 404 not_found as header tenant "{smoke.options.tenant}"'
+    if not smoke.options.key.startswith("op_"):
+        return "GET /threads/<prefix>-probe → 404 not_found with the bearer token"
     usage = smoke.api.request("GET", "/usage").json()
     smoke.state["usage"] = usage
     smoke.state["calls_before"] = len(smoke.api.calls)
@@ -122,6 +124,7 @@ def revoked(client: Any, smoke: Smoke) -> str:
 
 
 def tenant_of(smoke: Smoke) -> str:
+    """The caller's tenant id: an API key's from /usage, else the header's (a JWT's claim is not known here)."""
     if smoke.options.key:
         tenant: str = smoke.api.request("GET", "/usage").json()["tenant"]
         return tenant

@@ -25,7 +25,7 @@ from .smoke_client import ROUTES, SmokeClient
 HELD, FAILED, SKIPPED = "held", "failed", "skipped"
 
 #: Why a check was skipped: the documented reasons (README "Check a deployment", docs/deploy.md).
-NEEDS_KEY = "needs KEY: the account routes answer API keys only"
+NEEDS_KEY = "needs KEY=op_… (an API key): usage and keys are the API-key tenant's"
 QUICK = "--quick: skips the > 5 MB transfers"
 NEEDS_EXPORT = "needs --with-export (an export counts against the plan's scans_per_day)"
 NEEDS_ERASE = "needs --erase-tenant (deletes ALL of the tenant's data, and with KEY its keys)"
@@ -75,7 +75,7 @@ class Options:
 
 #: What `Check.needs` may name: the condition under which a check runs, and the reason it is skipped otherwise.
 NEEDS: dict[str, tuple[Callable[[Options], bool], str]] = {
-    "key": (lambda o: o.key is not None, NEEDS_KEY),
+    "key": (lambda o: (o.key or "").startswith("op_"), NEEDS_KEY),
     "full": (lambda o: not o.quick, QUICK),
     "export": (lambda o: o.with_export, NEEDS_EXPORT),
     "erase": (lambda o: o.erase_tenant, NEEDS_ERASE),
@@ -128,16 +128,12 @@ class Cleanup:
         for thread in dict.fromkeys(self.threads):
             if attempt(f"thread {thread}", partial(api.delete_thread, thread)):
                 deleted += 1
-        entries = 0
+        entries = namespaces_deleted = 0
         for memory in dict.fromkeys(self.memories):
-            try:
-                namespaces = [n["namespace"] for n in api.iter_namespaces(memory)]
-            except OffpromptClientError as error:
-                left.append(f"memory {memory} ({error.status} {error.code})")
-                continue
-            for namespace in namespaces:
+            for namespace in namespaces_of(api, memory, left) or []:
                 if attempt(f"{memory}/{namespace}", partial(api.delete_namespace, memory, namespace)):
                     deleted += 1
+                    namespaces_deleted += 1
             with contextlib.suppress(OffpromptClientError):  # a count for the note only
                 entries += sum(1 for _ in api.iter_meta(memory))
         for key_id in dict.fromkeys(self.keys):
@@ -148,6 +144,8 @@ class Cleanup:
         stays = [*self.notes]
         if entries:
             stays.append(f"{entries} meta entries (no route deletes them; DELETE /tenant does)")
+        if namespaces_deleted:
+            stays.append("the position counter of each deleted namespace (kept by design, not visible over the API)")
         return f"deleted {deleted} threads/namespaces/keys, verified gone" + (
             "; left by design: " + "; ".join(stays) if stays else ""
         )
@@ -163,13 +161,17 @@ class Cleanup:
                 if error.status != 404:
                     left.append(f"thread {thread} ({error.status} {error.code})")
         for memory in dict.fromkeys(self.memories):
-            try:
-                remaining = [n["namespace"] for n in api.iter_namespaces(memory)]
-            except OffpromptClientError as error:
-                left.append(f"memory {memory} ({error.status} {error.code})")
-                continue
-            left += [f"namespace {memory}/{n} still exists" for n in remaining]
+            left += [f"namespace {memory}/{n} still exists" for n in namespaces_of(api, memory, left) or []]
         return left
+
+
+def namespaces_of(api: SmokeClient, memory: str, left: list[str]) -> list[str] | None:
+    """The namespaces a memory holds (None, and a line in `left`, when they cannot be listed)."""
+    try:
+        return [n["namespace"] for n in api.iter_namespaces(memory)]
+    except OffpromptClientError as error:
+        left.append(f"memory {memory} ({error.status} {error.code})")
+        return None
 
 
 @dataclass
@@ -266,8 +268,10 @@ def key_id(key: str) -> str:
 
 def header(smoke: Smoke, griptape_version: str) -> str:
     options = smoke.options
-    if options.key:
+    if options.key and options.key.startswith("op_"):
         who = f"key {key_id(options.key)}_… (the secret is never printed)"
+    elif options.key:
+        who = "a bearer token (not an API key: usage and keys are skipped)"
     else:
         who = f'header tenant "{options.tenant}" ({"X-Offprompt-Tenant"}, make dev only)'
     return f"offprompt smoke: {options.base_url} · {who} · prefix {smoke.prefix} · griptape {griptape_version}"

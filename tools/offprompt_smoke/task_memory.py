@@ -121,9 +121,10 @@ def search_until_visible(smoke: Smoke, memory: str, namespace: str, query: str) 
     while True:
         hits: list[Any] = smoke.api.search(memory, namespace, query, top_k=3)["hits"]
         waited = time.monotonic() - started
-        if hits or waited > smoke.options.search_wait:
+        left = smoke.options.search_wait - waited
+        if hits or left <= 0:
             return hits, waited
-        time.sleep(SEARCH_POLL_S[min(polls, len(SEARCH_POLL_S) - 1)])
+        time.sleep(min(SEARCH_POLL_S[min(polls, len(SEARCH_POLL_S) - 1)], left))
         polls += 1
 
 
