@@ -53,8 +53,8 @@ def check_reach(smoke: Smoke) -> str:
 def check_usage(smoke: Smoke) -> str:
     """`GET /usage` counts at least every request the smoke had answered on each route since its first."""
     before = smoke.state.get("usage")
-    expect(before is not None, "no usage baseline (reach did not read /usage)")
-    assert before is not None
+    if before is None:
+        raise CheckFailed("no usage baseline (reach did not read /usage)")
     ours = collections.Counter(
         call.route
         for call in smoke.api.calls[smoke.state["calls_before"] :]

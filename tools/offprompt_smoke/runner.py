@@ -146,12 +146,12 @@ class Cleanup:
             stays.append(f"{entries} meta entries (no route deletes them; DELETE /tenant does)")
         if namespaces_deleted:
             stays.append("the position counter of each deleted namespace (kept by design, not visible over the API)")
-        return f"deleted {deleted} threads/namespaces/keys, verified gone" + (
+        return f"{deleted} threads, namespaces and keys deleted (or already gone), read back as gone" + (
             "; left by design: " + "; ".join(stays) if stays else ""
         )
 
     def _verify(self, smoke: Smoke) -> list[str]:
-        """What is still there after the deletes (threads, namespaces): read back, never assumed."""
+        """What is still there after the deletes (threads, namespaces, keys): read back, never assumed."""
         api, left = smoke.api, []
         for thread in dict.fromkeys([*self.threads, *self.cloud_threads]):
             try:
@@ -162,6 +162,12 @@ class Cleanup:
                     left.append(f"thread {thread} ({error.status} {error.code})")
         for memory in dict.fromkeys(self.memories):
             left += [f"namespace {memory}/{n} still exists" for n in namespaces_of(api, memory, left) or []]
+        if self.keys:
+            try:
+                listed = {k["key_id"] for k in api.request("GET", "/keys").json()["keys"]}
+                left += [f"key {k} still listed" for k in dict.fromkeys(self.keys) if k in listed]
+            except OffpromptClientError as error:
+                left.append(f"GET /keys ({error.status} {error.code})")
         return left
 
 
