@@ -58,7 +58,7 @@ def check_conflict(smoke: Smoke) -> str:
     error = refused(lambda: smoke.api.add_run(thread, input="other", output="answer", id="run-1"), 409, "conflict")
     runs = smoke.api.all_runs(thread)
     expect([r["run"]["input"]["value"] for r in runs] == ["question"], f"after the 409 the thread holds {runs}")
-    return f"same id, another body → 409 conflict ({error.message[:60]}); the first run unchanged"
+    return f"same id, another body → 409 conflict ({error.message}); the first run unchanged"
 
 
 def check_list_runs_cursor(smoke: Smoke) -> str:

@@ -111,7 +111,7 @@ def check_blob(smoke: Smoke) -> str:
     expect(base64.b64decode(items[0]["value"]) == data, "the blob's bytes differ")
     record = smoke.api.get_namespace(memory, namespace)
     expect(record["storage"] == "blob", f"namespace record {record}")
-    return f"a {len(data)} byte BlobArtifact stored inline, loaded back byte-exact (storage blob)"
+    return f"a {len(data):,}-byte BlobArtifact stored inline, loaded back byte-exact (storage blob)"
 
 
 def search_until_visible(smoke: Smoke, memory: str, namespace: str, query: str) -> tuple[list[Any], float]:
