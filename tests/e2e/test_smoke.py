@@ -9,8 +9,7 @@ it: a subprocess on free ports with a throwaway data directory (test_local_stack
 - against a wrong URL and with a refused key: one failed `reach` row saying why, the rest not run, exit status 1;
 - through a proxy that breaks three routes (DELETE /threads does nothing, loads come back altered, search finds
   nothing): exactly the checks that depend on them fail, and the cleanup row names the thread it could not delete.
-- in OpenSearch Serverless mode (the Serverless-faithful local stack, when the tree has it), `--quick`: all held,
-  the search row saying how long the text took to become searchable.
+(OpenSearch Serverless mode: test_smoke_serverless.py.)
 """
 
 from __future__ import annotations
@@ -30,7 +29,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-import test_local_stack
 from test_client_standalone import UV, clean_env, run
 from test_local_stack import E2E_DATA_DIR, ROOT, RunningStack, stack  # noqa: F401  (stack: the module's local stack)
 
@@ -299,22 +297,3 @@ def test_smoke_fails_exactly_the_checks_a_broken_stack_breaks(stack: RunningStac
         rows["cleanup"][1].startswith("could not clean: ") and f"thread {leftover} still exists" in rows["cleanup"][1]
     )
     OffpromptClient(stack.url, tenant=tenant).delete_thread(leftover)  # what the broken DELETE left
-
-
-def test_smoke_in_opensearch_serverless_mode(opensearch_url: str) -> None:
-    """The Serverless-faithful local stack (`make dev OPENSEARCH_MODE=serverless`): new documents reach search only
-    after the collection's refresh interval; the search row polls for them and says how long it took."""
-    running_stack = getattr(test_local_stack, "running_stack", None)
-    if running_stack is None:
-        pytest.skip("this tree's local stack has no OpenSearch Serverless mode (OFFPROMPT_OPENSEARCH_MODE) yet")
-    environment = {"OFFPROMPT_OPENSEARCH_MODE": "serverless", "OFFPROMPT_AOSS_REFRESH_INTERVAL": "2s"}
-    with running_stack(opensearch_url, **environment) as serverless:
-        done = smoke(serverless.url, "--quick", "--tenant", f"smoke-aoss-{uuid.uuid4().hex[:8]}")
-        assert done.returncode == 0, done.stdout + done.stderr
-        refused = [line for line in serverless.lines if "OpenSearch Serverless refuses" in line]
-        assert not refused, refused  # the faithful layer refused nothing the handlers sent
-    rows = table(done.stdout)
-    skipped = {"hosted.usage": NEEDS_KEY, "hosted.keys": NEEDS_KEY, "tenant.export": NEEDS_EXPORT}
-    skipped |= {"task-memory.big-blob": QUICK, "task-memory.big-text": QUICK, "tenant.erase": NEEDS_ERASE}
-    assert_held_but(rows, skipped, done.stdout)
-    assert re.search(r"found after \d+\.\d s \(bounded wait 90 s\)", rows["task-memory.search"][1])
