@@ -223,12 +223,26 @@ def hosted_request(app: APIGatewayHttpResolver, event: dict[str, Any], context: 
 
 
 def make_handler(register: RouteRegistrar, direct: DirectHandler | None = None) -> Callable[[dict[str, Any], Any], Any]:
-    """The `lambda_handler` of a function: HTTP events go to the routes, anything else to `direct`.
+    """The `lambda_handler` of a function whose routes `register` adds to a resolver of its own."""
+    built: list[APIGatewayHttpResolver] = []
+
+    def app() -> APIGatewayHttpResolver:
+        if not built:
+            built.append(_build_app(register))
+        return built[0]
+
+    return make_handler_for(app, direct)
+
+
+def make_handler_for(
+    app: Callable[[], APIGatewayHttpResolver], direct: DirectHandler | None = None
+) -> Callable[[dict[str, Any], Any], Any]:
+    """The `lambda_handler` of a function: HTTP events go to the routes of `app()` (built on the first one),
+    anything else to `direct`.
 
     Direct invocations raise library errors as they are, so a Step Functions Catch can match their class
     name (`InvalidInput`, `NotFound`, `Conflict`, ...).
     """
-    app_cache: list[APIGatewayHttpResolver] = []
 
     def lambda_handler(event: dict[str, Any], context: Any) -> Any:
         logger, metrics = observability()
@@ -237,11 +251,10 @@ def make_handler(register: RouteRegistrar, direct: DirectHandler | None = None) 
         try:
             with invocation_deadline(context, http=http):
                 if http:
-                    if not app_cache:
-                        app_cache.append(_build_app(register))
+                    resolver = app()
                     if hosted_principal(event) is not None:
-                        return hosted_request(app_cache[0], event, context)
-                    return app_cache[0].resolve(routable(event), context)
+                        return hosted_request(resolver, event, context)
+                    return resolver.resolve(routable(event), context)
                 if direct is None:
                     raise InvalidInput("this function only serves HTTP events")
                 if not isinstance(event, dict):

@@ -36,7 +36,7 @@ from offprompt.errors import InvalidInput
 from offprompt.metering import Meter
 
 from .caller import http_tenant
-from .entry import METER_CONTEXT_KEY, make_handler
+from .entry import METER_CONTEXT_KEY, _build_app, make_handler_for
 from .powertools import APIGatewayHttpResolver
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -72,6 +72,7 @@ class FunctionRoutes:
         self.directs: dict[str, DirectFunction] = {}
         #: The action of a direct event that names none (a function with one direct use case).
         self.default_action = default_action
+        self._app: APIGatewayHttpResolver | None = None
 
     # ---- declaring ---------------------------------------------------------------------------------------
     def route(self, method: str, path: str, *, action: str | None = None, **openapi: Any) -> Callable[[F], F]:
@@ -110,7 +111,21 @@ class FunctionRoutes:
 
     # ---- the handler ---------------------------------------------------------------------------------------
     def register(self, app: APIGatewayHttpResolver) -> None:
+        """Include these routes in `app`, the one resolver they may have (see `app`)."""
+        if self.router.api_resolver is not None and self.router.api_resolver is not app:
+            raise RuntimeError(f"the routes of {self.function} already belong to a resolver: use routes.app()")
         app.include_router(self.router)
+
+    def app(self) -> APIGatewayHttpResolver:
+        """The resolver of these routes, built on first use: the handler's and the OpenAPI generator's.
+
+        One, because a Powertools `Router` keeps its per-request context (the request's meter) on the last resolver
+        that included it: a second resolver built from these routes (the OpenAPI document, made in the dev server's
+        process) would leave the handler's resolver putting the meter where its routes no longer look, and hosted
+        writes would go uncharged (CI, stop 26)."""
+        if self._app is None:
+            self._app = _build_app(self.register)
+        return self._app
 
     def dispatch(self, tenant: str, event: dict[str, Any]) -> Any:
         action = event.get("action", self.default_action)
@@ -121,7 +136,7 @@ class FunctionRoutes:
         return fn(tenant, event, None)  # direct invocations are not metered (IAM-authorized infrastructure)
 
     def handler(self) -> Callable[[dict[str, Any], Any], Any]:
-        return make_handler(self.register, self.dispatch if self.directs else None)
+        return make_handler_for(self.app, self.dispatch if self.directs else None)
 
     # ---- inside a route: the request being resolved ---------------------------------------------------------
     @property
