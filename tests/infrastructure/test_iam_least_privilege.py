@@ -9,8 +9,9 @@ From a function's handler module it follows, by name, every function and method 
   (`self._call("update_item", ...)`, `generate_presigned_url("get_object", ...)`, `get_paginator(...)`) in
   modules that build a client for that service (`aws_client("dynamodb")` / `boto3.client("s3")`), and the item
   kinds (`Put`, `Update`, `ConditionCheck`, ...) of `transact_write_items` — written as item dicts, or through the
-  tagged `Transaction` of `adapters/dynamodb_transaction.py` (`tx.put(...)` a Put, ..., `tx.transact(client)` the
-  TransactWriteItems) in a module that builds a DynamoDB client;
+  tagged `Transaction` of `adapters/dynamodb_transaction.py` (`tx.put(...)` a Put, ...; the adapter's own
+  `client.transact_write_items(TransactItems=tx.request())` the TransactWriteItems) in a module that builds a
+  DynamoDB client;
 - OpenSearch: any reachable code of a module importing `opensearchpy`;
 - settings: `Settings` fields read (`settings.table_name`, `settings.require("bucket_name")`) and any literal
   `os.environ` / `os.getenv` names.
@@ -336,11 +337,9 @@ class CodeGraph:
             and isinstance(node.func, ast.Attribute)
             and "dynamodb" in module.services
             and "Transaction" in module.imports
+            and node.func.attr in TRANSACTION_METHODS
         ):
-            if node.func.attr in TRANSACTION_METHODS:
-                found.add(f"transact|{TRANSACTION_METHODS[node.func.attr]}")
-            elif node.func.attr == "transact":
-                found.add("dynamodb|TransactWriteItems")
+            found.add(f"transact|{TRANSACTION_METHODS[node.func.attr]}")
         if isinstance(node, ast.Attribute):
             result.setting_fields.add(node.attr)
             for service in module.services:

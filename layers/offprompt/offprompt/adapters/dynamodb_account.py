@@ -276,7 +276,8 @@ class DynamoDbAccountStore:
         )
         tx.put("listing", {"TableName": self.table_name, "Item": listing})
         try:
-            tx.transact(self.client)
+            with tx.cancellation():
+                self.client.transact_write_items(TransactItems=tx.request())
         except Cancelled as cancelled:
             if cancelled.failed("key_count"):
                 raise KeyLimitReached() from None
@@ -333,7 +334,8 @@ class DynamoDbAccountStore:
             },
         )
         try:
-            tx.transact(self.client)
+            with tx.cancellation():
+                self.client.transact_write_items(TransactItems=tx.request())
         except Cancelled as cancelled:
             if cancelled.failed("key"):
                 return False  # no such key, or another tenant's: nothing changes

@@ -219,7 +219,8 @@ class DynamoDbNamespaceStore:
         if charge is not None:  # counted with the data it counts: a commit that fails charges nothing
             tx.extend(charge_items(self.table, charge))
         try:
-            tx.transact(self.client)
+            with tx.cancellation():
+                self.client.transact_write_items(TransactItems=tx.request())
         except Cancelled as cancelled:
             if cancelled.failed("record"):
                 old = cancelled.old_item("record") or {}
@@ -388,7 +389,8 @@ class DynamoDbNamespaceStore:
             if with_gauge:
                 tx.add("gauge", stored_bytes_release(self.table, tenant, metered))
             try:
-                tx.transact(self.client)
+                with tx.cancellation():
+                    self.client.transact_write_items(TransactItems=tx.request())
                 return True
             except Cancelled as cancelled:
                 if cancelled.failed("record") or cancelled.reasons["record"].get("Code") == "TransactionConflict":

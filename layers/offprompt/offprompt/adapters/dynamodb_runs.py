@@ -233,7 +233,8 @@ class DynamoDbRunStore:
         if charge is not None:  # hosted mode: the runs' usage, exactly once (a replay's transaction fails on run_id)
             tx.extend(charge_items(self.table_name, charge))
         try:
-            tx.transact(self.client)
+            with tx.cancellation():
+                self.client.transact_write_items(TransactItems=tx.request())
         except Cancelled as cancelled:
             if charge is not None:
                 refuse_charge(cancelled, charge)
@@ -548,7 +549,8 @@ class DynamoDbRunStore:
             if with_gauge and released:
                 tx.add("gauge", stored_bytes_release(self.table_name, tenant, released))
             try:
-                tx.transact(self.client)
+                with tx.cancellation():
+                    self.client.transact_write_items(TransactItems=tx.request())
                 return
             except Cancelled as cancelled:
                 failed = cancelled.failed_tags()

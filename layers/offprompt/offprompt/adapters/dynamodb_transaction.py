@@ -5,17 +5,20 @@
     tx.update("thread", {...})
     tx.extend(charge_items(table, charge))        # tagged "charge.day", "charge.gauge"
     try:
-        tx.transact(client)
+        with tx.cancellation():                   # a cancellation raised as Cancelled, read by tag
+            client.transact_write_items(TransactItems=tx.request())
     except Cancelled as cancelled:
         if cancelled.failed("charge.gauge"): ...
 
 DynamoDB reports a cancelled transaction's reasons as a list in item order; `Cancelled` maps them back to the tags.
-Errors other than a cancellation are the caller's to map (DependencyUnavailable).
+Errors other than a cancellation are the caller's to map (DependencyUnavailable). The adapter makes the SDK call
+itself, so this module is never between a use case's adapter and DynamoDB (tests/infrastructure/test_call_depth.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,10 +89,16 @@ class Transaction:
     def __len__(self) -> int:
         return len(self.items)
 
-    def transact(self, client: Any) -> None:
-        """Write every item or none. Cancelled (by tag) when DynamoDB cancels it; other errors propagate."""
+    def request(self) -> list[dict[str, Any]]:
+        """The `TransactItems` of `transact_write_items` (every item or none is written)."""
+        return [t.item for t in self.items]
+
+    @contextlib.contextmanager
+    def cancellation(self) -> Iterator[None]:
+        """Around the `transact_write_items` of `request()`: DynamoDB's cancellation raised as Cancelled (by tag);
+        other errors propagate."""
         try:
-            client.transact_write_items(TransactItems=[t.item for t in self.items])
+            yield
         except ClientError as exc:
             if error_code(exc) != "TransactionCanceledException":
                 raise
