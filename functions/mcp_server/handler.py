@@ -22,7 +22,7 @@ from api_common.routes import FunctionRoutes
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge
 
 from . import protocol
-from .tools import TOOLS, Call
+from .tools import Call, tools
 
 routes = FunctionRoutes("mcp_server", event_prefixes=("mcp",))
 
@@ -72,7 +72,7 @@ def post_mcp() -> Response[Any]:
         return _send(protocol.transport_error(HTTPStatus.BAD_REQUEST, protocol.PARSE_ERROR, exc.message))
     headers = {k.lower(): v for k, v in (routes.event.headers or {}).items()}
     call = Call(tenant, routes.meter())
-    return _send(protocol.handle(message, headers, TOOLS, call, on_tool_error=_log_tool_error))
+    return _send(protocol.handle(message, headers, tools(), call, on_tool_error=_log_tool_error))
 
 
 @routes.get(

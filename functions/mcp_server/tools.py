@@ -17,6 +17,7 @@ Nothing here runs at import: the schemas are built on the first `tools/list`, th
 
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from dataclasses import dataclass
@@ -33,7 +34,18 @@ from offprompt.limits import (
     MAX_QUERY_CHARS,
     MAX_TOP_K,
 )
+from offprompt.composition.conversation import default_cloud_threads
+from offprompt.composition.conversation import default_service as conversation
+from offprompt.composition.task_memory import default_receipts
+from offprompt.composition.task_memory import default_service as task_memory
 from offprompt.metering import Meter
+from offprompt.services.conversation import PromptStackRequest, parse_model, thread_admin
+from offprompt.services.conversation.add_run import add_run
+from offprompt.services.conversation.prompt_stack import build_prompt_stack
+from offprompt.services.task_memory import OutputRequest, hit_to_dict, parse_request, process_once
+from offprompt.services.task_memory.load import load_artifacts as load
+from offprompt.services.task_memory.process_output import process_output
+from offprompt.services.task_memory.search import search
 
 from .protocol import Tool, ToolResult
 
@@ -90,8 +102,6 @@ class AppendTurnArgs(_Args):
 
 
 def append_turn(call: Call, args: AppendTurnArgs) -> ToolResult:
-    from offprompt.composition.conversation import default_service
-    from offprompt.services.conversation.add_run import add_run
 
     run_id = args.run_id or uuid.uuid4().hex
     run = {
@@ -100,7 +110,7 @@ def append_turn(call: Call, args: AppendTurnArgs) -> ToolResult:
         "input": {"type": "TextArtifact", "value": args.input},
         "output": {"type": "TextArtifact", "value": args.output},
     }
-    result = add_run(default_service(), call.tenant, args.thread_id, run, meter=call.meter)
+    result = add_run(conversation(), call.tenant, args.thread_id, run, meter=call.meter)
     structured = {"thread_id": args.thread_id, "run_id": run_id, "seq": result.seq, "replayed": result.replayed}
     verb = "was already stored" if result.replayed else "stored"
     return ToolResult(f"Turn {run_id} {verb} in thread {args.thread_id} (seq {result.seq}).", structured)
@@ -117,12 +127,9 @@ class GetContextArgs(_Args):
 
 
 def get_context(call: Call, args: GetContextArgs) -> ToolResult:
-    from offprompt.composition.conversation import default_service
-    from offprompt.services.conversation import PromptStackRequest, parse_model
-    from offprompt.services.conversation.prompt_stack import build_prompt_stack
 
     request = parse_model(PromptStackRequest, args.model_dump(exclude={"thread_id"}, exclude_none=True))
-    result = build_prompt_stack(default_service(), call.tenant, args.thread_id, request)
+    result = build_prompt_stack(conversation(), call.tenant, args.thread_id, request)
     messages = [{"role": m.role, "content": m.to_text()} for m in result.stack.messages]
     over = request.max_tokens is not None and result.tokens >= request.max_tokens
     structured = {"thread_id": args.thread_id, "messages": messages, "tokens": result.tokens, "over_budget": over}
@@ -141,10 +148,8 @@ def _artifact_text(artifact: Any) -> str:
 
 
 def get_recent_turns(call: Call, args: RecentTurnsArgs) -> ToolResult:
-    from offprompt.composition.conversation import default_service
-    from offprompt.services.conversation import thread_admin
 
-    page = thread_admin.list_runs(default_service(), call.tenant, args.thread_id, limit=args.limit, order="desc")
+    page = thread_admin.list_runs(conversation(), call.tenant, args.thread_id, limit=args.limit, order="desc")
     turns = [
         {
             "seq": entry["seq"],
@@ -164,7 +169,6 @@ class ListThreadsArgs(_Args):
 
 
 def list_threads(call: Call, args: ListThreadsArgs) -> ToolResult:
-    from offprompt.composition.conversation import default_cloud_threads
 
     found = default_cloud_threads().find(call.tenant, {"alias": args.alias})
     threads = found["threads"]
@@ -187,9 +191,6 @@ class StoreOutputArgs(_Args):
 
 
 def store_output(call: Call, args: StoreOutputArgs) -> ToolResult:
-    from offprompt.composition.task_memory import default_receipts, default_service
-    from offprompt.services.task_memory import OutputRequest, parse_request, process_once
-    from offprompt.services.task_memory.process_output import process_output
 
     artifact = {"type": "TextArtifact", "value": args.output}
     request = parse_request(
@@ -199,7 +200,7 @@ def store_output(call: Call, args: StoreOutputArgs) -> ToolResult:
 
     def run() -> Any:
         return process_output(
-            default_service(),
+            task_memory(),
             call.tenant,
             args.memory_name,
             tool=request.tool,
@@ -226,11 +227,9 @@ class LoadArtifactsArgs(_Args):
 
 
 def load_artifacts(call: Call, args: LoadArtifactsArgs) -> ToolResult:
-    from offprompt.composition.task_memory import default_service
-    from offprompt.services.task_memory.load import load_artifacts as load
 
     loaded = load(
-        default_service(),
+        task_memory(),
         call.tenant,
         args.memory_name,
         args.namespace,
@@ -260,12 +259,9 @@ class SearchMemoryArgs(_Args):
 
 
 def search_memory(call: Call, args: SearchMemoryArgs) -> ToolResult:
-    from offprompt.composition.task_memory import default_service
-    from offprompt.services.task_memory import hit_to_dict
-    from offprompt.services.task_memory.search import search
 
     hits = search(
-        default_service(),
+        task_memory(),
         call.tenant,
         args.memory_name,
         args.namespace,
@@ -279,62 +275,65 @@ def search_memory(call: Call, args: SearchMemoryArgs) -> ToolResult:
     return ToolResult(text, {"hits": found})
 
 
-TOOLS: tuple[Tool, ...] = (
-    Tool(
-        "append_turn",
-        "Append a turn",
-        "Store one finished conversation turn (the user's input and the assistant's output) at the end of a "
-        "thread; the thread is created on first use.",
-        AppendTurnArgs,
-        append_turn,
-    ),
-    Tool(
-        "get_context",
-        "Get the context that fits a budget",
-        "The thread's history as chat messages, newest turns kept, trimmed to fit max_tokens (with the system "
-        "prompt and the next input counted); summary threads start with their summary.",
-        GetContextArgs,
-        get_context,
-        read_only=True,
-    ),
-    Tool(
-        "get_recent_turns",
-        "Read recent turns",
-        "The newest turns of a thread, oldest first, with their input and output text.",
-        RecentTurnsArgs,
-        get_recent_turns,
-        read_only=True,
-    ),
-    Tool(
-        "list_threads",
-        "Find threads by alias",
-        "The threads with this alias (offprompt keeps no tenant-wide thread list: look a thread up by its alias).",
-        ListThreadsArgs,
-        list_threads,
-        read_only=True,
-    ),
-    Tool(
-        "store_output",
-        "Store a big output off-prompt",
-        "Keep a large tool output out of the prompt: it is stored in task memory and a one-line reference naming "
-        "its memory_name and artifact_namespace comes back; load_artifacts or search_memory read it later.",
-        StoreOutputArgs,
-        store_output,
-    ),
-    Tool(
-        "load_artifacts",
-        "Load stored output",
-        "Everything stored in one artifact_namespace, in order (a reference line from store_output names it).",
-        LoadArtifactsArgs,
-        load_artifacts,
-        read_only=True,
-    ),
-    Tool(
-        "search_memory",
-        "Search stored output",
-        "Search the text stored in one artifact_namespace; the best matching chunks, best first.",
-        SearchMemoryArgs,
-        search_memory,
-        read_only=True,
-    ),
-)
+@functools.cache
+def tools() -> tuple[Tool, ...]:
+    """The tool table, in the order `tools/list` gives it (built on first use)."""
+    return (
+        Tool(
+            "append_turn",
+            "Append a turn",
+            "Store one finished conversation turn (the user's input and the assistant's output) at the end of a "
+            "thread; the thread is created on first use.",
+            AppendTurnArgs,
+            append_turn,
+        ),
+        Tool(
+            "get_context",
+            "Get the context that fits a budget",
+            "The thread's history as chat messages, newest turns kept, trimmed to fit max_tokens (with the system "
+            "prompt and the next input counted); summary threads start with their summary.",
+            GetContextArgs,
+            get_context,
+            read_only=True,
+        ),
+        Tool(
+            "get_recent_turns",
+            "Read recent turns",
+            "The newest turns of a thread, oldest first, with their input and output text.",
+            RecentTurnsArgs,
+            get_recent_turns,
+            read_only=True,
+        ),
+        Tool(
+            "list_threads",
+            "Find threads by alias",
+            "The threads with this alias (offprompt keeps no tenant-wide thread list: look a thread up by its alias).",
+            ListThreadsArgs,
+            list_threads,
+            read_only=True,
+        ),
+        Tool(
+            "store_output",
+            "Store a big output off-prompt",
+            "Keep a large tool output out of the prompt: it is stored in task memory and a one-line reference naming "
+            "its memory_name and artifact_namespace comes back; load_artifacts or search_memory read it later.",
+            StoreOutputArgs,
+            store_output,
+        ),
+        Tool(
+            "load_artifacts",
+            "Load stored output",
+            "Everything stored in one artifact_namespace, in order (a reference line from store_output names it).",
+            LoadArtifactsArgs,
+            load_artifacts,
+            read_only=True,
+        ),
+        Tool(
+            "search_memory",
+            "Search stored output",
+            "Search the text stored in one artifact_namespace; the best matching chunks, best first.",
+            SearchMemoryArgs,
+            search_memory,
+            read_only=True,
+        ),
+    )

@@ -27,9 +27,11 @@ from sam_support import (
 )
 
 #: The functions that get the text layer (opensearch-py, requests) on top of the core layer: the task-memory
-#: functions and the tenant export/erase reach OpenSearch, the example tool PUTs with requests.
+#: functions, the MCP endpoint (its task-memory tools) and the tenant export/erase reach OpenSearch, the example tool
+#: PUTs with requests.
 TEXT_LAYER_FUNCTIONS = {
     "ProcessOutputFunction",
+    "McpFunction",
     "LoadArtifactsFunction",
     "MemoriesFunction",
     "TenantDataFunction",
