@@ -54,7 +54,10 @@ _JSONRPC = {"application/json": {"model": JsonRpcMessage}}
     "/mcp",
     summary="MCP endpoint (Model Context Protocol over Streamable HTTP, stateless JSON-RPC 2.0)",
     responses={
-        200: {"description": "The JSON-RPC response (a tool's failure is a result with isError: true)", "content": _JSONRPC},
+        200: {
+            "description": "The JSON-RPC response (a tool's failure is a result with isError: true)",
+            "content": _JSONRPC,
+        },
         202: {"description": "A notification or a response was accepted (no body)", "content": {}},
         **error_responses(),
         400: {"description": "Not JSON (-32700), not a JSON-RPC 2.0 request (-32600)", "content": _JSONRPC},
@@ -67,7 +70,9 @@ def post_mcp() -> Response[Any]:
     try:
         message = json_body(routes.app())
     except PayloadTooLarge as exc:
-        return _send(protocol.transport_error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, protocol.INVALID_REQUEST, exc.message))
+        return _send(
+            protocol.transport_error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, protocol.INVALID_REQUEST, exc.message)
+        )
     except InvalidInput as exc:
         return _send(protocol.transport_error(HTTPStatus.BAD_REQUEST, protocol.PARSE_ERROR, exc.message))
     headers = {k.lower(): v for k, v in (routes.event.headers or {}).items()}

@@ -147,7 +147,7 @@ def accepts_json(headers: Mapping[str, str]) -> bool:
 
 
 def _valid_id(value: Any) -> bool:
-    return (isinstance(value, str) or isinstance(value, int)) and not isinstance(value, bool)
+    return isinstance(value, str | int) and not isinstance(value, bool)
 
 
 def handle(

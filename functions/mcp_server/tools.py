@@ -25,6 +25,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from offprompt.composition.conversation import default_cloud_threads
+from offprompt.composition.conversation import default_service as conversation
+from offprompt.composition.task_memory import default_receipts
+from offprompt.composition.task_memory import default_service as task_memory
 from offprompt.limits import (
     IDENTIFIER_MAX_CHARS,
     MAX_LAST_N,
@@ -34,10 +38,6 @@ from offprompt.limits import (
     MAX_QUERY_CHARS,
     MAX_TOP_K,
 )
-from offprompt.composition.conversation import default_cloud_threads
-from offprompt.composition.conversation import default_service as conversation
-from offprompt.composition.task_memory import default_receipts
-from offprompt.composition.task_memory import default_service as task_memory
 from offprompt.metering import Meter
 from offprompt.services.conversation import PromptStackRequest, parse_model, thread_admin
 from offprompt.services.conversation.add_run import add_run
@@ -74,7 +74,9 @@ def _thread_id() -> Any:
 
 
 def _memory() -> Any:
-    return Field(default=DEFAULT_MEMORY, description=f'The task memory\'s name (default "{DEFAULT_MEMORY}", as in Griptape)')
+    return Field(
+        default=DEFAULT_MEMORY, description=f'The task memory\'s name (default "{DEFAULT_MEMORY}", as in Griptape)'
+    )
 
 
 def _namespace() -> Any:
@@ -228,7 +230,9 @@ def load_artifacts(call: Call, args: LoadArtifactsArgs) -> ToolResult:
     )
     if loaded.blobs is not None:
         listing = loaded.blob_listing()
-        return ToolResult(f"{len(listing['artifacts'])} blob artifacts ({loaded.size} bytes): download_url each", listing)
+        return ToolResult(
+            f"{len(listing['artifacts'])} blob artifacts ({loaded.size} bytes): download_url each", listing
+        )
     if loaded.body is None:
         structured = {"download_url": loaded.download_url, "expires_in": loaded.expires_in, "size": loaded.size}
         return ToolResult(f"The namespace is {loaded.size} bytes, too large to answer inline: download_url", structured)

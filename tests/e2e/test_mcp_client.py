@@ -63,7 +63,9 @@ def test_the_sdk_client_lists_and_calls_every_tool(stack: RunningStack) -> None:
         seen: dict[str, Any] = {"version": client.protocol_version, "server": client.server_info}
         listed = await client.list_tools()
         seen["tools"] = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools]
-        seen["append"] = structured(await client.call_tool("append_turn", {"thread_id": thread, "input": "hi", "output": "hello"}))
+        seen["append"] = structured(
+            await client.call_tool("append_turn", {"thread_id": thread, "input": "hi", "output": "hello"})
+        )
         await client.call_tool("append_turn", {"thread_id": thread, "input": "and?", "output": "more"})
         seen["recent"] = structured(await client.call_tool("get_recent_turns", {"thread_id": thread, "limit": 5}))
         seen["context"] = structured(await client.call_tool("get_context", {"thread_id": thread, "max_tokens": 500}))
@@ -105,7 +107,9 @@ def test_the_sdk_client_lists_and_calls_every_tool(stack: RunningStack) -> None:
         return [
             structured(await client.call_tool("get_recent_turns", {"thread_id": thread}))["turns"],
             structured(await client.call_tool("load_artifacts", {"namespace": seen["namespace"]}))["artifacts"],
-            structured(await client.call_tool("search_memory", {"namespace": seen["namespace"], "query": "tool"}))["hits"],
+            structured(await client.call_tool("search_memory", {"namespace": seen["namespace"], "query": "tool"}))[
+                "hits"
+            ],
         ]
 
     assert session(stack, as_tenant("mallory"), foreign) == [[], [], []]
@@ -165,5 +169,5 @@ def test_a_hosted_key_works_through_the_sdk_client(stack: RunningStack) -> None:
 
     turns = session(stack, {"Authorization": f"Bearer {key}"}, use)
     assert [t["output"] for t in turns] == ["a"]
-    with pytest.raises(Exception):  # noqa: B017,PT011  (a refused key: 401 before any MCP message is read)
+    with pytest.raises(Exception):  # noqa: B017  (a refused key: 401 before any MCP message is read)
         session(stack, {"Authorization": f"Bearer {key[:-4]}xxxx"}, use)

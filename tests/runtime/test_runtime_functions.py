@@ -210,7 +210,10 @@ def test_mcp_function(start_text_function: Start, local_aws: dict[str, Any]) -> 
     assert [t["output"] for t in recent["structuredContent"]["turns"]] == ["Paris."], recent
     text = "The quick brown fox jumps over the lazy dog."
     stored = mcp_call(
-        mcp, 5, "tools/call", {"name": "store_output", "arguments": {"output": text, "tool": "WebTool", "activity": "fetch"}}
+        mcp,
+        5,
+        "tools/call",
+        {"name": "store_output", "arguments": {"output": text, "tool": "WebTool", "activity": "fetch"}},
     )
     namespace = stored["structuredContent"]["namespace"]
     assert stored["content"][0]["text"].startswith('Output of "WebTool.fetch" was stored'), stored

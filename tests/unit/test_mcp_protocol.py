@@ -279,4 +279,7 @@ def test_an_unexpected_exception_is_not_turned_into_a_tool_result() -> None:
         raise ZeroDivisionError
 
     with pytest.raises(ZeroDivisionError):
-        send(request("tools/call", {"name": "b", "arguments": {"text": "x"}}), tools=(Tool("b", "B", "b", EchoArgs, broken),))
+        send(
+            request("tools/call", {"name": "b", "arguments": {"text": "x"}}),
+            tools=(Tool("b", "B", "b", EchoArgs, broken),),
+        )

@@ -210,7 +210,9 @@ def test_a_hosted_key_is_admitted_and_metered_and_its_quota_is_a_tool_error(stac
 
     def append(run_id: str) -> Any:
         params = {"name": "append_turn", "arguments": {"thread_id": "t", "input": "q", "output": "a", "run_id": run_id}}
-        return call("mcp_server", "mcp_call_http.json", token, path="/mcp", method="POST", body={**envelope, "params": params})
+        return call(
+            "mcp_server", "mcp_call_http.json", token, path="/mcp", method="POST", body={**envelope, "params": params}
+        )
 
     for run_id in ("r1", "r2"):
         status, body, _ = append(run_id)
