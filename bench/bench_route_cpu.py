@@ -303,9 +303,9 @@ def main() -> None:
     print("\nMCP tool call vs the route it wraps (p50, same run; issue 21: at most +2 ms)")
     for name, route in pairs.items():
         ours, theirs = results[name]["p50_ms"], results[route]["p50_ms"]
-        same = "same AWS calls" if results[name]["calls"] == results[route]["calls"] else "AWS calls differ"
+        same = "same AWS calls" if results[name]["calls"] == results[route]["calls"] else "other AWS calls"
         print(
-            f"{name:<22} {ours:7.2f} vs {route:<13} {theirs:7.2f}  {ours - theirs:+.2f} ms  {ours / theirs:.2f}x  {same}"
+            f"{name:<22} {ours:7.2f} vs {route:<13} {theirs:7.2f} {ours - theirs:+.2f} ms {ours / theirs:.2f}x  {same}"
         )
 
 
