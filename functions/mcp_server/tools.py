@@ -1,5 +1,6 @@
-"""The MCP tools: each one validates its arguments (its model is its JSON Schema) and calls ONE existing use case
-through the composition root, as the HTTP route it mirrors does; never HTTP to itself.
+"""The MCP tools as `tools/list` describes them: each one's arguments (a strict pydantic model, its JSON Schema), title
+and description; and the helpers that shape their answers. What each tool calls lives in the handler, one use case
+per tool as one per route (so a tool call crosses handler → use case → adapter, tests/infrastructure/test_call_depth):
 
 | tool             | use case                                         | the route it mirrors                           |
 | ---------------- | ------------------------------------------------ | ---------------------------------------------- |
@@ -11,24 +12,18 @@ through the composition root, as the HTTP route it mirrors does; never HTTP to i
 | load_artifacts   | task_memory.load                                 | GET /memories/{m}/namespaces/{ns}/artifacts    |
 | search_memory    | task_memory.search                               | POST /memories/{m}/namespaces/{ns}/search      |
 
-Writes and searches are charged to the request's meter (hosted keys) exactly as their routes charge them.
-Nothing here runs at import: the schemas are built on the first `tools/list`, the services on the first call.
+Nothing here runs at import: the schemas are built on the first `tools/list`.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import uuid
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from offprompt.composition.conversation import default_cloud_threads
-from offprompt.composition.conversation import default_service as conversation
-from offprompt.composition.task_memory import default_receipts
-from offprompt.composition.task_memory import default_service as task_memory
 from offprompt.limits import (
     IDENTIFIER_MAX_CHARS,
     MAX_LAST_N,
@@ -39,20 +34,31 @@ from offprompt.limits import (
     MAX_TOP_K,
 )
 from offprompt.metering import Meter
-from offprompt.services.conversation import PromptStackRequest, parse_model, thread_admin
-from offprompt.services.conversation.add_run import add_run
-from offprompt.services.conversation.prompt_stack import build_prompt_stack
-from offprompt.services.task_memory import OutputRequest, hit_to_dict, parse_request, process_once
-from offprompt.services.task_memory.load import load_artifacts as load
-from offprompt.services.task_memory.process_output import process_output
-from offprompt.services.task_memory.search import search
-
-from .protocol import Tool, ToolResult
 
 DEFAULT_MEMORY = "TaskMemory"  # Griptape's TaskMemory name: what a Griptape agent's reference lines say
 #: load_artifacts answers inline up to this many bytes of ListArtifact JSON (its text goes into the result twice,
 #: as content and as structuredContent, under Lambda's 6 MB response); past it, a presigned GET.
 MAX_INLINE_LOAD_BYTES = 1_000_000
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A tool as a model reads about it."""
+
+    title: str
+    description: str
+    arguments: type[BaseModel]
+    read_only: bool = False
+
+
+def artifact_text(artifact: Any) -> str:
+    """An artifact's text for the model: its value when it is a string, else its JSON."""
+    value = artifact.get("value") if isinstance(artifact, dict) else None
+    return value if isinstance(value, str) else json.dumps(artifact)
+
+
+def transcript(turns: list[dict[str, Any]]) -> str:
+    return "\n".join(f"{t['role']}: {t['content']}" for t in turns) or "(the thread has no turns)"
 
 
 @dataclass(frozen=True)
@@ -93,21 +99,6 @@ class AppendTurnArgs(_Args):
     )
 
 
-def append_turn(call: Call, args: AppendTurnArgs) -> ToolResult:
-
-    run_id = args.run_id or uuid.uuid4().hex
-    run = {
-        "type": "Run",
-        "id": run_id,
-        "input": {"type": "TextArtifact", "value": args.input},
-        "output": {"type": "TextArtifact", "value": args.output},
-    }
-    result = add_run(conversation(), call.tenant, args.thread_id, run, meter=call.meter)
-    structured = {"thread_id": args.thread_id, "run_id": run_id, "seq": result.seq, "replayed": result.replayed}
-    verb = "was already stored" if result.replayed else "stored"
-    return ToolResult(f"Turn {run_id} {verb} in thread {args.thread_id} (seq {result.seq}).", structured)
-
-
 class GetContextArgs(_Args):
     thread_id: str = _thread_id()
     max_tokens: int | None = Field(
@@ -118,54 +109,13 @@ class GetContextArgs(_Args):
     last_n: int | None = Field(default=None, ge=1, le=MAX_LAST_N, description="At most this many turns")
 
 
-def get_context(call: Call, args: GetContextArgs) -> ToolResult:
-
-    request = parse_model(PromptStackRequest, args.model_dump(exclude={"thread_id"}, exclude_none=True))
-    result = build_prompt_stack(conversation(), call.tenant, args.thread_id, request)
-    messages = [{"role": m.role, "content": m.to_text()} for m in result.stack.messages]
-    over = request.max_tokens is not None and result.tokens >= request.max_tokens
-    structured = {"thread_id": args.thread_id, "messages": messages, "tokens": result.tokens, "over_budget": over}
-    text = "\n".join(f"{m['role']}: {m['content']}" for m in messages) or "(the thread has no turns)"
-    return ToolResult(text, structured)
-
-
 class RecentTurnsArgs(_Args):
     thread_id: str = _thread_id()
     limit: int = Field(default=10, ge=1, le=MAX_LIST_LIMIT, description="How many of the newest turns")
 
 
-def _artifact_text(artifact: Any) -> str:
-    value = artifact.get("value") if isinstance(artifact, dict) else None
-    return value if isinstance(value, str) else json.dumps(artifact)
-
-
-def get_recent_turns(call: Call, args: RecentTurnsArgs) -> ToolResult:
-
-    page = thread_admin.list_runs(conversation(), call.tenant, args.thread_id, limit=args.limit, order="desc")
-    turns = [
-        {
-            "seq": entry["seq"],
-            "run_id": entry["run"].get("id"),
-            "input": _artifact_text(entry["run"].get("input")),
-            "output": _artifact_text(entry["run"].get("output")),
-            "created_at": entry["created_at"],
-        }
-        for entry in reversed(page["runs"])  # oldest first, as a transcript reads
-    ]
-    text = "\n".join(f"user: {t['input']}\nassistant: {t['output']}" for t in turns) or "(the thread has no turns)"
-    return ToolResult(text, {"thread_id": args.thread_id, "turns": turns})
-
-
 class ListThreadsArgs(_Args):
     alias: str = Field(min_length=1, max_length=IDENTIFIER_MAX_CHARS, description="The thread's alias")
-
-
-def list_threads(call: Call, args: ListThreadsArgs) -> ToolResult:
-
-    found = default_cloud_threads().find(call.tenant, {"alias": args.alias})
-    threads = found["threads"]
-    text = json.dumps(threads) if threads else f"no thread has the alias {args.alias!r}"
-    return ToolResult(text, {"threads": threads})
 
 
 # ---- task memory -------------------------------------------------------------------------------------------
@@ -182,64 +132,9 @@ class StoreOutputArgs(_Args):
     )
 
 
-def store_output(call: Call, args: StoreOutputArgs) -> ToolResult:
-
-    artifact = {"type": "TextArtifact", "value": args.output}
-    request = parse_request(
-        OutputRequest,
-        {"tool": args.tool, "activity": args.activity, "artifact": artifact, "idempotency_key": args.idempotency_key},
-    )
-
-    def run() -> Any:
-        return process_output(
-            task_memory(),
-            call.tenant,
-            args.memory_name,
-            tool=request.tool,
-            activity=request.activity,
-            artifact=request.artifact,
-            meter=call.meter,
-        )
-
-    once = process_once(default_receipts(), call.tenant, args.memory_name, request, run)
-    result = once.result
-    structured = {
-        "memory_name": args.memory_name,
-        "namespace": result.namespace,
-        "stored": result.stored,
-        "replayed": once.replayed,
-        "artifact": result.artifact.to_dict(),
-    }
-    return ToolResult(str(result.artifact.value), structured)
-
-
 class LoadArtifactsArgs(_Args):
     namespace: str = _namespace()
     memory_name: str = _memory()
-
-
-def load_artifacts(call: Call, args: LoadArtifactsArgs) -> ToolResult:
-
-    loaded = load(
-        task_memory(),
-        call.tenant,
-        args.memory_name,
-        args.namespace,
-        max_inline_bytes=MAX_INLINE_LOAD_BYTES,
-        meter=call.meter,
-    )
-    if loaded.blobs is not None:
-        listing = loaded.blob_listing()
-        return ToolResult(
-            f"{len(listing['artifacts'])} blob artifacts ({loaded.size} bytes): download_url each", listing
-        )
-    if loaded.body is None:
-        structured = {"download_url": loaded.download_url, "expires_in": loaded.expires_in, "size": loaded.size}
-        return ToolResult(f"The namespace is {loaded.size} bytes, too large to answer inline: download_url", structured)
-    listed = json.loads(loaded.body)
-    artifacts = listed.get("value") or []
-    text = "\n\n".join(_artifact_text(a) for a in artifacts) or f"(namespace {args.namespace} is empty)"
-    return ToolResult(text, {"namespace": args.namespace, "artifacts": artifacts})
 
 
 class SearchMemoryArgs(_Args):
@@ -252,82 +147,51 @@ class SearchMemoryArgs(_Args):
     memory_name: str = _memory()
 
 
-def search_memory(call: Call, args: SearchMemoryArgs) -> ToolResult:
-
-    hits = search(
-        task_memory(),
-        call.tenant,
-        args.memory_name,
-        args.namespace,
-        args.query,
-        args.top_k,
-        args.mode,
-        meter=call.meter,
-    )
-    found = [hit_to_dict(h) for h in hits]
-    text = "\n\n".join(f"[{i + 1}] {h['text']}" for i, h in enumerate(found)) or "no hits"
-    return ToolResult(text, {"hits": found})
-
-
 @functools.cache
-def tools() -> tuple[Tool, ...]:
-    """The tool table, in the order `tools/list` gives it (built on first use)."""
-    return (
-        Tool(
-            "append_turn",
+def specs() -> dict[str, Spec]:
+    """What `tools/list` says of each tool, in its order (built on first use); the handler pairs each with its call."""
+    return {
+        "append_turn": Spec(
             "Append a turn",
             "Store one finished conversation turn (the user's input and the assistant's output) at the end of a "
             "thread; the thread is created on first use.",
             AppendTurnArgs,
-            append_turn,
         ),
-        Tool(
-            "get_context",
+        "get_context": Spec(
             "Get the context that fits a budget",
             "The thread's history as chat messages, newest turns kept, trimmed to fit max_tokens (with the system "
             "prompt and the next input counted); summary threads start with their summary.",
             GetContextArgs,
-            get_context,
             read_only=True,
         ),
-        Tool(
-            "get_recent_turns",
+        "get_recent_turns": Spec(
             "Read recent turns",
             "The newest turns of a thread, oldest first, with their input and output text.",
             RecentTurnsArgs,
-            get_recent_turns,
             read_only=True,
         ),
-        Tool(
-            "list_threads",
+        "list_threads": Spec(
             "Find threads by alias",
             "The threads with this alias (offprompt keeps no tenant-wide thread list: look a thread up by its alias).",
             ListThreadsArgs,
-            list_threads,
             read_only=True,
         ),
-        Tool(
-            "store_output",
+        "store_output": Spec(
             "Store a big output off-prompt",
             "Keep a large tool output out of the prompt: it is stored in task memory and a one-line reference naming "
             "its memory_name and artifact_namespace comes back; load_artifacts or search_memory read it later.",
             StoreOutputArgs,
-            store_output,
         ),
-        Tool(
-            "load_artifacts",
+        "load_artifacts": Spec(
             "Load stored output",
             "Everything stored in one artifact_namespace, in order (a reference line from store_output names it).",
             LoadArtifactsArgs,
-            load_artifacts,
             read_only=True,
         ),
-        Tool(
-            "search_memory",
+        "search_memory": Spec(
             "Search stored output",
             "Search the text stored in one artifact_namespace; the best matching chunks, best first.",
             SearchMemoryArgs,
-            search_memory,
             read_only=True,
         ),
-    )
+    }
