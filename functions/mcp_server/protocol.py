@@ -7,9 +7,10 @@ and headers and returns a `Reply` (HTTP status, JSON body or none, headers) for 
   anything else is `-32601` (so a client's `server/discover` probe of the 2026 revision falls back to `initialize`).
 - Notifications (`notifications/initialized`, `notifications/cancelled`, ...) and JSON-RPC responses: 202, no body.
 - No session: no `Mcp-Session-Id` is issued, every request stands alone (whatever a client sends in it is ignored).
-- JSON-RPC errors: `-32700` (not JSON; HTTP 400), `-32600` (not a JSON-RPC 2.0 request, a batch, an unsupported
-  `MCP-Protocol-Version` header; HTTP 400, or 406 when `Accept` takes no JSON), `-32601` (no such method), `-32602`
-  (bad params, unknown tool). Errors of a well-formed request are answered with HTTP 200.
+- JSON-RPC errors: `-32700` (not JSON; HTTP 400), `-32600` (not a JSON-RPC 2.0 request, a batch; HTTP 400, or 406
+  when `Accept` takes no JSON), `-32022` (an `MCP-Protocol-Version` header this server does not speak, e.g. the
+  2026 revision's probe; HTTP 400, `data.supported` lists the handshake versions), `-32601` (no such method),
+  `-32602` (bad params, unknown tool). Other errors of a well-formed request are answered with HTTP 200.
 - A tool that fails on the library's terms (`OffpromptError`: invalid input, not found, a plan's limit, ...) is a
   tool result with `isError: true`, and in `structuredContent` the same `code` (and HTTP `status`) the HTTP route
   answers with: the model reads it and can correct itself. Arguments that do not fit the tool's schema are such a
@@ -48,6 +49,9 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
+#: The 2026-07-28 revision's code for a protocol version the server does not speak (`data: {supported, requested}`):
+#: what the official client's `server/discover` probe gets here, so it falls back to `initialize` (ADR 0032).
+UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 PROTOCOL_VERSION_HEADER = "mcp-protocol-version"
 
@@ -183,9 +187,10 @@ def handle(
     if version is not None and method != "initialize" and version not in PROTOCOL_VERSIONS:
         return error(
             request_id,
-            INVALID_REQUEST,
+            UNSUPPORTED_PROTOCOL_VERSION,
             f"unsupported MCP-Protocol-Version {version[:40]!r}; supported: {', '.join(PROTOCOL_VERSIONS)}",
             HTTPStatus.BAD_REQUEST,
+            data={"supported": list(PROTOCOL_VERSIONS), "requested": version[:40]},
         )
     params = message.get("params", {})
     if params is None:

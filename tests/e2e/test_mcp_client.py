@@ -171,3 +171,19 @@ def test_a_hosted_key_works_through_the_sdk_client(stack: RunningStack) -> None:
     assert [t["output"] for t in turns] == ["a"]
     with pytest.raises(Exception):  # noqa: B017  (a refused key: 401 before any MCP message is read)
         session(stack, {"Authorization": f"Bearer {key[:-4]}xxxx"}, use)
+
+
+def test_the_mcp_demo_runs_clean(stack: RunningStack) -> None:  # noqa: F811
+    """`make demo-mcp`: an MCP client storing and recalling through offprompt (issue 21's done-when)."""
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "offprompt_local.demo_mcp", "--url", stack.url, "--tenant", uid("demo-mcp")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert result.stdout.strip().splitlines()[-1].startswith("MCP demo OK"), result.stdout

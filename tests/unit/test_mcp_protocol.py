@@ -119,10 +119,12 @@ def test_initialize_without_a_version_string_is_invalid_params(params: Any) -> N
     assert error_of(send(request("initialize", params))) == (200, protocol.INVALID_PARAMS, 1)
 
 
-def test_an_unsupported_protocol_version_header_is_400() -> None:
-    reply = send(request("tools/list"), {**HEADERS, "mcp-protocol-version": "1999-01-01"})
-    assert error_of(reply) == (400, protocol.INVALID_REQUEST, 1)
-    assert "2025-11-25" in reply.body["error"]["message"]  # type: ignore[index]
+def test_an_unsupported_protocol_version_header_is_400_naming_the_supported_ones() -> None:
+    for version in ("1999-01-01", "2026-07-28", "x" * 1000):
+        reply = send(request("server/discover"), {**HEADERS, "mcp-protocol-version": version})
+        assert error_of(reply) == (400, protocol.UNSUPPORTED_PROTOCOL_VERSION, 1)
+        data = reply.body["error"]["data"]  # type: ignore[index]
+        assert data == {"supported": list(protocol.PROTOCOL_VERSIONS), "requested": version[:40]}
     for version in protocol.PROTOCOL_VERSIONS:
         assert send(request("tools/list"), {**HEADERS, "mcp-protocol-version": version}).status == 200
 
