@@ -69,8 +69,8 @@ def test_transform_emits_the_expected_resource_types() -> None:
         "AWS::OpenSearchServerless::SecurityPolicy",
         "AWS::OpenSearchServerless::AccessPolicy",
     } <= types
-    # eleven endpoints/handlers (cloud_threads: issue 13; tenancy and tenant export/erase: issue 14; MCP: issue 21) + the example
-    # tool; the API-key authorizer only with AuthMode=apikey (below)
+    # eleven endpoints/handlers (cloud_threads: issue 13; tenancy and tenant export/erase: issue 14; MCP: issue 21)
+    # + the example tool; the API-key authorizer only with AuthMode=apikey (below)
     functions = _functions(cfn)
     assert len(functions) == 13
     assert functions["AuthorizerFunction"]["Condition"] == "UseApiKey"
