@@ -14,6 +14,7 @@ Protocol and tools: functions/mcp_server/{protocol,tools}.py; docs/adr/0032-mcp-
 import functools
 import json
 import uuid
+from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
 
@@ -124,7 +125,7 @@ def get_mcp() -> Response[Any]:
 @functools.cache
 def tools() -> tuple[protocol.Tool, ...]:
     """The tool table, in `specs()`'s order, each with what it runs (built on first use)."""
-    runs = {
+    runs: dict[str, Callable[[Any, Any], ToolResult]] = {
         "append_turn": append_turn,
         "get_context": get_context,
         "get_recent_turns": get_recent_turns,
