@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # Paths Lambda puts on sys.path: the function code and the layer's python/ tree.
 export PYTHONPATH := $(CURDIR)/functions:$(CURDIR)/layers/offprompt
 
-.PHONY: help openapi install lock sam-cli test test-unit test-integration test-infra test-runtime lint fmt layer opensearch dev demo smoke validate build deploy clean bench
+.PHONY: help openapi install lock sam-cli test test-unit test-integration test-infra test-runtime lint fmt layer opensearch dev demo demo-mcp smoke validate build deploy clean bench
 
 help: ## Show this help
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -99,6 +99,9 @@ dev: install opensearch ## Run the whole stack on 127.0.0.1: API :3000 (OFFPROMP
 
 demo: install ## Scripted agent session against a running `make dev` (OFFPROMPT_API_URL, default http://127.0.0.1:3000)
 	$(PY) -m offprompt_local.demo
+
+demo-mcp: install ## The same memory from an MCP client (the official SDK over /mcp) against a running `make dev`
+	$(PY) -m offprompt_local.demo_mcp
 
 smoke: $(STAMP) ## Check a running API, local or deployed: make smoke API=<url> [KEY=op_...] [SMOKE_FLAGS=--quick] (a table; fails if a check did)
 	@test -n "$(API)" || { echo "usage: make smoke API=<base url> [KEY=op_...] [SMOKE_FLAGS='--quick --with-export']" >&2; exit 2; }

@@ -65,6 +65,10 @@ CASES: dict[str, Callable[[str], dict[str, Any]]] = {
     "PromptStackFunction": lambda i: event("prompt_stack_http.json"),
     "ThreadsFunction": lambda i: event("thread_get_http.json"),
     "SummarizerFunction": lambda i: event("summarizer_direct.json"),
+    # the MCP endpoint's append_turn tool (add-run behind JSON-RPC), a new thread each time
+    "McpFunction": lambda i: json.loads(
+        (ROOT / "events" / "mcp_call_http.json").read_text().replace("thread-mcp", f"bench-add-{i}")
+    ),
 }
 
 
@@ -197,6 +201,7 @@ def main() -> None:
         help="instead of timing: one cold start of FUNCTION (e.g. PromptStackFunction) under cProfile and one under"
         " -X importtime; writes build/cold-FUNCTION.prof and build/cold-FUNCTION.importtime, prints the top of each",
     )
+    parser.add_argument("--only", nargs="+", metavar="FUNCTION", help="measure only these functions (logical ids)")
     args = parser.parse_args()
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     if args.no_bytecode:
@@ -249,6 +254,8 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory() as scratch:
         for logical_id, make_event in CASES.items():
+            if args.only and logical_id not in args.only:
+                continue
             function = functions[logical_id]
             env = lambda_environment(function, resolve, endpoint_url=endpoint)
             calls_file = Path(scratch) / f"{logical_id}.json"

@@ -278,6 +278,7 @@ def _drop_index(url: str, index: str) -> None:
 def measure(meter: Meter, reps: int, runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     from add_run import handler as add_run
     from load_artifacts import handler as load_artifacts
+    from mcp_server import handler as mcp
     from memories import handler as memories
     from process_output import handler as process_output
     from prompt_stack import handler as prompt_stack
@@ -316,6 +317,10 @@ def measure(meter: Meter, reps: int, runs: list[dict[str, Any]]) -> dict[str, di
         artifact = {"type": "BlobArtifact" if kind == "blob" else "TextArtifact", "id": name, "name": name}
         body = {"tool": "BenchTool", "activity": "fetch", "artifact": {**artifact, "value": value}}
         return event("POST", "/memories/TaskMemory/outputs", {"memory_name": "TaskMemory"}, body)
+
+    def mcp_call(name: str, **arguments: Any) -> dict[str, Any]:
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+        return event("POST", "/mcp", {}, body)
 
     mem = {"memory_name": "TaskMemory"}
     ns_path = "/memories/TaskMemory/namespaces"
@@ -396,6 +401,26 @@ def measure(meter: Meter, reps: int, runs: list[dict[str, Any]]) -> dict[str, di
             memories.lambda_handler,
             lambda i: event("GET", "/memories/TaskMemory/meta", mem),
         ),
+        # the MCP endpoint's tools over the same data as the routes they wrap (tools/call, one per request)
+        "POST /mcp append_turn (200-run thread)": (
+            "McpFunction",
+            mcp.lambda_handler,
+            lambda i: mcp_call(
+                "append_turn", thread_id=thread, input="q", output="a " * 60, run_id=f"mcp-{uuid.uuid4().hex}"
+            ),
+        ),
+        "POST /mcp get_context (4k tokens)": (
+            "McpFunction",
+            mcp.lambda_handler,
+            lambda i: mcp_call(
+                "get_context", thread_id=thread, system="You are helpful.", input="And Italy?", max_tokens=4000
+            ),
+        ),
+        "POST /mcp search_memory": (
+            "McpFunction",
+            mcp.lambda_handler,
+            lambda i: mcp_call("search_memory", namespace="text-ns", query="memory agents", top_k=5),
+        ),
     }
     results: dict[str, dict[str, Any]] = {}
     with contextlib.redirect_stdout(devnull):
@@ -411,6 +436,7 @@ def measure(meter: Meter, reps: int, runs: list[dict[str, Any]]) -> dict[str, di
                 wall = time.perf_counter() - t0
                 meter.route = None
                 assert out["statusCode"] < 300, (route, out)
+                assert not route.startswith("POST /mcp") or '"isError": false' in out["body"], (route, out)
                 own_ms.append((wall - (meter.aws_seconds[route] - before)) * 1000)
             n = reps
             calls = {k: v / n for k, v in sorted(meter.calls[route].items())}

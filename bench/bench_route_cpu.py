@@ -8,6 +8,9 @@ request validation and serialization are timed, the emulator, HTTP and response 
 Data: a 200-run thread (runs of 30-120 tokens, ~75 on average) and prompt-stack with max_tokens 4,000 (returns
 ~51 runs); add-run of a small run; list runs (20, newest first); task memory: process-output and load of a 1 KB
 BlobArtifact (S3 + DynamoDB only: OpenSearch calls are not botocore calls and cannot be replayed here).
+The MCP endpoint's tools that wrap those routes (`POST /mcp` tools/call: append_turn, get_context, get_recent_turns,
+load_artifacts) are measured in the same run with the same data; the text output names the overhead of each tool
+call over its route (issue 21: at most 2 ms).
 
     PYTHONPATH=functions:layers/offprompt .venv/bin/python bench/bench_route_cpu.py [--reps 400] [--quick]
     [--code DIR]   # measure another checkout's functions/ and layers/ (e.g. a `git archive` of the old commit)
@@ -133,6 +136,7 @@ def main() -> None:
     from add_run import handler as add_run
     from botocore.stub import Stubber
     from load_artifacts import handler as load_artifacts
+    from mcp_server import handler as mcp
     from moto import mock_aws
     from process_output import handler as process_output
     from prompt_stack import handler as prompt_stack
@@ -189,6 +193,36 @@ def main() -> None:
             ),
         ),
     }
+
+    def tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+        return event("mcp_call_http.json", "POST", "/mcp", {}, body)
+
+    turn = {"input": runs[0]["input"]["value"], "output": runs[0]["output"]["value"]}
+    routes |= {
+        "mcp:append_turn": (mcp.lambda_handler, tool("append_turn", {"thread_id": thread, **turn, "run_id": "y"})),
+        "mcp:get_context": (
+            mcp.lambda_handler,
+            tool(
+                "get_context",
+                {
+                    "thread_id": thread,
+                    "system": "You are a helpful assistant.",
+                    "input": "And of Italy?",
+                    "max_tokens": BUDGET,
+                },
+            ),
+        ),
+        "mcp:get_recent_turns": (mcp.lambda_handler, tool("get_recent_turns", {"thread_id": thread, "limit": 20})),
+        "mcp:load_artifacts": (mcp.lambda_handler, tool("load_artifacts", {"namespace": "blob"})),
+    }
+    #: each MCP tool and the route it wraps
+    pairs = {
+        "mcp:append_turn": "add-run",
+        "mcp:get_context": "prompt-stack",
+        "mcp:get_recent_turns": "list-runs",
+        "mcp:load_artifacts": "load-small",
+    }
     devnull = open(os.devnull, "w")  # noqa: SIM115 - Powertools metrics are printed to stdout, as in Lambda
     recorded: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
     with mock_aws():
@@ -233,6 +267,7 @@ def main() -> None:
                 if prof is not None:
                     prof.disable()
             assert out["statusCode"] < 300, (name, out)
+            assert name not in pairs or '"isError": false' in out["body"], (name, out)
             for s in stubbers.values():
                 s.assert_no_pending_responses()
             if i >= args.warmup:
@@ -265,6 +300,13 @@ def main() -> None:
         flag = "" if r["p50_ms"] <= TARGET_MS else "  (> 2 ms)"
         kb = r["bytes_read"] / 1024
         print(f"{name:<22} {r['p50_ms']:7.2f} {r['p99_ms']:7.2f}  {r['items_read']:>5} {kb:9.1f}  {r['calls']}{flag}")
+    print("\nMCP tool call vs the route it wraps (p50, same run; issue 21: at most +2 ms)")
+    for name, route in pairs.items():
+        ours, theirs = results[name]["p50_ms"], results[route]["p50_ms"]
+        same = "same AWS calls" if results[name]["calls"] == results[route]["calls"] else "other AWS calls"
+        print(
+            f"{name:<22} {ours:7.2f} vs {route:<13} {theirs:7.2f} {ours - theirs:+.2f} ms {ours / theirs:.2f}x  {same}"
+        )
 
 
 if __name__ == "__main__":

@@ -362,6 +362,29 @@ def task_memory_use_cases(rec: Recorder) -> None:
             invoke(memories, event("memories_delete_namespace_http.json", path, params=ns_params(ns)), 204)
 
 
+def mcp_use_cases(rec: Recorder) -> None:
+    """The MCP endpoint's tools: each one calls its use case from the handler, as a route does (the protocol module
+    on the stack between them calls back into the handler, so it does not count)."""
+    import mcp_server.handler as mcp
+
+    def tool(name: str, **arguments: Any) -> Any:
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+        result = invoke(mcp, event("mcp_call_http.json", "/mcp", params={}, body=body), 200)["result"]
+        assert result["isError"] is False, result
+        return result["structuredContent"]
+
+    with rec.use_case("MCP tools"):
+        tid = "mcp-depth"
+        tool("append_turn", thread_id=tid, input="q", output="a")
+        tool("append_turn", thread_id=tid, input="q", output="y" * (INLINE_RUN_BYTES + 10_000))  # a body in S3
+        tool("get_context", thread_id=tid, max_tokens=100_000)
+        tool("get_recent_turns", thread_id=tid)
+        tool("list_threads", alias="no-such-alias")
+        namespace = tool("store_output", output="brown fox " * 50, tool="T", activity="a")["namespace"]
+        tool("load_artifacts", namespace=namespace)
+        tool("search_memory", namespace=namespace, query="brown fox")
+
+
 USE_CASES = [
     "add-run",
     "prompt-stack",
@@ -373,6 +396,7 @@ USE_CASES = [
     "load",
     "namespaces",
     "search",
+    "MCP tools",
 ]
 STORES = {"dynamodb": "DynamoDB", "s3": "S3", "opensearch": "OpenSearch"}
 # The one known exception, pinned so that it cannot grow: Griptape Cloud's Threads API is a facade over the add-run
@@ -400,6 +424,7 @@ def depth_table(recorder: Recorder) -> tuple[list[str], list[str]]:
 def test_every_use_case_reaches_its_stores_through_at_most_three_modules(deployment: None, recorder: Recorder) -> None:
     conversation_use_cases(recorder)
     task_memory_use_cases(recorder)
+    mcp_use_cases(recorder)
     rows, too_deep = depth_table(recorder)
     print("\n".join(rows + too_deep))
     for use_case in USE_CASES:

@@ -411,6 +411,12 @@ CONFIG_GATED = {
     "add_run": ({"bedrock:InvokeModel"}, ("OFFPROMPT_SUMMARIZE_MODE", "async")),  # inline summaries only
     "cloud_threads": ({"bedrock:InvokeModel"}, ("OFFPROMPT_SUMMARIZE_MODE", "async")),  # add-run's inline summaries
 }
+# Adapters whose calls a function's deployed setting rules out, by the module that makes them: the MCP endpoint's
+# append_turn is add-run (its inline summaries: the Bedrock summarizer, never with async summaries), and its
+# search_memory may embed queries (adapters/embeddings: BUILT_ONLY_IF_SET below decides those).
+CONFIG_GATED_ORIGINS = {
+    "mcp_server": ("offprompt.adapters.bedrock", ("OFFPROMPT_SUMMARIZE_MODE", "async")),
+}
 # Adapters the code builds only when a setting is non-empty (`if settings.embedding_model_id:` in
 # composition/task_memory.text_store_from_settings): the calls only they make are expected only when the deployed
 # function's environment, resolved for the mode's parameters, sets that variable.
@@ -497,6 +503,13 @@ def test_policy_grants_exactly_what_the_code_calls(logical_id: str, mode: str) -
         env = sam_transform()["Resources"][logical_id]["Properties"]["Environment"]["Variables"]
         assert env[variable] == value
         expected -= gated
+    origins = dict(reach.origins)
+    if function in CONFIG_GATED_ORIGINS:
+        module, (variable, value) = CONFIG_GATED_ORIGINS[function]
+        env = sam_transform()["Resources"][logical_id]["Properties"]["Environment"]["Variables"]
+        assert env[variable] == value
+        origins = {action: found - {module} for action, found in origins.items()}
+        expected -= {action for action, found in origins.items() if not found}
     if OPENSEARCH in expected:
         expected = (expected - {OPENSEARCH}) | OPENSEARCH_ACTIONS[mode]
     if function == "summarizer":  # SAM's grant for the stream's on-failure destination (not code)
@@ -505,7 +518,7 @@ def test_policy_grants_exactly_what_the_code_calls(logical_id: str, mode: str) -
     cfn = sam_transform(MODES[mode])
     for module, variable in BUILT_ONLY_IF_SET.items():
         if not _env_value(cfn, logical_id, variable, MODES[mode]):
-            expected -= {a for a in expected if reach.origins.get(a) == {module}}
+            expected -= {a for a in expected if origins.get(a) == {module}}
     resolved = resolve_conditions(cfn, condition_values(cfn, MODES[mode]))
     statements, managed = _statements(resolved, logical_id)
     granted = set()

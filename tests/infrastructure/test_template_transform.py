@@ -27,9 +27,11 @@ from sam_support import (
 )
 
 #: The functions that get the text layer (opensearch-py, requests) on top of the core layer: the task-memory
-#: functions and the tenant export/erase reach OpenSearch, the example tool PUTs with requests.
+#: functions, the MCP endpoint (its task-memory tools) and the tenant export/erase reach OpenSearch, the example tool
+#: PUTs with requests.
 TEXT_LAYER_FUNCTIONS = {
     "ProcessOutputFunction",
+    "McpFunction",
     "LoadArtifactsFunction",
     "MemoriesFunction",
     "TenantDataFunction",
@@ -67,10 +69,10 @@ def test_transform_emits_the_expected_resource_types() -> None:
         "AWS::OpenSearchServerless::SecurityPolicy",
         "AWS::OpenSearchServerless::AccessPolicy",
     } <= types
-    # ten endpoints/handlers (cloud_threads: issue 13; tenancy and tenant export/erase: issue 14) + the example
-    # tool; the API-key authorizer only with AuthMode=apikey (below)
+    # eleven endpoints/handlers (cloud_threads: issue 13; tenancy and tenant export/erase: issue 14; MCP: issue 21)
+    # + the example tool; the API-key authorizer only with AuthMode=apikey (below)
     functions = _functions(cfn)
-    assert len(functions) == 12
+    assert len(functions) == 13
     assert functions["AuthorizerFunction"]["Condition"] == "UseApiKey"
 
 

@@ -45,6 +45,7 @@ EXERCISED = {
     "AccountFunction",
     "AuthorizerFunction",
     "TenantDataFunction",
+    "McpFunction",
 }
 
 
@@ -177,6 +178,55 @@ def test_task_memory_functions(start_text_function: Start, local_aws: dict[str, 
     assert again == {"deleted": False, "namespace": record["namespace"]}, again
     status, body, _ = memories.http(event("memories_get_namespace_http.json"))
     assert status == 404 and body["code"] == "not_found"
+
+
+def mcp_call(process: Any, request_id: int, method: str, params: dict[str, Any] | None = None) -> Any:
+    sample = event("mcp_call_http.json")
+    sample["body"] = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params or {}})
+    status, body, _ = process.http(sample)
+    assert status == 200 and body["id"] == request_id, body
+    return body["result"]
+
+
+def test_mcp_function(start_text_function: Start, local_aws: dict[str, Any]) -> None:
+    mcp = start_text_function("McpFunction")
+    status, body, _ = mcp.http(event("mcp_initialize_http.json"))
+    assert status == 200 and body["result"]["protocolVersion"] == "2025-11-25", body
+    status, body, _ = mcp.http(event("mcp_tools_list_http.json"))
+    assert status == 200, body
+    assert [t["name"] for t in body["result"]["tools"]] == [
+        "append_turn",
+        "get_context",
+        "get_recent_turns",
+        "list_threads",
+        "store_output",
+        "load_artifacts",
+        "search_memory",
+    ]
+    status, body, _ = mcp.http(event("mcp_call_http.json"))
+    assert status == 200 and body["result"]["isError"] is False, body
+    assert body["result"]["structuredContent"]["seq"] == 1
+    recent = mcp_call(mcp, 4, "tools/call", {"name": "get_recent_turns", "arguments": {"thread_id": "thread-mcp"}})
+    assert [t["output"] for t in recent["structuredContent"]["turns"]] == ["Paris."], recent
+    text = "The quick brown fox jumps over the lazy dog."
+    stored = mcp_call(
+        mcp,
+        5,
+        "tools/call",
+        {"name": "store_output", "arguments": {"output": text, "tool": "WebTool", "activity": "fetch"}},
+    )
+    namespace = stored["structuredContent"]["namespace"]
+    assert stored["content"][0]["text"].startswith('Output of "WebTool.fetch" was stored'), stored
+    loaded = mcp_call(mcp, 6, "tools/call", {"name": "load_artifacts", "arguments": {"namespace": namespace}})
+    assert loaded["content"][0]["text"] == text, loaded
+    found = mcp_call(
+        mcp, 7, "tools/call", {"name": "search_memory", "arguments": {"namespace": namespace, "query": "brown fox"}}
+    )
+    assert found["structuredContent"]["hits"], found
+    failed = mcp_call(mcp, 8, "tools/call", {"name": "get_context", "arguments": {"thread_id": 7}})
+    assert failed["isError"] is True and failed["structuredContent"]["code"] == "schema_invalid", failed
+    status, body, headers = mcp.http(event("mcp_get_http.json"))
+    assert status == 405 and headers["Allow"] == "POST", (status, body)
 
 
 def test_api_keys_and_the_authorizer(start_function: Start, local_aws: dict[str, Any]) -> None:

@@ -38,6 +38,7 @@ TASK_MEMORY = "task memory"
 CLOUD_THREADS = "Griptape Cloud threads"
 KEYS_AND_USAGE = "keys and usage"
 TENANT_DATA = "tenant data"
+MCP = "MCP"
 #: The document's tags, in the order Swagger UI lists them.
 TAGS: tuple[dict[str, str], ...] = (
     {
@@ -66,6 +67,12 @@ TAGS: tuple[dict[str, str], ...] = (
         "description": "All of the caller's data: export it (JSONL + files in S3, presigned) or erase it from every "
         "store, verified.",
     },
+    {
+        "name": MCP,
+        "description": "The Model Context Protocol endpoint (Streamable HTTP, stateless JSON-RPC 2.0): the same "
+        "memory as MCP tools (append_turn, get_context, get_recent_turns, list_threads, store_output, "
+        "load_artifacts, search_memory) for Claude, Cursor, VS Code, Strands, the OpenAI Agents SDK, ...",
+    },
 )
 #: The tag of each HTTP function's operations (routes.py's functions): one table, so route declarations carry none.
 FUNCTION_TAGS: dict[str, str] = {
@@ -78,6 +85,7 @@ FUNCTION_TAGS: dict[str, str] = {
     "memories": TASK_MEMORY,
     "account": KEYS_AND_USAGE,
     "tenant_data": TENANT_DATA,
+    "mcp_server": MCP,
 }
 #: The three ways a deployment authenticates (template.yaml's AuthMode), as OpenAPI can say them.
 SECURITY_SCHEMES: dict[str, dict[str, str]] = {

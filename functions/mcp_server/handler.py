@@ -1,0 +1,259 @@
+"""mcp: the MCP endpoint, `POST /mcp` (Streamable HTTP, stateless: one JSON-RPC message in, one JSON answer out).
+
+- `POST /mcp` a JSON-RPC 2.0 request → 200 `application/json` (its response); a notification or a response → 202,
+  no body. Methods `initialize`, `ping`, `tools/list`, `tools/call` (the protocol: functions/mcp_server/protocol.py).
+- The tools (their schemas and descriptions: functions/mcp_server/tools.py) are this module's tool functions, each
+  calling ONE use case through the composition root as a route function does, with the request's meter.
+- `GET /mcp` → 405: this server offers no SSE stream (Streamable HTTP allows that answer).
+No `Mcp-Session-Id` is issued. The tenant comes from the authorizer as on every route; hosted keys are admitted and
+metered like every route (`routes.meter()` into the use cases). HTTP only (no direct invocation).
+
+Protocol and tools: functions/mcp_server/{protocol,tools}.py; docs/adr/0032-mcp-endpoint.md.
+"""
+
+import functools
+import json
+import uuid
+from collections.abc import Callable
+from http import HTTPStatus
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from api_common.entry import json_body, json_response, observability
+from api_common.errors import error_responses
+from api_common.powertools import Response
+from api_common.routes import FunctionRoutes
+from offprompt.composition.conversation import default_cloud_threads
+from offprompt.composition.conversation import default_service as conversation
+from offprompt.composition.task_memory import default_receipts
+from offprompt.composition.task_memory import default_service as task_memory
+from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge
+from offprompt.services.conversation import PromptStackRequest, parse_model, thread_admin
+from offprompt.services.conversation.add_run import add_run
+from offprompt.services.conversation.prompt_stack import build_prompt_stack
+from offprompt.services.task_memory import OutputRequest, hit_to_dict, parse_request, process_once
+from offprompt.services.task_memory.load import load_artifacts as load
+from offprompt.services.task_memory.process_output import process_output
+from offprompt.services.task_memory.search import search
+
+from . import protocol
+from .protocol import ToolResult
+from .tools import (
+    MAX_INLINE_LOAD_BYTES,
+    AppendTurnArgs,
+    Call,
+    GetContextArgs,
+    ListThreadsArgs,
+    LoadArtifactsArgs,
+    RecentTurnsArgs,
+    SearchMemoryArgs,
+    StoreOutputArgs,
+    artifact_text,
+    specs,
+    transcript,
+)
+
+routes = FunctionRoutes("mcp_server", event_prefixes=("mcp",))
+
+
+class JsonRpcMessage(BaseModel):
+    """A JSON-RPC 2.0 message: a request (`id`, `method`, `params`) or its response (`id`, `result` | `error`)."""
+
+    model_config = ConfigDict(defer_build=True, extra="allow", title="JsonRpcMessage")
+
+    jsonrpc: str
+    id: str | int | None = None
+
+
+def _log_tool_error(tool: str, exc: OffpromptError) -> None:
+    logger, _ = observability()
+    logger.info("mcp tool error", extra={"tool": tool, "code": exc.code})
+
+
+def _send(reply: protocol.Reply) -> Response[Any]:
+    if reply.body is None:
+        return Response(status_code=reply.status, body="", headers=reply.headers or None)
+    return json_response(reply.body, reply.status, headers=reply.headers or None)
+
+
+_JSONRPC = {"application/json": {"model": JsonRpcMessage}}
+
+
+@routes.post(
+    "/mcp",
+    summary="MCP endpoint (Model Context Protocol over Streamable HTTP, stateless JSON-RPC 2.0)",
+    responses={
+        200: {
+            "description": "The JSON-RPC response (a tool's failure is a result with isError: true)",
+            "content": _JSONRPC,
+        },
+        202: {"description": "A notification or a response was accepted (no body)", "content": {}},
+        **error_responses(),
+        400: {"description": "Not JSON (-32700), not a JSON-RPC 2.0 request (-32600)", "content": _JSONRPC},
+        406: {"description": "Accept does not allow application/json (-32600)", "content": _JSONRPC},
+        413: {"description": "Too large (-32600)", "content": _JSONRPC},
+    },
+)
+def post_mcp() -> Response[Any]:
+    tenant = routes.tenant()  # no identity: 401 like every route, before the body is read
+    try:
+        message = json_body(routes.app())
+    except PayloadTooLarge as exc:
+        return _send(
+            protocol.transport_error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, protocol.INVALID_REQUEST, exc.message)
+        )
+    except InvalidInput as exc:
+        return _send(protocol.transport_error(HTTPStatus.BAD_REQUEST, protocol.PARSE_ERROR, exc.message))
+    headers = {k.lower(): v for k, v in (routes.event.headers or {}).items()}
+    call = Call(tenant, routes.meter())
+    return _send(protocol.handle(message, headers, tools(), call, on_tool_error=_log_tool_error))
+
+
+@routes.get(
+    "/mcp",
+    summary="MCP endpoint: no SSE stream (405, as Streamable HTTP allows)",
+    responses={**error_responses()},
+)
+def get_mcp() -> Response[Any]:
+    routes.tenant()
+    body = {"code": "method_not_allowed", "message": "this MCP server offers no SSE stream: POST JSON-RPC messages"}
+    return json_response(body, HTTPStatus.METHOD_NOT_ALLOWED, headers={"Allow": "POST"})
+
+
+# ---- the tools: each calls ONE use case, as a route does (functions/mcp_server/tools.py describes them) ------
+@functools.cache
+def tools() -> tuple[protocol.Tool, ...]:
+    """The tool table, in `specs()`'s order, each with what it runs (built on first use)."""
+    runs: dict[str, Callable[[Any, Any], ToolResult]] = {
+        "append_turn": append_turn,
+        "get_context": get_context,
+        "get_recent_turns": get_recent_turns,
+        "list_threads": list_threads,
+        "store_output": store_output,
+        "load_artifacts": load_artifacts,
+        "search_memory": search_memory,
+    }
+    return tuple(
+        protocol.Tool(name, s.title, s.description, s.arguments, runs[name], read_only=s.read_only)
+        for name, s in specs().items()
+    )
+
+
+def append_turn(call: Call, args: AppendTurnArgs) -> ToolResult:
+    run_id = args.run_id or uuid.uuid4().hex
+    run = {
+        "type": "Run",
+        "id": run_id,
+        "input": {"type": "TextArtifact", "value": args.input},
+        "output": {"type": "TextArtifact", "value": args.output},
+    }
+    result = add_run(conversation(), call.tenant, args.thread_id, run, meter=call.meter)
+    structured = {"thread_id": args.thread_id, "run_id": run_id, "seq": result.seq, "replayed": result.replayed}
+    verb = "was already stored" if result.replayed else "stored"
+    return ToolResult(f"Turn {run_id} {verb} in thread {args.thread_id} (seq {result.seq}).", structured)
+
+
+def get_context(call: Call, args: GetContextArgs) -> ToolResult:
+    request = parse_model(PromptStackRequest, args.model_dump(exclude={"thread_id"}, exclude_none=True))
+    result = build_prompt_stack(conversation(), call.tenant, args.thread_id, request)
+    messages = [{"role": m.role, "content": m.to_text()} for m in result.stack.messages]
+    over = request.max_tokens is not None and result.tokens >= request.max_tokens
+    structured = {"thread_id": args.thread_id, "messages": messages, "tokens": result.tokens, "over_budget": over}
+    return ToolResult(transcript(messages), structured)
+
+
+def get_recent_turns(call: Call, args: RecentTurnsArgs) -> ToolResult:
+    page = thread_admin.list_runs(conversation(), call.tenant, args.thread_id, limit=args.limit, order="desc")
+    turns = [
+        {
+            "seq": entry["seq"],
+            "run_id": entry["run"].get("id"),
+            "input": artifact_text(entry["run"].get("input")),
+            "output": artifact_text(entry["run"].get("output")),
+            "created_at": entry["created_at"],
+        }
+        for entry in reversed(page["runs"])  # oldest first, as a transcript reads
+    ]
+    said = [({"role": "user", "content": t["input"]}, {"role": "assistant", "content": t["output"]}) for t in turns]
+    return ToolResult(transcript([m for pair in said for m in pair]), {"thread_id": args.thread_id, "turns": turns})
+
+
+def list_threads(call: Call, args: ListThreadsArgs) -> ToolResult:
+    found = default_cloud_threads().find(call.tenant, {"alias": args.alias})
+    threads = found["threads"]
+    text = json.dumps(threads) if threads else f"no thread has the alias {args.alias!r}"
+    return ToolResult(text, {"threads": threads})
+
+
+def store_output(call: Call, args: StoreOutputArgs) -> ToolResult:
+    artifact = {"type": "TextArtifact", "value": args.output}
+    request = parse_request(
+        OutputRequest,
+        {"tool": args.tool, "activity": args.activity, "artifact": artifact, "idempotency_key": args.idempotency_key},
+    )
+
+    def run() -> Any:
+        return process_output(
+            task_memory(),
+            call.tenant,
+            args.memory_name,
+            tool=request.tool,
+            activity=request.activity,
+            artifact=request.artifact,
+            meter=call.meter,
+        )
+
+    once = process_once(default_receipts(), call.tenant, args.memory_name, request, run)
+    result = once.result
+    structured = {
+        "memory_name": args.memory_name,
+        "namespace": result.namespace,
+        "stored": result.stored,
+        "replayed": once.replayed,
+        "artifact": result.artifact.to_dict(),
+    }
+    return ToolResult(str(result.artifact.value), structured)
+
+
+def load_artifacts(call: Call, args: LoadArtifactsArgs) -> ToolResult:
+    loaded = load(
+        task_memory(),
+        call.tenant,
+        args.memory_name,
+        args.namespace,
+        max_inline_bytes=MAX_INLINE_LOAD_BYTES,
+        meter=call.meter,
+    )
+    if loaded.blobs is not None:
+        listing = loaded.blob_listing()
+        return ToolResult(
+            f"{len(listing['artifacts'])} blob artifacts ({loaded.size} bytes): download_url each", listing
+        )
+    if loaded.body is None:
+        structured = {"download_url": loaded.download_url, "expires_in": loaded.expires_in, "size": loaded.size}
+        return ToolResult(f"The namespace is {loaded.size} bytes, too large to answer inline: download_url", structured)
+    listed = json.loads(loaded.body)
+    artifacts = listed.get("value") or []
+    text = "\n\n".join(artifact_text(a) for a in artifacts) or f"(namespace {args.namespace} is empty)"
+    return ToolResult(text, {"namespace": args.namespace, "artifacts": artifacts})
+
+
+def search_memory(call: Call, args: SearchMemoryArgs) -> ToolResult:
+    hits = search(
+        task_memory(),
+        call.tenant,
+        args.memory_name,
+        args.namespace,
+        args.query,
+        args.top_k,
+        args.mode,
+        meter=call.meter,
+    )
+    found = [hit_to_dict(h) for h in hits]
+    text = "\n\n".join(f"[{i + 1}] {h['text']}" for i, h in enumerate(found)) or "no hits"
+    return ToolResult(text, {"hits": found})
+
+
+register = routes.register
+lambda_handler = routes.handler()

@@ -1,0 +1,197 @@
+"""The MCP tools as `tools/list` describes them: each one's arguments (a strict pydantic model, its JSON Schema), title
+and description; and the helpers that shape their answers. What each tool calls lives in the handler, one use case
+per tool as one per route (so a tool call crosses handler → use case → adapter, tests/infrastructure/test_call_depth):
+
+| tool             | use case                                         | the route it mirrors                           |
+| ---------------- | ------------------------------------------------ | ---------------------------------------------- |
+| append_turn      | conversation.add_run                             | POST /threads/{thread_id}/runs                 |
+| get_context      | conversation.prompt_stack                        | POST /threads/{thread_id}/prompt-stack         |
+| get_recent_turns | conversation.thread_admin.list_runs (desc)       | GET /threads/{thread_id}/runs?order=desc       |
+| list_threads     | conversation.cloud_threads.find (by alias)       | GET /api/threads?alias=                        |
+| store_output     | task_memory.process_output (.idempotent_output)  | POST /memories/{memory_name}/outputs           |
+| load_artifacts   | task_memory.load                                 | GET /memories/{m}/namespaces/{ns}/artifacts    |
+| search_memory    | task_memory.search                               | POST /memories/{m}/namespaces/{ns}/search      |
+
+Nothing here runs at import: the schemas are built on the first `tools/list`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from offprompt.limits import (
+    IDENTIFIER_MAX_CHARS,
+    MAX_LAST_N,
+    MAX_LIST_LIMIT,
+    MAX_NAME_CHARS,
+    MAX_PROMPT_TOKENS,
+    MAX_QUERY_CHARS,
+    MAX_TOP_K,
+)
+from offprompt.metering import Meter
+
+DEFAULT_MEMORY = "TaskMemory"  # Griptape's TaskMemory name: what a Griptape agent's reference lines say
+#: load_artifacts answers inline up to this many bytes of ListArtifact JSON (its text goes into the result twice,
+#: as content and as structuredContent, under Lambda's 6 MB response); past it, a presigned GET.
+MAX_INLINE_LOAD_BYTES = 1_000_000
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A tool as a model reads about it."""
+
+    title: str
+    description: str
+    arguments: type[BaseModel]
+    read_only: bool = False
+
+
+def artifact_text(artifact: Any) -> str:
+    """An artifact's text for the model: its value when it is a string, else its JSON."""
+    value = artifact.get("value") if isinstance(artifact, dict) else None
+    return value if isinstance(value, str) else json.dumps(artifact)
+
+
+def transcript(turns: list[dict[str, Any]]) -> str:
+    return "\n".join(f"{t['role']}: {t['content']}" for t in turns) or "(the thread has no turns)"
+
+
+@dataclass(frozen=True)
+class Call:
+    """Who calls: the tenant (from the authorizer) and the request's meter (hosted keys; else None)."""
+
+    tenant: str
+    meter: Meter | None = None
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
+
+
+# Identifiers carry no length bounds in their schemas: the library checks them (`check_identifier`: 400
+# invalid_input), so a bad one gets the code its HTTP route gives for the same path segment.
+def _thread_id() -> Any:
+    return Field(description="The conversation thread's id (any text up to 256 characters without '/')")
+
+
+def _memory() -> Any:
+    return Field(
+        default=DEFAULT_MEMORY, description=f'The task memory\'s name (default "{DEFAULT_MEMORY}", as in Griptape)'
+    )
+
+
+def _namespace() -> Any:
+    return Field(description="The artifact_namespace a store_output reference line names")
+
+
+# ---- conversation ------------------------------------------------------------------------------------------
+class AppendTurnArgs(_Args):
+    thread_id: str = _thread_id()
+    input: str = Field(description="What the user said (the turn's input)")
+    output: str = Field(description="What the assistant answered (the turn's output)")
+    run_id: str | None = Field(
+        default=None, description="An id for the turn: a retry with the same id and text stores nothing twice"
+    )
+
+
+class GetContextArgs(_Args):
+    thread_id: str = _thread_id()
+    max_tokens: int | None = Field(
+        default=None, ge=1, le=MAX_PROMPT_TOKENS, description="Token budget: the newest turns that fit are kept"
+    )
+    input: str | None = Field(default=None, description="The next user message, counted in the budget")
+    system: str | None = Field(default=None, description="A system prompt, counted in the budget")
+    last_n: int | None = Field(default=None, ge=1, le=MAX_LAST_N, description="At most this many turns")
+
+
+class RecentTurnsArgs(_Args):
+    thread_id: str = _thread_id()
+    limit: int = Field(default=10, ge=1, le=MAX_LIST_LIMIT, description="How many of the newest turns")
+
+
+class ListThreadsArgs(_Args):
+    alias: str = Field(min_length=1, max_length=IDENTIFIER_MAX_CHARS, description="The thread's alias")
+
+
+# ---- task memory -------------------------------------------------------------------------------------------
+class StoreOutputArgs(_Args):
+    output: str = Field(min_length=1, description="The tool output to keep off-prompt (text)")
+    tool: str = Field(min_length=1, max_length=MAX_NAME_CHARS, description="The tool that produced it")
+    activity: str = Field(min_length=1, max_length=MAX_NAME_CHARS, description="The tool's activity")
+    memory_name: str = _memory()
+    idempotency_key: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=IDENTIFIER_MAX_CHARS,
+        description="A retry with the same key and output gets the first answer, nothing stored twice",
+    )
+
+
+class LoadArtifactsArgs(_Args):
+    namespace: str = _namespace()
+    memory_name: str = _memory()
+
+
+class SearchMemoryArgs(_Args):
+    namespace: str = _namespace()
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to look for")
+    top_k: int = Field(default=5, ge=1, le=MAX_TOP_K, description="How many hits, best first")
+    mode: Literal["bm25", "knn", "hybrid"] = Field(
+        default="bm25", description="bm25: words; knn: meaning (embeddings); hybrid: both"
+    )
+    memory_name: str = _memory()
+
+
+@functools.cache
+def specs() -> dict[str, Spec]:
+    """What `tools/list` says of each tool, in its order (built on first use); the handler pairs each with its call."""
+    return {
+        "append_turn": Spec(
+            "Append a turn",
+            "Store one finished conversation turn (the user's input and the assistant's output) at the end of a "
+            "thread; the thread is created on first use.",
+            AppendTurnArgs,
+        ),
+        "get_context": Spec(
+            "Get the context that fits a budget",
+            "The thread's history as chat messages, newest turns kept, trimmed to fit max_tokens (with the system "
+            "prompt and the next input counted); summary threads start with their summary.",
+            GetContextArgs,
+            read_only=True,
+        ),
+        "get_recent_turns": Spec(
+            "Read recent turns",
+            "The newest turns of a thread, oldest first, with their input and output text.",
+            RecentTurnsArgs,
+            read_only=True,
+        ),
+        "list_threads": Spec(
+            "Find threads by alias",
+            "The threads with this alias (offprompt keeps no tenant-wide thread list: look a thread up by its alias).",
+            ListThreadsArgs,
+            read_only=True,
+        ),
+        "store_output": Spec(
+            "Store a big output off-prompt",
+            "Keep a large tool output out of the prompt: it is stored in task memory and a one-line reference naming "
+            "its memory_name and artifact_namespace comes back; load_artifacts or search_memory read it later.",
+            StoreOutputArgs,
+        ),
+        "load_artifacts": Spec(
+            "Load stored output",
+            "Everything stored in one artifact_namespace, in order (a reference line from store_output names it).",
+            LoadArtifactsArgs,
+            read_only=True,
+        ),
+        "search_memory": Spec(
+            "Search stored output",
+            "Search the text stored in one artifact_namespace; the best matching chunks, best first.",
+            SearchMemoryArgs,
+            read_only=True,
+        ),
+    }
