@@ -49,7 +49,7 @@ class OutputRequest(_Request):
     consistency: Literal["load", "search"] = Field(
         default="load",
         description='"load": answer once the output is durable and loadable; a search finds its text within the '
-        "index's refresh interval (1 s on a domain, 10-60 s on OpenSearch Serverless). \"search\": answer once a "
+        'index\'s refresh interval (1 s on a domain, 10-60 s on OpenSearch Serverless). "search": answer once a '
         "search finds it too (header X-Offprompt-Searchable).",
     )
 
