@@ -1,8 +1,10 @@
 """process-output: store a tool's output off-prompt (Griptape `TaskMemory.process_output`), and hand out uploads.
 
 Routes:
-- `POST /memories/{memory_name}/outputs` body `{tool, activity, artifact, actions?, thought?, value_from?}` →
-  the artifact to give the model (the InfoArtifact reference, "tool output is empty", or the output itself).
+- `POST /memories/{memory_name}/outputs` body `{tool, activity, artifact, actions?, thought?, value_from?,
+  consistency?}` → the artifact to give the model (the InfoArtifact reference, "tool output is empty", or the output
+  itself). It answers once the output is durable and loadable; `consistency: "search"` waits until a search finds
+  its text too (header `X-Offprompt-Searchable`; ADR 0031).
 - `POST /memories/{memory_name}/uploads` → `{upload_id, url, expires_in, headers, s3_uri}`: a presigned S3 PUT
   for values too large for a request body, then referenced by `value_from`.
 An optional `idempotency_key` makes retries safe (same key + same request = the first answer, nothing stored
@@ -55,6 +57,7 @@ def process(tenant: str, memory: str, request: OutputRequest, meter: Meter | Non
             thought=request.thought,
             value_from=request.value_from,
             meter=meter,
+            consistency=request.consistency,
         )
 
     if request.idempotency_key is None:
@@ -64,6 +67,11 @@ def process(tenant: str, memory: str, request: OutputRequest, meter: Meter | Non
 
 _STORED = {
     "X-Offprompt-Stored": {"description": "whether the output was stored", "schema": {"type": "string"}},
+    "X-Offprompt-Searchable": {
+        "description": 'with consistency "search": whether a search finds the stored text now (false: the index '
+        "was slower than the wait; the text is stored and loadable all the same)",
+        "schema": {"type": "string", "enum": ["true", "false"]},
+    },
     "X-Offprompt-Replayed": {
         "description": "true when an idempotency_key retry got the first request's answer (nothing stored again)",
         "schema": {"type": "string"},
@@ -83,14 +91,17 @@ _STORED = {
 def post_output(memory_name: Annotated[str, Path()], request: Annotated[OutputRequest, Body()]) -> Response[Any]:
     memory = routes.param("memory_name", memory_name)
     once = process(routes.tenant(), memory, request, routes.meter())
+    headers = {
+        "X-Offprompt-Stored": "true" if once.result.stored else "false",
+        "X-Offprompt-Replayed": "true" if once.replayed else "false",
+    }
+    if once.result.searchable is not None:
+        headers["X-Offprompt-Searchable"] = "true" if once.result.searchable else "false"
     return Response(
         status_code=HTTPStatus.OK,
         content_type="application/json",
         body=once.result.artifact.to_json(),
-        headers={
-            "X-Offprompt-Stored": "true" if once.result.stored else "false",
-            "X-Offprompt-Replayed": "true" if once.replayed else "false",
-        },
+        headers=headers,
     )
 
 

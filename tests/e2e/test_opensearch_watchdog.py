@@ -50,7 +50,8 @@ def _dead(pid: int) -> bool:
 def store_and_search(api: OffpromptClient, word: str) -> list[int]:
     """Store a text naming `word` into a fresh namespace and search for it (bm25 and knn); the hits' positions."""
     namespace = f"ns-{uuid.uuid4().hex[:8]}"
-    api.process_output("Watchdog", "T", "a", TextArtifact(f"The automobile log mentions {word}.", name=namespace))
+    artifact = TextArtifact(f"The automobile log mentions {word}.", name=namespace)
+    api.process_output("Watchdog", "T", "a", artifact, consistency="search")  # the search follows at once
     found: list[int] = []
     for mode in ("bm25", "knn"):
         found += [hit["position"] for hit in api.search("Watchdog", namespace, word, top_k=1, mode=mode)["hits"]]

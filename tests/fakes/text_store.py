@@ -22,7 +22,9 @@ class InMemoryTextStore:
         self.docs: dict[tuple[TextScope, int, int], dict[str, object]] = {}
         self.calls: list[str] = []
 
-    def store(self, scope: TextScope, start_position: int, artifacts: Sequence[TextArtifact]) -> list[int]:
+    def store(
+        self, scope: TextScope, start_position: int, artifacts: Sequence[TextArtifact], *, searchable: bool = False
+    ) -> list[int]:
         self.calls.append("store")
         counts = []
         for offset, artifact in enumerate(artifacts):
@@ -55,6 +57,9 @@ class InMemoryTextStore:
             assert isinstance(artifact, TextArtifact)
             out.append(artifact)
         return out
+
+    def wait_searchable(self, scope: TextScope, start: int, counts: Sequence[int]) -> bool:
+        return True  # searchable as soon as stored (this store has no index to refresh)
 
     def search(self, scope: TextScope, query: str, top_k: int, mode: SearchMode) -> list[SearchHit]:
         self.calls.append("search")

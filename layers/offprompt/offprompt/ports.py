@@ -116,11 +116,14 @@ SearchMode = Literal["bm25", "knn", "hybrid"]
 class TextStore(Protocol):
     """Text artifacts split into token-bounded chunks, one document per chunk (OpenSearch)."""
 
-    def store(self, scope: TextScope, start_position: int, artifacts: Sequence[TextArtifact]) -> list[int]:
+    def store(
+        self, scope: TextScope, start_position: int, artifacts: Sequence[TextArtifact], *, searchable: bool = False
+    ) -> list[int]:
         """Index artifacts at positions start_position, start_position + 1, ...; return each one's chunk count.
 
-        Idempotent: document ids are deterministic (tenant, memory, namespace, position, chunk), so a retry
-        overwrites rather than duplicates. Visible to `load` as soon as it returns.
+        Idempotent: a retry overwrites (or, without custom ids, finds its record) rather than duplicates. Visible to
+        `load` as soon as it returns; to `search` within the index's refresh interval, or, with `searchable`, once
+        it returns (it waits for the refresh: up to the interval, 1 s on a domain, longer on Serverless).
         """
         ...
 
@@ -129,6 +132,11 @@ class TextStore(Protocol):
         ...
 
     def search(self, scope: TextScope, query: str, top_k: int, mode: SearchMode) -> list[SearchHit]: ...
+
+    def wait_searchable(self, scope: TextScope, start: int, counts: Sequence[int]) -> bool:
+        """After the commit of a `searchable` store: whether search now finds its chunks (on Serverless it polls
+        for a while; False when the index was slower: the text is stored and loadable all the same)."""
+        ...
 
     def delete(self, scope: TextScope) -> int:
         """Delete every document of the namespace; return how many were deleted."""
@@ -363,8 +371,16 @@ class ArtifactStorage(Protocol):
 
     kind: StorageKind
 
-    def store(self, scope: TextScope, start: int, items: Sequence[BaseArtifact]) -> tuple[Entries, int]:
-        """Write `items` at positions `start...`; return the batch entries and the bytes stored."""
+    def store(
+        self, scope: TextScope, start: int, items: Sequence[BaseArtifact], *, searchable: bool = False
+    ) -> tuple[Entries, int]:
+        """Write `items` at positions `start...`; return the batch entries and the bytes stored. `searchable`: do
+        not return before a search would find them (text; blobs are never searched)."""
+        ...
+
+    def wait_searchable(self, scope: TextScope, start: int, entries: Entries) -> bool:
+        """After the commit of a `searchable` store: whether search finds what it stored (always True for kinds
+        that are not searched)."""
         ...
 
     def load(self, scope: TextScope, resolved: Resolved) -> list[str]:

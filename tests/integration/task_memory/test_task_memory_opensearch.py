@@ -281,11 +281,11 @@ class HalfWrittenTexts:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
-    def store(self, scope: Any, start: int, artifacts: Any) -> list[int]:
+    def store(self, scope: Any, start: int, artifacts: Any, **options: Any) -> list[int]:
         if self.fail:
             self.inner.store(scope, start, artifacts[:1])
             raise DependencyUnavailable("OpenSearch bulk failed: injected")
-        return self.inner.store(scope, start, artifacts)
+        return self.inner.store(scope, start, artifacts, **options)
 
 
 def test_opensearch_failing_mid_store_then_retry(

@@ -325,11 +325,11 @@ class FlakyTexts(InMemoryTextStore):
         super().__init__(chunk_chars=10)
         self.fail = True
 
-    def store(self, scope: Any, start_position: int, artifacts: Any) -> list[int]:
+    def store(self, scope: Any, start_position: int, artifacts: Any, **options: Any) -> list[int]:
         if self.fail:
             super().store(scope, start_position, artifacts[:1])  # half written
             raise DependencyUnavailable("OpenSearch bulk failed: injected")
-        return super().store(scope, start_position, artifacts)
+        return super().store(scope, start_position, artifacts, **options)
 
 
 def test_s3_failing_mid_store_leaves_no_record_and_retry_succeeds(svc: TaskMemoryService) -> None:
@@ -423,8 +423,8 @@ class DeleteDuringStore(InMemoryTextStore):
         self.__dict__ = inner.__dict__  # the same documents
         self.during: Any = None
 
-    def store(self, scope: Any, start: int, artifacts: Any) -> list[int]:
-        counts = super().store(scope, start, artifacts)
+    def store(self, scope: Any, start: int, artifacts: Any, **options: Any) -> list[int]:
+        counts = super().store(scope, start, artifacts, **options)
         if self.during is not None:
             during, self.during = self.during, None
             during()

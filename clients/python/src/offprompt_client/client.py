@@ -293,6 +293,7 @@ class OffpromptClient:
         actions: Any = ...,
         thought: str | None = ...,
         value_from: Mapping[str, str] | None = ...,
+        consistency: Literal["load", "search"] | None = ...,
         raw: Literal[False] = ...,
     ) -> BaseArtifact: ...
 
@@ -307,6 +308,7 @@ class OffpromptClient:
         actions: Any = ...,
         thought: str | None = ...,
         value_from: Mapping[str, str] | None = ...,
+        consistency: Literal["load", "search"] | None = ...,
         raw: Literal[True],
     ) -> dict[str, Any]: ...
 
@@ -320,9 +322,14 @@ class OffpromptClient:
         actions: Any = None,
         thought: str | None = None,
         value_from: Mapping[str, str] | None = None,
+        consistency: Literal["load", "search"] | None = None,
         raw: bool = False,
     ) -> BaseArtifact | dict[str, Any]:
         """Store a tool's output off-prompt; returns the InfoArtifact reference (or Griptape's other answers).
+
+        It returns once the output is durable and loadable; a search finds its text within the index's refresh
+        interval (1 s on a domain, 10-60 s on OpenSearch Serverless). `consistency="search"` returns only once a
+        search finds it too (for a step that searches right after; ADR 0031).
 
         A request too large for Lambda (see `request_too_large`) goes through the uploads route automatically:
         a Text/Blob/Image/Audio artifact's value is PUT to S3 (presigned) and the request carries the envelope and
@@ -336,6 +343,8 @@ class OffpromptClient:
             body["actions"] = [_to_dict(a) for a in actions] if isinstance(actions, list | tuple) else actions
         if thought is not None:
             body["thought"] = thought
+        if consistency is not None:
+            body["consistency"] = consistency
         encoded = json.dumps(body).encode("utf-8")
         if value_from is None and self.request_too_large(encoded):
             split = _split_value(body["artifact"])

@@ -29,6 +29,7 @@ import functools
 import itertools
 import json
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -48,6 +49,10 @@ from offprompt.ports import Embedder, Entries, Resolved, SearchHit, SearchMode, 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
 from .layout import chunk_doc_id, text_records_prefix, text_records_tenant_prefix
+
+#: How long a store that asked to be searchable (consistency=search) waits on Serverless, and how often it looks.
+SEARCHABLE_WAIT_S = 20.0
+SEARCHABLE_POLL_S = 0.5
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -173,7 +178,9 @@ class OpenSearchTextStore:
 
     # ------------------------------------------------------------------------------------------- store
 
-    def store(self, scope: TextScope, start_position: int, artifacts: Sequence[TextArtifact]) -> list[int]:
+    def store(
+        self, scope: TextScope, start_position: int, artifacts: Sequence[TextArtifact], *, searchable: bool = False
+    ) -> list[int]:
         _check_scope(scope)
         _check_int("start_position", start_position)
         for artifact in artifacts:
@@ -185,16 +192,43 @@ class OpenSearchTextStore:
             # would get dynamic mappings (no knn_vector, no strict schema).
             self.ensure_index()
             self._index_ready = True
-        if self.mode == "serverless":
+        if self.mode == "serverless":  # `searchable`: Serverless refreshes at its own pace (`wait_searchable`)
             return self._store_serverless(scope, start_position, artifacts)
         counts = self._index(
             scope,
             [(start_position + offset, artifact) for offset, artifact in enumerate(artifacts)],
-            refresh="wait_for" if self.refresh == "wait_for" else None,
+            refresh="wait_for" if self.refresh == "wait_for" or searchable else None,
         )
         if self.refresh is True and artifacts:
             self._call("refresh", lambda: self.client.indices.refresh(index=self.index))
         return counts
+
+    def wait_searchable(self, scope: TextScope, start: int, counts: Sequence[int]) -> bool:
+        """After a commit: whether search finds every chunk of the positions stored there. A domain store with
+        `searchable` already waited for its refresh; on Serverless this polls, within SEARCHABLE_WAIT_S and the
+        request's deadline (False when the index is slower: the text is stored and loadable all the same)."""
+        expected = sum(counts)
+        if not expected or self.mode != "serverless":
+            return True
+        body = {
+            "query": {
+                "bool": {
+                    "filter": [
+                        *_scope_terms(scope),
+                        {"range": {"position": {"gte": start, "lt": start + len(counts)}}},
+                    ]
+                }
+            }
+        }
+        waited_until = time.monotonic() + SEARCHABLE_WAIT_S
+        while True:
+            found = int(self._call("count", lambda: self.client.count(index=self.index, body=body))["count"])
+            if found >= expected:
+                return True
+            left = deadline.remaining()
+            if time.monotonic() >= waited_until or (left is not None and left < SEARCHABLE_POLL_S + 1):
+                return False
+            time.sleep(SEARCHABLE_POLL_S)
 
     def _index(
         self,
@@ -653,8 +687,13 @@ class LazyTextStore:
                     self._store = self._factory()
         return self._store
 
-    def store(self, scope: TextScope, start_position: int, artifacts: Sequence[TextArtifact]) -> list[int]:
-        return self.built().store(scope, start_position, artifacts)
+    def store(
+        self, scope: TextScope, start_position: int, artifacts: Sequence[TextArtifact], *, searchable: bool = False
+    ) -> list[int]:
+        return self.built().store(scope, start_position, artifacts, searchable=searchable)
+
+    def wait_searchable(self, scope: TextScope, start: int, counts: Sequence[int]) -> bool:
+        return self.built().wait_searchable(scope, start, counts)
 
     def load(self, scope: TextScope, layout: Sequence[tuple[int, int]]) -> list[TextArtifact]:
         return self.built().load(scope, layout)
@@ -677,13 +716,18 @@ class TextStorage:
         self.kind: StorageKind = StorageKind.TEXT
         self.texts = texts
 
-    def store(self, scope: TextScope, start: int, items: Sequence[BaseArtifact]) -> tuple[Entries, int]:
+    def store(
+        self, scope: TextScope, start: int, items: Sequence[BaseArtifact], *, searchable: bool = False
+    ) -> tuple[Entries, int]:
         texts = [cast(TextArtifact, item) for item in items]
-        counts = self.texts.store(scope, start, texts)
+        counts = self.texts.store(scope, start, texts, searchable=searchable)
         if len(counts) != len(texts):
             raise DependencyUnavailable("text store returned a wrong number of chunk counts")
         total = sum(len(t.value.encode("utf-8", "surrogatepass")) for t in texts)
         return [{"chunks": int(c)} for c in counts], total
+
+    def wait_searchable(self, scope: TextScope, start: int, entries: Entries) -> bool:
+        return self.texts.wait_searchable(scope, start, [int(cast(int, e["chunks"])) for e in entries])
 
     def load(self, scope: TextScope, resolved: Resolved) -> list[str]:
         layout = [(b.start + i, int(cast(int, e["chunks"]))) for b, entries in resolved for i, e in enumerate(entries)]

@@ -150,7 +150,9 @@ class S3BlobStorage:
         self.blobs = blobs
         self.keys = keys
 
-    def store(self, scope: TextScope, start: int, items: Sequence[BaseArtifact]) -> tuple[Entries, int]:
+    def store(
+        self, scope: TextScope, start: int, items: Sequence[BaseArtifact], *, searchable: bool = False
+    ) -> tuple[Entries, int]:
         entries: Entries = []
         written: list[str] = []
         try:
@@ -182,6 +184,9 @@ class S3BlobStorage:
         envelope = json.loads(str(entry["envelope"]))
         envelope["value"] = base64.b64encode(data).decode("ascii")
         return json.dumps(envelope)
+
+    def wait_searchable(self, scope: TextScope, start: int, entries: Entries) -> bool:
+        return True  # blobs are never searched
 
     def discard(self, scope: TextScope, entries: Entries, lost_to: str | None) -> None:
         for entry in entries:

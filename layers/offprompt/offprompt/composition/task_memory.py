@@ -88,20 +88,21 @@ def text_store_from_settings(settings: Settings) -> TextStore:
     embedder: Embedder | None = _embedder_override
     if embedder is None and settings.embedding_model_id:
         embedder = BedrockTitanEmbedder(settings.embedding_model_id, settings.embedding_dimensions)
-    # refresh="wait_for": when process-output returns, search sees the text (a later workflow step may search
-    # at once); costs up to the index's refresh interval (1 s) per text store.
+    # No refresh to wait for: a store returns once its text is durable and loadable (load reads by id, in real
+    # time); search sees it within the index's refresh interval (1 s on a domain). A request that needs to search
+    # at once asks for `consistency: "search"` (docs/adr/0031-store-without-waiting-for-search.md).
     # Chunking counts with bpe-openai's Rust BPE: tiktoken's counts at ~2x the speed (docs/adr/0025); conversation
     # functions keep tiktoken, so only task-memory functions load its 74 MB extension.
     tokenizer = BpeOpenAiTokenizer()
     if settings.opensearch_mode == "serverless":
         # OpenSearch Serverless: no refresh to wait for (search sees a store at the collection's pace); the exact
-        # text and its server-generated document ids are kept in S3 for load and delete (docs/adr/0028).
+        # text and its server-generated document ids are kept in S3 for load and delete (docs/adr/0030).
         records = S3TextRecords(settings.require("bucket_name"))
         serverless = OpenSearchTextStore(
             client, settings.opensearch_index, tokenizer, embedder, mode="serverless", records=records
         )
         return cast(TextStore, serverless)
-    store = OpenSearchTextStore(client, settings.opensearch_index, tokenizer, embedder, refresh="wait_for")
+    store = OpenSearchTextStore(client, settings.opensearch_index, tokenizer, embedder)
     return cast(TextStore, store)
 
 

@@ -50,6 +50,7 @@ def process_output(
     thought: str | None = None,
     value_from: Any = None,
     meter: Meter | None = None,
+    consistency: str = "load",
 ) -> ProcessResult:
     """Griptape's process_output. `meter` (hosted mode): what is stored is charged in the commit that stores it,
     under the plan's stored-bytes limit (429: nothing stored); an upload is charged what it really holds."""
@@ -89,7 +90,7 @@ def process_output(
         raise StorageKindConflict(namespace, held, kind.value)
     scope = TextScope(tenant, memory, namespace)
     storage = tm.storages[kind]
-    entries, total = storage.store(scope, start, items)
+    entries, total = storage.store(scope, start, items, searchable=consistency == "search")
     batch = tm.manifests.batch_for(scope, start, kind.value, entries)
 
     answer = task.stored_answer(tool, activity, memory, namespace)
@@ -121,7 +122,9 @@ def process_output(
     if meter is not None:
         store = "bytes_stored_opensearch" if kind is task.StorageKind.TEXT else "bytes_stored_s3"
         meter.add(artifacts_stored=len(items), bytes_stored_dynamodb=meta_bytes, **{store: total})
-    return ProcessResult(answer, stored=True, namespace=namespace, positions=(start, len(items)))
+    # committed: a wait for search visibility can only report (a retry would store the output again)
+    searchable = storage.wait_searchable(scope, start, entries) if consistency == "search" else None
+    return ProcessResult(answer, stored=True, namespace=namespace, positions=(start, len(items)), searchable=searchable)
 
 
 def _discard(

@@ -45,6 +45,13 @@ class OutputRequest(_Request):
     value_from: dict[str, Any] | None = None
     #: Makes retries safe: the same key and request get the first answer, nothing stored twice (ADR 0026).
     idempotency_key: str | None = Field(default=None, min_length=1, max_length=IDENTIFIER_MAX_CHARS)
+    #: ADR 0031: stores do not wait for search unless asked.
+    consistency: Literal["load", "search"] = Field(
+        default="load",
+        description='"load": answer once the output is durable and loadable; a search finds its text within the '
+        'index\'s refresh interval (1 s on a domain, 10-60 s on OpenSearch Serverless). "search": answer once a '
+        "search finds it too (header X-Offprompt-Searchable).",
+    )
 
 
 class SearchRequest(_Request):

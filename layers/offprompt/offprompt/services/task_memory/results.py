@@ -16,6 +16,8 @@ class ProcessResult:
     stored: bool
     namespace: str | None = None
     positions: tuple[int, int] | None = None  # (first, count)
+    #: With `consistency="search"`: whether a search finds the stored text now (None: not asked).
+    searchable: bool | None = None
 
 
 @dataclass(frozen=True)
