@@ -57,6 +57,8 @@ MAX_RETENTION_DAYS = 36_500
 #: Runs on one page of `GET /threads/{thread_id}/runs` (default 20).
 MAX_LIST_LIMIT = 100
 DEFAULT_RUNS_LIMIT = 20
+#: Items per `POST /threads/{thread_id}/items` (a framework session's append; docs/adr/0033).
+MAX_APPEND_ITEMS = 100
 #: Namespaces or meta entries on one page of the task-memory list routes.
 MAX_PAGE_LIMIT = 1000
 DEFAULT_PAGE_LIMIT = 100

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from offprompt.limits import (
     DEFAULT_RUNS_LIMIT,
+    MAX_APPEND_ITEMS,
     MAX_CURSOR_CHARS,
     MAX_LAST_N,
     MAX_LIST_LIMIT,
@@ -68,6 +69,25 @@ class RunIn(BaseModel):
     meta: dict[str, Any] | None = None
     input: dict[str, Any]
     output: dict[str, Any]
+
+
+class ItemsIn(BaseModel):
+    """`POST /threads/{thread_id}/items`: framework session items (OpenAI Agents SDK input items, Strands messages:
+    JSON objects) to append in order. `request_id` makes a retry converge: the same id and items are stored once."""
+
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
+
+    items: list[dict[str, Any]] = Field(min_length=1, max_length=MAX_APPEND_ITEMS)
+    request_id: str | None = Field(default=None, min_length=1, max_length=MAX_NAME_CHARS)
+
+
+class ItemsQuery(BaseModel):
+    """`GET /threads/{thread_id}/items`: the newest `limit` items before seq `before` (all when absent)."""
+
+    model_config = ConfigDict(defer_build=True, extra="ignore")
+
+    limit: int = Field(default=DEFAULT_RUNS_LIMIT, ge=1, le=MAX_LIST_LIMIT)
+    before: int | None = Field(default=None, ge=1)
 
 
 def parse_model(model: type[M], data: Any) -> M:
