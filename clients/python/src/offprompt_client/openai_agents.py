@@ -1,0 +1,119 @@
+"""An OpenAI Agents SDK session stored in offprompt (extra `openai-agents`): one thread per session, one entry
+per item, big items in S3, pops atomic under concurrency, the same tenant isolation, retention, export and erase as
+every offprompt thread (docs/adr/0033).
+
+    from agents import Agent, Runner
+    from offprompt_client.openai_agents import OffpromptSession
+
+    session = OffpromptSession("support-42", base_url="http://127.0.0.1:3000")
+    await Runner.run(Agent(name="helper"), "Hello", session=session)
+
+It implements the SDK's `Session` protocol (`session_id`, async `get_items(limit=None)`, `add_items(items)`,
+`pop_item()`, `clear_session()`) over `/threads/{session_id}/items` with the standard-library client; the SDK is
+needed only to run an agent, never to import this module. The thread's kind is fixed at its first append: a thread
+holding Griptape runs answers 409 `thread_kind_mismatch` (OffpromptClientError).
+
+Connection settings as the Griptape drivers': `base_url` (default `OFFPROMPT_API_URL`, else the local stack),
+`api_key` (default `OFFPROMPT_API_KEY`, sent as `Authorization: Bearer`), `tenant` (the local stack's header).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from offprompt_client.client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
+
+if TYPE_CHECKING:
+    from agents.items import TResponseInputItem
+    from agents.memory.session_settings import SessionSettings
+
+__all__ = ["OffpromptSession"]
+
+LOCAL_URL = "http://127.0.0.1:3000"
+#: Items per `GET` page when the whole session is read, and per `POST` (the route's limits).
+PAGE = 100
+#: Attempts of a request that committed nothing (503) or may not have reached the API (a connection error: an
+#: append is retried with the same request id, so it is stored once).
+ATTEMPTS = 4
+
+
+class OffpromptSession:
+    """The Agents SDK `Session` protocol over one offprompt thread (`session_id` is the thread id)."""
+
+    session_settings: SessionSettings | None = None
+
+    def __init__(
+        self,
+        session_id: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        tenant: str | None = None,
+        timeout: float = 30.0,
+        client: OffpromptClient | None = None,
+    ) -> None:
+        self.session_id = session_id
+        if client is None:
+            url = base_url or os.environ.get("OFFPROMPT_API_URL") or LOCAL_URL
+            key = api_key if api_key is not None else os.environ.get("OFFPROMPT_API_KEY")
+            headers = {"Authorization": f"Bearer {key}"} if key else None
+            client = OffpromptClient(url, tenant=tenant, headers=headers, timeout=timeout)
+        self.client = client
+
+    def __repr__(self) -> str:
+        return f"OffpromptSession({self.session_id!r}, {self.client!r})"
+
+    async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
+        """The latest `limit` items in chronological order (every item when None)."""
+        return await asyncio.to_thread(self._get, limit)
+
+    async def add_items(self, items: list[TResponseInputItem]) -> None:
+        if items:
+            await asyncio.to_thread(self._add, list(items))
+
+    async def pop_item(self) -> TResponseInputItem | None:
+        answer = await asyncio.to_thread(self._retry, lambda: self.client.pop_item(self.session_id), False)
+        item: TResponseInputItem | None = answer["item"]
+        return item
+
+    async def clear_session(self) -> None:
+        await asyncio.to_thread(self._retry, lambda: self.client.delete_thread(self.session_id), True)
+
+    # ---- blocking halves (run in a worker thread) ----------------------------------------------------------
+    def _get(self, limit: int | None) -> list[Any]:
+        if limit is not None and limit <= 0:
+            return []
+        found: list[Any] = []
+        before: int | None = None
+        while limit is None or len(found) < limit:
+            size = PAGE if limit is None else min(PAGE, limit - len(found))
+            page = self._retry(lambda: self.client.get_items(self.session_id, limit=size, before=before), True)
+            found[:0] = page["items"]  # older pages go in front
+            before = page["next_before"]
+            if before is None:
+                break
+        return found
+
+    def _add(self, items: list[Any]) -> None:
+        for start in range(0, len(items), PAGE):
+            chunk = items[start : start + PAGE]
+            request_id = uuid.uuid4().hex  # the same for every attempt: a retry is stored once
+            self._retry(lambda: self.client.add_items(self.session_id, chunk, request_id=request_id), True)
+
+    def _retry(self, call: Any, idempotent: bool) -> Any:
+        for attempt in range(ATTEMPTS):
+            try:
+                return call()
+            except OffpromptConnectionError:
+                # It may have reached the API: only a request that is safe to repeat is sent again.
+                if not idempotent or attempt == ATTEMPTS - 1:
+                    raise
+            except OffpromptClientError as error:
+                if error.status not in (429, 503) or attempt == ATTEMPTS - 1:  # 503/429: nothing was committed
+                    raise
+            time.sleep(0.2 * 2**attempt)
+        raise AssertionError("unreachable")
