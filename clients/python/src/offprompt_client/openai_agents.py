@@ -20,9 +20,11 @@ Connection settings as the Griptape drivers': `base_url` (default `OFFPROMPT_API
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import time
 import uuid
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from offprompt_client.client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
@@ -91,7 +93,9 @@ class OffpromptSession:
         before: int | None = None
         while limit is None or len(found) < limit:
             size = PAGE if limit is None else min(PAGE, limit - len(found))
-            page = self._retry(lambda: self.client.get_items(self.session_id, limit=size, before=before), True)
+            page = self._retry(
+                functools.partial(self.client.get_items, self.session_id, limit=size, before=before), True
+            )
             found[:0] = page["items"]  # older pages go in front
             before = page["next_before"]
             if before is None:
@@ -102,9 +106,9 @@ class OffpromptSession:
         for start in range(0, len(items), PAGE):
             chunk = items[start : start + PAGE]
             request_id = uuid.uuid4().hex  # the same for every attempt: a retry is stored once
-            self._retry(lambda: self.client.add_items(self.session_id, chunk, request_id=request_id), True)
+            self._retry(functools.partial(self.client.add_items, self.session_id, chunk, request_id=request_id), True)
 
-    def _retry(self, call: Any, idempotent: bool) -> Any:
+    def _retry(self, call: Callable[[], Any], idempotent: bool) -> Any:
         for attempt in range(ATTEMPTS):
             try:
                 return call()
