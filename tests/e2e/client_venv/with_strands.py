@@ -76,8 +76,8 @@ def turn_one() -> None:
     if repository.read_session(SESSION) is not None:
         repository.delete_session(SESSION)
     agent = _agent(ScriptedModel())
+    agent.state.set("turns", 1)  # synced with the agent when the invocation ends
     assert str(agent("My name is Ada.")).strip() == "Noted."
-    agent.state.set("turns", 1)
     assert [m["role"] for m in agent.messages] == ["user", "assistant"]
 
 

@@ -196,3 +196,20 @@ def test_big_items_go_to_s3_and_leave_with_a_pop_and_a_clear(api: Api, aws: dict
     assert len(all_objects(aws["s3"])) == 1
     assert api.thread("DELETE", "b")[0] == 204
     assert all_objects(aws["s3"]) == [] and _get(api, "b")[1]["items"] == []
+
+
+def test_items_are_what_the_layout_knows_and_keep_the_threads_retention(api: Api, aws: dict[str, Any]) -> None:
+    """Export and erase enumerate a tenant by the layout: an items thread's entries are its thread and run kinds
+    (the S3 bodies under the thread's objects prefix), and a thread's `retention_days` makes them expire."""
+    from offprompt.adapters import layout
+
+    assert api.thread("PUT", "kept", {"retention_days": 2})[0] == 200
+    _add(api, "kept", [_msg(0), {"role": "user", "content": "z" * 400_000}])
+    table = all_items(aws["dynamodb"])
+    kinds = sorted(found[1].name for i in table if (found := layout.classify(i, "tenant-a")) is not None)
+    assert kinds == ["run", "run", "run_id", "run_id", "thread"] and len(table) == 5
+    assert all(k.startswith(layout.thread_objects_prefix("tenant-a", "kept")) for k in all_objects(aws["s3"]))
+    runs = [i for i in table if i["sk"]["S"].startswith("RUN#")]
+    assert all("expires_at" in i for i in runs)
+    thread = next(i for i in table if i["sk"]["S"] == "#THREAD")
+    assert thread["kind"]["S"] == "items"
