@@ -86,8 +86,8 @@ class OffpromptSessionRepository(SessionRepository):
         if not any(r.get("record") == "session" for r in records):
             raise SessionException(f"Session {session_id} does not exist")
         for agent_id in {r["agent_id"] for r in records if r.get("record") == "agent"}:
-            self._retry(lambda a=agent_id: self.client.delete_thread(self._agent_thread(session_id, a)), True)
-            self._retry(lambda a=agent_id: self.client.delete_thread(self._messages_thread(session_id, a)), True)
+            for thread in (self._agent_thread(session_id, agent_id), self._messages_thread(session_id, agent_id)):
+                self._retry(functools.partial(self.client.delete_thread, thread), True)
         self._retry(lambda: self.client.delete_thread(session_id), True)
 
     # ---- agents -------------------------------------------------------------------------------------------
