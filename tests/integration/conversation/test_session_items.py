@@ -213,3 +213,14 @@ def test_items_are_what_the_layout_knows_and_keep_the_threads_retention(api: Api
     assert all("expires_at" in i for i in runs)
     thread = next(i for i in table if i["sk"]["S"] == "#THREAD")
     assert thread["kind"]["S"] == "items"
+
+
+def test_a_retried_append_of_a_big_item_keeps_its_body(api: Api, aws: dict[str, Any]) -> None:
+    """The retry's upload has the first one's key (id, bytes, generation): the replay must not drop it."""
+    big = {"role": "user", "content": "x" * 400_000}
+    for _ in range(2):
+        assert _add(api, "rb", [_msg(0), big], request_id="same")[0] == 201
+    assert _add(api, "rb", [big], request_id="one")[0] == 201
+    assert _add(api, "rb", [big], request_id="one")[1]["replayed"] == 1
+    assert _get(api, "rb")[1]["items"] == [_msg(0), big, big]
+    assert len(all_objects(aws["s3"])) == 2

@@ -137,9 +137,10 @@ def _store(
         raise ThreadDeleted(thread_id) from None
     except RunIdTaken:
         _burned(conv, tenant, thread_id, len(batch))
-        _drop(conv, bodies)
+        # A big body is named by the item's id, bytes and the thread's generation: an exact retry rewrote the
+        # stored item's own body, which must stay; item by item, each store or replay keeps or drops its own.
         if len(batch) == 1:
-            return _replay(conv, tenant, thread_id, batch[0])
+            return _replay(conv, tenant, thread_id, batch[0], bodies[0] if bodies else None)
         seqs: list[int] = []
         replayed = 0
         for entry in batch:
@@ -156,10 +157,14 @@ def _store(
     return [r.seq for r in stored], 0
 
 
-def _replay(conv: Conversation, tenant: str, thread_id: str, entry: tuple[str, str, str]) -> tuple[list[int], int]:
+def _replay(
+    conv: Conversation, tenant: str, thread_id: str, entry: tuple[str, str, str], uploaded: str | None
+) -> tuple[list[int], int]:
     item_id, _, content_hash = entry
     seq = conv.runs.run_seq(tenant, thread_id, item_id)
     first = conv.runs.get_run(tenant, thread_id, seq) if seq is not None else None
+    if uploaded and (first is None or first.blob_key != uploaded):
+        conv.bodies.drop(uploaded)  # ours is not the stored item's body
     if first is None:  # popped since: the retry's item is not stored again (it was, once)
         return [], 1
     if first.content_hash != content_hash:
