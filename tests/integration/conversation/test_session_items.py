@@ -224,3 +224,30 @@ def test_a_retried_append_of_a_big_item_keeps_its_body(api: Api, aws: dict[str, 
     assert _add(api, "rb", [big], request_id="one")[1]["replayed"] == 1
     assert _get(api, "rb")[1]["items"] == [_msg(0), big, big]
     assert len(all_objects(aws["s3"])) == 2
+
+
+def test_the_cloud_threads_api_refuses_an_items_thread(api: Api) -> None:
+    """A thread made by POST /api/threads (no entry yet) can become an items thread; its Griptape Cloud message
+    views then answer the kind's 409, never a 500 from decoding items as runs."""
+    from cloud_threads import handler as cloud_threads
+
+    status, made = api.http(
+        cloud_threads.lambda_handler, "cloud_threads_create_http.json", "POST", "/api/threads", body={"name": "n"}
+    )
+    assert status == 201, made
+    thread = made["thread_id"]
+    assert _add(api, thread, [_msg(0)])[0] == 201
+    path = f"/api/threads/{thread}/messages"
+    status, body = api.http(
+        cloud_threads.lambda_handler, "cloud_threads_messages_http.json", "GET", path, thread_id=thread
+    )
+    assert status == 409 and body["code"] == "thread_kind_mismatch", body
+
+
+def test_summary_memory_never_summarizes_items(api: Api) -> None:
+    """memory_type summary on an items thread (set by PUT before or after the first append) folds nothing: items are
+    not Griptape runs (and are stored as buffer entries, which the summarizer's stream filter skips)."""
+    assert api.thread("PUT", "sum", {"memory_type": "summary", "offset": 1})[0] == 200
+    _add(api, "sum", [_msg(i) for i in range(4)])
+    assert api.summarizer({"tenant": "tenant-a", "thread_id": "sum"}, None)["status"] == "not_summary_memory"
+    assert _get(api, "sum")[1]["items"] == [_msg(i) for i in range(4)]
