@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import os
 import time
 import uuid
@@ -41,6 +42,23 @@ PAGE = 100
 #: Attempts of a request that committed nothing (503) or may not have reached the API (a connection error: an
 #: append is retried with the same request id, so it is stored once).
 ATTEMPTS = 4
+
+
+def request_chunks(client: OffpromptClient, items: list[Any]) -> list[list[Any]]:
+    """`items` in order, cut into appends of at most PAGE items whose request fits Lambda's payload limit (measured
+    as `client.request_too_large` does); an item too large on its own is sent alone (the API answers 413)."""
+    envelope = b'{"items":[],"request_id":"' + b"0" * 32 + b'"}'
+    chunks: list[list[Any]] = []
+    size = 0
+    for item in items:
+        encoded = json.dumps(item).encode("utf-8")
+        length = len(encoded) + encoded.count(b'"') + encoded.count(b"\\") + 1  # (the event escapes them again)
+        if not chunks or len(chunks[-1]) >= PAGE or client.request_too_large(envelope + b"x" * (size + length)):
+            chunks.append([])
+            size = 0
+        chunks[-1].append(item)
+        size += length
+    return chunks
 
 
 class OffpromptSession:
@@ -103,8 +121,7 @@ class OffpromptSession:
         return found
 
     def _add(self, items: list[Any]) -> None:
-        for start in range(0, len(items), PAGE):
-            chunk = items[start : start + PAGE]
+        for chunk in request_chunks(self.client, items):
             request_id = uuid.uuid4().hex  # the same for every attempt: a retry is stored once
             self._retry(functools.partial(self.client.add_items, self.session_id, chunk, request_id=request_id), True)
 
