@@ -37,11 +37,13 @@ class ItemsAppended(_Open):
 
 
 class ItemsPage(_Open):
-    """A framework session's newest items, oldest first; `next_before` pages to older ones (None: no more)."""
+    """A framework session's newest items, oldest first; `next_before` pages to older ones (None: no more);
+    `tokens`: their stored counts (cl100k_base over each item's JSON)."""
 
     items: list[dict[str, Any]]
     seqs: list[int]
     next_before: int | None
+    tokens: int
 
 
 class PoppedItem(_Open):

@@ -6,8 +6,9 @@
 - `GET /threads/{thread_id}/runs?limit=&cursor=&order=asc|desc` → `{"runs": [...], "next_cursor"}`
 - framework session items (docs/adr/0033; a thread holds runs or items, fixed at creation, else 409
   `thread_kind_mismatch`): `POST /threads/{thread_id}/items` body `{items: [...], request_id?}` → 201
-  `{seqs, replayed}`; `GET /threads/{thread_id}/items?limit=&before=` → `{items, seqs, next_before}` (the newest
-  `limit`, oldest first); `POST /threads/{thread_id}/items/pop` → `{item, seq}` (the newest, removed atomically)
+  `{seqs, replayed}`; `GET /threads/{thread_id}/items?limit=&before=&max_tokens=` → `{items, seqs, next_before,
+  tokens}` (the newest `limit`, or those that fit `max_tokens` without a tool result cut from its call; oldest
+  first); `POST /threads/{thread_id}/items/pop` → `{item, seq}` (the newest, removed atomically)
 
 Direct invocation: `{"tenant", "thread_id", "action": "get"|"configure"|"delete"|"list_runs"|"add_items"|
 "get_items"|"pop_item", ...fields}`; bodies and query fields are validated by the same library models
@@ -25,7 +26,7 @@ from api_common.powertools import Body, Path, Query, Response
 from api_common.routes import FunctionRoutes
 from api_common.schemas import NO_CONTENT, ItemsAppended, ItemsPage, PoppedItem, RunsPage, ThreadView, json_content
 from offprompt.composition.conversation import default_service
-from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_CURSOR_CHARS, MAX_LIST_LIMIT
+from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_CURSOR_CHARS, MAX_ITEMS_LIMIT, MAX_LIST_LIMIT, MAX_PROMPT_TOKENS
 from offprompt.metering import Meter
 from offprompt.services.conversation import RunsQuery, ThreadConfigRequest, items, parse_model, thread_admin
 from offprompt.services.conversation.requests import ItemsIn, ItemsQuery
@@ -128,15 +129,19 @@ def post_items(thread_id: Annotated[str, Path()], request: Annotated[ItemsIn, Bo
 @routes.get(
     "/threads/{thread_id}/items",
     action="get_items",
-    summary="A thread's newest framework session items, oldest first",
-    responses={200: json_content(ItemsPage, "The newest `limit` items before `before`"), **error_responses(409)},
+    summary="A thread's newest framework session items, oldest first (optionally within a token budget)",
+    responses={
+        200: json_content(ItemsPage, "The newest `limit` items before `before` (or those that fit `max_tokens`)"),
+        **error_responses(409),
+    },
 )
 def get_items(
     thread_id: Annotated[str, Path()],
-    limit: Annotated[int, Query(ge=1, le=MAX_LIST_LIMIT)] = DEFAULT_RUNS_LIMIT,
+    limit: Annotated[int | None, Query(ge=1, le=MAX_ITEMS_LIMIT)] = None,
     before: Annotated[int | None, Query(ge=1)] = None,
+    max_tokens: Annotated[int | None, Query(ge=1, le=MAX_PROMPT_TOKENS)] = None,
 ) -> Response[Any]:
-    query = ItemsQuery(limit=limit, before=before)
+    query = ItemsQuery(limit=limit, before=before, max_tokens=max_tokens)
     thread = routes.param("thread_id", thread_id)
     return json_response(items.newest_items(default_service(), routes.tenant(), thread, query))
 

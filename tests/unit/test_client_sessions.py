@@ -91,9 +91,22 @@ def test_a_refused_append_is_not_retried() -> None:
 
 def test_appends_are_cut_by_count_and_by_the_payload_limit() -> None:
     client = OffpromptClient("http://fake")
-    assert [len(c) for c in request_chunks(client, [{"n": i} for i in range(250)])] == [100, 100, 50]
+    assert [len(c) for c in request_chunks(client, [{"n": i} for i in range(250)])] == [32] * 7 + [26]
     big = {"content": "x" * 2_000_000}
     assert [len(c) for c in request_chunks(client, [big] * 4)] == [3, 1]
     quoted = {"content": '"' * 1_000_000}  # 4 MB once JSON and the Lambda event have escaped it
     assert [len(c) for c in request_chunks(client, [quoted] * 2)] == [1, 1]
     assert request_chunks(client, []) == []
+
+
+def test_a_session_with_a_token_budget_reads_once_with_it() -> None:
+    seen: list[Any] = []
+
+    class Budgeted(FakeClient):
+        def get_items(self, thread_id: str, **query: Any) -> Any:
+            seen.append(query)
+            return {"items": [{"n": 9}], "seqs": [9], "next_before": 8, "tokens": 3}
+
+    session = OffpromptSession("s", client=Budgeted(), max_tokens=500)
+    assert asyncio.run(session.get_items()) == [{"n": 9}]
+    assert seen == [{"limit": None, "max_tokens": 500}]

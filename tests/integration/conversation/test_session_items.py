@@ -8,6 +8,7 @@ append converges; big items go to S3 as big runs do and leave with a pop or a cl
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 from urllib.parse import quote
@@ -64,8 +65,8 @@ def test_get_reads_are_bounded_by_limit_not_the_session_size(api: Api, monkeypat
     from offprompt.services.conversation.items import append_items
     from offprompt.services.conversation.requests import ItemsIn
 
-    for start in range(0, 300, 100):  # seeded through the use case: no request's time budget
-        append_items(default_service(), "tenant-a", "big", ItemsIn(items=[_msg(i) for i in range(start, start + 100)]))
+    for start in range(0, 320, 32):  # seeded through the use case: no request's time budget
+        append_items(default_service(), "tenant-a", "big", ItemsIn(items=[_msg(i) for i in range(start, start + 32)]))
     assert _add(api, "small", [_msg(i) for i in range(20)])[0] == 201
 
     calls: list[tuple[str, int]] = []
@@ -80,7 +81,7 @@ def test_get_reads_are_bounded_by_limit_not_the_session_size(api: Api, monkeypat
     _, big = _get(api, "big", limit="20")
     big_calls, calls[:] = list(calls), []
     _, small = _get(api, "small", limit="20")
-    assert big["items"] == [_msg(i) for i in range(280, 300)] and small["items"] == [_msg(i) for i in range(20)]
+    assert big["items"] == [_msg(i) for i in range(300, 320)] and small["items"] == [_msg(i) for i in range(20)]
     assert big_calls == calls == [("get_item", 1), ("query", 20)]
 
 
@@ -160,7 +161,7 @@ def test_refused_requests_write_nothing(api: Api, aws: dict[str, Any]) -> None:
         path = "/threads/s/items"
         status, answer = api.http(api.threads, "thread_items_add_http.json", "POST", path, body=body, thread_id="s")
         assert status == 422, answer
-    assert _add(api, "s", [_msg(1)] * 101)[0] == 422
+    assert _add(api, "s", [_msg(1)] * 33)[0] == 422  # more than one transaction holds
     assert all_items(aws["dynamodb"]) == before
 
 
@@ -177,13 +178,17 @@ def test_a_retried_append_converges(api: Api, aws: dict[str, Any]) -> None:
 
 
 def test_a_retry_of_a_partly_committed_long_append_stores_the_rest_in_order(api: Api) -> None:
-    """An append of more than one batch commits batch by batch: a retry replays the committed batch, stores the rest."""
+    """An append whose inline bodies pass a transaction's size commits batch by batch: a retry replays the
+    committed batch and stores the rest, in order."""
     from offprompt.services.conversation import items
 
-    many = [_msg(i) for i in range(items.BATCH_ITEMS + 5)]
-    assert _add(api, "long", many[: items.BATCH_ITEMS], request_id="req-long")[0] == 201  # as if the rest failed
+    many = [{"role": "user", "content": f"{i}" + "x" * 200_000} for i in range(20)]  # 4 MB inline: two batches
+    first = len(items._batches([(str(i), json.dumps(m), "") for i, m in enumerate(many)])[0])
+    assert 0 < first < 20
+    assert _add(api, "long", many[:first], request_id="req-long")[0] == 201  # as if the second batch had failed
     status, body = _add(api, "long", many, request_id="req-long")
-    assert status == 201 and body["replayed"] == items.BATCH_ITEMS
+    assert status == 201 and body["replayed"] == first and body["seqs"][:first] == list(range(1, first + 1))
+    assert len(body["seqs"]) == 20 and body["seqs"] == sorted(set(body["seqs"]))  # the rest after, in order
     assert _get(api, "long", limit="100")[1]["items"] == many
 
 
@@ -251,3 +256,27 @@ def test_summary_memory_never_summarizes_items(api: Api) -> None:
     _add(api, "sum", [_msg(i) for i in range(4)])
     assert api.summarizer({"tenant": "tenant-a", "thread_id": "sum"}, None)["status"] == "not_summary_memory"
     assert _get(api, "sum")[1]["items"] == [_msg(i) for i in range(4)]
+
+
+def test_a_token_budgeted_read_keeps_the_newest_that_fit_and_never_an_orphan_tool_result(api: Api) -> None:
+    call = {"type": "function_call", "call_id": "c1", "name": "lookup", "arguments": "{}"}
+    output = {"type": "function_call_output", "call_id": "c1", "output": "forty-two " * 30}
+    answer = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "It is 42."}]}
+    _add(api, "budget", [_msg(0, "word " * 200), call, output, answer])
+    _, everything = _get(api, "budget", limit="10")
+    assert everything["tokens"] > 200
+    _, page = _get(api, "budget", max_tokens=str(everything["tokens"] - 150))  # the long first message cannot fit
+    assert page["items"] == [call, output, answer] and page["next_before"] is None
+    _, tight = _get(api, "budget", max_tokens=str(page["tokens"] - 5))  # the call cannot fit: neither may its output
+    assert tight["items"] == [answer], tight
+    assert _get(api, "budget", max_tokens="1")[1]["items"] == []
+
+
+def test_a_page_stops_before_lambdas_response_limit_and_next_before_continues(api: Api) -> None:
+    big = [{"role": "user", "content": f"{i}" + "x" * 340_000} for i in range(20)]  # 6.8 MB in all, inline each
+    for k in range(0, 20, 5):
+        assert _add(api, "wide", big[k : k + 5])[0] == 201
+    _, newest = _get(api, "wide", limit="20")
+    assert 0 < len(newest["items"]) < 20 and newest["items"] == big[-len(newest["items"]) :]
+    _, older = _get(api, "wide", limit=str(20 - len(newest["items"])), before=str(newest["next_before"]))
+    assert older["items"] + newest["items"] == big and older["next_before"] is None

@@ -290,9 +290,13 @@ class OffpromptClient:
             body["request_id"] = request_id
         return self._json("POST", f"/threads/{_segment(thread_id)}/items", body)
 
-    def get_items(self, thread_id: str, *, limit: int | None = None, before: int | None = None) -> Any:
-        """The newest `limit` items (before seq `before`), oldest first: `{items, seqs, next_before}`."""
-        return self._json("GET", f"/threads/{_segment(thread_id)}/items", query={"limit": limit, "before": before})
+    def get_items(
+        self, thread_id: str, *, limit: int | None = None, before: int | None = None, max_tokens: int | None = None
+    ) -> Any:
+        """The newest `limit` items (before seq `before`), or the newest that fit `max_tokens` (never a tool result
+        without its call), oldest first: `{items, seqs, next_before, tokens}`."""
+        query = {"limit": limit, "before": before, "max_tokens": max_tokens}
+        return self._json("GET", f"/threads/{_segment(thread_id)}/items", query=query)
 
     def pop_item(self, thread_id: str) -> Any:
         """Remove the newest item and return `{item, seq}` (`item` None when there is none); atomic."""

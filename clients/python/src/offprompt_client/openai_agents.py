@@ -37,15 +37,16 @@ if TYPE_CHECKING:
 __all__ = ["OffpromptSession"]
 
 LOCAL_URL = "http://127.0.0.1:3000"
-#: Items per `GET` page when the whole session is read, and per `POST` (the route's limits).
+#: Items per `GET` page when the whole session is read, and per `POST` (the route's limit: one transaction).
 PAGE = 100
+APPEND = 32
 #: Attempts of a request that committed nothing (503) or may not have reached the API (a connection error: an
 #: append is retried with the same request id, so it is stored once).
 ATTEMPTS = 4
 
 
 def request_chunks(client: OffpromptClient, items: list[Any]) -> list[list[Any]]:
-    """`items` in order, cut into appends of at most PAGE items whose request fits Lambda's payload limit (measured
+    """`items` in order, cut into appends of at most APPEND items whose request fits Lambda's payload limit (measured
     as `client.request_too_large` does); an item too large on its own is sent alone (the API answers 413)."""
     envelope = b'{"items":[],"request_id":"' + b"0" * 32 + b'"}'
     chunks: list[list[Any]] = []
@@ -53,7 +54,7 @@ def request_chunks(client: OffpromptClient, items: list[Any]) -> list[list[Any]]
     for item in items:
         encoded = json.dumps(item).encode("utf-8")
         length = len(encoded) + encoded.count(b'"') + encoded.count(b"\\") + 1  # (the event escapes them again)
-        if not chunks or len(chunks[-1]) >= PAGE or client.request_too_large(envelope + b"x" * (size + length)):
+        if not chunks or len(chunks[-1]) >= APPEND or client.request_too_large(envelope + b"x" * (size + length)):
             chunks.append([])
             size = 0
         chunks[-1].append(item)
@@ -75,8 +76,12 @@ class OffpromptSession:
         tenant: str | None = None,
         timeout: float = 30.0,
         client: OffpromptClient | None = None,
+        max_tokens: int | None = None,
     ) -> None:
         self.session_id = session_id
+        # History trimmed to a token budget server-side: every get_items is the newest items that fit it (counted
+        # with cl100k_base over each item's JSON), never a function call's output without the call.
+        self.max_tokens = max_tokens
         if client is None:
             url = base_url or os.environ.get("OFFPROMPT_API_URL") or LOCAL_URL
             key = api_key if api_key is not None else os.environ.get("OFFPROMPT_API_KEY")
@@ -107,6 +112,10 @@ class OffpromptSession:
     def _get(self, limit: int | None) -> list[Any]:
         if limit is not None and limit <= 0:
             return []
+        if self.max_tokens is not None:  # one read: the server stops where the budget does
+            call = functools.partial(self.client.get_items, self.session_id, limit=limit, max_tokens=self.max_tokens)
+            items: list[Any] = self._retry(call, True)["items"]
+            return items
         found: list[Any] = []
         before: int | None = None
         while limit is None or len(found) < limit:

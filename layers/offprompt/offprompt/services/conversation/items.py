@@ -22,6 +22,8 @@ from typing import Any
 
 from offprompt.errors import Conflict, DependencyUnavailable, PayloadTooLarge
 from offprompt.identifiers import canonical_hash, check_identifier
+from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_APPEND_ITEMS, MAX_INLINE_RESPONSE_BYTES, MAX_ITEMS_LIMIT
+from offprompt.memory.items import without_orphan_results
 from offprompt.metering import Meter
 from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState, WrongThreadKind
 from offprompt.services.conversation.context import Conversation, now_iso
@@ -32,11 +34,13 @@ logger = logging.getLogger("offprompt.services.conversation.items")
 
 DAY = 86_400
 #: Items per transaction of an append (two items each, the thread's counts and the charge ≤ 100) and bytes.
-BATCH_ITEMS = 32
+BATCH_ITEMS = MAX_APPEND_ITEMS
 BATCH_BYTES = 3_000_000
 #: Pops that lost a race before this one gives up (503: safe to retry).
 POP_ATTEMPTS = 25
 KIND = "items"
+#: Items per Query page of a budgeted read (it stops as soon as the budget is spent).
+PAGE = 100
 
 
 def append_items(
@@ -177,33 +181,61 @@ def _replay(
 
 def newest_items(conv: Conversation, tenant: str, thread_id: str, query: ItemsQuery) -> dict[str, Any]:
     """The newest `query.limit` items (before seq `query.before`), oldest first, and `next_before`: the seq to
-    pass as `before` for the items older than these (None when there are none)."""
+    pass as `before` for the items older than these (None when there are none). With `query.max_tokens`, the
+    newest whose stored token counts fit it, starting after any tool result whose call did not fit. A page stops
+    short of `limit` rather than pass Lambda's response limit (`next_before` then continues)."""
     check_identifier("thread_id", thread_id)
     state = conv.runs.get_thread(tenant, thread_id)
     if state is None:
-        return {"items": [], "seqs": [], "next_before": None}
+        return {"items": [], "seqs": [], "next_before": None, "tokens": 0}
     _check_kind(state)
+    budget = query.max_tokens
+    limit = query.limit or (MAX_ITEMS_LIMIT if budget is not None else DEFAULT_RUNS_LIMIT)
     now = int(conv.clock())
     hi = query.before - 1 if query.before is not None else None
-    found: list[StoredRun] = []
-    last: int | None = None
-    while len(found) < query.limit:
+    found: list[tuple[StoredRun, Any]] = []
+    tokens = size = 0
+    more = True  # whether older items may remain below the oldest one returned
+    while more and len(found) < limit:
         if hi is not None and hi < 1:
-            last = None
+            more = False
             break
+        want = limit - len(found)
         page, last = conv.runs.page_runs(
-            tenant, thread_id, lo=1, hi=hi, newest_first=True, limit=query.limit - len(found), now_epoch=now
+            tenant,
+            thread_id,
+            lo=1,
+            hi=hi,
+            newest_first=True,
+            limit=want if budget is None else min(want, PAGE),
+            now_epoch=now,
         )
-        found.extend(page)
-        if last is None:
-            break
-        hi = last - 1  # expired items the filter dropped: read on, still bounded by `limit` matches
+        for r in page:
+            if len(found) >= limit:
+                break
+            if budget is not None and tokens + r.input_tokens > budget:
+                more = False  # the budget is spent: nothing older is wanted
+                break
+            if found and size + r.size > MAX_INLINE_RESPONSE_BYTES:
+                break  # the next page starts here
+            found.append((r, json.loads(conv.bodies.run_json(r))))
+            tokens += r.input_tokens
+            size += r.size
+        else:
+            if last is None:
+                more = False
+            hi = (last - 1) if last is not None else hi
+            continue
+        break
     found.reverse()
-    more = last is not None  # (DynamoDB names a last key whenever the page stopped at its limit)
+    if budget is not None:
+        found = found[without_orphan_results([item for _, item in found]) :]
+        tokens = sum(r.input_tokens for r, _ in found)
     return {
-        "items": [json.loads(conv.bodies.run_json(r)) for r in found],
-        "seqs": [r.seq for r in found],
-        "next_before": found[0].seq if found and more else None,
+        "items": [item for _, item in found],
+        "seqs": [r.seq for r, _ in found],
+        "next_before": found[0][0].seq if found and more and found[0][0].seq > 1 else None,
+        "tokens": tokens,
     }
 
 

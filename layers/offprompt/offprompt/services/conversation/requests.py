@@ -10,6 +10,7 @@ from offprompt.limits import (
     DEFAULT_RUNS_LIMIT,
     MAX_APPEND_ITEMS,
     MAX_CURSOR_CHARS,
+    MAX_ITEMS_LIMIT,
     MAX_LAST_N,
     MAX_LIST_LIMIT,
     MAX_NAME_CHARS,
@@ -82,12 +83,16 @@ class ItemsIn(BaseModel):
 
 
 class ItemsQuery(BaseModel):
-    """`GET /threads/{thread_id}/items`: the newest `limit` items before seq `before` (all when absent)."""
+    """`GET /threads/{thread_id}/items`: the newest `limit` items before seq `before` (all when absent), or the
+    newest that fit `max_tokens`."""
 
     model_config = ConfigDict(defer_build=True, extra="ignore")
 
-    limit: int = Field(default=DEFAULT_RUNS_LIMIT, ge=1, le=MAX_LIST_LIMIT)
+    limit: int | None = Field(default=None, ge=1, le=MAX_ITEMS_LIMIT)  # 20, or MAX_ITEMS_LIMIT with max_tokens
     before: int | None = Field(default=None, ge=1)
+    # The newest items whose stored counts (cl100k_base over each item's JSON) fit, never a tool result without
+    # its call (offprompt.memory.items).
+    max_tokens: int | None = Field(default=None, ge=1, le=MAX_PROMPT_TOKENS)
 
 
 def parse_model(model: type[M], data: Any) -> M:
