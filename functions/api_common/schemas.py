@@ -29,6 +29,30 @@ class ThreadView(_Open):
     thread_id: str
 
 
+class ItemsAppended(_Open):
+    """The seqs the appended items have, in order (a retried request's stored items keep theirs)."""
+
+    seqs: list[int]
+    replayed: int
+
+
+class ItemsPage(_Open):
+    """A framework session's newest items, oldest first; `next_before` pages to older ones (None: no more);
+    `tokens`: their stored counts (cl100k_base over each item's JSON)."""
+
+    items: list[dict[str, Any]]
+    seqs: list[int]
+    next_before: int | None
+    tokens: int
+
+
+class PoppedItem(_Open):
+    """The item a pop removed (None when the session held none)."""
+
+    item: dict[str, Any] | None
+    seq: int | None
+
+
 class PromptStackJSON(_Open):
     """Griptape's PromptStack JSON (`PromptStack.from_dict` reads it)."""
 

@@ -4,11 +4,17 @@
 - `PUT /threads/{thread_id}` body `{max_runs?, memory_type?, offset?, retention_days?}` → the thread
 - `DELETE /threads/{thread_id}` → 204 (idempotent: everything the thread owns is gone afterwards)
 - `GET /threads/{thread_id}/runs?limit=&cursor=&order=asc|desc` → `{"runs": [...], "next_cursor"}`
+- framework session items (docs/adr/0033; a thread holds runs or items, fixed at creation, else 409
+  `thread_kind_mismatch`): `POST /threads/{thread_id}/items` body `{items: [...], request_id?}` → 201
+  `{seqs, replayed}`; `GET /threads/{thread_id}/items?limit=&before=&max_tokens=` → `{items, seqs, next_before,
+  tokens}` (the newest `limit`, or those that fit `max_tokens` without a tool result cut from its call; oldest
+  first); `POST /threads/{thread_id}/items/pop` → `{item, seq}` (the newest, removed atomically)
 
-Direct invocation: `{"tenant", "thread_id", "action": "get"|"configure"|"delete"|"list_runs", ...fields}`;
-bodies and query fields are validated by the same library models (`ThreadConfigRequest`, `RunsQuery`).
+Direct invocation: `{"tenant", "thread_id", "action": "get"|"configure"|"delete"|"list_runs"|"add_items"|
+"get_items"|"pop_item", ...fields}`; bodies and query fields are validated by the same library models
+(`ThreadConfigRequest`, `RunsQuery`, `ItemsIn`, `ItemsQuery`).
 
-Use case: `offprompt.services.conversation.thread_admin`.
+Use cases: `offprompt.services.conversation.thread_admin`, `offprompt.services.conversation.items`.
 """
 
 from http import HTTPStatus
@@ -18,11 +24,12 @@ from api_common.entry import direct_field, direct_fields, json_response
 from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Query, Response
 from api_common.routes import FunctionRoutes
-from api_common.schemas import NO_CONTENT, RunsPage, ThreadView, json_content
+from api_common.schemas import NO_CONTENT, ItemsAppended, ItemsPage, PoppedItem, RunsPage, ThreadView, json_content
 from offprompt.composition.conversation import default_service
-from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_CURSOR_CHARS, MAX_LIST_LIMIT
+from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_CURSOR_CHARS, MAX_ITEMS_LIMIT, MAX_LIST_LIMIT, MAX_PROMPT_TOKENS
 from offprompt.metering import Meter
-from offprompt.services.conversation import RunsQuery, ThreadConfigRequest, parse_model, thread_admin
+from offprompt.services.conversation import RunsQuery, ThreadConfigRequest, items, parse_model, thread_admin
+from offprompt.services.conversation.requests import ItemsIn, ItemsQuery
 
 routes = FunctionRoutes("threads", event_prefixes=("thread",))
 
@@ -105,6 +112,69 @@ def delete_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> An
 def list_runs_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
     thread_id = direct_field(event, "thread_id")
     return list_runs(tenant, thread_id, parse_model(RunsQuery, direct_fields(event, "thread_id")))
+
+
+@routes.post(
+    "/threads/{thread_id}/items",
+    action="add_items",
+    summary="Append framework session items (OpenAI Agents SDK items, Strands messages) to a thread",
+    responses={201: json_content(ItemsAppended, "The items' seqs, in order"), **error_responses(409)},
+)
+def post_items(thread_id: Annotated[str, Path()], request: Annotated[ItemsIn, Body()]) -> Response[Any]:
+    thread = routes.param("thread_id", thread_id)
+    body = items.append_items(default_service(), routes.tenant(), thread, request, meter=routes.meter())
+    return json_response(body, HTTPStatus.CREATED)
+
+
+@routes.get(
+    "/threads/{thread_id}/items",
+    action="get_items",
+    summary="A thread's newest framework session items, oldest first (optionally within a token budget)",
+    responses={
+        200: json_content(ItemsPage, "The newest `limit` items before `before` (or those that fit `max_tokens`)"),
+        **error_responses(409),
+    },
+)
+def get_items(
+    thread_id: Annotated[str, Path()],
+    limit: Annotated[int | None, Query(ge=1, le=MAX_ITEMS_LIMIT)] = None,
+    before: Annotated[int | None, Query(ge=1)] = None,
+    max_tokens: Annotated[int | None, Query(ge=1, le=MAX_PROMPT_TOKENS)] = None,
+) -> Response[Any]:
+    query = ItemsQuery(limit=limit, before=before, max_tokens=max_tokens)
+    thread = routes.param("thread_id", thread_id)
+    return json_response(items.newest_items(default_service(), routes.tenant(), thread, query))
+
+
+@routes.post(
+    "/threads/{thread_id}/items/pop",
+    action="pop_item",
+    summary="Remove and return a thread's newest framework session item (atomic under concurrency)",
+    responses={200: json_content(PoppedItem, "The item removed, or null"), **error_responses(409)},
+)
+def pop_item(thread_id: Annotated[str, Path()]) -> Response[Any]:
+    thread = routes.param("thread_id", thread_id)
+    return json_response(items.pop_item(default_service(), routes.tenant(), thread))
+
+
+@routes.direct("add_items")
+def add_items_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
+    thread_id = direct_field(event, "thread_id")
+    request = parse_model(ItemsIn, direct_fields(event, "thread_id"))
+    return items.append_items(default_service(), tenant, thread_id, request, meter=meter)
+
+
+@routes.direct("get_items")
+def get_items_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
+    thread_id = direct_field(event, "thread_id")
+    return items.newest_items(
+        default_service(), tenant, thread_id, parse_model(ItemsQuery, direct_fields(event, "thread_id"))
+    )
+
+
+@routes.direct("pop_item")
+def pop_item_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
+    return items.pop_item(default_service(), tenant, direct_field(event, "thread_id"))
 
 
 register = routes.register

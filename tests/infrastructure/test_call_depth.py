@@ -284,6 +284,17 @@ def conversation_use_cases(rec: Recorder) -> None:
     with rec.use_case("thread admin"):
         invoke(threads, event("thread_delete_http.json", f"/threads/{tid}", params=p), 204)
 
+    sid = "session-depth"
+    sp = {"thread_id": sid}
+    items_path = f"/threads/{sid}/items"
+    session = [{"role": "user", "content": "hi"}, {"role": "user", "content": "x" * (INLINE_RUN_BYTES + 10)}]
+    with rec.use_case("session items"):  # docs/adr/0033: a big item in S3, read, popped (its body dropped)
+        body = {"items": session, "request_id": "depth"}
+        invoke(threads, event("thread_items_add_http.json", items_path, params=sp, body=body), 201)
+        invoke(threads, event("thread_items_add_http.json", items_path, params=sp, body=body), 201)  # a replay
+        invoke(threads, event("thread_items_get_http.json", items_path, params=sp), 200)
+        invoke(threads, event("thread_items_pop_http.json", items_path + "/pop", params=sp), 200)
+
     messages = [
         {
             "input": json.dumps({"type": "TextArtifact", "value": f"q{i}"}),
@@ -389,6 +400,7 @@ USE_CASES = [
     "add-run",
     "prompt-stack",
     "thread admin",
+    "session items",
     "summarize",
     "/api/threads",
     "process-output",

@@ -140,6 +140,19 @@ def test_conversation_functions(start_function: Start, local_aws: dict[str, Any]
     assert status == 404 and body["code"] == "not_found"
     assert error_type(threads, event("thread_direct.json")) == "NotFound"
 
+    # Framework session items (docs/adr/0033) on the deleted thread's id: a thread of items now.
+    status, added, _ = threads.http(event("thread_items_add_http.json"))
+    assert status == 201 and added == {"seqs": [1, 2], "replayed": 0}, added
+    assert threads.invoke(event("thread_items_add_direct.json")) == {"seqs": [1, 2], "replayed": 2}  # the retry
+    status, page, _ = threads.http(event("thread_items_get_http.json"))
+    assert status == 200 and page["items"] == event("thread_items_add_direct.json")["items"], page
+    assert threads.invoke(event("thread_items_get_direct.json"))["seqs"] == [1, 2]
+    status, popped, _ = threads.http(event("thread_items_pop_http.json"))
+    assert status == 200 and popped["seq"] == 2, popped
+    assert threads.invoke(event("thread_items_pop_direct.json"))["seq"] == 1
+    status, body, _ = add_run.http(event("add_run_http.json"))
+    assert status == 409 and body["code"] == "thread_kind_mismatch", body
+
 
 def test_task_memory_functions(start_text_function: Start, local_aws: dict[str, Any]) -> None:
     process_output = start_text_function("ProcessOutputFunction")

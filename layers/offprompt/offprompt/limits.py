@@ -57,6 +57,12 @@ MAX_RETENTION_DAYS = 36_500
 #: Runs on one page of `GET /threads/{thread_id}/runs` (default 20).
 MAX_LIST_LIMIT = 100
 DEFAULT_RUNS_LIMIT = 20
+#: Items per `POST /threads/{thread_id}/items` (a framework session's append; docs/adr/0033): one transaction of
+#: two items each, the thread's counts and the charge, so an append is all or nothing (unless its inline bodies
+#: pass a transaction's 4 MB: then it commits in order, batch by batch, and a retry converges).
+MAX_APPEND_ITEMS = 32
+#: Items one `GET /threads/{thread_id}/items` reads at most (a page is also cut at MAX_INLINE_RESPONSE_BYTES).
+MAX_ITEMS_LIMIT = 1000
 #: Namespaces or meta entries on one page of the task-memory list routes.
 MAX_PAGE_LIMIT = 1000
 DEFAULT_PAGE_LIMIT = 100

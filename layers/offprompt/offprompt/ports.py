@@ -176,6 +176,17 @@ class ThreadState:
     run_count: int | None = None
     # The run counter as read, trusted or not (the condition of `record_run_count`'s write-back).
     run_count_read: int | None = None
+    # What the thread holds, fixed when it is created (docs/adr/0033): Griptape runs ("runs", also every thread
+    # older than the field) or a framework session's items ("items": OpenAI Agents SDK / Strands entries).
+    kind: Literal["runs", "items"] = "runs"
+
+
+class WrongThreadKind(Exception):
+    """The thread holds the other kind of entries (runs vs framework items): its kind is fixed at creation."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(f"the thread holds {kind}")
+        self.kind = kind
 
 
 class ThreadDeleting(Exception):
@@ -216,10 +227,18 @@ class RunIdTaken(Exception):
 class RunStore(Protocol):
     """Runs of conversation threads, one item per run, ordered by a per-thread sequence number (DynamoDB)."""
 
-    def allocate_seq(self, tenant: str, thread_id: str, now: str, tokens: int = 0, count: int = 1) -> ThreadState:
+    def allocate_seq(
+        self, tenant: str, thread_id: str, now: str, tokens: int = 0, count: int = 1, kind: str = "runs"
+    ) -> ThreadState:
         """Atomically take the next `count` sequence numbers (creating the thread; the state's `next_seq` is the
         last of them) and add `tokens` (the runs' stored counts) to the thread's `run_tokens`.
-        `ThreadDeleting` while a delete of the thread is unfinished."""
+        `ThreadDeleting` while a delete of the thread is unfinished; `WrongThreadKind` (nothing changed) when the
+        thread holds the other `kind` ("runs" or "items"; a thread that never held an entry takes "items")."""
+        ...
+
+    def pop_run(self, tenant: str, thread_id: str, run: StoredRun) -> bool:
+        """Delete `run` (and its run id) only if it is still stored, with the thread's counts and the tenant's
+        gauge, in one transaction: True when this call deleted it, False when another delete took it first."""
         ...
 
     def put_runs(

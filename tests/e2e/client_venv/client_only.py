@@ -215,6 +215,25 @@ def check_errors(api: OffpromptClient) -> None:
         raise AssertionError("nothing listens there")
 
 
+def check_session_items(api: OffpromptClient) -> None:
+    """`offprompt_client.openai_agents` imports and works without the Agents SDK (a structural protocol)."""
+    import asyncio
+
+    from offprompt_client.openai_agents import OffpromptSession
+
+    assert importlib.util.find_spec("agents") is None, "the Agents SDK is installed: this venv holds only the client"
+    session = OffpromptSession(f"items-{uuid.uuid4().hex[:8]}", client=api)
+
+    async def use() -> None:
+        await session.add_items([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
+        assert await session.get_items(limit=1) == [{"role": "assistant", "content": "hello"}]
+        assert await session.pop_item() == {"role": "assistant", "content": "hello"}
+        await session.clear_session()
+        assert await session.get_items() == []
+
+    asyncio.run(use())
+
+
 CHECKS: dict[str, Callable[[OffpromptClient], None]] = {
     "conversation": check_conversation,
     "text_memory": check_text_memory,
@@ -222,6 +241,7 @@ CHECKS: dict[str, Callable[[OffpromptClient], None]] = {
     "large_blob": check_large_blob,
     "large_text": check_large_text,
     "errors": check_errors,
+    "session_items": check_session_items,
 }
 
 

@@ -280,6 +280,28 @@ class OffpromptClient:
     def all_runs(self, thread_id: str, *, page_size: int | None = None, order: str | None = None) -> list[Any]:
         return list(self.iter_runs(thread_id, page_size=page_size, order=order))
 
+    # ------------------------------------------------------------- framework session items (ADR 0033)
+
+    def add_items(self, thread_id: str, items: list[Any], *, request_id: str | None = None) -> Any:
+        """Append framework session items (JSON objects) in order; the same `request_id` again is a retry (stored
+        once). A thread holds runs or items, fixed at creation: the other kind is a 409 `thread_kind_mismatch`."""
+        body: dict[str, Any] = {"items": [_to_dict(i) for i in items]}
+        if request_id is not None:
+            body["request_id"] = request_id
+        return self._json("POST", f"/threads/{_segment(thread_id)}/items", body)
+
+    def get_items(
+        self, thread_id: str, *, limit: int | None = None, before: int | None = None, max_tokens: int | None = None
+    ) -> Any:
+        """The newest `limit` items (before seq `before`), or the newest that fit `max_tokens` (never a tool result
+        without its call), oldest first: `{items, seqs, next_before, tokens}`."""
+        query = {"limit": limit, "before": before, "max_tokens": max_tokens}
+        return self._json("GET", f"/threads/{_segment(thread_id)}/items", query=query)
+
+    def pop_item(self, thread_id: str) -> Any:
+        """Remove the newest item and return `{item, seq}` (`item` None when there is none); atomic."""
+        return self._json("POST", f"/threads/{_segment(thread_id)}/items/pop")
+
     # -------------------------------------------------------------------------------------- task memory
 
     @overload

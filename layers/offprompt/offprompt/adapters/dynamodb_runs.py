@@ -26,13 +26,13 @@ import time
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt.errors import DependencyUnavailable
 from offprompt.metering import Charge
-from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState
+from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState, WrongThreadKind
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
@@ -73,9 +73,18 @@ class DynamoDbRunStore:
         return self._client
 
     # ---- thread ---------------------------------------------------------------------------------------
-    def allocate_seq(self, tenant: str, thread_id: str, now: str, tokens: int = 0, count: int = 1) -> ThreadState:
-        out = self._call(
-            "update_item",
+    def allocate_seq(
+        self, tenant: str, thread_id: str, now: str, tokens: int = 0, count: int = 1, kind: str = "runs"
+    ) -> ThreadState:
+        # The thread's kind is set by its first allocation and checked by every later one (docs/adr/0033): a
+        # thread with no kind and no seq handed out (made by PUT /threads/{id}) takes either; one with no kind and
+        # seqs (older than the field) holds runs.
+        kind_check = (
+            "(#kind = :kind OR (attribute_not_exists(#kind) AND (attribute_not_exists(next_seq) OR next_seq = :zero)))"
+            if kind != "runs"
+            else "(attribute_not_exists(#kind) OR #kind = :kind)"
+        )
+        params: dict[str, Any] = dict(
             TableName=self.table_name,
             Key=_key(thread_pk(tenant, thread_id), THREAD_SK),
             UpdateExpression=(
@@ -83,10 +92,10 @@ class DynamoDbRunStore:
                 "tenant = :tenant, tenant_dir = :tdir, "
                 "thread_id = :thread, summary_version = if_not_exists(summary_version, :zero), "
                 "summary_through_seq = if_not_exists(summary_through_seq, :zero), "
-                "#gen = if_not_exists(#gen, :gen)"
+                "#gen = if_not_exists(#gen, :gen), #kind = if_not_exists(#kind, :kind)"
             ),
-            ConditionExpression="attribute_not_exists(#deleting)",
-            ExpressionAttributeNames={"#gen": "generation", "#deleting": "deleting"},
+            ConditionExpression="attribute_not_exists(#deleting) AND " + kind_check,
+            ExpressionAttributeNames={"#gen": "generation", "#deleting": "deleting", "#kind": "kind"},
             ExpressionAttributeValues={
                 ":one": {"N": str(count)},
                 ":tokens": {"N": str(max(0, tokens))},
@@ -96,10 +105,24 @@ class DynamoDbRunStore:
                 ":tdir": {"S": tenant_index_value(tenant, thread_pk(tenant, thread_id))},
                 ":thread": {"S": thread_id},
                 ":gen": {"S": uuid.uuid4().hex},
+                ":kind": {"S": kind},
             },
             ReturnValues="ALL_NEW",
-            refuse_when_deleting=True,
         )
+        try:
+            out = self.client.update_item(**params)
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":
+                raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
+            # Why it was refused: the thread as it is now (a delete's mark, or the other kind).
+            item = self._get(thread_pk(tenant, thread_id), THREAD_SK)
+            if item is not None and "deleting" not in item:
+                held = _kind(item)
+                if held != kind:
+                    raise WrongThreadKind(held) from None
+            raise ThreadDeleting() from None
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
         return _thread_state(tenant, thread_id, out["Attributes"])
 
     def get_thread(self, tenant: str, thread_id: str) -> ThreadState | None:
@@ -334,6 +357,40 @@ class DynamoDbRunStore:
                 deletes.append(_Delete(_key(pk, run_sk(r.seq)), r.metered_bytes, run=True, expiring=r.expires_at))
                 deletes.append(_Delete(_key(pk, runid_sk(r.run_id)), 0, run=False, expiring=None))
             self._transact_deletes(tenant, pk, deletes, count_on_thread=True)
+
+    def pop_run(self, tenant: str, thread_id: str, run: StoredRun) -> bool:
+        """One transaction: the run deleted only if it is still there (so two concurrent pops of the same run
+        cannot both succeed), its run id, the thread's counts and the gauge down by its metered bytes."""
+        pk = thread_pk(tenant, thread_id)
+        with_gauge = run.metered_bytes > 0
+        for attempt in range(_TRANSACTION_ATTEMPTS):
+            tx = Transaction()
+            run_key = _key(pk, run_sk(run.seq))
+            tx.delete(
+                "run", {"TableName": self.table_name, "Key": run_key, "ConditionExpression": "attribute_exists(pk)"}
+            )
+            tx.delete("run_id", {"TableName": self.table_name, "Key": _key(pk, runid_sk(run.run_id))})
+            tx.update("thread", _count_deleted_runs(self.table_name, pk, 1, 1 if run.expires_at is not None else 0))
+            if with_gauge:
+                tx.add("gauge", stored_bytes_release(self.table_name, tenant, run.metered_bytes))
+            try:
+                with tx.cancellation():
+                    self.client.transact_write_items(TransactItems=tx.request())
+                return True
+            except Cancelled as cancelled:
+                if cancelled.failed("run"):
+                    return False  # another pop (or a thread delete, or TTL) took it first
+                if cancelled.failed("thread"):
+                    raise ThreadDeleting() from None
+                if cancelled.failed("gauge"):
+                    with_gauge = False  # an erased tenant's gauge is never re-created
+                    continue
+                if not cancelled.conflicted:
+                    raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+                time.sleep(0.02 * (attempt + 1))  # a concurrent transaction on the same items: try again
+            except (ClientError, BotoCoreError) as exc:
+                raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+        raise DependencyUnavailable("DynamoDB pop kept conflicting with other writes; retry it")
 
     def record_run_count(self, state: ThreadState, count: int) -> None:
         names = {"#n": "run_count", "#ok": "runs_counted", "#exp": "expiring_runs", "#deleting": "deleting"}
@@ -682,7 +739,14 @@ def _thread_state(tenant: str, thread_id: str, item: dict[str, Any]) -> ThreadSt
         metadata_json=_s(item, "metadata_json"),
         run_count=max(0, run_count or 0) if trusted else None,
         run_count_read=run_count,
+        kind=_kind(item),
     )
+
+
+def _kind(item: dict[str, Any]) -> Literal["runs", "items"]:
+    """A thread item's kind: "items" when its first allocation said so; no kind and seqs given out is "runs"
+    (threads older than the field); no kind and no seq is undecided, read as "runs" (its first add decides)."""
+    return "items" if _s(item, "kind") == "items" else "runs"
 
 
 def _run_item(pk: str, run: StoredRun, tenant: str, thread_id: str, *, metered_bytes: int) -> dict[str, Any]:

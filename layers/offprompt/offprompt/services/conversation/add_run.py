@@ -17,9 +17,9 @@ from offprompt.identifiers import canonical_hash, check_identifier
 from offprompt.memory.conversation import run_token_counts
 from offprompt.memory.run import Run
 from offprompt.metering import Meter
-from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState
+from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState, WrongThreadKind
 from offprompt.services.conversation.context import Conversation, now_iso
-from offprompt.services.conversation.errors import ThreadDeleted
+from offprompt.services.conversation.errors import ThreadDeleted, ThreadKindMismatch
 from offprompt.services.conversation.requests import RunIn
 from offprompt.services.conversation.results import AddRunResult
 from offprompt.services.conversation.summarize import summarize
@@ -78,6 +78,8 @@ def store_run(
         state = conv.runs.allocate_seq(tenant, thread_id, now_iso(now), tokens=input_tokens + output_tokens)
     except ThreadDeleting:
         raise ThreadDeleted(thread_id) from None
+    except WrongThreadKind as wrong:
+        raise ThreadKindMismatch(thread_id, wrong.kind) from None
     seq, generation = state.next_seq, state.generation or ""
     if len(data) > conv.inline_run_bytes:
         assert conv.blobs is not None
@@ -174,6 +176,8 @@ def store_batch(
         state = conv.runs.allocate_seq(tenant, thread_id, now_iso(now), tokens=tokens, count=len(batch))
     except ThreadDeleting:
         raise ThreadDeleted(thread_id) from None
+    except WrongThreadKind as wrong:
+        raise ThreadKindMismatch(thread_id, wrong.kind) from None
     first, generation = state.next_seq - len(batch) + 1, state.generation or ""
     expires = int(now) + state.retention_days * DAY if state.retention_days else None
     stored: list[StoredRun] = []

@@ -53,7 +53,7 @@ from offprompt.metering import Meter, runs_quota_exceeded
 from offprompt.ports import StoredRun, ThreadDeleting, ThreadState
 from offprompt.services.conversation.add_run import parse_run, run_batches, store_batch
 from offprompt.services.conversation.context import Conversation, now_iso
-from offprompt.services.conversation.errors import ThreadDeleted
+from offprompt.services.conversation.errors import ThreadDeleted, ThreadKindMismatch
 from offprompt.services.conversation.results import AddRunResult
 from offprompt.services.conversation.thread_admin import delete_thread, visible_floor
 
@@ -172,6 +172,8 @@ class CloudThreadsService:
     # ---- messages -------------------------------------------------------------------------------------
     def messages(self, tenant: str, thread_id: str, query: dict[str, str]) -> dict[str, Any]:
         state = self._state(tenant, thread_id)
+        if state.kind != "runs":  # a framework session's items are not Griptape runs (docs/adr/0033)
+            raise ThreadKindMismatch(thread_id, state.kind)
         page = _positive(query.get("page"), "page", 1)
         page_size = _positive(query.get("page_size"), "page_size", DEFAULT_PAGE_SIZE)
         if page_size > MAX_PAGE_SIZE:

@@ -21,6 +21,7 @@ from offprompt.ports import StoredRun, Tokenizer
 from offprompt.prompt import PromptStack
 from offprompt.prompt.render import render_messages
 from offprompt.services.conversation.context import Conversation
+from offprompt.services.conversation.errors import ThreadKindMismatch
 from offprompt.services.conversation.requests import PromptStackRequest
 from offprompt.services.conversation.results import PromptStackResult
 from offprompt.services.conversation.run_bodies import decode_stored_run
@@ -77,6 +78,8 @@ def build_prompt_stack(
     state = conv.runs.get_thread(tenant, thread_id)
     if state is None:
         return PromptStackResult(stack, tokenizer.count_tokens(render_messages(stack.messages)), None, index)
+    if state.kind != "runs":  # a framework session's items are not Griptape runs (docs/adr/0033)
+        raise ThreadKindMismatch(thread_id, state.kind)
     summary_memory = state.memory_type == "summary"
     cap = request.last_n
     if not summary_memory and state.max_runs is not None:

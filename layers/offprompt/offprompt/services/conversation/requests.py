@@ -8,7 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from offprompt.limits import (
     DEFAULT_RUNS_LIMIT,
+    MAX_APPEND_ITEMS,
     MAX_CURSOR_CHARS,
+    MAX_ITEMS_LIMIT,
     MAX_LAST_N,
     MAX_LIST_LIMIT,
     MAX_NAME_CHARS,
@@ -68,6 +70,29 @@ class RunIn(BaseModel):
     meta: dict[str, Any] | None = None
     input: dict[str, Any]
     output: dict[str, Any]
+
+
+class ItemsIn(BaseModel):
+    """`POST /threads/{thread_id}/items`: framework session items (OpenAI Agents SDK input items, Strands messages:
+    JSON objects) to append in order. `request_id` makes a retry converge: the same id and items are stored once."""
+
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
+
+    items: list[dict[str, Any]] = Field(min_length=1, max_length=MAX_APPEND_ITEMS)
+    request_id: str | None = Field(default=None, min_length=1, max_length=MAX_NAME_CHARS)
+
+
+class ItemsQuery(BaseModel):
+    """`GET /threads/{thread_id}/items`: the newest `limit` items before seq `before` (all when absent), or the
+    newest that fit `max_tokens`."""
+
+    model_config = ConfigDict(defer_build=True, extra="ignore")
+
+    limit: int | None = Field(default=None, ge=1, le=MAX_ITEMS_LIMIT)  # 20, or MAX_ITEMS_LIMIT with max_tokens
+    before: int | None = Field(default=None, ge=1)
+    # The newest items whose stored counts (cl100k_base over each item's JSON) fit, never a tool result without
+    # its call (offprompt.memory.items).
+    max_tokens: int | None = Field(default=None, ge=1, le=MAX_PROMPT_TOKENS)
 
 
 def parse_model(model: type[M], data: Any) -> M:

@@ -19,7 +19,7 @@ def summarize(conv: Conversation, tenant: str, thread_id: str) -> SummarizeResul
     """
     check_identifier("thread_id", thread_id)
     state = conv.runs.get_thread(tenant, thread_id)
-    if state is None or state.memory_type != "summary":
+    if state is None or state.memory_type != "summary" or state.kind != "runs":  # items are never summarized
         return SummarizeResult("not_summary_memory")
     stored = list(conv.runs.iter_full(tenant, thread_id, lo=state.summary_through_seq + 1, now_epoch=int(conv.clock())))
     to_sum = stored[: max(0, len(stored) - state.offset)]

@@ -12,7 +12,7 @@ from offprompt.limits import MAX_LIST_LIMIT
 from offprompt.ports import ThreadDeleting, ThreadState
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.cursor import decode_cursor, encode_cursor
-from offprompt.services.conversation.errors import ThreadDeleted
+from offprompt.services.conversation.errors import ThreadDeleted, ThreadKindMismatch
 from offprompt.services.conversation.requests import ThreadConfigRequest
 
 
@@ -100,6 +100,8 @@ def list_runs(
     state = conv.runs.get_thread(tenant, thread_id)
     if state is None:
         return {"runs": [], "next_cursor": None}
+    if state.kind != "runs":  # a framework session's items: GET /threads/{thread_id}/items (docs/adr/0033)
+        raise ThreadKindMismatch(thread_id, state.kind)
     if floor is None:
         floor = visible_floor(conv, state, None)
     newest_first = order == "desc"
@@ -158,6 +160,7 @@ def _thread_view(state: ThreadState, *, stored: int, visible: int) -> dict[str, 
         }
     return {
         "thread_id": state.thread_id,
+        "kind": state.kind,
         "memory_type": state.memory_type,
         "max_runs": state.max_runs,
         "offset": state.offset,

@@ -1,0 +1,185 @@
+"""Strands Agents sessions stored in offprompt (extra `strands`): a `SessionRepository` for Strands'
+`RepositorySessionManager`, over threads of items (docs/adr/0033), so sessions, agents and messages get offprompt's
+storage: concurrency-safe appends, payloads past 400 KB in S3, tenant isolation, retention, export and erase.
+
+    from strands import Agent
+    from offprompt_client.strands import OffpromptSessionManager
+
+    agent = Agent(session_manager=OffpromptSessionManager("support-42", base_url="http://127.0.0.1:3000"))
+
+Storage, each record one item appended to a thread (latest wins; nothing is rewritten in place):
+- thread `{session_id}`: the session record, then one `agent` marker per agent created in it;
+- thread `{session_id}.agent.{agent_id}`: the agent's state, one item per `create_agent`/`update_agent` (a read is
+  the newest item: one GetItem + one Query of one item, however often the agent was synced);
+- thread `{session_id}.messages.{agent_id}`: one item per `create_message`, and one per `update_message` (a
+  redaction) carrying the same `message_id`: reads fold them, the newest version of each message id wins.
+`delete_session` deletes the three kinds of threads (the agents from the session thread's markers).
+
+Connection settings as the other doors: `base_url` (default `OFFPROMPT_API_URL`, else the local stack),
+`api_key` (default `OFFPROMPT_API_KEY`), `tenant` (the local stack's header).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from strands.session.repository_session_manager import RepositorySessionManager
+from strands.session.session_repository import SessionRepository
+from strands.types.exceptions import SessionException
+from strands.types.session import Session, SessionAgent, SessionMessage
+
+from offprompt_client.client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
+
+__all__ = ["OffpromptSessionManager", "OffpromptSessionRepository"]
+
+LOCAL_URL = "http://127.0.0.1:3000"
+PAGE = 100
+ATTEMPTS = 4
+
+
+class OffpromptSessionRepository(SessionRepository):
+    """Strands' `SessionRepository` on offprompt threads of items."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        tenant: str | None = None,
+        timeout: float = 30.0,
+        client: OffpromptClient | None = None,
+    ) -> None:
+        if client is None:
+            url = base_url or os.environ.get("OFFPROMPT_API_URL") or LOCAL_URL
+            key = api_key if api_key is not None else os.environ.get("OFFPROMPT_API_KEY")
+            headers = {"Authorization": f"Bearer {key}"} if key else None
+            client = OffpromptClient(url, tenant=tenant, headers=headers, timeout=timeout)
+        self.client = client
+
+    # ---- threads ------------------------------------------------------------------------------------------
+    @staticmethod
+    def _agent_thread(session_id: str, agent_id: str) -> str:
+        return f"{session_id}.agent.{agent_id}"
+
+    @staticmethod
+    def _messages_thread(session_id: str, agent_id: str) -> str:
+        return f"{session_id}.messages.{agent_id}"
+
+    # ---- sessions -----------------------------------------------------------------------------------------
+    def create_session(self, session: Session, **kwargs: Any) -> Session:
+        if self._records(session.session_id, "session"):
+            raise SessionException(f"Session {session.session_id} already exists")
+        self._append(session.session_id, [{"record": "session", "session": session.to_dict()}])
+        return session
+
+    def read_session(self, session_id: str, **kwargs: Any) -> Session | None:
+        found = self._records(session_id, "session")
+        return Session.from_dict(found[-1]["session"]) if found else None
+
+    def delete_session(self, session_id: str, **kwargs: Any) -> None:
+        records = self._all(session_id)
+        if not any(r.get("record") == "session" for r in records):
+            raise SessionException(f"Session {session_id} does not exist")
+        for agent_id in {r["agent_id"] for r in records if r.get("record") == "agent"}:
+            for thread in (self._agent_thread(session_id, agent_id), self._messages_thread(session_id, agent_id)):
+                self._retry(functools.partial(self.client.delete_thread, thread), True)
+        self._retry(lambda: self.client.delete_thread(session_id), True)
+
+    # ---- agents -------------------------------------------------------------------------------------------
+    def create_agent(self, session_id: str, session_agent: SessionAgent, **kwargs: Any) -> None:
+        self._append(self._agent_thread(session_id, session_agent.agent_id), [session_agent.to_dict()])
+        self._append(session_id, [{"record": "agent", "agent_id": session_agent.agent_id}])
+
+    def read_agent(self, session_id: str, agent_id: str, **kwargs: Any) -> SessionAgent | None:
+        page = self._retry(lambda: self.client.get_items(self._agent_thread(session_id, agent_id), limit=1), True)
+        return SessionAgent.from_dict(page["items"][-1]) if page["items"] else None
+
+    def update_agent(self, session_id: str, session_agent: SessionAgent, **kwargs: Any) -> None:
+        previous = self.read_agent(session_id, session_agent.agent_id)
+        if previous is None:
+            raise SessionException(f"Agent {session_agent.agent_id} in session {session_id} does not exist")
+        session_agent.created_at = previous.created_at
+        self._append(self._agent_thread(session_id, session_agent.agent_id), [session_agent.to_dict()])
+
+    # ---- messages -----------------------------------------------------------------------------------------
+    def create_message(self, session_id: str, agent_id: str, session_message: SessionMessage, **kwargs: Any) -> None:
+        self._append(self._messages_thread(session_id, agent_id), [session_message.to_dict()])
+
+    def read_message(self, session_id: str, agent_id: str, message_id: int, **kwargs: Any) -> SessionMessage | None:
+        return self._messages(session_id, agent_id).get(message_id)
+
+    def update_message(self, session_id: str, agent_id: str, session_message: SessionMessage, **kwargs: Any) -> None:
+        previous = self.read_message(session_id, agent_id, session_message.message_id)
+        if previous is None:
+            raise SessionException(f"Message {session_message.message_id} does not exist")
+        session_message.created_at = previous.created_at
+        self._append(self._messages_thread(session_id, agent_id), [session_message.to_dict()])
+
+    def list_messages(
+        self, session_id: str, agent_id: str, limit: int | None = None, offset: int = 0, **kwargs: Any
+    ) -> list[SessionMessage]:
+        messages = [m for _, m in sorted(self._messages(session_id, agent_id).items())]
+        return messages[offset:] if limit is None else messages[offset : offset + limit]
+
+    def _messages(self, session_id: str, agent_id: str) -> dict[int, SessionMessage]:
+        latest: dict[int, SessionMessage] = {}
+        for item in self._all(self._messages_thread(session_id, agent_id)):  # oldest first: later versions win
+            message = SessionMessage.from_dict(item)
+            latest[message.message_id] = message
+        return latest
+
+    # ---- transport ----------------------------------------------------------------------------------------
+    def _records(self, thread: str, record: str) -> list[dict[str, Any]]:
+        return [r for r in self._all(thread) if r.get("record") == record]
+
+    def _all(self, thread: str) -> list[Any]:
+        found: list[Any] = []
+        before: int | None = None
+        while True:
+            page = self._retry(functools.partial(self.client.get_items, thread, limit=PAGE, before=before), True)
+            found[:0] = page["items"]
+            before = page["next_before"]
+            if before is None:
+                return found
+
+    def _append(self, thread: str, items: list[Any]) -> None:
+        request_id = uuid.uuid4().hex  # the same for every attempt: a retry is stored once
+        self._retry(lambda: self.client.add_items(thread, items, request_id=request_id), True)
+
+    def _retry(self, call: Callable[[], Any], idempotent: bool) -> Any:
+        for attempt in range(ATTEMPTS):
+            try:
+                return call()
+            except OffpromptConnectionError:
+                if not idempotent or attempt == ATTEMPTS - 1:
+                    raise
+            except OffpromptClientError as error:
+                if error.status not in (429, 503) or attempt == ATTEMPTS - 1:
+                    raise
+            time.sleep(0.2 * 2**attempt)
+        raise AssertionError("unreachable")
+
+
+class OffpromptSessionManager(RepositorySessionManager):
+    """Strands' `RepositorySessionManager` on an `OffpromptSessionRepository` (redaction included)."""
+
+    def __init__(
+        self,
+        session_id: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        tenant: str | None = None,
+        timeout: float = 30.0,
+        client: OffpromptClient | None = None,
+        **kwargs: Any,
+    ) -> None:
+        repository = OffpromptSessionRepository(
+            base_url=base_url, api_key=api_key, tenant=tenant, timeout=timeout, client=client
+        )
+        super().__init__(session_id=session_id, session_repository=repository, **kwargs)
