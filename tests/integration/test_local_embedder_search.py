@@ -104,5 +104,5 @@ def test_the_service_wiring_uses_the_override(
     finally:
         set_embedder_override(None)
     assert service_store.ensure_index() is True  # type: ignore[attr-defined]
-    service_store.store(SCOPE, 0, [TextArtifact(text) for text in TEXTS])
+    service_store.store(SCOPE, 0, [TextArtifact(text) for text in TEXTS], searchable=True)  # search at once
     assert service_store.search(SCOPE, "vehicle", 1, "hybrid")[0].position == AUTOMOBILE

@@ -585,21 +585,22 @@ def test_first_store_creates_a_missing_index_from_the_definition(opensearch_clie
         opensearch_client.indices.delete(index=index, ignore_unavailable=True)
 
 
-def test_the_service_store_is_searchable_when_it_returns(
+def test_the_service_store_is_searchable_when_asked(
     opensearch_client: OpenSearch, opensearch_index: str, opensearch_url: str
 ) -> None:
-    # A later workflow step may search right after process-output returns. With a 2 s refresh interval a plain
-    # store is not searchable at once (checked first); the store the services build waits for the refresh.
+    # ADR 0031: the store the services build answers once the text is loadable, without waiting for a refresh;
+    # asked (`searchable`, what `consistency: "search"` passes), it answers once a search finds the text. With a 2 s
+    # refresh interval: a plain store is not searchable at once, an asked one is.
     from offprompt.composition.task_memory import text_store_from_settings
     from offprompt.config import load_settings
 
     opensearch_client.indices.put_settings(index=opensearch_index, body={"index": {"refresh_interval": "2s"}})
     scope = TextScope("t", "m", "ns")
-    plain = OpenSearchTextStore(opensearch_client, opensearch_index, TOKENIZER)
-    plain.store(scope, 0, [TextArtifact("quetzalcoatl feathers")])
-    assert plain.search(scope, "quetzalcoatl", 5, "bm25") == []
     env = {"OFFPROMPT_OPENSEARCH_URL": opensearch_url, "OFFPROMPT_OPENSEARCH_INDEX": opensearch_index}
     service_store = text_store_from_settings(load_settings(env))
     assert isinstance(getattr(service_store, "tokenizer", None), BpeOpenAiTokenizer)
-    service_store.store(scope, 1, [TextArtifact("axolotl gills")])
+    service_store.store(scope, 0, [TextArtifact("quetzalcoatl feathers")])
+    assert service_store.search(scope, "quetzalcoatl", 5, "bm25") == []  # not waited for
+    assert [a.value for a in service_store.load(scope, [(0, 1)])] == ["quetzalcoatl feathers"]  # loadable at once
+    service_store.store(scope, 1, [TextArtifact("axolotl gills")], searchable=True)
     assert [hit.position for hit in service_store.search(scope, "axolotl", 5, "bm25")] == [1]
