@@ -10,6 +10,7 @@ invocation).
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -232,10 +233,11 @@ def test_mcp_function(start_text_function: Start, local_aws: dict[str, Any]) -> 
     assert stored["content"][0]["text"].startswith('Output of "WebTool.fetch" was stored'), stored
     loaded = mcp_call(mcp, 6, "tools/call", {"name": "load_artifacts", "arguments": {"namespace": namespace}})
     assert loaded["content"][0]["text"] == text, loaded
-    found = mcp_call(
-        mcp, 7, "tools/call", {"name": "search_memory", "arguments": {"namespace": namespace, "query": "brown fox"}}
-    )
-    assert found["structuredContent"]["hits"], found
+    search = {"name": "search_memory", "arguments": {"namespace": namespace, "query": "brown fox"}}
+    waited_until = time.monotonic() + 15  # a store answers once loadable; search sees it within ~1 s (ADR 0031)
+    while not (found := mcp_call(mcp, 7, "tools/call", search))["structuredContent"]["hits"]:
+        assert time.monotonic() < waited_until, found
+        time.sleep(0.5)
     failed = mcp_call(mcp, 8, "tools/call", {"name": "get_context", "arguments": {"thread_id": 7}})
     assert failed["isError"] is True and failed["structuredContent"]["code"] == "schema_invalid", failed
     status, body, headers = mcp.http(event("mcp_get_http.json"))
