@@ -40,6 +40,12 @@ ROUTES: tuple[str, ...] = (
     "GET /usage",
     "POST /export",
     "DELETE /tenant",
+    # The framework doors (ADR 0032, 0033): no smoke check drives them yet, so the summary names them as not exercised.
+    "POST /threads/{thread_id}/items",
+    "GET /threads/{thread_id}/items",
+    "POST /threads/{thread_id}/items/pop",
+    "POST /mcp",
+    "GET /mcp",
 )
 #: How often one request is retried after `429 rate_limited`, and the pause before each retry.
 RATE_RETRIES = 8
