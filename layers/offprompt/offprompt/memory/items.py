@@ -15,31 +15,27 @@ from typing import Any
 
 def call_ids(item: Any) -> set[str]:
     """The tool-call ids an item opens (a call)."""
-    if not isinstance(item, dict):
-        return set()
-    found: set[str] = set()
-    kind = item.get("type")
-    if isinstance(kind, str) and kind.endswith("_call") and isinstance(item.get("call_id"), str):
-        found.add(item["call_id"])
-    for block in _blocks(item):
-        use = block.get("toolUse")
-        if isinstance(use, dict) and isinstance(use.get("toolUseId"), str):
-            found.add(use["toolUseId"])
-    return found
+    return _ids(item, "_call", "toolUse")
 
 
 def result_ids(item: Any) -> set[str]:
     """The tool-call ids an item answers (a result)."""
+    return _ids(item, "_call_output", "toolResult")
+
+
+def _ids(item: Any, type_suffix: str, block_key: str) -> set[str]:
+    """OpenAI Responses items of a type ending in `type_suffix` (by `call_id`), Converse blocks `block_key` (by
+    `toolUseId`)."""
     if not isinstance(item, dict):
         return set()
     found: set[str] = set()
     kind = item.get("type")
-    if isinstance(kind, str) and kind.endswith("_call_output") and isinstance(item.get("call_id"), str):
+    if isinstance(kind, str) and kind.endswith(type_suffix) and isinstance(item.get("call_id"), str):
         found.add(item["call_id"])
     for block in _blocks(item):
-        result = block.get("toolResult")
-        if isinstance(result, dict) and isinstance(result.get("toolUseId"), str):
-            found.add(result["toolUseId"])
+        inner = block.get(block_key)
+        if isinstance(inner, dict) and isinstance(inner.get("toolUseId"), str):
+            found.add(inner["toolUseId"])
     return found
 
 

@@ -16,7 +16,7 @@ from offprompt.errors import Conflict, PayloadTooLarge
 from offprompt.identifiers import canonical_hash, check_identifier
 from offprompt.memory.conversation import run_token_counts
 from offprompt.memory.run import Run
-from offprompt.metering import Meter
+from offprompt.metering import Charge, Meter
 from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState, WrongThreadKind
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.errors import ThreadDeleted, ThreadKindMismatch
@@ -204,17 +204,7 @@ def store_batch(
                     memory_type=state.memory_type,
                 )
             )
-        charge = None
-        if meter is not None:
-            in_s3 = sum(r.size for r in stored if r.blob_key)
-            in_dynamodb = sum(r.size for r in stored if not r.blob_key)
-            charge = meter.charge(
-                stored_bytes=in_s3 + in_dynamodb,
-                runs_added=len(stored),
-                tokens_stored=tokens,
-                bytes_stored_s3=in_s3,
-                bytes_stored_dynamodb=in_dynamodb,
-            )
+        charge = run_charge(meter, stored, tokens)
         conv.runs.put_runs(tenant, thread_id, stored, generation, charge=charge)
     except ThreadDeleting:
         _drop(conv, bodies)
@@ -231,6 +221,21 @@ def store_batch(
         meter.settle(charge)
     _after_add(conv, state, state.next_seq)
     return [AddRunResult(p.run.to_dict(), r.seq, replayed=False) for p, r in zip(batch, stored, strict=True)]
+
+
+def run_charge(meter: Meter | None, stored: list[StoredRun], tokens: int) -> Charge | None:
+    """What storing `stored` (runs or session items) charges the tenant: committed in their own transaction."""
+    if meter is None:
+        return None
+    in_s3 = sum(r.size for r in stored if r.blob_key)
+    in_dynamodb = sum(r.size for r in stored if not r.blob_key)
+    return meter.charge(
+        stored_bytes=in_s3 + in_dynamodb,
+        runs_added=len(stored),
+        tokens_stored=tokens,
+        bytes_stored_s3=in_s3,
+        bytes_stored_dynamodb=in_dynamodb,
+    )
 
 
 def _drop(conv: Conversation, keys: list[str]) -> None:
@@ -290,6 +295,6 @@ def prune(conv: Conversation, state: ThreadState, seq: int) -> int:
 
 def _burned(conv: Conversation, tenant: str, thread_id: str, count: int = 1) -> None:
     try:
-        conv.runs.record_burned(tenant, thread_id, count)
+        conv.runs._burned(tenant, thread_id, count)
     except Exception:
         logger.exception("could not record a burned sequence number")

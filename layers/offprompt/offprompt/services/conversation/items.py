@@ -26,6 +26,7 @@ from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_APPEND_ITEMS, MAX_INLINE_RE
 from offprompt.memory.items import without_orphan_results
 from offprompt.metering import Meter
 from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState, WrongThreadKind
+from offprompt.services.conversation.add_run import run_charge
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.errors import ThreadDeleted, ThreadKindMismatch
 from offprompt.services.conversation.requests import ItemsIn, ItemsQuery
@@ -124,17 +125,7 @@ def _store(
                     memory_type="buffer",  # never summarized (the summarizer's stream filter skips buffer runs)
                 )
             )
-        charge = None
-        if meter is not None:
-            in_s3 = sum(r.size for r in stored if r.blob_key)
-            in_dynamodb = sum(r.size for r in stored if not r.blob_key)
-            charge = meter.charge(
-                stored_bytes=in_s3 + in_dynamodb,
-                runs_added=len(stored),
-                tokens_stored=tokens,
-                bytes_stored_s3=in_s3,
-                bytes_stored_dynamodb=in_dynamodb,
-            )
+        charge = run_charge(meter, stored, tokens)
         conv.runs.put_runs(tenant, thread_id, stored, generation, charge=charge)
     except ThreadDeleting:
         _drop(conv, bodies)
@@ -270,6 +261,7 @@ def _check_kind(state: ThreadState) -> None:
         raise ThreadKindMismatch(state.thread_id, state.kind)
 
 
+# Its own store calls (not add_run's helpers): this use case reaches its stores through no other module.
 def _drop(conv: Conversation, keys: list[str]) -> None:
     for k in keys:
         conv.bodies.drop(k)
