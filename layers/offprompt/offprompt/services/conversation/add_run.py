@@ -295,6 +295,6 @@ def prune(conv: Conversation, state: ThreadState, seq: int) -> int:
 
 def _burned(conv: Conversation, tenant: str, thread_id: str, count: int = 1) -> None:
     try:
-        conv.runs._burned(tenant, thread_id, count)
+        conv.runs.record_burned(tenant, thread_id, count)
     except Exception:
         logger.exception("could not record a burned sequence number")
