@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -688,6 +688,10 @@ class RecordStore(Protocol):
         """Every live (unexpired, not deleted) current item under a namespace prefix."""
         ...
 
+    def namespaces(self, tenant: str, prefix: tuple[str, ...], now: float) -> set[tuple[str, ...]]:
+        """The namespaces of the live current items under a namespace prefix (keys and namespaces only read)."""
+        ...
+
     def query_at(self, tenant: str, prefix: tuple[str, ...], at: float, now: float) -> Iterator[StoredRecord]:
         """Every unexpired, not deleted version under a namespace prefix that was valid at `at`."""
         ...
@@ -719,7 +723,10 @@ class RecordBodyStore(Protocol):
         """Store the bytes; returns their key (the item's `body_key`), unique to this writer."""
         ...
 
-    def get(self, key: str) -> bytes: ...
+    def value(self, record: StoredRecord) -> dict[str, Any] | None:
+        """The version's value: inline in its item or its S3 body (`DependencyUnavailable` when gone); None for a
+        tombstone."""
+        ...
 
     def drop(self, key: str) -> None:
         """Best-effort delete of a body no committed version references (logged, never raised)."""

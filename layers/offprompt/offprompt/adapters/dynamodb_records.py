@@ -108,6 +108,11 @@ class DynamoDbRecordStore:
         for item in self._query(record_prefix(prefix), tenant, filter_=filter_, values={":now": _n(now)}):
             yield _record(item)
 
+    def namespaces(self, tenant: str, prefix: tuple[str, ...], now: float) -> set[tuple[str, ...]]:
+        filter_ = f"{_LIVE} AND attribute_not_exists(deleted)"
+        items = self._query(record_prefix(prefix), tenant, filter_=filter_, values={":now": _n(now)}, projection="ns")
+        return {tuple(item["ns"]["S"].split(".")) for item in items}
+
     def query_at(self, tenant: str, prefix: tuple[str, ...], at: float, now: float) -> Iterator[StoredRecord]:
         filter_ = (
             f"{_LIVE} AND attribute_not_exists(deleted) AND valid_from <= :at "
@@ -230,6 +235,7 @@ class DynamoDbRecordStore:
         forward: bool = True,
         filter_: str | None = None,
         values: dict[str, Any] | None = None,
+        projection: str | None = None,
     ) -> Iterator[dict[str, Any]]:
         params: dict[str, Any] = {
             "TableName": self.table_name,
@@ -240,6 +246,8 @@ class DynamoDbRecordStore:
         }
         if filter_:
             params["FilterExpression"] = filter_
+        if projection:
+            params["ProjectionExpression"] = projection
         start: dict[str, Any] | None = None
         while True:
             out = self._call("query", **params, **({"ExclusiveStartKey": start} if start else {}))

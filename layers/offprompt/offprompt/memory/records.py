@@ -19,10 +19,12 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from offprompt.errors import InvalidInput
 from offprompt.identifiers import check_identifier
+from offprompt.limits import MAX_JSON_DEPTH
 
 MAX_LABELS = 8
 #: Conditions of one filter.
@@ -77,8 +79,16 @@ def check_key(value: object) -> str:
 
 
 def check_value(value: object) -> dict[str, Any]:
+    """A record's value: a JSON object nested at most MAX_JSON_DEPTH levels (deeper would recurse when written)."""
     if not isinstance(value, dict):
         raise InvalidInput("value must be a JSON object")
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise InvalidInput(f"value is nested deeper than {MAX_JSON_DEPTH} levels")
+        children = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
     return value
 
 
@@ -296,3 +306,36 @@ def expires_at(now: float, ttl_minutes: float | None) -> int | None:
 def is_live(expires: float | None, now: float) -> bool:
     """An item with `expires_at` at or before now is expired, swept or not."""
     return expires is None or expires > now
+
+
+# ---- times ----------------------------------------------------------------------------------------------------
+def millis(epoch: float) -> float:
+    """A time as records keep it: whole milliseconds, so its ISO form (`iso`) reads back (`parse_time`) exactly."""
+    return round(math.floor(epoch * 1000) / 1000, 3)
+
+
+def iso(epoch: float | None) -> str | None:
+    """ISO 8601 UTC with milliseconds (`2026-12-02T15:50:01.123Z`)."""
+    if epoch is None:
+        return None
+    ms = round(epoch * 1000)
+    base = datetime.fromtimestamp(ms // 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{base}.{ms % 1000:03d}Z"
+
+
+def parse_time(value: object, what: str = "as_of") -> float | None:
+    """An `as_of`: ISO 8601 (a zone is required; `Z` is UTC) or epoch seconds, as a records time."""
+    if value is None:
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if not math.isfinite(value) or not 0 <= value < 1e11:
+            raise InvalidInput(f"{what} must be a time: ISO 8601 with a zone, or epoch seconds")
+        return round(float(value), 3)
+    if isinstance(value, str) and len(value) <= 64:
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError:
+            parsed = None
+        if parsed is not None and parsed.tzinfo is not None:
+            return round(parsed.timestamp(), 3)
+    raise InvalidInput(f"{what} must be a time: ISO 8601 with a zone (e.g. 2026-01-31T12:00:00Z), or epoch seconds")
