@@ -51,7 +51,9 @@ class InMemoryRecordIndex:
         check_doc(doc)
         doc_id = record_doc_id(doc.tenant, doc.namespace, doc.key, doc.version)
         if doc_id not in self.docs:  # as the adapter's create: a retry never reopens a superseded version
-            vector = self.embedder.embed([doc.text[:EMBED_MAX_CHARS]])[0] if self.embedder and doc.text.strip() else None
+            vector = None
+            if self.embedder is not None and doc.text.strip():
+                vector = self.embedder.embed([doc.text[:EMBED_MAX_CHARS]])[0]
             self.docs[doc_id] = _Stored(doc, None, vector)
         return doc_id
 

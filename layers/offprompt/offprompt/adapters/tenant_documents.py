@@ -1,6 +1,6 @@
 """A tenant's OpenSearch documents (the `tenant` keyword field: text chunks and long-term record versions), for export,
-import and erase (docs/adr/0024-tenant-export-erase.md): paged by `search_after` on the documents' own (memory,
-namespace, position, chunk; record namespace, key, version) order, written back by bulk index under their ids, deleted by one delete-by-query.
+import and erase (docs/adr/0024-tenant-export-erase.md): paged by `search_after` on the documents' own order
+(`TENANT_ORDER`), written back by bulk index under their ids, deleted by one delete-by-query.
 
 On OpenSearch Serverless (`serverless=True`, docs/adr/0030-opensearch-serverless.md) there is no refresh and no
 delete-by-query, and documents have server-generated ids: the order adds the store's `write_id` (a unique key), an
