@@ -307,7 +307,7 @@ def test_text_searches_never_return_records_and_record_searches_never_return_chu
     t = tenant()
     scope = TextScope(t, "TaskMemory", "notes")
     # A record whose namespace path equals the text namespace, and a chunk with the same words.
-    texts.store(scope, 0, [TextArtifact("the shared needle words")])
+    texts.store(scope, 0, [TextArtifact(value="the shared needle words")])
     records.index(doc(t, ("notes",), "TaskMemory", "the shared needle words"))
     subject.settle()
     assert [(h.position, h.chunk) for h in texts.search(scope, "needle", 10, "bm25")] == [(0, 0)]
@@ -327,7 +327,7 @@ def test_an_index_created_before_records_gets_the_record_fields(
     else:
         opensearch_client.indices.create(index=records.index_name, body=old)
     t = tenant()
-    texts.store(TextScope(t, "TaskMemory", "ns"), 0, [TextArtifact("older text")])  # the text store's own path
+    texts.store(TextScope(t, "TaskMemory", "ns"), 0, [TextArtifact(value="older text")])  # the text store's own path
     records.index(doc(t, ("facts",), "k", "a record after the upgrade"))
     mapping = opensearch_client.indices.get_mapping(index=records.index_name)[records.index_name]["mappings"]
     assert set(RECORD_FIELDS) <= set(mapping["properties"])
@@ -354,7 +354,7 @@ def test_the_tenant_erase_and_export_cover_records(
 ) -> None:
     texts, records, subject = shared
     t, other = tenant(), tenant()
-    texts.store(TextScope(t, "TaskMemory", "ns"), 0, [TextArtifact(f"chunk {n}") for n in range(3)])
+    texts.store(TextScope(t, "TaskMemory", "ns"), 0, [TextArtifact(value=f"chunk {n}") for n in range(3)])
     for n in range(4):
         records.index(doc(t, ("facts", f"n{n % 2}"), f"k{n}", f"record {n}", version=1))
         records.index(doc(t, ("facts", f"n{n % 2}"), f"k{n}", f"record {n} again", version=2))

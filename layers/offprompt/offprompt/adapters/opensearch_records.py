@@ -84,14 +84,6 @@ class RecordHit:
 
 
 class RecordIndex(Protocol):
-    def _ensure_ready(self) -> None:
-        """`ensure_index` once per instance (a Lambda container), as the text store does before its first store."""
-        if not self._ready:
-            with self._lock:
-                if not self._ready:
-                    self.ensure_index()
-                    self._ready = True
-
     def index(self, doc: RecordDoc) -> str:
         """Index one version (no refresh wait); returns its document id (deterministic
         digest(tenant, namespace, key, version) on a provisioned domain via layout; service-assigned on Serverless)."""
