@@ -10,11 +10,11 @@ Also here: opensearch-py's errors as the library's (`translate`), used by every 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from typing import Any, TypeVar
 
 from offprompt import deadline
-from offprompt.errors import DependencyUnavailable, InvalidInput
+from offprompt.errors import DependencyUnavailable, InvalidInput, OffpromptError
 from offprompt.limits import MAX_QUERY_CHARS, MAX_SEARCH_DEPTH, SEARCH_MODES
 from offprompt.ports import Embedder
 
@@ -118,6 +118,22 @@ def fuse(ranked: Sequence[Sequence[H]], key: Callable[[H], Any], size: int) -> l
             best.setdefault(k, hit)
     order = sorted(fused, key=lambda k: (-fused[k], k))
     return [(best[k], fused[k]) for k in order[:size]]
+
+
+def call(action: str, request: Callable[[], Any], *, tolerate: Collection[str] = ()) -> Any:
+    """`request()` with opensearch-py's errors as the library's (`translate`); an OpenSearch error whose type is in
+    `tolerate` (e.g. "resource_already_exists_exception") answers None instead."""
+    try:
+        return request()
+    except OffpromptError:
+        raise
+    except Exception as exc:
+        if tolerate and error_type(exc) in tolerate:
+            return None
+        translated = translate(exc, action)
+        if translated is exc:
+            raise
+        raise translated from exc
 
 
 def describe(error: Any) -> tuple[str, str]:

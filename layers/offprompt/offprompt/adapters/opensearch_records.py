@@ -29,6 +29,7 @@ searchable within the collection's own interval (10-60 s).
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 import uuid
@@ -36,10 +37,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
-from offprompt.errors import ConfigurationError, DependencyUnavailable, InvalidInput, OffpromptError
+from offprompt.errors import ConfigurationError, DependencyUnavailable, InvalidInput
 
 from .layout import record_doc_id
-from .opensearch_query import check_search, error_type, fuse, responses, search_bodies, translate
+from .opensearch_query import call, check_search, fuse, responses, search_bodies
 from .opensearch_text import bulk_delete, index_definition
 
 if TYPE_CHECKING:
@@ -203,16 +204,13 @@ class OpenSearchRecordIndex:
         Safe under races (a concurrent create answers resource_already_exists)."""
         serverless = self.mode == "serverless"
         definition = index_definition(self.embedder.dimensions if self.embedder else None, serverless=serverless)
-        try:
-            self.client.indices.create(index=self.index_name, body=definition)
+        create = functools.partial(self.client.indices.create, index=self.index_name, body=definition)
+        if call("create index", create, tolerate=("resource_already_exists_exception",)) is not None:
             return True
-        except Exception as exc:
-            if error_type(exc) != "resource_already_exists_exception":
-                raise self._translated(exc, "create index") from exc
         properties = definition["mappings"]["properties"]
         fields = (*RECORD_FIELDS, "write_id") if serverless else RECORD_FIELDS
         body = {"properties": {name: properties[name] for name in fields}}
-        self._call("add the record fields", lambda: self.client.indices.put_mapping(index=self.index_name, body=body))
+        call("add the record fields", lambda: self.client.indices.put_mapping(index=self.index_name, body=body))
         return False
 
     def _ensure_ready(self) -> None:
@@ -243,7 +241,7 @@ class OpenSearchRecordIndex:
             source["embedding"] = vectors[0]
         if self.mode == "serverless":  # the collection chooses the id (ADR 0030 C1)
             source["write_id"] = uuid.uuid4().hex
-            answer = self._call(
+            answer = call(
                 "index a record",
                 lambda: self.client.index(index=self.index_name, body=source, request_timeout=self.request_timeout),
             )
@@ -252,11 +250,14 @@ class OpenSearchRecordIndex:
                 raise DependencyUnavailable("OpenSearch indexed a record without naming its id")
             return doc_id
         doc_id = record_doc_id(doc.tenant, doc.namespace, doc.key, doc.version)
-        try:  # create, not index: a retry must not reopen a version that `supersede` has closed since
-            self.client.create(index=self.index_name, id=doc_id, body=source, request_timeout=self.request_timeout)
-        except Exception as exc:
-            if error_type(exc) != "version_conflict_engine_exception":
-                raise self._translated(exc, "index a record") from exc
+        # create, not index: a retry must not reopen a version that `supersede` has closed since
+        call(
+            "index a record",
+            lambda: self.client.create(
+                index=self.index_name, id=doc_id, body=source, request_timeout=self.request_timeout
+            ),
+            tolerate=("version_conflict_engine_exception",),
+        )
         return doc_id
 
     def supersede(self, tenant: str, doc_id: str, valid_to: float) -> None:
@@ -266,11 +267,13 @@ class OpenSearchRecordIndex:
         check_tenant(tenant)
         check_id(doc_id)
         body = {"doc": {"valid_to": check_time("valid_to", valid_to)}}
-        try:
-            self.client.update(index=self.index_name, id=doc_id, body=body, request_timeout=self.request_timeout)
-        except Exception as exc:
-            if error_type(exc) not in ("document_missing_exception", "index_not_found_exception"):
-                raise self._translated(exc, "supersede a record") from exc
+        call(
+            "supersede a record",
+            lambda: self.client.update(
+                index=self.index_name, id=doc_id, body=body, request_timeout=self.request_timeout
+            ),
+            tolerate=("document_missing_exception", "index_not_found_exception"),
+        )
 
     def delete(self, tenant: str, doc_ids: Sequence[str]) -> None:
         """Delete by id, in bulk requests of 500 (Serverless has no delete-by-query); missing ids are fine."""
@@ -281,7 +284,7 @@ class OpenSearchRecordIndex:
             return
         self._ensure_ready()  # a bulk delete would create a missing index with dynamic mappings
         bulk_delete(
-            lambda body: self._call(
+            lambda body: call(
                 "delete records",
                 lambda: self.client.bulk(body=body, index=self.index_name, request_timeout=self.request_timeout),
             ),
@@ -307,12 +310,9 @@ class OpenSearchRecordIndex:
         if as_of is not None:
             as_of = check_time("as_of", as_of)
         if wait_for_refresh and self.mode == "provisioned":
-            try:
-                self.client.indices.refresh(index=self.index_name)
-            except Exception as exc:
-                if error_type(exc) == "index_not_found_exception":
-                    return []
-                raise self._translated(exc, "refresh") from exc
+            missing = ("index_not_found_exception",)
+            if call("refresh", lambda: self.client.indices.refresh(index=self.index_name), tolerate=missing) is None:
+                return []  # no record (nor text) was ever indexed
         scope = record_scope(tenant, prefix, as_of)
         bodies = search_bodies(mode, query, size, scope, _SOURCE, self.embedder)
         try:
@@ -328,12 +328,11 @@ class OpenSearchRecordIndex:
         return [RecordHit(h.namespace, h.key, h.version, score) for h, score in fused]
 
     def _search(self, body: dict[str, Any]) -> dict[str, Any]:
-        return cast(
-            dict[str, Any], self._call("search records", lambda: self.client.search(index=self.index_name, body=body))
-        )
+        answer = call("search records", lambda: self.client.search(index=self.index_name, body=body))
+        return cast(dict[str, Any], answer)
 
     def _msearch(self, lines: str) -> dict[str, Any]:
-        return cast(dict[str, Any], self._call("search records (msearch)", lambda: self.client.msearch(body=lines)))
+        return cast(dict[str, Any], call("search records (msearch)", lambda: self.client.msearch(body=lines)))
 
     @staticmethod
     def _hits(tenant: str, prefix: tuple[str, ...], answer: dict[str, Any]) -> list[RecordHit]:
@@ -355,23 +354,6 @@ class OpenSearchRecordIndex:
             if key not in best or found.score > best[key].score:
                 best[key] = found
         return sorted(best.values(), key=lambda h: (-h.score, h.namespace, h.key, h.version))
-
-    # ---------------------------------------------------------------------------------------- plumbing
-
-    def _call(self, action: str, request: Callable[[], Any]) -> Any:
-        try:
-            return request()
-        except OffpromptError:
-            raise
-        except Exception as exc:
-            raise self._translated(exc, action) from exc
-
-    @staticmethod
-    def _translated(exc: Exception, action: str) -> Exception:
-        translated = translate(exc, action)
-        if translated is exc:
-            raise exc
-        return translated
 
 
 def record_scope(tenant: str, prefix: tuple[str, ...], as_of: float | None) -> dict[str, Any]:

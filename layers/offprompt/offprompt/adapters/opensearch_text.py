@@ -41,14 +41,14 @@ from botocore.exceptions import BotoCoreError, ClientError
 from offprompt import deadline
 from offprompt.artifacts import BaseArtifact, TextArtifact
 from offprompt.cleanup import best_effort
-from offprompt.errors import ArtifactError, ConfigurationError, DependencyUnavailable, InvalidInput, OffpromptError
+from offprompt.errors import ArtifactError, ConfigurationError, DependencyUnavailable, InvalidInput
 from offprompt.memory.chunking import DEFAULT_CHUNK_TOKENS, chunk_text, iter_chunks
 from offprompt.ports import Embedder, Entries, Resolved, SearchHit, SearchMode, TextScope, TextStore, Tokenizer
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
 from .layout import chunk_doc_id, text_records_prefix, text_records_tenant_prefix
-from .opensearch_query import check_search, fuse, responses, search_bodies
+from .opensearch_query import call, check_search, fuse, responses, search_bodies
 from .opensearch_query import describe as _describe
 from .opensearch_query import error_type as _error_type
 from .opensearch_query import translate as _translate
@@ -610,15 +610,7 @@ class OpenSearchTextStore:
     # ---------------------------------------------------------------------------------------- plumbing
 
     def _call(self, action: str, request: Callable[[], Any]) -> Any:
-        try:
-            return request()
-        except OffpromptError:
-            raise
-        except Exception as exc:
-            translated = _translate(exc, action)
-            if translated is exc:
-                raise
-            raise translated from exc
+        return call(action, request)
 
 
 class LazyTextStore:
