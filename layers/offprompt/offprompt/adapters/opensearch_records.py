@@ -343,16 +343,20 @@ class OpenSearchRecordIndex:
             source = hit.get("_source") or {}
             path = source.get("record_namespace")
             namespace = tuple(path.split(".")) if isinstance(path, str) else ()
+            key, version = source.get("record_key"), source.get("record_version")
             if (
                 source.get("doc_kind") != RECORD_KIND
                 or source.get("tenant") != tenant
                 or namespace[: len(prefix)] != prefix
+                or not isinstance(key, str)
+                or isinstance(version, bool)
+                or not isinstance(version, int)
             ):
                 raise DependencyUnavailable("OpenSearch returned a document outside the searched records")
-            found = RecordHit(namespace, str(source["record_key"]), int(source["record_version"]), _score(hit))
-            key = (found.namespace, found.key, found.version)
-            if key not in best or found.score > best[key].score:
-                best[key] = found
+            found = RecordHit(namespace, key, version, _score(hit))
+            identity = (found.namespace, found.key, found.version)
+            if identity not in best or found.score > best[identity].score:
+                best[identity] = found
         return sorted(best.values(), key=lambda h: (-h.score, h.namespace, h.key, h.version))
 
 
