@@ -10,7 +10,7 @@ Also here: opensearch-py's errors as the library's (`translate`), used by every 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Hashable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, TypeVar
 
 from offprompt import deadline
@@ -25,7 +25,6 @@ RRF_K = 60
 KNN_MIN_CANDIDATES = 100
 
 H = TypeVar("H")
-K = TypeVar("K", bound=Hashable)
 
 
 def check_search(query: object, size: object, mode: object, embedder: Embedder | None, size_name: str) -> None:
