@@ -591,6 +591,9 @@ def test_the_scanner_sees_what_it_must() -> None:
 AOSS_PERMISSION = {
     "indices.create": "aoss:CreateIndex",
     "indices.exists": "aoss:DescribeIndex",
+    "indices.put_mapping": "aoss:UpdateIndex",
+    "index": "aoss:WriteDocument",
+    "update": "aoss:WriteDocument",
     "search": "aoss:ReadDocument",
     "msearch": "aoss:ReadDocument",
     "count": "aoss:ReadDocument",
@@ -599,8 +602,12 @@ AOSS_PERMISSION = {
 }
 # Calls only the managed-domain path makes (the Serverless mode never sends them: the Serverless-faithful proxy
 # refuses them, and tests/integration/test_text_store_contract.py checks it refused nothing in that mode).
-DOMAIN_ONLY_CALLS = {"indices.refresh", "delete_by_query"}
-AOSS_ADAPTERS = {"opensearch_text": "OpenSearchTextStore", "tenant_documents": "OpenSearchTenantDocuments"}
+DOMAIN_ONLY_CALLS = {"indices.refresh", "delete_by_query", "create"}
+AOSS_ADAPTERS = {
+    "opensearch_text": "OpenSearchTextStore",
+    "tenant_documents": "OpenSearchTenantDocuments",
+    "opensearch_records": "OpenSearchRecordIndex",
+}
 
 
 def _opensearch_calls(module: str, cls: str) -> set[str]:

@@ -32,8 +32,9 @@ The sparse KEYS_ONLY global secondary index `TenantRoots` (hash key `tenant_dir`
 S3 (`digest()` of the tenant first, so a tenant's objects share prefixes): `t/` big runs · `taskmem/` blobs,
 batch manifests and (OpenSearch Serverless mode) text records · `uploads/` pending uploads · `downloads/`
 materialized load responses · `exports/` exports.
-OpenSearch: one document per text chunk, id `digest(tenant, memory, namespace, position, chunk)`, its `tenant`
-keyword the tenant.
+OpenSearch (one index): one document per text chunk, id `digest(tenant, memory, namespace, position, chunk)`, and
+one per indexed long-term record version (`doc_kind` "record"), id `digest("record", tenant, namespace path, key,
+version)` on a provisioned domain (Serverless assigns ids); every document's `tenant` keyword is the tenant.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from __future__ import annotations
 import hashlib
 import math
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -508,3 +510,10 @@ def record_body_key(
 def chunk_doc_id(tenant: str, memory: str, namespace: str, position: int, chunk: int) -> str:
     """A text chunk's document id: deterministic, so a retried store overwrites instead of duplicating."""
     return digest(tenant, memory, namespace, position, chunk)
+
+
+def record_doc_id(tenant: str, namespace: Sequence[str], key: str, version: int) -> str:
+    """A long-term record version's document id on a provisioned domain (docs/adr/0034): deterministic, so indexing a
+    version again finds the same document. The labels are joined by `.` (a label never holds one) and the list
+    starts with "record", so no record id can equal a chunk id (whose digest list has five parts)."""
+    return digest("record", tenant, ".".join(namespace), key, version)

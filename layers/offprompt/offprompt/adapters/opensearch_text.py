@@ -41,14 +41,17 @@ from botocore.exceptions import BotoCoreError, ClientError
 from offprompt import deadline
 from offprompt.artifacts import BaseArtifact, TextArtifact
 from offprompt.cleanup import best_effort
-from offprompt.errors import ArtifactError, ConfigurationError, DependencyUnavailable, InvalidInput, OffpromptError
-from offprompt.limits import MAX_QUERY_CHARS, MAX_SEARCH_DEPTH
+from offprompt.errors import ArtifactError, ConfigurationError, DependencyUnavailable, InvalidInput
 from offprompt.memory.chunking import DEFAULT_CHUNK_TOKENS, chunk_text, iter_chunks
 from offprompt.ports import Embedder, Entries, Resolved, SearchHit, SearchMode, TextScope, TextStore, Tokenizer
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
 from .layout import chunk_doc_id, text_records_prefix, text_records_tenant_prefix
+from .opensearch_query import call, check_search, fuse, responses, search_bodies
+from .opensearch_query import describe as _describe
+from .opensearch_query import error_type as _error_type
+from .opensearch_query import translate as _translate
 
 #: How long a store that asked to be searchable (consistency=search) waits on Serverless, and how often it looks.
 SEARCHABLE_WAIT_S = 20.0
@@ -61,17 +64,11 @@ if TYPE_CHECKING:
 
 INDEX_DEFINITION_PATH = Path(__file__).with_name("opensearch_index.json")
 
-#: Reciprocal-rank fusion constant (Cormack et al. 2009; the value OpenSearch and Elasticsearch use).
-RRF_K = 60
-#: The knn clause's `k` is also the HNSW candidate list (Lucene's numCandidates): asking for k = top_k = 1 is a greedy
-#: graph walk that can miss the nearest chunk. k-NN asks for at least this many candidates and returns `size`.
-KNN_MIN_CANDIDATES = 100
 BULK_MAX_BYTES = 5 * 1024 * 1024
 BULK_MAX_DOCS = 500
 MGET_PAGE = 500
 EMBED_BATCH = 64
 _SOURCE_FIELDS = ["tenant", "memory", "namespace", "artifact_id", "position", "chunk", "text"]
-_MODES = ("bm25", "knn", "hybrid")
 OpenSearchMode = Literal["domain", "serverless"]
 #: Serverless: documents deleted by id per bulk request, and ids read per search page of a sweep.
 DELETE_PAGE = 500
@@ -513,62 +510,17 @@ class OpenSearchTextStore:
         `max(2 * top_k, 20)` deep (capped at MAX_SEARCH_DEPTH). Ties are broken by (position, chunk).
         """
         _check_scope(scope)
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInput("query must be a non-empty string")
-        if len(query) > MAX_QUERY_CHARS:
-            raise InvalidInput(f"query is too long (at most {MAX_QUERY_CHARS} characters)")
-        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_SEARCH_DEPTH:
-            raise InvalidInput(f"top_k must be an integer from 1 to {MAX_SEARCH_DEPTH}")
-        if mode not in _MODES:
-            raise InvalidInput(f"mode must be one of {', '.join(_MODES)}")
-        if mode != "bm25" and self.embedder is None:
-            raise InvalidInput(f"{mode} search needs an embedder, and none is configured")
+        check_search(query, top_k, mode, self.embedder, "top_k")
         scope_filter = {"bool": {"filter": _scope_terms(scope)}}
-        if mode == "bm25":
-            return self._hits(scope, self._search(self._bm25_body(query, scope_filter, top_k)))[:top_k]
-        vector = self._embed_query(query)
-        if mode == "knn":
-            return self._hits(scope, self._search(self._knn_body(vector, scope_filter, top_k)))[:top_k]
+        bodies = search_bodies(mode, query, top_k, scope_filter, _SOURCE_FIELDS, self.embedder)
+        ranked = [self._hits(scope, r) for r in responses(bodies, self.index, self._search, self._msearch)]
+        if len(ranked) == 1:
+            return ranked[0][:top_k]
+        fused = fuse(ranked, lambda h: (h.position, h.chunk), top_k)
+        return [SearchHit(h.artifact_id, h.position, h.chunk, h.text, score) for h, score in fused]
 
-        depth = min(MAX_SEARCH_DEPTH, max(2 * top_k, 20))
-        bodies = [self._bm25_body(query, scope_filter, depth), self._knn_body(vector, scope_filter, depth)]
-        lines = "".join(json.dumps({"index": self.index}) + "\n" + json.dumps(b) + "\n" for b in bodies)
-        response = self._call("hybrid search (msearch)", lambda: self.client.msearch(body=lines))
-        responses = response.get("responses")
-        if not isinstance(responses, list) or len(responses) != 2:
-            raise DependencyUnavailable("OpenSearch msearch answered with a different number of responses")
-        ranked = []
-        for sub in responses:
-            if "error" in sub:
-                kind, reason = _describe(sub["error"])
-                raise DependencyUnavailable(f"OpenSearch hybrid search failed: {sub.get('status')} {kind}: {reason}")
-            ranked.append(self._hits(scope, sub))
-        return _rrf(ranked, top_k)
-
-    @staticmethod
-    def _bm25_body(query: str, scope_filter: dict[str, Any], size: int) -> dict[str, Any]:
-        return {
-            "size": size,
-            "_source": _SOURCE_FIELDS,
-            "query": {"bool": {"must": [{"match": {"text": query}}], "filter": [scope_filter]}},
-        }
-
-    @staticmethod
-    def _knn_body(vector: list[float], scope_filter: dict[str, Any], size: int) -> dict[str, Any]:
-        return {
-            "size": size,
-            "_source": _SOURCE_FIELDS,
-            "query": {
-                "knn": {"embedding": {"vector": vector, "k": max(size, KNN_MIN_CANDIDATES), "filter": scope_filter}}
-            },
-        }
-
-    def _embed_query(self, query: str) -> list[float]:
-        assert self.embedder is not None
-        vectors = self.embedder.embed([query])
-        if len(vectors) != 1:
-            raise DependencyUnavailable(f"the embedder returned {len(vectors)} vectors for one query")
-        return vectors[0]
+    def _msearch(self, lines: str) -> dict[str, Any]:
+        return cast(dict[str, Any], self._call("hybrid search (msearch)", lambda: self.client.msearch(body=lines)))
 
     def _search(self, body: dict[str, Any]) -> dict[str, Any]:
         return cast(dict[str, Any], self._call("search", lambda: self.client.search(index=self.index, body=body)))
@@ -658,15 +610,7 @@ class OpenSearchTextStore:
     # ---------------------------------------------------------------------------------------- plumbing
 
     def _call(self, action: str, request: Callable[[], Any]) -> Any:
-        try:
-            return request()
-        except OffpromptError:
-            raise
-        except Exception as exc:
-            translated = _translate(exc, action)
-            if translated is exc:
-                raise
-            raise translated from exc
+        return call(action, request)
 
 
 class LazyTextStore:
@@ -939,20 +883,6 @@ class _BulkSender:
             self._pool.shutdown(wait=True)
 
 
-def _rrf(ranked: list[list[SearchHit]], top_k: int) -> list[SearchHit]:
-    fused: dict[tuple[int, int], float] = {}
-    best: dict[tuple[int, int], SearchHit] = {}
-    for hits in ranked:
-        for rank, hit in enumerate(hits, start=1):
-            key = (hit.position, hit.chunk)
-            fused[key] = fused.get(key, 0.0) + 1.0 / (RRF_K + rank)
-            best.setdefault(key, hit)
-    order = sorted(fused, key=lambda key: (-fused[key], key))
-    return [
-        SearchHit(best[k].artifact_id, best[k].position, best[k].chunk, best[k].text, fused[k]) for k in order[:top_k]
-    ]
-
-
 def _scope_terms(scope: TextScope) -> list[dict[str, Any]]:
     return [
         {"term": {"tenant": scope.tenant}},
@@ -987,47 +917,3 @@ def _item_ok(item: Any) -> bool:
         return False
     result = next(iter(item.values()))
     return isinstance(result, dict) and isinstance(result.get("status"), int) and 200 <= result["status"] < 300
-
-
-def _describe(error: Any) -> tuple[str, str]:
-    """(type, reason) of an OpenSearch error object, the reason cut short."""
-    if isinstance(error, dict):
-        cause = error.get("caused_by") if isinstance(error.get("caused_by"), dict) else {}
-        reason = str(error.get("reason") or "")
-        if cause:
-            reason = f"{reason} (caused by {cause.get('type')}: {cause.get('reason')})"
-        return str(error.get("type") or "error"), reason[:300]
-    return "error", str(error)[:300]
-
-
-def _error_type(exc: Exception) -> str | None:
-    """The OpenSearch error type of a TransportError (e.g. "resource_already_exists_exception")."""
-    from opensearchpy.exceptions import TransportError
-
-    if isinstance(exc, TransportError):
-        return str(exc.error) if exc.error else None
-    return None
-
-
-def _translate(exc: Exception, action: str) -> Exception:
-    """An opensearch-py exception as the library's error; anything else (a bug) unchanged."""
-    from opensearchpy import exceptions as ose
-
-    if isinstance(exc, ose.ConnectionTimeout):
-        left = deadline.remaining()
-        if left is not None and left < deadline.MIN_ATTEMPT_S:  # the request's budget, not OpenSearch's own
-            return deadline.timed_out(f"OpenSearch ({action})")
-        return DependencyUnavailable(f"OpenSearch timed out during {action}")
-    if isinstance(exc, ose.ConnectionError):  # includes SSLError; opensearch-py already retried
-        return DependencyUnavailable(f"cannot reach OpenSearch during {action}: {type(exc.info).__name__}")
-    if isinstance(exc, ose.TransportError):
-        kind, reason = _describe(exc.info.get("error") if isinstance(exc.info, dict) else exc.error)
-        if kind in ("too_many_clauses", "too_many_nested_clauses") or "maxClauseCount" in reason:
-            return InvalidInput("the query has too many terms")
-        return DependencyUnavailable(
-            f"OpenSearch {action} failed: {exc.status_code} {kind}: {reason}",
-            details={"status": exc.status_code if isinstance(exc.status_code, int) else None, "error": kind},
-        )
-    if isinstance(exc, ose.OpenSearchException):
-        return DependencyUnavailable(f"OpenSearch {action} failed: {type(exc).__name__}")
-    return exc

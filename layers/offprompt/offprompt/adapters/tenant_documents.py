@@ -1,6 +1,6 @@
-"""A tenant's OpenSearch documents (the `tenant` keyword field), for export, import and erase
-(docs/adr/0024-tenant-export-erase.md): paged by `search_after` on the documents' own (memory, namespace,
-position, chunk) order, written back by bulk index under their ids, deleted by one delete-by-query.
+"""A tenant's OpenSearch documents (the `tenant` keyword field: text chunks and long-term record versions), for export,
+import and erase (docs/adr/0024-tenant-export-erase.md): paged by `search_after` on the documents' own order
+(`TENANT_ORDER`), written back by bulk index under their ids, deleted by one delete-by-query.
 
 On OpenSearch Serverless (`serverless=True`, docs/adr/0030-opensearch-serverless.md) there is no refresh and no
 delete-by-query, and documents have server-generated ids: the order adds the store's `write_id` (a unique key), an
@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 
 SEARCH_PAGE_DOCS = 500
 BULK_DOCS = 500
-TENANT_ORDER = ("memory", "namespace", "position", "chunk")
+#: A unique sort key over a tenant's documents: text chunks by (memory, namespace, position, chunk), long-term record
+#: versions (which have none of those) by (record_namespace, record_key, record_version); each kind sorts its missing
+#: fields last (docs/adr/0034). Serverless adds `write_id`.
+TENANT_ORDER = ("memory", "namespace", "position", "chunk", "record_namespace", "record_key", "record_version")
 
 
 class OpenSearchTenantDocuments:
@@ -63,7 +66,7 @@ class OpenSearchTenantDocuments:
             self._call(lambda: self.client.indices.refresh(index=self.index))
 
     def scan(self, tenant: str) -> Iterator[tuple[str, dict[str, Any]]]:
-        """(id, source) of every document of the tenant, in (memory, namespace, position, chunk) order."""
+        """(id, source) of every document of the tenant, in TENANT_ORDER."""
         if not self._exists():
             return
         self._refresh()

@@ -76,7 +76,7 @@ def record_index_from_settings(settings: Settings) -> RecordIndex:
     """The OpenSearch record index (and its embedder: the local override, else Titan when configured)."""
     from offprompt.adapters.embeddings import BedrockTitanEmbedder
     from offprompt.adapters.opensearch_client import build_opensearch_client
-    from offprompt.adapters.opensearch_records import OpenSearchRecordIndex  # type: ignore[import-not-found,unused-ignore]
+    from offprompt.adapters.opensearch_records import OpenSearchRecordIndex
 
     client = build_opensearch_client(settings.require("opensearch_url"), settings.opensearch_auth)
     embedder: Embedder | None = _embedder_override
@@ -85,7 +85,7 @@ def record_index_from_settings(settings: Settings) -> RecordIndex:
     mode: Literal["provisioned", "serverless"] = (
         "serverless" if settings.opensearch_mode == "serverless" else "provisioned"
     )
-    return cast(RecordIndex, OpenSearchRecordIndex(client, settings.opensearch_index, embedder, mode=mode))
+    return OpenSearchRecordIndex(client, settings.opensearch_index, embedder, mode=mode)
 
 
 @functools.cache
