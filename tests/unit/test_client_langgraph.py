@@ -196,7 +196,8 @@ def test_search_maps_prefix_query_filter_limit_offset_and_answers_search_items()
 def test_search_of_everything_an_empty_query_and_an_empty_filter_send_neither() -> None:
     store, sent = store_on(lambda *_: (200, {"items": []}))
     assert store.search((), query="", filter={}) == []
-    assert sent.sent == [
+    assert store.search((), query=" \t") == []
+    assert sent.sent == 2 * [
         ("POST", "/records/search", {}, {"namespace_prefix": [], "limit": 10, "offset": 0, "refresh_ttl": True})
     ]
 
@@ -307,7 +308,11 @@ def test_server_refusals_surface_unchanged_and_are_not_retried() -> None:
 
 
 def test_connection_errors_and_503_are_retried() -> None:
-    answers: list[Any] = [OffpromptConnectionError(0, "connection_error", "reset"), (503, {"code": "busy"})]
+    answers: list[Any] = [
+        OffpromptConnectionError(0, "connection_error", "reset"),
+        (503, {"code": "busy"}),
+        (409, {"code": "record_conflict"}),
+    ]
 
     def answer(*_: Any) -> tuple[int, Any]:
         if answers:
@@ -319,7 +324,7 @@ def test_connection_errors_and_503_are_retried() -> None:
 
     store, sent = store_on(answer)
     assert store.get(("users", "ada"), "prefs") is not None
-    assert len(sent.sent) == 3
+    assert len(sent.sent) == 4
 
 
 # ---- batches --------------------------------------------------------------------------------------------------

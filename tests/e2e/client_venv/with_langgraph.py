@@ -67,8 +67,9 @@ def model(state: State) -> State:
 
 
 def remember(state: State, runtime: Runtime) -> State:
-    if state.get("remember") and runtime.store is not None:
-        runtime.store.put(namespace(state["user"]), "name", state["remember"])
+    memory = state.get("remember")
+    if memory and runtime.store is not None:
+        runtime.store.put(namespace(state["user"]), "name", memory)
     return {}
 
 
@@ -79,8 +80,9 @@ async def arecall(state: State, runtime: Runtime) -> State:
 
 
 async def aremember(state: State, runtime: Runtime) -> State:
-    if state.get("remember") and runtime.store is not None:
-        await runtime.store.aput(namespace(state["user"]), "name", state["remember"])
+    memory = state.get("remember")
+    if memory and runtime.store is not None:
+        await runtime.store.aput(namespace(state["user"]), "name", memory)
     return {}
 
 
@@ -113,8 +115,8 @@ def turn_one() -> None:
         store.delete(item.namespace, item.key)
     out = graph(store).invoke({"user": USER, "message": "My name is Ada."})
     assert out["answer"] == "Noted." and out["memories"] == [], out
-    item = store.get(namespace(USER), "name")
-    assert item is not None and item.value == {"kind": "fact", "text": "The user's name is Ada."}
+    stored = store.get(namespace(USER), "name")
+    assert stored is not None and stored.value == {"kind": "fact", "text": "The user's name is Ada."}
 
 
 def turn_two() -> None:

@@ -27,8 +27,8 @@ cover records.
   Each operation is one request (a batch is not a transaction).
 - `abatch` runs `batch` in a worker thread (`asyncio.to_thread`): the client is the standard library's urllib.
 
-Requests that fail with a connection error, 429 or 503 are retried (every record request is safe to repeat; a
-put repeated after a lost answer stores one more identical version). Other errors raise `OffpromptClientError`.
+Requests that fail with a connection error, 429, 503 or 409 `record_conflict` are retried (every record request
+is safe to repeat; a put repeated after a lost answer stores one more identical version). Other errors raise `OffpromptClientError`.
 Connection settings as the other doors: `base_url` (default `OFFPROMPT_API_URL`, else the local stack), `api_key`
 (default `OFFPROMPT_API_KEY`, sent as `Authorization: Bearer`), `tenant` (the local stack's header), or `client`.
 """
@@ -181,10 +181,15 @@ class OffpromptStore(BaseStore):
                 if attempt == ATTEMPTS - 1:
                     raise
             except OffpromptClientError as error:
-                if error.status not in (429, 503) or attempt == ATTEMPTS - 1:
+                if not _retryable(error) or attempt == ATTEMPTS - 1:
                     raise
             time.sleep(0.2 * 2**attempt)
         raise AssertionError("unreachable")
+
+
+def _retryable(error: OffpromptClientError) -> bool:
+    """429, 503, and 409 `record_conflict` (other writers kept replacing the record): nothing was stored."""
+    return error.status in (429, 503) or (error.status == 409 and error.code == "record_conflict")
 
 
 # ---- op -> request (pure) -------------------------------------------------------------------------------------
@@ -234,7 +239,7 @@ def put_fields(op: PutOp) -> dict[str, Any]:
 def search_fields(op: SearchOp) -> dict[str, Any]:
     """The keyword arguments of `OffpromptClient.search_records` for a search, but limit and offset."""
     fields: dict[str, Any] = {"namespace_prefix": tuple(op.namespace_prefix), "refresh_ttl": op.refresh_ttl}
-    if op.query:  # LangGraph's stores treat "" as no query
+    if op.query and op.query.strip():  # "" is no query in LangGraph's stores; a blank one has no terms either
         fields["query"] = op.query
     if op.filter:
         fields["filter"] = dict(op.filter)
