@@ -28,9 +28,10 @@ cover records.
 - `abatch` runs `batch` in a worker thread (`asyncio.to_thread`): the client is the standard library's urllib.
 
 Requests that fail with a connection error, 429, 503 or 409 `record_conflict` are retried (every record request
-is safe to repeat; a put repeated after a lost answer stores one more identical version). Other errors raise `OffpromptClientError`.
-Connection settings as the other doors: `base_url` (default `OFFPROMPT_API_URL`, else the local stack), `api_key`
-(default `OFFPROMPT_API_KEY`, sent as `Authorization: Bearer`), `tenant` (the local stack's header), or `client`.
+is safe to repeat; a put repeated after a lost answer stores one more identical version). Other errors raise
+`OffpromptClientError`. Connection settings as the other doors: `base_url` (default `OFFPROMPT_API_URL`, else the
+local stack), `api_key` (default `OFFPROMPT_API_KEY`, sent as `Authorization: Bearer`), `tenant` (the local stack's
+header), or `client`.
 """
 
 from __future__ import annotations
