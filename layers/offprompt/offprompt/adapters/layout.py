@@ -21,16 +21,21 @@ long for the key it goes into, `%~` + its SHA-256):
 - tenant (fixed): `TENANT#{tenant}` → `#TENANT` tenant, `KEY#{key_id}` key_listing, `#INDEXED` index_marker
 - usage (fixed): `U#{tenant}#S{n}`, `U#{tenant}#Q` → `D#{day}` usage
 - rate (fixed): `RATE#{tenant}#{shard}` → `W#{second}` rate_window
+- record (fixed): `REC#{tenant}` → `CUR#{labels}##{key}` record (the current version or a tombstone),
+  `VER#{labels}##{key}#{version}` record_version (a past version), `RNS#{labels}` record_namespace (its settings);
+  labels are `record_label()`s joined by `#` (docs/adr/0034)
 - not a tenant's: `DEPLOYMENT` → `#INDEXED` (every tenant's data is in the tenant index)
 
 The sparse KEYS_ONLY global secondary index `TenantRoots` (hash key `tenant_dir` only) lists each partition root
 (`tenant_index_value`): export and erase Query it instead of scanning the table (docs/adr/0024).
 
 S3 (`digest()` of the tenant first, so a tenant's objects share prefixes): `t/` big runs · `taskmem/` blobs,
-batch manifests and (OpenSearch Serverless mode) text records · `uploads/` pending uploads · `downloads/`
+batch manifests and (OpenSearch Serverless mode) text records · `records/` record values over 350 KB ·
+`uploads/` pending uploads · `downloads/`
 materialized load responses · `exports/` exports.
 OpenSearch: one document per text chunk, id `digest(tenant, memory, namespace, position, chunk)`, its `tenant`
-keyword the tenant.
+keyword the tenant;
+one document per indexed record version (its id the record index's: adapters/opensearch_records).
 """
 
 from __future__ import annotations
@@ -104,6 +109,13 @@ INDEXED_SK = "#INDEXED"
 DEPLOYMENT_PK = "DEPLOYMENT"
 USAGE_DAY_PREFIX = "D"
 RATE_SECOND_PREFIX = "W"
+RECORD_PREFIX = "CUR"
+RECORD_VERSION_PREFIX = "VER"
+RECORD_NAMESPACE_PREFIX = "RNS"
+#: A record namespace label (or key) whose escaped form is longer than this goes into a sort key as its digest, so
+#: the longest key of 8 labels fits DynamoDB's 1,024 bytes: 4 + 8 * (66 + 1) + 1 + 300 + 13 < 1024.
+MAX_LABEL_PART_BYTES = 64
+MAX_RECORD_KEY_PART_BYTES = 300
 #: The usage shard that the transactions charging runs write (exact day counters; `offprompt.metering.Charge`).
 RUNS_SHARD = "Q"
 
@@ -198,6 +210,47 @@ def rate_sk(second: int) -> str:
     return _key(RATE_SECOND_PREFIX, second)
 
 
+def record_pk(tenant: str) -> str:
+    """A tenant's records: one partition (docs/adr/0034)."""
+    return _key("REC", part(tenant))
+
+
+def _bounded(identifier: str, limit: int) -> str:
+    escaped = key(identifier)
+    if len(escaped.encode("utf-8", "surrogatepass")) > limit:
+        return DIGEST_MARK + hashlib.sha256(identifier.encode("utf-8", "surrogatepass")).hexdigest()
+    return escaped
+
+
+def record_labels(namespace: tuple[str, ...] | list[str]) -> str:
+    """A namespace (or a prefix of one) as sort-key text: escaped labels (never holding `#`) each followed by `#`,
+    so `{labels}#` ends a namespace and `begins_with(sk, CUR#{labels of a prefix})` is a label-wise prefix."""
+    return "".join(_bounded(label, MAX_LABEL_PART_BYTES) + "#" for label in namespace)
+
+
+def record_sk(namespace: tuple[str, ...] | list[str], record_key: str) -> str:
+    return f"{RECORD_PREFIX}#{record_labels(namespace)}#{_bounded(record_key, MAX_RECORD_KEY_PART_BYTES)}"
+
+
+def record_prefix(namespace_prefix: tuple[str, ...] | list[str]) -> str:
+    """The sort-key prefix of the current items under a namespace prefix (every record for `()`)."""
+    return f"{RECORD_PREFIX}#{record_labels(namespace_prefix)}"
+
+
+def record_version_prefix(namespace: tuple[str, ...] | list[str], record_key: str | None = None) -> str:
+    """The sort-key prefix of one record's past versions (or of every past version under a namespace prefix)."""
+    head = f"{RECORD_VERSION_PREFIX}#{record_labels(namespace)}"
+    return head if record_key is None else f"{head}#{_bounded(record_key, MAX_RECORD_KEY_PART_BYTES)}#"
+
+
+def record_version_sk(namespace: tuple[str, ...] | list[str], record_key: str, version: int) -> str:
+    return f"{record_version_prefix(namespace, record_key)}{version:012d}"
+
+
+def record_namespace_sk(namespace: tuple[str, ...] | list[str]) -> str:
+    return f"{RECORD_NAMESPACE_PREFIX}#{record_labels(namespace)}"
+
+
 # ---- the families, for the inventory ------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Kind:
@@ -265,6 +318,16 @@ def _families() -> tuple[Family, ...]:
         ),
         Family("usage", "U#{tenant}#", (Kind("usage", USAGE_DAY_PREFIX + "#"),), fixed=True),
         Family("rate", "RATE#{tenant}#", (Kind("rate_window", RATE_SECOND_PREFIX + "#"),), fixed=True),
+        Family(
+            "record",
+            "REC#{tenant}",
+            (
+                Kind("record", RECORD_PREFIX + "#", exported=True),
+                Kind("record_version", RECORD_VERSION_PREFIX + "#", exported=True),
+                Kind("record_namespace", RECORD_NAMESPACE_PREFIX + "#", exported=True),
+            ),
+            fixed=True,
+        ),
     )
 
 
@@ -343,11 +406,13 @@ def scan_filter(tenant: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def fixed_partitions(tenant: str, rate_per_second: int) -> tuple[str, ...]:
     """The tenant's partitions whose keys are known without the index: its record and key listing, its usage
-    shards and its rate-window shards (`rate_per_second` from the tenant's plan)."""
+    shards, its rate-window shards (`rate_per_second` from the tenant's plan) and its records (first: the tenant
+    record)."""
     return (
         tenant_pk(tenant),
         *(usage_pk(tenant, shard) for shard in usage_shards()),
         *(rate_pk(tenant, shard) for shard in range(rate_shards(rate_per_second))),
+        record_pk(tenant),
     )
 
 
@@ -375,6 +440,7 @@ class S3Root:
 S3_ROOTS: tuple[S3Root, ...] = (
     S3Root("t", exported=True),  # big runs
     S3Root("taskmem", exported=True),  # blobs, batch manifests, text records (Serverless mode)
+    S3Root("records", exported=True),  # record values over 350 KB (docs/adr/0034)
     S3Root("uploads", exported=False),  # pending uploads
     S3Root("downloads", exported=False),  # materialized load responses (a day)
     S3Root("exports", exported=False),  # the tenant's own exports
@@ -430,6 +496,14 @@ def download_key(tenant: str, name: str) -> str:
 
 def export_prefix(tenant: str, export_id: str) -> str:
     return f"exports/{digest(tenant)}/{export_id}/"
+
+
+def record_body_key(
+    tenant: str, namespace: tuple[str, ...] | list[str], record_key: str, version: int, token: str
+) -> str:
+    """Where a big record version's value goes; `token` is the writer's own, so two writers racing for the same
+    version never overwrite each other's body (the loser's is removed)."""
+    return f"records/{digest(tenant)}/{digest(tenant, *namespace)}/{digest(record_key, version, token)}.json"
 
 
 # ---- OpenSearch -----------------------------------------------------------------------------------------------
