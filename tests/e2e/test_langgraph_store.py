@@ -23,11 +23,15 @@ Every example writes under a fresh root label, so examples do not see each other
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,7 +39,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langgraph.store.base import GetOp, Item, ListNamespacesOp, MatchCondition, Op, PutOp, SearchOp
 from langgraph.store.memory import InMemoryStore
-from test_local_stack import RunningStack, stack  # noqa: F401  (stack: the module's local stack fixture)
+from test_local_stack import ROOT, RunningStack, stack  # noqa: F401  (stack: the module's local stack fixture)
 
 from offprompt_client import OffpromptClient
 from offprompt_client.langgraph import OffpromptStore
@@ -328,3 +332,20 @@ def test_ttl_expires_records_and_a_read_refreshes_it(ours: OffpromptStore) -> No
     time.sleep(3.5)
     assert store.get((root,), "kept") is None
     assert [i.key for i in store.search((root,))] == ["forever"]
+
+
+# ---- the README's sample --------------------------------------------------------------------------------------
+def test_the_readme_sample_runs_as_written(stack: RunningStack, tmp_path: Path) -> None:  # noqa: F811
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## LangGraph store") :]
+    sample = section[section.index("```python\n") + len("```python\n") : section.index("\n```\n")]
+    assert "OffpromptStore(" in sample and "compile(store=store)" in sample
+    script = tmp_path / "sample.py"
+    script.write_text(sample.replace("http://127.0.0.1:3000", stack.url), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OFFPROMPT_")}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == str({"text": "Ada likes lentils", "kind": "pref", "stars": 5})
+    assert "key='prefs'" in lines[1] and lines[2] == "[('users', 'ada')]"
+    assert lines[-1] == "['Ada likes lentils']"
