@@ -9,7 +9,7 @@ from typing import Any
 
 import boto3
 import pytest
-from fakes.record_index import FakeRecordIndex
+from fakes.record_candidates import FakeRecordIndex
 
 from offprompt.adapters.clients import reset_clients
 from offprompt.adapters.dynamodb_records import DynamoDbRecordStore

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from conftest import Clock, bucket_keys, table_items
-from fakes.record_index import FakeRecordIndex
+from fakes.record_candidates import FakeRecordIndex
 
 from offprompt.errors import InvalidInput, NotFound, PayloadTooLarge, QuotaExceeded
 from offprompt.metering import Meter, Plan

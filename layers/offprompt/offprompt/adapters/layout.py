@@ -23,19 +23,17 @@ long for the key it goes into, `%~` + its SHA-256):
 - rate (fixed): `RATE#{tenant}#{shard}` → `W#{second}` rate_window
 - record (fixed): `REC#{tenant}` → `CUR#{labels}##{key}` record (the current version or a tombstone),
   `VER#{labels}##{key}#{version}` record_version (a past version), `RNS#{labels}` record_namespace (its settings);
-  labels are `record_label()`s joined by `#` (docs/adr/0034)
+  labels are `record_labels()` (docs/adr/0034); values over 350 KB are S3 objects under the `records/` root
 - not a tenant's: `DEPLOYMENT` → `#INDEXED` (every tenant's data is in the tenant index)
 
 The sparse KEYS_ONLY global secondary index `TenantRoots` (hash key `tenant_dir` only) lists each partition root
 (`tenant_index_value`): export and erase Query it instead of scanning the table (docs/adr/0024).
 
 S3 (`digest()` of the tenant first, so a tenant's objects share prefixes): `t/` big runs · `taskmem/` blobs,
-batch manifests and (OpenSearch Serverless mode) text records · `records/` record values over 350 KB ·
-`uploads/` pending uploads · `downloads/`
+batch manifests and (OpenSearch Serverless mode) text records · `uploads/` pending uploads · `downloads/`
 materialized load responses · `exports/` exports.
 OpenSearch: one document per text chunk, id `digest(tenant, memory, namespace, position, chunk)`, its `tenant`
-keyword the tenant;
-one document per indexed record version (its id the record index's: adapters/opensearch_records).
+keyword the tenant.
 """
 
 from __future__ import annotations

@@ -7,29 +7,55 @@ import logging
 import uuid
 from typing import Any
 
-from offprompt.errors import DependencyUnavailable, NotFound
+from botocore.exceptions import BotoCoreError, ClientError
+
+from offprompt.errors import DependencyUnavailable
 from offprompt.ports import StoredRecord
 
+from .aws_errors import error_code, failure_reason
+from .clients import aws_client
 from .layout import record_body_key
-from .s3 import S3BlobStore
 
 logger = logging.getLogger("offprompt.adapters.s3_records")
 
 
-class S3RecordBodies(S3BlobStore):
+class S3RecordBodies:
+    def __init__(self, bucket: str, client: Any | None = None) -> None:
+        self.bucket = bucket
+        self._client = client
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = aws_client("s3")
+        return self._client
+
     def put_body(self, tenant: str, namespace: tuple[str, ...], key: str, version: int, data: bytes) -> str:
         # The writer's own token in the key: two writers racing for one version never overwrite each other's body.
         body_key = record_body_key(tenant, namespace, key, version, uuid.uuid4().hex)
-        self.put(body_key, data, content_type="application/json")
+        try:
+            self.client.put_object(
+                Bucket=self.bucket,
+                Key=body_key,
+                Body=data,
+                ContentType="application/json",
+                ServerSideEncryption="AES256",
+            )
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"S3 put failed: {failure_reason(exc)}") from exc
         return body_key
 
     def value(self, record: StoredRecord) -> dict[str, Any] | None:
         if record.body_key is None:
             return inline_value(record)
         try:
-            data = self.get(record.body_key)
-        except NotFound:
-            raise DependencyUnavailable("a record's stored value is missing; retry") from None
+            data = self.client.get_object(Bucket=self.bucket, Key=record.body_key)["Body"].read()
+        except ClientError as exc:
+            if error_code(exc) in ("NoSuchKey", "404"):
+                raise DependencyUnavailable("a record's stored value is missing; retry") from None
+            raise DependencyUnavailable(f"S3 get failed: {failure_reason(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"S3 get failed: {failure_reason(exc)}") from exc
         return dict(json.loads(data))
 
     def drop(self, key: str) -> None:

@@ -20,6 +20,14 @@ from offprompt.services.records.context import Records
 
 # The local stack or a test installs a record index here; Lambda never does.
 _index_override: RecordIndex | None = None
+# The local stack (no Bedrock there) installs a labelled stand-in embedder here, as for task memory.
+_embedder_override: Embedder | None = None
+
+
+def set_embedder_override(embedder: Embedder | None) -> None:
+    """Use `embedder` instead of Bedrock Titan in record indexes built after this call (local stack only)."""
+    global _embedder_override
+    _embedder_override = embedder
 
 
 def set_record_index_override(index: RecordIndex | None) -> None:
@@ -65,14 +73,13 @@ def records_from_settings(settings: Settings) -> Records:
 
 
 def record_index_from_settings(settings: Settings) -> RecordIndex:
-    """The OpenSearch record index (and its embedder: task memory's local override, else Titan when configured)."""
+    """The OpenSearch record index (and its embedder: the local override, else Titan when configured)."""
     from offprompt.adapters.embeddings import BedrockTitanEmbedder
     from offprompt.adapters.opensearch_client import build_opensearch_client
     from offprompt.adapters.opensearch_records import OpenSearchRecordIndex  # type: ignore[import-not-found,unused-ignore]
-    from offprompt.composition import task_memory
 
     client = build_opensearch_client(settings.require("opensearch_url"), settings.opensearch_auth)
-    embedder: Embedder | None = task_memory.embedder_override()
+    embedder: Embedder | None = _embedder_override
     if embedder is None and settings.embedding_model_id:
         embedder = BedrockTitanEmbedder(settings.embedding_model_id, settings.embedding_dimensions)
     mode: Literal["provisioned", "serverless"] = (

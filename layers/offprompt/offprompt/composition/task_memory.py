@@ -26,11 +26,6 @@ def set_embedder_override(embedder: Embedder | None) -> None:
     _embedder_override = embedder
 
 
-def embedder_override() -> Embedder | None:
-    """The local stack's embedder, if it installed one (record search uses the same: composition/records.py)."""
-    return _embedder_override
-
-
 def service_from_settings(settings: Settings) -> TaskMemoryService:
     """DynamoDB namespaces, S3 blobs in the required bucket, and OpenSearch text built only when text is used."""
     from offprompt.adapters.dynamodb_namespaces import DynamoDbNamespaceStore

@@ -323,6 +323,9 @@ def iso(epoch: float | None) -> str | None:
     return f"{base}.{ms % 1000:03d}Z"
 
 
+_EPOCH = re.compile(r"\d{1,11}(\.\d{1,9})?")
+
+
 def parse_time(value: object, what: str = "as_of") -> float | None:
     """An `as_of`: ISO 8601 (a zone is required; `Z` is UTC) or epoch seconds, as a records time."""
     if value is None:
@@ -331,6 +334,8 @@ def parse_time(value: object, what: str = "as_of") -> float | None:
         if not math.isfinite(value) or not 0 <= value < 1e11:
             raise InvalidInput(f"{what} must be a time: ISO 8601 with a zone, or epoch seconds")
         return round(float(value), 3)
+    if isinstance(value, str) and _EPOCH.fullmatch(value):
+        return parse_time(float(value), what)
     if isinstance(value, str) and len(value) <= 64:
         try:
             parsed = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
