@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 from langgraph.store.base import GetOp, Item, ListNamespacesOp, MatchCondition, Op, PutOp, SearchOp
 from langgraph.store.memory import InMemoryStore
@@ -277,6 +277,7 @@ class Example:
         assert len(got) == min(op.limit, max(0, len(everything) - op.offset)), op
         if op.offset == 0 and len(everything) <= op.limit:
             assert set(got) == everything, op
+        event(f"listing search, {'all' if op.offset == 0 and len(everything) <= op.limit else 'some'} matches")
         stamps = [i.updated_at for i in have]
         assert stamps == sorted(stamps, reverse=True), op  # newest first
         assert all(i.score is None for i in have)
@@ -290,6 +291,7 @@ class Example:
             t for t, i in candidates.items() if op.query in indexed_words(i.value, index.get((i.namespace, i.key)))
         }
         complete = op.offset == 0 and len(expected) <= op.limit
+        event(f"query search, {'all' if again and complete else 'some'} of {min(len(expected), 2)}+ expected hits")
         deadline = time.monotonic() + INDEX_WAIT_S
         while True:
             got = [triple(i) for i in have]
@@ -312,7 +314,7 @@ def ours(stack: RunningStack) -> OffpromptStore:  # noqa: F811
 
 
 @settings(
-    max_examples=25,
+    max_examples=60,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     database=None,
