@@ -37,11 +37,20 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
-from langgraph.store.base import GetOp, Item, ListNamespacesOp, MatchCondition, Op, PutOp, SearchOp
+from langgraph.store.base import (
+    GetOp,
+    InvalidNamespaceError,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    Op,
+    PutOp,
+    SearchOp,
+)
 from langgraph.store.memory import InMemoryStore
 from test_local_stack import ROOT, RunningStack, stack  # noqa: F401  (stack: the module's local stack fixture)
 
-from offprompt_client import OffpromptClient
+from offprompt_client import OffpromptClient, OffpromptClientError
 from offprompt_client.langgraph import OffpromptStore
 
 pytestmark = pytest.mark.slow
@@ -367,3 +376,25 @@ def test_the_readme_sample_runs_as_written(stack: RunningStack, tmp_path: Path) 
     assert lines[0] == str({"text": "Ada likes lentils", "kind": "pref", "stars": 5})
     assert "key='prefs'" in lines[1] and lines[2] == "[('users', 'ada')]"
     assert lines[-1] == "['Ada likes lentils']"
+
+
+# ---- what LangGraph allows and records do not ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("namespace", "key", "error"),
+    [
+        (("users", "a/b"), "k", InvalidNamespaceError),  # a label is one URL segment (ADR 0014): refused unsent
+        (("users",), "x/y", ValueError),  # the same for a key
+        (tuple("abcdefghi"), "k", OffpromptClientError),  # at most 8 labels: the server's 400
+        (("users",), "..", OffpromptClientError),
+        (("users", "tab\there"), "k", OffpromptClientError),  # no control characters
+    ],
+)
+def test_names_langgraph_allows_but_records_refuse_raise_and_store_nothing(
+    ours: OffpromptStore, namespace: tuple[str, ...], key: str, error: type[Exception]
+) -> None:
+    root = f"lgbad{uuid.uuid4().hex[:8]}"
+    with pytest.raises(error) as refused:
+        ours.put((root, *namespace), key, {"v": 1})
+    if isinstance(refused.value, OffpromptClientError):
+        assert (refused.value.status, refused.value.code) == (400, "invalid_input"), refused.value
+    assert ours.list_namespaces(prefix=(root,)) == []

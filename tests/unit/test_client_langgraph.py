@@ -97,10 +97,10 @@ def test_get_is_one_get_of_the_path_form_and_answers_an_item_with_aware_datetime
 
 
 def test_labels_and_keys_are_percent_encoded_as_one_segment() -> None:
-    store, sent = store_on(lambda *_: (200, record(("a b", "é#?"), "k/1 %")))
-    store.get(("a b", "é#?"), "k/1 %")
-    path = "/records/" + urllib.parse.quote("a b.é#?", safe="") + "/" + urllib.parse.quote("k/1 %", safe="")
-    assert path == "/records/a%20b.%C3%A9%23%3F/k%2F1%20%25"
+    store, sent = store_on(lambda *_: (200, record(("a b", "é#?"), "k?1 %")))
+    store.get(("a b", "é#?"), "k?1 %")
+    path = "/records/" + urllib.parse.quote("a b.é#?", safe="") + "/" + urllib.parse.quote("k?1 %", safe="")
+    assert path == "/records/a%20b.%C3%A9%23%3F/k%3F1%20%25"
     assert [s[1] for s in sent.sent] == [path]
 
 
@@ -272,6 +272,8 @@ BAD: list[Callable[[OffpromptStore], Any]] = [
     lambda s: s.list_namespaces(suffix=("",)),
     lambda s: s.batch([GetOp(("ok",), "k"), GetOp("ok", "k")]),  # type: ignore[arg-type]  # a string is not a tuple of labels
     lambda s: s.batch([GetOp(("ok",), "k"), PutOp(("x.y",), "k", {"v": 1})]),
+    lambda s: s.put(("a/b",), "k", {"v": 1}),  # offprompt: a label is one URL path segment
+    lambda s: s.search(("a", "b/c")),
 ]
 
 
@@ -279,6 +281,16 @@ BAD: list[Callable[[OffpromptStore], Any]] = [
 def test_invalid_namespaces_raise_langgraphs_error_and_send_nothing(call: Callable[[OffpromptStore], Any]) -> None:
     store, sent = store_on(lambda *_: (200, record()))
     with pytest.raises(InvalidNamespaceError):
+        call(store)
+    assert sent.sent == []
+
+
+@pytest.mark.parametrize(
+    "call", [lambda s: s.put(("a",), "x/y", {"v": 1}), lambda s: s.get(("a",), "x/y"), lambda s: s.delete(("a",), "/")]
+)
+def test_a_key_with_a_slash_is_refused_unsent(call: Callable[[OffpromptStore], Any]) -> None:
+    store, sent = store_on()
+    with pytest.raises(ValueError, match="URL path segment"):
         call(store)
     assert sent.sent == []
 
@@ -300,9 +312,9 @@ def test_an_empty_namespace_holds_nothing_get_is_none_delete_is_a_no_op() -> Non
 
 
 def test_server_refusals_surface_unchanged_and_are_not_retried() -> None:
-    store, sent = store_on(lambda *_: (400, {"code": "invalid_input", "message": 'key must not contain "/"'}))
+    store, sent = store_on(lambda *_: (400, {"code": "invalid_input", "message": "a refusal"}))
     with pytest.raises(OffpromptClientError) as error:
-        store.put(("a",), "x/y", {"v": 1})
+        store.put(("a",), "x..y", {"v": 1})
     assert (error.value.status, error.value.code) == (400, "invalid_input")
     assert len(sent.sent) == 1
 

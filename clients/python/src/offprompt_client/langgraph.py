@@ -194,9 +194,11 @@ def _retryable(error: OffpromptClientError) -> bool:
 
 
 # ---- op -> request (pure) -------------------------------------------------------------------------------------
-def check_labels(labels: Sequence[Any], what: str = "namespace", wildcards: bool = False) -> None:
-    """LangGraph's rules for labels (a string, non-empty, no "." and no NUL), raised as its InvalidNamespaceError
-    before anything is sent; the server adds its own (at most 8 labels, no "/", no control characters)."""
+def check_labels(labels: Sequence[Any], what: str = "namespace") -> None:
+    """LangGraph's rules for labels (a string, non-empty, no "." and no NUL), and offprompt's "/" (a label travels
+    in one URL path segment, and API Gateway decodes %2F before routing), raised as LangGraph's
+    InvalidNamespaceError before anything is sent. The server answers 400 `invalid_input` for its other rules (at
+    most 8 labels, no control characters)."""
     if isinstance(labels, str) or not isinstance(labels, Sequence):
         raise InvalidNamespaceError(f"a {what} is a tuple of labels, not {labels!r}")
     for label in labels:
@@ -204,13 +206,24 @@ def check_labels(labels: Sequence[Any], what: str = "namespace", wildcards: bool
             raise InvalidNamespaceError(f"{what} label {label!r} in {labels!r} is not a string")
         if not label or "." in label or "\x00" in label:
             raise InvalidNamespaceError(f'{what} label {label!r} in {labels!r} is empty or holds "." or NUL')
+        if "/" in label:
+            raise InvalidNamespaceError(f'{what} label {label!r} in {labels!r} holds "/" (offprompt: ADR 0014)')
+
+
+def check_key(key: Any) -> None:
+    """A key that cannot travel in one URL path segment ("/": API Gateway decodes %2F before routing) is refused
+    before anything is sent (ValueError); the server answers 400 `invalid_input` for its other rules."""
+    if isinstance(key, str) and "/" in key:
+        raise ValueError(f'key {key!r} holds "/": an offprompt key is one URL path segment (ADR 0014)')
 
 
 def check_op(op: Any) -> None:
     if isinstance(op, GetOp):
         check_labels(op.namespace)
+        check_key(op.key)
     elif isinstance(op, PutOp):
         check_labels(op.namespace)
+        check_key(op.key)
         if op.value is not None:
             if not op.namespace:
                 raise InvalidNamespaceError("Namespace cannot be empty.")
