@@ -16,13 +16,18 @@ Direct invocation: `{"tenant", "action", ...}` with action one of put_record, ge
 record_history, search_records, list_record_namespaces, configure_record_namespace; `namespace` (a list of labels)
 and `key` where the route has them in its path, the rest as in the body or query (the same library models).
 
-Use cases: `offprompt.services.records.{put,get,delete,search,namespaces}`.
+The table's DynamoDB stream (REMOVE records of record items DynamoDB's TTL deleted, filtered in template.yaml):
+each expired version's S3 body and record-index document are deleted (`expiry.drop_expired`); a record that fails
+is reported in `batchItemFailures` alone.
+
+Use cases: `offprompt.services.records.{put,get,delete,search,namespaces,expiry}`.
 """
 
+import logging
 from http import HTTPStatus
 from typing import Annotated, Any
 
-from api_common.entry import direct_field, direct_fields, json_response
+from api_common.entry import direct_field, direct_fields, invocation_deadline, json_response
 from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Query, Response
 from api_common.routes import FunctionRoutes
@@ -41,6 +46,7 @@ from offprompt.limits import MAX_RECORD_HISTORY
 from offprompt.memory.records import check_namespace, parse_path
 from offprompt.metering import Meter
 from offprompt.services.records.delete import delete_record
+from offprompt.services.records.expiry import drop_expired
 from offprompt.services.records.get import get_record, record_history
 from offprompt.services.records.namespaces import configure_namespace, list_namespaces
 from offprompt.services.records.put import put_record
@@ -59,6 +65,7 @@ from offprompt.validation import validate
 records = default_records
 
 routes = FunctionRoutes("records", event_prefixes=("record",))
+logger = logging.getLogger("records.handler")
 
 
 def _path(namespace: str) -> tuple[str, ...]:
@@ -201,5 +208,42 @@ def configure_direct(tenant: str, event: dict[str, Any], meter: Meter | None) ->
     return configure_namespace(records(), tenant, _direct_namespace(event), request)
 
 
+#: The `userIdentity` of a stream record for an item DynamoDB's Time to Live deleted.
+TTL_IDENTITY = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+
+
+def expired(record: dict[str, Any]) -> None:
+    """One stream record: an expired record version's body and document go (anything else is ignored)."""
+    if record.get("eventName") != "REMOVE":
+        return
+    identity = record.get("userIdentity") or {}
+    if {k: identity.get(k) for k in TTL_IDENTITY} != TTL_IDENTITY:
+        return  # deletes by the API or an erase take care of their own
+    image = (record.get("dynamodb") or {}).get("OldImage") or {}
+    pk, sk = image.get("pk", {}).get("S", ""), image.get("sk", {}).get("S", "")
+    tenant = image.get("tenant", {}).get("S")
+    if not (pk.startswith("REC#") and sk.startswith(("CUR#", "VER#")) and tenant):
+        return
+    drop_expired(records(), tenant, image.get("body_key", {}).get("S"), image.get("doc_id", {}).get("S"))
+
+
+def handle_stream(event: dict[str, Any]) -> dict[str, Any]:
+    failures = []
+    for record in event["Records"]:
+        try:
+            expired(record)
+        except Exception:
+            logger.exception("an expired record's body or document could not be deleted; the record is retried")
+            failures.append({"itemIdentifier": (record.get("dynamodb") or {}).get("SequenceNumber", "")})
+    return {"batchItemFailures": failures}
+
+
 register = routes.register
-lambda_handler = routes.handler()
+_handler = routes.handler()
+
+
+def lambda_handler(event: dict[str, Any], context: Any) -> Any:
+    if isinstance(event, dict) and isinstance(event.get("Records"), list):
+        with invocation_deadline(context, http=False):
+            return handle_stream(event)
+    return _handler(event, context)
