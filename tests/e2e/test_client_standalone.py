@@ -1,11 +1,14 @@
 """The client distribution as a user installs it: a fresh venv holding only `offprompt-client` (then
-`offprompt-client[griptape]`), scripts run under `python -I` (no cwd, no PYTHONPATH, no repository on sys.path),
-against the real local stack (a subprocess on free ports with a throwaway data directory).
+`offprompt-client[griptape]`, or `offprompt-client[langgraph]`), scripts run under `python -I` (no cwd, no
+PYTHONPATH, no repository on sys.path), against the real local stack (a subprocess on free ports with a throwaway
+data directory).
 
 The rest of the suite runs in the dev venv, where the server library is importable, so it cannot see a client
 that needs it. Here every client method a user calls runs where `import offprompt` fails: a 6 MB blob loaded
 through `BlobDownloads` (raw and decoded), a text namespace past the response limit (303 + presigned GET), the
-uploads route, and Griptape Agents on the drivers of `offprompt_client.griptape` with real griptape==1.13.0.
+uploads route, and Griptape Agents on the drivers of `offprompt_client.griptape` with real griptape==1.13.0; a
+LangGraph `StateGraph` on `offprompt_client.langgraph.OffpromptStore` writes a memory in one process and answers
+from it in another (the other framework doors: tests/e2e/test_framework_sessions.py).
 
 Each venv is built once per module; each check of a script is a test of its own, run in a fresh interpreter
 that first checks its own isolation. Installs go through uv (the dev venv's, from requirements/bootstrap.lock)
@@ -136,3 +139,30 @@ def test_the_client_with_griptape_in_a_fresh_venv(
     tmp_path: Path,
 ) -> None:
     run_script(griptape_venv, "with_griptape.py", check, stack.url, tmp_path)
+
+
+LANGGRAPH_SCRIPT = "with_langgraph.py"
+
+
+@pytest.fixture(scope="module")
+def langgraph_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return fresh_venv(tmp_path_factory.mktemp("client-langgraph"), str(CLIENT), f"{CLIENT}[langgraph]")
+
+
+def test_a_langgraph_graph_keeps_its_memory_across_two_processes(
+    stack: RunningStack,  # noqa: F811
+    langgraph_venv: Path,
+    tmp_path: Path,
+) -> None:
+    run_script(langgraph_venv, LANGGRAPH_SCRIPT, "turn_one", stack.url, tmp_path)
+    run_script(langgraph_venv, LANGGRAPH_SCRIPT, "turn_two", stack.url, tmp_path)  # another interpreter
+
+
+@pytest.mark.parametrize("check", [c for c in checks_of(LANGGRAPH_SCRIPT) if not c.startswith("turn_")])
+def test_the_client_with_langgraph_in_a_fresh_venv(
+    stack: RunningStack,  # noqa: F811
+    langgraph_venv: Path,
+    check: str,
+    tmp_path: Path,
+) -> None:
+    run_script(langgraph_venv, LANGGRAPH_SCRIPT, check, stack.url, tmp_path)

@@ -30,7 +30,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -302,6 +302,90 @@ class OffpromptClient:
         """Remove the newest item and return `{item, seq}` (`item` None when there is none); atomic."""
         return self._json("POST", f"/threads/{_segment(thread_id)}/items/pop")
 
+    # --------------------------------------------------------------------- long-term records (ADR 0034)
+
+    def put_record(
+        self,
+        namespace: Sequence[str],
+        key: str,
+        value: Mapping[str, Any],
+        *,
+        index: Literal[False] | list[str] | None = None,
+        ttl_minutes: float | None = None,
+    ) -> Any:
+        """Create or replace the record `(namespace, key)` (the old version stays in its history): the record.
+        `index`: False (not searchable by text) or the field paths whose strings are indexed (default: all)."""
+        body: dict[str, Any] = {"value": dict(value)}
+        if index is not None:
+            body["index"] = index
+        if ttl_minutes is not None:
+            body["ttl_minutes"] = ttl_minutes
+        return self._json("PUT", _record_path(namespace, key), body)
+
+    def get_record(
+        self, namespace: Sequence[str], key: str, *, as_of: str | None = None, refresh_ttl: bool | None = None
+    ) -> Any:
+        """The current record (or the version valid at `as_of`, ISO 8601); 404 `record_not_found` otherwise."""
+        query = {"as_of": as_of, "refresh_ttl": _flag(refresh_ttl)}
+        return self._json("GET", _record_path(namespace, key), query=query)
+
+    def delete_record(self, namespace: Sequence[str], key: str) -> None:
+        """Delete the record (idempotent); the delete is a version of its history."""
+        self.request("DELETE", _record_path(namespace, key))
+
+    def record_history(self, namespace: Sequence[str], key: str) -> Any:
+        """Every stored version of the record, newest first."""
+        return self._json("GET", _record_path(namespace, key) + "/history")
+
+    def search_records(
+        self,
+        namespace_prefix: Sequence[str] = (),
+        *,
+        query: str | None = None,
+        filter: Mapping[str, Any] | None = None,
+        limit: int | None = None,
+        offset: int | None = None,
+        as_of: str | None = None,
+        refresh_ttl: bool | None = None,
+    ) -> Any:
+        """Records under a namespace prefix: `{"items": [record + "score"]}` (BM25 with `query`, newest first
+        without); `filter` on top-level value fields (`{"f": v}` or `{"f": {"$gt": v}}`, ...; LangGraph's)."""
+        fields = {
+            "query": query,
+            "filter": dict(filter) if filter is not None else None,
+            "limit": limit,
+            "offset": offset,
+            "as_of": as_of,
+            "refresh_ttl": refresh_ttl,
+        }
+        body = {"namespace_prefix": list(namespace_prefix), **{k: v for k, v in fields.items() if v is not None}}
+        return self._json("POST", "/records/search", body)
+
+    def list_record_namespaces(
+        self,
+        *,
+        prefix: Sequence[str] | None = None,
+        suffix: Sequence[str] | None = None,
+        max_depth: int | None = None,
+        limit: int | None = None,
+        offset: int | None = None,
+    ) -> Any:
+        """The namespaces holding records: `{"namespaces": [[label, ...], ...]}`, sorted; prefix/suffix labels may
+        be "*" (any one label), `max_depth` cuts them (deduplicated)."""
+        fields = {
+            "prefix": list(prefix) if prefix is not None else None,
+            "suffix": list(suffix) if suffix is not None else None,
+            "max_depth": max_depth,
+            "limit": limit,
+            "offset": offset,
+        }
+        return self._json("POST", "/records/namespaces", {k: v for k, v in fields.items() if v is not None})
+
+    def configure_record_namespace(self, namespace: Sequence[str], *, default_ttl_minutes: float | None) -> Any:
+        """The namespace's default TTL for puts that give none (None: no default)."""
+        path = f"/record-namespaces/{_segment(_namespace_path(namespace))}"
+        return self._json("PUT", path, {"default_ttl_minutes": default_ttl_minutes})
+
     # -------------------------------------------------------------------------------------- task memory
 
     @overload
@@ -539,6 +623,24 @@ class OffpromptClient:
         body = {k: v for k, v in {"query": query, "top_k": top_k, "mode": mode}.items() if v is not None}
         path = f"/memories/{_segment(memory_name)}/namespaces/{_segment(namespace)}/search"
         return self._json("POST", path, body)
+
+
+def _namespace_path(namespace: Sequence[str]) -> str:
+    """A record namespace's path form, one URL segment: its labels joined by "." (a label never holds one)."""
+    if isinstance(namespace, str):
+        raise ValueError(f"a namespace is a sequence of labels, not the string {namespace!r}")
+    labels = list(namespace)
+    if not labels or any(not isinstance(label, str) or not label or "." in label for label in labels):
+        raise ValueError(f'a namespace is 1 or more non-empty labels without ".", not {namespace!r}')
+    return ".".join(labels)
+
+
+def _record_path(namespace: Sequence[str], key: str) -> str:
+    return f"/records/{_segment(_namespace_path(namespace))}/{_segment(key)}"
+
+
+def _flag(value: bool | None) -> str | None:
+    return None if value is None else ("true" if value else "false")
 
 
 def _split_value(artifact: Any) -> tuple[dict[str, Any], bytes] | None:
