@@ -5,6 +5,7 @@ recorded once against moto (in-process), then replayed with botocore's Stubber, 
 request validation and serialization are timed, the emulator, HTTP and response parsing are not. CPU time
 (time.process_time) per call, single thread, GC on; p50/p99 over --reps calls after --warmup calls.
 
+Long-term records: a put that replaces a record (not text-indexed) and a get of it.
 Data: a 200-run thread (runs of 30-120 tokens, ~75 on average) and prompt-stack with max_tokens 4,000 (returns
 ~51 runs); add-run of a small run; list runs (20, newest first); task memory: process-output and load of a 1 KB
 BlobArtifact (S3 + DynamoDB only: OpenSearch calls are not botocore calls and cannot be replayed here).
@@ -140,6 +141,7 @@ def main() -> None:
     from moto import mock_aws
     from process_output import handler as process_output
     from prompt_stack import handler as prompt_stack
+    from records import handler as records
     from threads import handler as threads
 
     from offprompt.adapters.clients import aws_client
@@ -194,6 +196,23 @@ def main() -> None:
         ),
     }
 
+    # Long-term records (issue 22): a put that replaces the current version (one TransactWriteItems) and a get, of a
+    # value that is not text-indexed (OpenSearch calls are not botocore calls and cannot be replayed here).
+    fact = {"value": {"text": "prefers window seats", "kind": "preference"}, "index": False}
+    record_path = {"namespace": "users.u1.facts", "key": "seat"}
+    routes |= {
+        "record-put": (
+            records.lambda_handler,
+            event("record_put_http.json", "PUT", "/records/users.u1.facts/seat", record_path, fact),
+        ),
+        "record-get": (
+            records.lambda_handler,
+            event(
+                "record_get_http.json", "GET", "/records/users.u1.facts/seat", record_path, query="refresh_ttl=false"
+            ),
+        ),
+    }
+
     def tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
         return event("mcp_call_http.json", "POST", "/mcp", {}, body)
@@ -233,6 +252,8 @@ def main() -> None:
             for r in runs:
                 out = add_run.lambda_handler({**seed, "body": json.dumps(r)}, None)
                 assert out["statusCode"] in (200, 201), out
+            out = records.lambda_handler(copy.deepcopy(routes["record-put"][1]), None)  # so the timed put replaces
+            assert out["statusCode"] == 200, out
             recorder = Recorder(clients)
             for name, (fn, ev) in routes.items():
                 recorder.active, recorder.calls = True, []
