@@ -21,6 +21,8 @@ long for the key it goes into, `%~` + its SHA-256):
 - tenant (fixed): `TENANT#{tenant}` → `#TENANT` tenant, `KEY#{key_id}` key_listing, `#INDEXED` index_marker
 - usage (fixed): `U#{tenant}#S{n}`, `U#{tenant}#Q` → `D#{day}` usage
 - rate (fixed): `RATE#{tenant}#{shard}` → `W#{second}` rate_window
+- records (docs/adr/0034): `REC#{tenant}` → `#RECORDS` root, `CUR#{labels…}##{key}` current version (or tombstone),
+  `VER#{labels…}##{key}#{version}` past version, `RNS#{labels…}` namespace settings
 - not a tenant's: `DEPLOYMENT` → `#INDEXED` (every tenant's data is in the tenant index)
 
 The sparse KEYS_ONLY global secondary index `TenantRoots` (hash key `tenant_dir` only) lists each partition root
@@ -38,6 +40,7 @@ from __future__ import annotations
 import hashlib
 import math
 import zlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -171,6 +174,34 @@ def tenant_pk(tenant: str) -> str:
 
 def key_listing_sk(key_id: str) -> str:
     return _key(KEY_LISTING_PREFIX, part(key_id))
+
+
+RECORDS_PREFIX = "REC"
+RECORDS_SK = "#RECORDS"
+RECORD_CURRENT_PREFIX = "CUR"
+RECORD_VERSION_PREFIX = "VER"
+RECORD_NAMESPACE_PREFIX = "RNS"
+
+
+def records_pk(tenant: str) -> str:
+    return _key(RECORDS_PREFIX, part(tenant))
+
+
+def _labels(namespace: Sequence[str]) -> str:
+    return "#".join(part(label) for label in namespace)
+
+
+def record_current_sk(namespace: Sequence[str], record_key: str) -> str:
+    """`CUR#{labels…}##{key}`: an escaped label never holds `#`, so `##` ends the namespace."""
+    return f"{RECORD_CURRENT_PREFIX}#{_labels(namespace)}##{part(record_key)}"
+
+
+def record_version_sk(namespace: Sequence[str], record_key: str, version: int) -> str:
+    return f"{RECORD_VERSION_PREFIX}#{_labels(namespace)}##{part(record_key)}#{version:012d}"
+
+
+def record_namespace_sk(namespace: Sequence[str]) -> str:
+    return f"{RECORD_NAMESPACE_PREFIX}#{_labels(namespace)}"
 
 
 def usage_pk(tenant: str, shard: str) -> str:
@@ -317,6 +348,106 @@ def tenant_of_root(item: dict[str, Any]) -> str | None:
             continue
         return _unescape(tenant_part)
     return None
+
+
+# ---- reading keys back (the memory events: docs/adr/0036) ------------------------------------------------------
+@dataclass(frozen=True)
+class ParsedKey:
+    """What an item's key says: its family and kind, its tenant and the identifiers the key carries.
+
+    An identifier whose key part is a digest (`part()` of a very long identifier) cannot be read back: it is None,
+    unless a hint (an attribute the item also carries) digests to that very part."""
+
+    family: str
+    kind: str
+    tenant: str | None
+    ids: dict[str, Any]
+
+
+def _read_part(raw: str, hint: object = None) -> str | None:
+    if not raw.startswith(DIGEST_MARK):
+        return _unescape(raw)
+    return hint if isinstance(hint, str) and part(hint) == raw else None
+
+
+def parse_key(pk: str, sk: str, hints: Mapping[str, object] | None = None) -> ParsedKey | None:
+    """The inverse of the key builders above for the families a tenant's changes are read from (threads, aliases,
+    task memories, records, receipts, usage and rate windows), or None for any other key (API keys name no
+    tenant in their key; `DEPLOYMENT`; anything unknown). `hints` ("tenant", "thread_id", "memory", "namespace")
+    recover digested parts only when they digest to them."""
+    hint = hints or {}
+    head = pk.split("#")
+    if head[0] == RECORDS_PREFIX:
+        return _parse_records(sk, head, hint)
+    name = _FAMILY_BY_HEAD.get(head[0])
+    if name == "thread" and len(head) > 2 and head[2] == "ALIAS":
+        name = "alias"
+    family = next((f for f in FAMILIES if f.name == name), None)
+    if family is None or len(head) < 2:
+        return None
+    tenant = _read_part(head[1], hint.get("tenant"))
+    kind = family.kind_of(sk)
+    if kind is None:
+        return None
+    ids: dict[str, Any] = {}
+    if family.name == "thread":
+        if len(head) != 4 or head[2] != "TH":
+            return None
+        ids["thread_id"] = _read_part(head[3], hint.get("thread_id"))
+        if kind.name == "run":
+            seq = sk.split("#", 1)[1]
+            if not seq.isdigit():
+                return None
+            ids["seq"] = int(seq)
+    elif family.name == "alias":
+        if len(head) != 4 or head[2] != "ALIAS":
+            return None
+        ids["alias"] = _read_part(head[3])
+    elif family.name == "memory":
+        if len(head) != 3:
+            return None
+        ids["memory"] = _read_part(head[2], hint.get("memory"))
+        tail = sk.split("#")
+        if kind.name in ("namespace", "batch"):
+            ids["namespace"] = _read_part(tail[1], hint.get("namespace")) if len(tail) > 1 else None
+        if kind.name == "batch":
+            if len(tail) != 3 or not tail[2].isdigit():
+                return None
+            ids["start"] = int(tail[2])
+    return ParsedKey(family.name, kind.name, tenant, ids)
+
+
+#: A partition key's first part → its family (`T#` holds threads and aliases: the third part tells them apart).
+_FAMILY_BY_HEAD = {"T": "thread", "TASKMEM": "memory", "RECEIPT": "receipt", "TENANT": "tenant", "U": "usage",
+                   "RATE": "rate"}  # fmt: skip
+
+
+def _parse_records(sk: str, head: list[str], hint: Mapping[str, object]) -> ParsedKey | None:
+    if len(head) != 2:
+        return None
+    tenant = _read_part(head[1], hint.get("tenant"))
+    if sk == RECORDS_SK:
+        return ParsedKey("records", "records", tenant, {})
+    prefix, _, rest = sk.partition("#")
+    if prefix == RECORD_NAMESPACE_PREFIX:
+        return ParsedKey("records", "record_namespace", tenant, {"namespace": _read_labels(rest)})
+    if prefix not in (RECORD_CURRENT_PREFIX, RECORD_VERSION_PREFIX) or "##" not in rest:
+        return None
+    labels, _, tail = rest.partition("##")
+    ids: dict[str, Any] = {"namespace": _read_labels(labels)}
+    if prefix == RECORD_CURRENT_PREFIX:
+        ids["key"] = _read_part(tail)
+        return ParsedKey("records", "record", tenant, ids)
+    key_part, _, version = tail.rpartition("#")
+    if not key_part or not version.isdigit():
+        return None
+    ids["key"], ids["version"] = _read_part(key_part), int(version)
+    return ParsedKey("records", "record_version", tenant, ids)
+
+
+def _read_labels(raw: str) -> tuple[str, ...] | None:
+    labels = tuple(_read_part(label) for label in raw.split("#"))
+    return None if not raw or any(label is None for label in labels) else labels  # type: ignore[return-value]
 
 
 def exported_kinds() -> tuple[str, ...]:
