@@ -70,9 +70,10 @@ def test_transform_emits_the_expected_resource_types() -> None:
         "AWS::OpenSearchServerless::AccessPolicy",
     } <= types
     # eleven endpoints/handlers (cloud_threads: issue 13; tenancy and tenant export/erase: issue 14; MCP: issue 21)
-    # + the example tool; the API-key authorizer only with AuthMode=apikey (below)
+    # + the example tool + the memory events' publisher (issue 22); the API-key authorizer only with
+    # AuthMode=apikey (below)
     functions = _functions(cfn)
-    assert len(functions) == 13
+    assert len(functions) == 14
     assert functions["AuthorizerFunction"]["Condition"] == "UseApiKey"
 
 
@@ -138,9 +139,8 @@ def test_bucket_policy_denies_insecure_transport() -> None:
 def test_summarizer_stream_settings() -> None:
     cfn = sam_transform()
     mappings = [r for r in cfn["Resources"].values() if r["Type"] == "AWS::Lambda::EventSourceMapping"]
-    assert len(mappings) == 1
-    props = mappings[0]["Properties"]
-    assert props["FunctionName"] == {"Ref": "SummarizerFunction"}
+    assert sorted(m["Properties"]["FunctionName"]["Ref"] for m in mappings) == ["EventsFunction", "SummarizerFunction"]
+    props = next(m for m in mappings if m["Properties"]["FunctionName"] == {"Ref": "SummarizerFunction"})["Properties"]
     assert props["EventSourceArn"] == {"Fn::GetAtt": ["MemoryTable", "StreamArn"]}
     assert props["BisectBatchOnFunctionError"] is True
     assert props["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
@@ -152,6 +152,31 @@ def test_summarizer_stream_settings() -> None:
     # What the patterns let through is checked against real items in test_summarizer_filter.py.
     assert [p["eventName"] for p in patterns] == [["INSERT"], ["REMOVE"]]  # runs added; runs TTL deleted
     assert patterns[1]["userIdentity"] == {"type": ["Service"], "principalId": ["dynamodb.amazonaws.com"]}
+
+
+def test_memory_events_stream_settings() -> None:
+    """The memory events (docs/adr/0036): the stream's publisher reports failures per record, parks what it cannot
+    publish in its own queue, may put events on the stack's bus only, and the bus is an output."""
+    cfn = sam_transform()
+    mapping = next(
+        r["Properties"]
+        for r in cfn["Resources"].values()
+        if r["Type"] == "AWS::Lambda::EventSourceMapping"
+        and r["Properties"]["FunctionName"] == {"Ref": "EventsFunction"}
+    )
+    assert mapping["EventSourceArn"] == {"Fn::GetAtt": ["MemoryTable", "StreamArn"]}
+    assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert mapping["BisectBatchOnFunctionError"] is True
+    assert mapping["DestinationConfig"]["OnFailure"]["Destination"] == {"Fn::GetAtt": ["EventsDeadLetterQueue", "Arn"]}
+    patterns = [json.loads(f["Pattern"]) for f in mapping["FilterCriteria"]["Filters"]]
+    assert [p["eventName"] for p in patterns] == [["INSERT"], ["MODIFY"], ["MODIFY"], ["REMOVE"]]
+    assert patterns[3]["userIdentity"] == {"type": ["Service"], "principalId": ["dynamodb.amazonaws.com"]}
+    bus = cfn["Resources"]["MemoryEventBus"]
+    assert bus["Type"] == "AWS::Events::EventBus"
+    assert bus["Properties"]["Name"] == {"Fn::Sub": "${AWS::StackName}-memory-events"}
+    env = cfn["Resources"]["EventsFunction"]["Properties"]["Environment"]["Variables"]
+    assert env["OFFPROMPT_EVENT_BUS"] == {"Fn::GetAtt": ["MemoryEventBus", "Name"]}
+    assert cfn["Outputs"]["MemoryEventBusArn"]["Value"] == {"Fn::GetAtt": ["MemoryEventBus", "Arn"]}
 
 
 def test_stack_deploys_into_moto_with_the_template_settings(deployed: Deployed) -> None:
