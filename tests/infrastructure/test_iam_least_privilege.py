@@ -428,7 +428,7 @@ ALLOWED_MANAGED = {
 }
 STREAM_POLICY = "arn:aws:iam::aws:policy/service-role/AWSLambdaDynamoDBExecutionRole"
 #: The functions the table's stream triggers, and the dead-letter queue of each.
-STREAM_CONSUMERS = {"summarizer": "SummarizerDeadLetterQueue", "events": "EventsDeadLetterQueue"}
+STREAM_CONSUMERS = {"summarizer": "SummarizerDeadLetterQueue", "memory_events": "EventsDeadLetterQueue"}
 MODES = {
     "serverless": {"OpenSearchMode": "serverless"},
     "existing+embeddings": {

@@ -1,5 +1,5 @@
 """Use case: publish the memory events a batch of the table's changes means (docs/adr/0036-memory-events.md).
-Handler: functions/events (the table's DynamoDB stream).
+Handler: functions/memory_events (the table's DynamoDB stream).
 
 Each stream record means zero or one event (`ChangeDecoder`); the events go to the publisher in one call (the
 adapter batches them), and what comes back is which records failed: a record whose event was not delivered, or

@@ -1,4 +1,4 @@
-"""functions/events: the stream batch → memory events on the bus (moto's EventBridge, read back through a rule
+"""functions/memory_events: the stream batch → memory events on the bus (moto's EventBridge, read back through a rule
 into SQS); records whose event was not delivered are the batch item failures, nothing else is."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 import boto3
 import pytest
+from memory_events import handler
 
-from events import handler
 from offprompt.adapters.clients import reset_clients
 from offprompt.composition import events as composition
 from offprompt.config import get_settings

@@ -1,4 +1,4 @@
-"""events: the table's changes published as memory events for bring-your-own extraction (docs/adr/0036).
+"""memory_events: the table's changes published as memory events for bring-your-own extraction (docs/adr/0036).
 
 Trigger: the table's DynamoDB stream (NEW_AND_OLD_IMAGES; template.yaml's filter passes only the item kinds that
 can mean an event). Each record means zero or one event (`offprompt.adapters.stream_events`); the batch's events
