@@ -223,3 +223,38 @@ class ErasePending(_Open):
     deleted: dict[str, int]
     verified: bool
     retry_after: int
+
+
+class RecordView(_Open):
+    """A record (docs/adr/0034): times ISO 8601 UTC; `valid_to` and `expires_at` null when open."""
+
+    namespace: list[str]
+    key: str
+    value: dict[str, Any] | None
+    version: int
+    created_at: str
+    updated_at: str
+    valid_from: str
+    valid_to: str | None
+    expires_at: str | None
+
+
+class RecordHistory(_Open):
+    """A record's stored versions, newest first (`deleted`: a delete's tombstone, whose value is null)."""
+
+    versions: list[RecordView]
+
+
+class RecordsFound(_Open):
+    """Search results: records, each with its `score` (null without a query)."""
+
+    items: list[RecordView]
+
+
+class RecordNamespaces(_Open):
+    namespaces: list[list[str]]
+
+
+class RecordNamespaceSettings(_Open):
+    namespace: list[str]
+    default_ttl_minutes: float | None

@@ -183,7 +183,7 @@ class EchoSummarizer:
 def clear_caches() -> None:
     from offprompt.adapters.clients import reset_clients
     from offprompt.adapters.opensearch_client import reset_opensearch_clients
-    from offprompt.composition import conversation, task_memory
+    from offprompt.composition import conversation, records, task_memory
     from offprompt.config import get_settings
 
     get_settings.cache_clear()
@@ -194,6 +194,7 @@ def clear_caches() -> None:
         conversation.default_cloud_threads,
         task_memory.default_service,
         task_memory.default_receipts,
+        records.default_records,
     ):
         cached.cache_clear()
 
@@ -373,6 +374,47 @@ def task_memory_use_cases(rec: Recorder) -> None:
             invoke(memories, event("memories_delete_namespace_http.json", path, params=ns_params(ns)), 204)
 
 
+def records_use_cases(rec: Recorder) -> None:
+    """Long-term records (docs/adr/0034) on their DynamoDB partition and S3 bodies; the record index is the in-memory
+    one here (its OpenSearch calls are the adapter's, measured once the scenario builds the real index)."""
+    import records.handler as records
+    from fakes.record_candidates import FakeRecordIndex
+
+    from offprompt.composition import records as composition
+
+    composition.set_record_index_override(FakeRecordIndex())
+    composition.default_records.cache_clear()
+    try:
+        ns = "depth.facts"
+        kp = {"namespace": ns, "key": "k"}
+        path = f"/records/{ns}/k"
+        with rec.use_case("records"):
+            invoke(records, event("record_put_http.json", path, params=kp, body={"value": {"text": "brown fox"}}), 200)
+            big = {"value": {"text": "x" * (400_000)}}
+            invoke(records, event("record_put_http.json", path, params=kp, body=big), 200)
+            for name, at in (("record_get_http.json", path), ("record_history_http.json", f"{path}/history")):
+                read = event(name, at, params=kp)
+                read.pop("queryStringParameters", None)  # the sample's as_of and limit: the current version
+                read["rawQueryString"] = ""
+                invoke(records, read, 200)
+            body: dict[str, Any] = {"namespace_prefix": ["depth"]}
+            invoke(records, event("record_search_http.json", "/records/search", params={}, body=body), 200)
+            body = {"namespace_prefix": ["depth"], "query": "x"}
+            invoke(records, event("record_search_http.json", "/records/search", params={}, body=body), 200)
+            invoke(records, event("record_namespaces_http.json", "/records/namespaces", params={}, body={}), 200)
+            settings = {"default_ttl_minutes": 60}
+            np = {"namespace": ns}
+            invoke(
+                records,
+                event("record_configure_namespace_http.json", f"/record-namespaces/{ns}", params=np, body=settings),
+                200,
+            )
+            invoke(records, event("record_delete_http.json", path, params=kp), 204)
+    finally:
+        composition.set_record_index_override(None)
+        composition.default_records.cache_clear()
+
+
 def mcp_use_cases(rec: Recorder) -> None:
     """The MCP endpoint's tools: each one calls its use case from the handler, as a route does (the protocol module
     on the stack between them calls back into the handler, so it does not count)."""
@@ -408,6 +450,7 @@ USE_CASES = [
     "load",
     "namespaces",
     "search",
+    "records",
     "MCP tools",
 ]
 STORES = {"dynamodb": "DynamoDB", "s3": "S3", "opensearch": "OpenSearch"}
@@ -436,6 +479,7 @@ def depth_table(recorder: Recorder) -> tuple[list[str], list[str]]:
 def test_every_use_case_reaches_its_stores_through_at_most_three_modules(deployment: None, recorder: Recorder) -> None:
     conversation_use_cases(recorder)
     task_memory_use_cases(recorder)
+    records_use_cases(recorder)
     mcp_use_cases(recorder)
     rows, too_deep = depth_table(recorder)
     print("\n".join(rows + too_deep))

@@ -65,6 +65,7 @@ def test_every_operation_has_one_tag_of_its_function_and_every_tag_is_described(
         "Griptape Cloud threads",
         "keys and usage",
         "tenant data",
+        "records",
         "MCP",
     ]
     assert all(len(tag["description"]) > 40 for tag in generated["tags"])

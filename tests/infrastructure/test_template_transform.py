@@ -31,6 +31,7 @@ from sam_support import (
 #: PUTs with requests.
 TEXT_LAYER_FUNCTIONS = {
     "ProcessOutputFunction",
+    "RecordsFunction",
     "McpFunction",
     "LoadArtifactsFunction",
     "MemoriesFunction",
@@ -69,11 +70,11 @@ def test_transform_emits_the_expected_resource_types() -> None:
         "AWS::OpenSearchServerless::SecurityPolicy",
         "AWS::OpenSearchServerless::AccessPolicy",
     } <= types
-    # eleven endpoints/handlers (cloud_threads: issue 13; tenancy and tenant export/erase: issue 14; MCP: issue 21)
-    # + the example tool + the memory events' publisher (issue 22); the API-key authorizer only with
-    # AuthMode=apikey (below)
+    # twelve endpoints/handlers (cloud_threads: issue 13; tenancy and tenant export/erase: issue 14; MCP: issue 21;
+    # records: issue 22) + the example tool + the memory events' publisher (issue 22); the API-key authorizer only
+    # with AuthMode=apikey (below)
     functions = _functions(cfn)
-    assert len(functions) == 14
+    assert len(functions) == 15
     assert functions["AuthorizerFunction"]["Condition"] == "UseApiKey"
 
 
@@ -138,9 +139,20 @@ def test_bucket_policy_denies_insecure_transport() -> None:
 
 def test_summarizer_stream_settings() -> None:
     cfn = sam_transform()
-    mappings = [r for r in cfn["Resources"].values() if r["Type"] == "AWS::Lambda::EventSourceMapping"]
-    assert sorted(m["Properties"]["FunctionName"]["Ref"] for m in mappings) == ["EventsFunction", "SummarizerFunction"]
-    props = next(m for m in mappings if m["Properties"]["FunctionName"] == {"Ref": "SummarizerFunction"})["Properties"]
+    mappings = {
+        r["Properties"]["FunctionName"]["Ref"]: r
+        for r in cfn["Resources"].values()
+        if r["Type"] == "AWS::Lambda::EventSourceMapping"
+    }
+    assert set(mappings) == {"SummarizerFunction", "RecordsFunction", "EventsFunction"}
+    # records: only REMOVEs by DynamoDB's TTL of record items (their S3 bodies and documents; ADR 0034)
+    records = mappings["RecordsFunction"]["Properties"]
+    assert records["EventSourceArn"] == {"Fn::GetAtt": ["MemoryTable", "StreamArn"]}
+    assert records["FunctionResponseTypes"] == ["ReportBatchItemFailures"] and records["BisectBatchOnFunctionError"]
+    (pattern,) = [json.loads(f["Pattern"]) for f in records["FilterCriteria"]["Filters"]]
+    assert pattern["eventName"] == ["REMOVE"] and pattern["userIdentity"]["principalId"] == ["dynamodb.amazonaws.com"]
+    assert pattern["dynamodb"]["Keys"]["pk"] == {"S": [{"prefix": "REC#"}]}
+    props = mappings["SummarizerFunction"]["Properties"]
     assert props["EventSourceArn"] == {"Fn::GetAtt": ["MemoryTable", "StreamArn"]}
     assert props["BisectBatchOnFunctionError"] is True
     assert props["FunctionResponseTypes"] == ["ReportBatchItemFailures"]

@@ -22,6 +22,12 @@ from offprompt.adapters.layout import (
     rate_pk,
     rate_sk,
     receipt_pk,
+    record_namespace_sk,
+    record_pk,
+    record_prefix,
+    record_sk,
+    record_version_prefix,
+    record_version_sk,
     run_sk,
     runid_sk,
     s3_prefixes,
@@ -61,7 +67,15 @@ def every_item(tenant: str, ident: str = "t#1") -> dict[str, dict[str, dict[str,
         "index_marker": item(tenant_pk(tenant), layout.INDEXED_SK),
         "usage": item(usage_pk(tenant, "S3"), layout.day_sk("2026-12-01")),
         "rate_window": item(rate_pk(tenant, 2), rate_sk(1_700_000_000)),
+        "record": item(record_pk(tenant), record_sk(_labels(ident), ident)),
+        "record_version": item(record_pk(tenant), record_version_sk(_labels(ident), ident, 7)),
+        "record_namespace": item(record_pk(tenant), record_namespace_sk(_labels(ident))),
     }
+
+
+def _labels(ident: str) -> tuple[str, ...]:
+    """The longest record namespace an identifier makes: 8 labels (a label holds no ".")."""
+    return (ident.replace(".", "_"),) * 8
 
 
 TENANTS = ["alice", "alice#1", "a%23", "x#TH#y", "é€🦊", "%~abc", "#" * IDENTIFIER_MAX_CHARS]
@@ -136,6 +150,7 @@ def test_fixed_partitions_are_the_account_stores_keys(tenant: str) -> None:
         tenant_pk(tenant),
         *(usage_pk(tenant, s) for s in usage_shards()),
         *(rate_pk(tenant, n) for n in range(3)),
+        record_pk(tenant),
     }
     assert rate_pk(tenant, 0) in fixed_partitions(tenant, rate_per_second=0)
 
@@ -158,9 +173,31 @@ def test_every_s3_key_is_under_the_tenants_prefixes() -> None:
         layout.manifest_key("alice", "m", "n", 0),
         layout.upload_prefix("alice", "m") + "0" * 32,
         layout.download_key("alice", "x"),
+        layout.record_body_key("alice", ("a", "b"), "k", 3, "tok"),
         layout.export_prefix("alice", "e") + "manifest.json",
     ]
     assert all(k.startswith(s3_prefixes("alice", include_transient=True)) for k in keys)
     # exported: stored data only (not pending uploads, downloads, or earlier exports)
-    assert [k.startswith(s3_prefixes("alice", include_transient=False)) for k in keys] == [True] * 3 + [False] * 3
+    assert [k.startswith(s3_prefixes("alice", include_transient=False)) for k in keys] == [True] * 3 + [
+        False,
+        False,
+        True,
+        False,
+    ]
     assert not any(k.startswith(s3_prefixes("alice#1", include_transient=True)) for k in keys)
+
+
+def test_record_keys_are_label_wise_and_prefix_queries_find_only_the_prefix() -> None:
+    """`##` ends a namespace: a prefix query of ("a","b") finds ("a","b") and ("a","b","c"), never ("a","bc"); a
+    label or key with `#` or `%` cannot forge another namespace's key; long labels digest and still fit."""
+    assert record_sk(("a", "b"), "k") == "CUR#a#b##k"
+    assert record_sk(("a", "b"), "k").startswith(record_prefix(("a", "b")))
+    assert record_sk(("a", "b", "c"), "k").startswith(record_prefix(("a", "b")))
+    assert not record_sk(("a", "bc"), "k").startswith(record_prefix(("a", "b")))
+    assert record_sk(("a#",), "k") != record_sk(("a",), "#k") and record_sk(("a#b",), "k") != record_sk(("a", "b"), "k")
+    assert record_version_sk(("a",), "k", 3) == "VER#a##k#000000000003"
+    assert record_version_sk(("a",), "k", 3).startswith(record_version_prefix(("a",), "k"))
+    assert not record_version_sk(("a",), "kk", 3).startswith(record_version_prefix(("a",), "k"))
+    long = "x" * IDENTIFIER_MAX_CHARS
+    assert record_sk((long,), "k").startswith("CUR#%~") and record_sk((long,), "k") != record_sk((long[:-1],), "k")
+    assert record_sk((long, "b"), "k").startswith(record_prefix((long,)))

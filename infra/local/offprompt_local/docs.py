@@ -39,6 +39,7 @@ CLOUD_THREADS = "Griptape Cloud threads"
 KEYS_AND_USAGE = "keys and usage"
 TENANT_DATA = "tenant data"
 MCP = "MCP"
+RECORDS = "records"
 #: The document's tags, in the order Swagger UI lists them.
 TAGS: tuple[dict[str, str], ...] = (
     {
@@ -68,6 +69,12 @@ TAGS: tuple[dict[str, str], ...] = (
         "store, verified.",
     },
     {
+        "name": RECORDS,
+        "description": "Long-term memory (LangGraph's store): JSON records by namespace and key, with text search "
+        "(OpenSearch proposes, DynamoDB decides), filters, TTL and history (every replace and delete is a version; "
+        "as_of reads the past).",
+    },
+    {
         "name": MCP,
         "description": "The Model Context Protocol endpoint (Streamable HTTP, stateless JSON-RPC 2.0): the same "
         "memory as MCP tools (append_turn, get_context, get_recent_turns, list_threads, store_output, "
@@ -86,6 +93,7 @@ FUNCTION_TAGS: dict[str, str] = {
     "account": KEYS_AND_USAGE,
     "tenant_data": TENANT_DATA,
     "mcp_server": MCP,
+    "records": RECORDS,
 }
 #: The three ways a deployment authenticates (template.yaml's AuthMode), as OpenAPI can say them.
 SECURITY_SCHEMES: dict[str, dict[str, str]] = {

@@ -150,7 +150,10 @@ def configure_summaries() -> str:
 # ------------------------------------------------------------------------------------------- embeddings
 
 #: Where the task-memory service may expose an embedder override for the local stack: (module, attribute).
-EMBEDDER_HOOKS: tuple[tuple[str, str], ...] = (("offprompt.composition.task_memory", "set_embedder_override"),)
+EMBEDDER_HOOKS: tuple[tuple[str, str], ...] = (
+    ("offprompt.composition.task_memory", "set_embedder_override"),
+    ("offprompt.composition.records", "set_embedder_override"),
+)
 #: "wordllama" (default) or "off" (no embedder: BM25 search only, as a deployed stack without EmbeddingModelId).
 LOCAL_EMBEDDER_ENV = "OFFPROMPT_LOCAL_EMBEDDER"
 
@@ -171,18 +174,20 @@ def configure_embeddings() -> str:
         model_files()
     except WordLlamaUnavailable as exc:
         return f"off ({exc}): search is BM25 only"
-    for module_name, attribute in EMBEDDER_HOOKS:
+    embedder = None
+    for module_name, attribute in EMBEDDER_HOOKS:  # every store that searches (task memory, records) gets it
         try:
             module = importlib.import_module(module_name)
         except ImportError:
             continue
         hook = getattr(module, attribute, None)
         if callable(hook):
-            embedder = LocalWordLlamaEmbedder()
+            embedder = embedder or LocalWordLlamaEmbedder()
             hook(embedder)
-            os.environ["OFFPROMPT_EMBEDDING_DIMENSIONS"] = str(embedder.dimensions)
-            return f"{embedder.LABEL}: bm25, knn and hybrid search"
-    return "off (the library has no embedder hook): search is BM25 only"
+    if embedder is None:
+        return "off (the library has no embedder hook): search is BM25 only"
+    os.environ["OFFPROMPT_EMBEDDING_DIMENSIONS"] = str(embedder.dimensions)
+    return f"{embedder.LABEL}: bm25, knn and hybrid search"
 
 
 def reset_embeddings() -> None:

@@ -107,3 +107,13 @@ ERASE_FENCE_WINDOW_S = 30
 #: The years `GET /usage` answers for (a date outside is a 400, not an overflow past year 9999).
 USAGE_FIRST_YEAR = 2000
 USAGE_LAST_YEAR = 9998
+
+# ---- long-term records (docs/adr/0034)
+#: A record's value (its JSON, UTF-8 bytes): within Lambda's 6 MB request and response.
+MAX_RECORD_VALUE_BYTES = 4 * 1024 * 1024
+#: Values larger than this go to S3 (DynamoDB items stop at 400 KB; a replace's transaction holds two versions).
+INLINE_RECORD_BYTES = 350_000
+#: Records per search page, the furthest offset, and the versions one history read returns.
+MAX_RECORD_SEARCH_LIMIT = 100
+MAX_RECORD_SEARCH_OFFSET = 10_000
+MAX_RECORD_HISTORY = 1000

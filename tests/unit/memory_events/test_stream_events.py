@@ -15,10 +15,11 @@ from offprompt import events
 from offprompt.adapters import layout
 from offprompt.adapters.dynamodb_account import DynamoDbAccountStore
 from offprompt.adapters.dynamodb_namespaces import DynamoDbNamespaceStore
+from offprompt.adapters.dynamodb_records import DynamoDbRecordStore
 from offprompt.adapters.dynamodb_runs import DynamoDbRunStore
 from offprompt.adapters.stream_events import TTL_IDENTITY, memory_event
 from offprompt.metering import Charge, Plan
-from offprompt.ports import KeyRecord, NamespaceCommit, StoredBatch, StoredRun
+from offprompt.ports import KeyRecord, NamespaceCommit, StoredBatch, StoredRecord, StoredRun
 from offprompt_local.resources import create_table
 
 TABLE = "memory"
@@ -149,47 +150,67 @@ def test_a_deleted_namespace_is_namespace_deleted(stream: Stream) -> None:
 
 
 def record_image(tenant: str, namespace: tuple[str, ...], key: str, version: int, **extra: Any) -> dict[str, Any]:
+    """A current item as DynamoDbRecordStore writes it (for the TTL REMOVE records moto cannot produce)."""
     return {
-        "pk": {"S": layout.records_pk(tenant)},
-        "sk": {"S": layout.record_current_sk(namespace, key)},
+        "pk": {"S": layout.record_pk(tenant)},
+        "sk": {"S": layout.record_sk(namespace, key)},
+        "tenant": {"S": tenant},
+        "ns": {"S": ".".join(namespace)},
+        "key": {"S": key},
         "version": {"N": str(version)},
         "value": {"S": json.dumps({"fact": SECRET})},
+        "size": {"N": "40"},
         **extra,
     }
 
 
-def put_record(client: Any, item: dict[str, Any]) -> None:
-    client.put_item(TableName=TABLE, Item=item)
+def stored(ns: tuple[str, ...], key: str, version: int, *, deleted: bool = False, **more: Any) -> StoredRecord:
+    value = None if deleted else json.dumps({"fact": SECRET, "v": version})
+    return StoredRecord(
+        ns, key, version, 1.0, float(version), float(version), value_json=value, size=len(value or ""),
+        deleted=deleted, **more,
+    )  # fmt: skip
 
 
 def test_record_put_replace_delete_and_a_ttl_refresh(stream: Stream) -> None:
-    client = boto3.client("dynamodb", region_name="us-east-1")
+    store = DynamoDbRecordStore(TABLE)
     ns = ("users", "u#1", "facts")
-    put_record(client, record_image("acme", ns, "name", 1))
-    put_record(client, record_image("acme", ns, "name", 2))
-    put_record(client, record_image("acme", ns, "name", 2, expires_at={"N": "99"}))  # refresh_ttl: same version
-    put_record(client, record_image("acme", ns, "name", 3, deleted={"BOOL": True}))
-    put_record(client, record_image("acme", ns, "name", 4, deleted={"BOOL": True}))  # deleting the deleted
-    put_record(client, record_image("acme", ns, "name", 5))
+    history = [stored(ns, "name", 1), stored(ns, "name", 2), stored(ns, "name", 3, deleted=True)]
+    history += [stored(ns, "name", 4, deleted=True), stored(ns, "name", 5, expires_at=2_000_000_000, ttl_minutes=5)]
+    previous = None
+    for version in history:
+        store.write("acme", version, previous, now=float(version.version))
+        previous = version
+    store.refresh_ttl("acme", history[-1], 2_100_000_000)  # the same version again: no put
     found = stream.events()
     base = {"namespace": list(ns), "namespace_path": "users.u#1.facts", "key": "name"}
     assert [(e.type, e.detail) for e in found] == [
-        (events.RECORD_PUT, {**base, "version": 1, "created": True}),
-        (events.RECORD_PUT, {**base, "version": 2, "created": False}),
+        (events.RECORD_PUT, {**base, "version": 1, "created": True, "bytes": history[0].size}),
+        (events.RECORD_PUT, {**base, "version": 2, "created": False, "bytes": history[1].size}),
         (events.RECORD_DELETED, {**base, "version": 3}),
-        (events.RECORD_PUT, {**base, "version": 5, "created": True}),
-    ]
+        (events.RECORD_PUT, {**base, "version": 5, "created": True, "bytes": history[4].size}),
+    ]  # deleting the deleted (version 4) is no event
     assert all(e.tenant == "acme" for e in found)
     for event in found:
         no_values(event)
 
 
+def test_long_labels_and_keys_digested_in_the_key_are_read_from_the_items_attributes(stream: Stream) -> None:
+    ns, key = ("l" * 100, "short"), "k" * 400  # past MAX_LABEL_PART_BYTES and MAX_RECORD_KEY_PART_BYTES
+    assert layout.DIGEST_MARK in layout.record_sk(ns, key)
+    DynamoDbRecordStore(TABLE).write("acme", stored(ns, key, 1), None, now=1.0)
+    (event,) = stream.events()
+    assert event.detail["namespace"] == list(ns) and event.detail["key"] == key
+
+
 def test_past_versions_and_namespace_settings_are_no_events(stream: Stream) -> None:
-    client = boto3.client("dynamodb", region_name="us-east-1")
-    pk = layout.records_pk("acme")
-    client.put_item(TableName=TABLE, Item={"pk": {"S": pk}, "sk": {"S": layout.RECORDS_SK}})
-    client.put_item(TableName=TABLE, Item={"pk": {"S": pk}, "sk": {"S": layout.record_version_sk(("a",), "k", 1)}})
-    client.put_item(TableName=TABLE, Item={"pk": {"S": pk}, "sk": {"S": layout.record_namespace_sk(("a",))}})
+    store = DynamoDbRecordStore(TABLE)
+    store.configure_namespace("acme", ("a",), 60)
+    store.write("acme", stored(("a",), "k", 1), None, now=1.0)
+    stream.read()
+    store.write("acme", stored(("a",), "k", 2), stored(("a",), "k", 1), now=2.0)  # writes VER#…1 and CUR#
+    assert [e.type for e in stream.events()] == [events.RECORD_PUT]
+    store.configure_namespace("acme", ("a",), None)
     assert stream.events() == []
 
 
@@ -253,6 +274,7 @@ def test_api_keys_usage_and_charges_are_no_events(stream: Stream) -> None:
         {"pk": {"S": layout.thread_pk("a", "t")}, "sk": {"S": "NEWKIND#1"}},
         {"pk": {"S": layout.thread_pk("a", "t")}, "sk": {"S": "RUN#notanumber"}},
         {"pk": {"S": "REC#a"}, "sk": {"S": "CUR#nokey"}},
+        {"pk": {"S": "REC#a"}, "sk": {"S": "CUR###k"}},
         {"pk": {"S": "REC#a#b"}, "sk": {"S": "CUR#x##k"}},
         {"pk": {"S": layout.DEPLOYMENT_PK}, "sk": {"S": layout.INDEXED_SK}},
         {"pk": {"S": layout.key_pk("abc")}, "sk": {"S": layout.KEY_SK}},
@@ -331,21 +353,20 @@ def test_parse_key_inverts_the_builders(ident: str) -> None:
         (layout.usage_pk(tenant, "Q"), layout.day_sk("2026-12-02")): ("usage", "usage", {}),
         (layout.rate_pk(tenant, 0), layout.rate_sk(5)): ("rate", "rate_window", {}),
         (layout.tenant_pk(tenant), layout.TENANT_SK): ("tenant", "tenant", {}),
-        (layout.records_pk(tenant), layout.RECORDS_SK): ("records", "records", {}),
-        (layout.records_pk(tenant), layout.record_current_sk((ident, "b"), ident)): (
-            "records",
+        (layout.record_pk(tenant), layout.record_sk((ident[:60], "b"), ident)): (
             "record",
-            {"namespace": (ident, "b"), "key": ident},
+            "record",
+            {"namespace": (ident[:60], "b"), "key": ident},
         ),
-        (layout.records_pk(tenant), layout.record_version_sk((ident,), ident, 9)): (
-            "records",
+        (layout.record_pk(tenant), layout.record_version_sk((ident[:60],), ident, 9)): (
+            "record",
             "record_version",
-            {"namespace": (ident,), "key": ident, "version": 9},
+            {"namespace": (ident[:60],), "key": ident, "version": 9},
         ),
-        (layout.records_pk(tenant), layout.record_namespace_sk(("a", ident))): (
-            "records",
+        (layout.record_pk(tenant), layout.record_namespace_sk(("a", ident[:60]))): (
+            "record",
             "record_namespace",
-            {"namespace": ("a", ident)},
+            {"namespace": ("a", ident[:60])},
         ),
     }
     for (pk, sk), (family, kind, ids) in cases.items():

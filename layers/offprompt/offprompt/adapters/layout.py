@@ -21,8 +21,9 @@ long for the key it goes into, `%~` + its SHA-256):
 - tenant (fixed): `TENANT#{tenant}` → `#TENANT` tenant, `KEY#{key_id}` key_listing, `#INDEXED` index_marker
 - usage (fixed): `U#{tenant}#S{n}`, `U#{tenant}#Q` → `D#{day}` usage
 - rate (fixed): `RATE#{tenant}#{shard}` → `W#{second}` rate_window
-- records (docs/adr/0034): `REC#{tenant}` → `#RECORDS` root, `CUR#{labels…}##{key}` current version (or tombstone),
-  `VER#{labels…}##{key}#{version}` past version, `RNS#{labels…}` namespace settings
+- record (fixed): `REC#{tenant}` → `CUR#{labels}##{key}` record (the current version or a tombstone),
+  `VER#{labels}##{key}#{version}` record_version (a past version), `RNS#{labels}` record_namespace (its settings);
+  labels are `record_labels()` (docs/adr/0034); values over 350 KB are S3 objects under the `records/` root
 - not a tenant's: `DEPLOYMENT` → `#INDEXED` (every tenant's data is in the tenant index)
 
 The sparse KEYS_ONLY global secondary index `TenantRoots` (hash key `tenant_dir` only) lists each partition root
@@ -40,7 +41,7 @@ from __future__ import annotations
 import hashlib
 import math
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,6 +108,13 @@ INDEXED_SK = "#INDEXED"
 DEPLOYMENT_PK = "DEPLOYMENT"
 USAGE_DAY_PREFIX = "D"
 RATE_SECOND_PREFIX = "W"
+RECORD_PREFIX = "CUR"
+RECORD_VERSION_PREFIX = "VER"
+RECORD_NAMESPACE_PREFIX = "RNS"
+#: A record namespace label (or key) whose escaped form is longer than this goes into a sort key as its digest, so
+#: the longest key of 8 labels fits DynamoDB's 1,024 bytes: 4 + 8 * (66 + 1) + 1 + 300 + 13 < 1024.
+MAX_LABEL_PART_BYTES = 64
+MAX_RECORD_KEY_PART_BYTES = 300
 #: The usage shard that the transactions charging runs write (exact day counters; `offprompt.metering.Charge`).
 RUNS_SHARD = "Q"
 
@@ -176,34 +184,6 @@ def key_listing_sk(key_id: str) -> str:
     return _key(KEY_LISTING_PREFIX, part(key_id))
 
 
-RECORDS_PREFIX = "REC"
-RECORDS_SK = "#RECORDS"
-RECORD_CURRENT_PREFIX = "CUR"
-RECORD_VERSION_PREFIX = "VER"
-RECORD_NAMESPACE_PREFIX = "RNS"
-
-
-def records_pk(tenant: str) -> str:
-    return _key(RECORDS_PREFIX, part(tenant))
-
-
-def _labels(namespace: Sequence[str]) -> str:
-    return "#".join(part(label) for label in namespace)
-
-
-def record_current_sk(namespace: Sequence[str], record_key: str) -> str:
-    """`CUR#{labels…}##{key}`: an escaped label never holds `#`, so `##` ends the namespace."""
-    return f"{RECORD_CURRENT_PREFIX}#{_labels(namespace)}##{part(record_key)}"
-
-
-def record_version_sk(namespace: Sequence[str], record_key: str, version: int) -> str:
-    return f"{RECORD_VERSION_PREFIX}#{_labels(namespace)}##{part(record_key)}#{version:012d}"
-
-
-def record_namespace_sk(namespace: Sequence[str]) -> str:
-    return f"{RECORD_NAMESPACE_PREFIX}#{_labels(namespace)}"
-
-
 def usage_pk(tenant: str, shard: str) -> str:
     return _key("U", part(tenant), shard)
 
@@ -227,6 +207,47 @@ def rate_shards(rate_per_second: int) -> int:
 
 def rate_sk(second: int) -> str:
     return _key(RATE_SECOND_PREFIX, second)
+
+
+def record_pk(tenant: str) -> str:
+    """A tenant's records: one partition (docs/adr/0034)."""
+    return _key("REC", part(tenant))
+
+
+def _bounded(identifier: str, limit: int) -> str:
+    escaped = key(identifier)
+    if len(escaped.encode("utf-8", "surrogatepass")) > limit:
+        return DIGEST_MARK + hashlib.sha256(identifier.encode("utf-8", "surrogatepass")).hexdigest()
+    return escaped
+
+
+def record_labels(namespace: tuple[str, ...] | list[str]) -> str:
+    """A namespace (or a prefix of one) as sort-key text: escaped labels (never holding `#`) each followed by `#`,
+    so `{labels}#` ends a namespace and `begins_with(sk, CUR#{labels of a prefix})` is a label-wise prefix."""
+    return "".join(_bounded(label, MAX_LABEL_PART_BYTES) + "#" for label in namespace)
+
+
+def record_sk(namespace: tuple[str, ...] | list[str], record_key: str) -> str:
+    return f"{RECORD_PREFIX}#{record_labels(namespace)}#{_bounded(record_key, MAX_RECORD_KEY_PART_BYTES)}"
+
+
+def record_prefix(namespace_prefix: tuple[str, ...] | list[str]) -> str:
+    """The sort-key prefix of the current items under a namespace prefix (every record for `()`)."""
+    return f"{RECORD_PREFIX}#{record_labels(namespace_prefix)}"
+
+
+def record_version_prefix(namespace: tuple[str, ...] | list[str], record_key: str | None = None) -> str:
+    """The sort-key prefix of one record's past versions (or of every past version under a namespace prefix)."""
+    head = f"{RECORD_VERSION_PREFIX}#{record_labels(namespace)}"
+    return head if record_key is None else f"{head}#{_bounded(record_key, MAX_RECORD_KEY_PART_BYTES)}#"
+
+
+def record_version_sk(namespace: tuple[str, ...] | list[str], record_key: str, version: int) -> str:
+    return f"{record_version_prefix(namespace, record_key)}{version:012d}"
+
+
+def record_namespace_sk(namespace: tuple[str, ...] | list[str]) -> str:
+    return f"{RECORD_NAMESPACE_PREFIX}#{record_labels(namespace)}"
 
 
 # ---- the families, for the inventory ------------------------------------------------------------------------
@@ -296,6 +317,16 @@ def _families() -> tuple[Family, ...]:
         ),
         Family("usage", "U#{tenant}#", (Kind("usage", USAGE_DAY_PREFIX + "#"),), fixed=True),
         Family("rate", "RATE#{tenant}#", (Kind("rate_window", RATE_SECOND_PREFIX + "#"),), fixed=True),
+        Family(
+            "record",
+            "REC#{tenant}",
+            (
+                Kind("record", RECORD_PREFIX + "#", exported=True),
+                Kind("record_version", RECORD_VERSION_PREFIX + "#", exported=True),
+                Kind("record_namespace", RECORD_NAMESPACE_PREFIX + "#", exported=True),
+            ),
+            fixed=True,
+        ),
     )
 
 
@@ -373,11 +404,11 @@ def _read_part(raw: str, hint: object = None) -> str | None:
 def parse_key(pk: str, sk: str, hints: Mapping[str, object] | None = None) -> ParsedKey | None:
     """The inverse of the key builders above for the families a tenant's changes are read from (threads, aliases,
     task memories, records, receipts, usage and rate windows), or None for any other key (API keys name no
-    tenant in their key; `DEPLOYMENT`; anything unknown). `hints` ("tenant", "thread_id", "memory", "namespace")
-    recover digested parts only when they digest to them."""
+    tenant in their key; `DEPLOYMENT`; anything unknown). `hints` (the item's "tenant", "thread_id", "memory",
+    "namespace", "ns", "key" attributes) recover digested parts only when they digest to them."""
     hint = hints or {}
     head = pk.split("#")
-    if head[0] == RECORDS_PREFIX:
+    if head[0] == "REC":
         return _parse_records(sk, head, hint)
     name = _FAMILY_BY_HEAD.get(head[0])
     if name == "thread" and len(head) > 2 and head[2] == "ALIAS":
@@ -423,31 +454,46 @@ _FAMILY_BY_HEAD = {"T": "thread", "TASKMEM": "memory", "RECEIPT": "receipt", "TE
 
 
 def _parse_records(sk: str, head: list[str], hint: Mapping[str, object]) -> ParsedKey | None:
+    """`CUR#{labels}##{key}`, `VER#{labels}##{key}#{version}`, `RNS#{labels}` (`record_labels`: each label then
+    `#`). A label or key digested in the key is read from the item's `ns` / `key` attributes when they digest to it."""
     if len(head) != 2:
         return None
     tenant = _read_part(head[1], hint.get("tenant"))
-    if sk == RECORDS_SK:
-        return ParsedKey("records", "records", tenant, {})
+    ns_hint = hint.get("ns")
+    hinted = tuple(ns_hint.split(".")) if isinstance(ns_hint, str) else ()
     prefix, _, rest = sk.partition("#")
     if prefix == RECORD_NAMESPACE_PREFIX:
-        return ParsedKey("records", "record_namespace", tenant, {"namespace": _read_labels(rest)})
-    if prefix not in (RECORD_CURRENT_PREFIX, RECORD_VERSION_PREFIX) or "##" not in rest:
+        return ParsedKey("record", "record_namespace", tenant, {"namespace": _read_labels(rest, hinted)})
+    if prefix not in (RECORD_PREFIX, RECORD_VERSION_PREFIX) or "##" not in rest:
         return None
     labels, _, tail = rest.partition("##")
-    ids: dict[str, Any] = {"namespace": _read_labels(labels)}
-    if prefix == RECORD_CURRENT_PREFIX:
-        ids["key"] = _read_part(tail)
-        return ParsedKey("records", "record", tenant, ids)
+    ids: dict[str, Any] = {"namespace": _read_labels(labels + "#", hinted)}
+    key_hint = hint.get("key")
+    if prefix == RECORD_PREFIX:
+        ids["key"] = _read_bounded(tail, key_hint, MAX_RECORD_KEY_PART_BYTES)
+        return ParsedKey("record", "record", tenant, ids)
     key_part, _, version = tail.rpartition("#")
     if not key_part or not version.isdigit():
         return None
-    ids["key"], ids["version"] = _read_part(key_part), int(version)
-    return ParsedKey("records", "record_version", tenant, ids)
+    ids["key"], ids["version"] = _read_bounded(key_part, key_hint, MAX_RECORD_KEY_PART_BYTES), int(version)
+    return ParsedKey("record", "record_version", tenant, ids)
 
 
-def _read_labels(raw: str) -> tuple[str, ...] | None:
-    labels = tuple(_read_part(label) for label in raw.split("#"))
-    return None if not raw or any(label is None for label in labels) else labels  # type: ignore[return-value]
+def _read_bounded(raw: str, hint: object, limit: int) -> str | None:
+    if not raw.startswith(DIGEST_MARK):
+        return _unescape(raw)
+    return hint if isinstance(hint, str) and _bounded(hint, limit) == raw else None
+
+
+def _read_labels(raw: str, hinted: tuple[str, ...]) -> tuple[str, ...] | None:
+    """`record_labels()` read back (every label followed by `#`), or None when one cannot be."""
+    if not raw.endswith("#") or raw == "#":
+        return None
+    parts = raw[:-1].split("#")
+    if len(hinted) != len(parts):
+        hinted = ("",) * len(parts)
+    labels = tuple(_read_bounded(p, h, MAX_LABEL_PART_BYTES) for p, h in zip(parts, hinted, strict=True))
+    return None if any(label is None or label == "" for label in labels) else labels  # type: ignore[return-value]
 
 
 def exported_kinds() -> tuple[str, ...]:
@@ -474,11 +520,13 @@ def scan_filter(tenant: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def fixed_partitions(tenant: str, rate_per_second: int) -> tuple[str, ...]:
     """The tenant's partitions whose keys are known without the index: its record and key listing, its usage
-    shards and its rate-window shards (`rate_per_second` from the tenant's plan)."""
+    shards, its rate-window shards (`rate_per_second` from the tenant's plan) and its records (first: the tenant
+    record)."""
     return (
         tenant_pk(tenant),
         *(usage_pk(tenant, shard) for shard in usage_shards()),
         *(rate_pk(tenant, shard) for shard in range(rate_shards(rate_per_second))),
+        record_pk(tenant),
     )
 
 
@@ -506,6 +554,7 @@ class S3Root:
 S3_ROOTS: tuple[S3Root, ...] = (
     S3Root("t", exported=True),  # big runs
     S3Root("taskmem", exported=True),  # blobs, batch manifests, text records (Serverless mode)
+    S3Root("records", exported=True),  # record values over 350 KB (docs/adr/0034)
     S3Root("uploads", exported=False),  # pending uploads
     S3Root("downloads", exported=False),  # materialized load responses (a day)
     S3Root("exports", exported=False),  # the tenant's own exports
@@ -561,6 +610,14 @@ def download_key(tenant: str, name: str) -> str:
 
 def export_prefix(tenant: str, export_id: str) -> str:
     return f"exports/{digest(tenant)}/{export_id}/"
+
+
+def record_body_key(
+    tenant: str, namespace: tuple[str, ...] | list[str], record_key: str, version: int, token: str
+) -> str:
+    """Where a big record version's value goes; `token` is the writer's own, so two writers racing for the same
+    version never overwrite each other's body (the loser's is removed)."""
+    return f"records/{digest(tenant)}/{digest(tenant, *namespace)}/{digest(record_key, version, token)}.json"
 
 
 # ---- OpenSearch -----------------------------------------------------------------------------------------------

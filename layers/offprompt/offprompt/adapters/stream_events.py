@@ -11,7 +11,7 @@ key names, never an attribute on its own (an attribute only recovers a digested 
 - `BATCH#` INSERT (one committed store: its commit transaction writes it) → `output.stored` {memory, namespace,
   start, count, storage};
 - `NS#` MODIFY that marks a committed namespace `deleting` → `namespace.deleted` {memory, namespace};
-- `CUR#` INSERT/MODIFY to a new live version → `record.put` {namespace, namespace_path, key, version, created};
+- `CUR#` INSERT/MODIFY to a new live version → `record.put` {namespace, namespace_path, key, version, created, bytes};
 - `CUR#` MODIFY to a tombstone → `record.deleted` {namespace, namespace_path, key, version};
 - `CUR#` REMOVE of a live version by DynamoDB's TTL → `record.expired` {namespace, namespace_path, key, version}.
 
@@ -34,8 +34,8 @@ from .layout import ParsedKey, parse_key
 
 #: The `userIdentity` of a stream record for an item DynamoDB's Time to Live deleted.
 TTL_IDENTITY = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
-#: Attributes that mark a record's current item as a tombstone (a delete is a version, docs/adr/0034).
-TOMBSTONE_ATTRIBUTES = ("deleted", "tombstone")
+#: The attribute that marks a record's current item as a tombstone (a delete is a version, docs/adr/0034).
+TOMBSTONE_ATTRIBUTES = ("deleted",)
 
 
 class StreamEventDecoder:
@@ -57,7 +57,7 @@ def memory_event(record: Mapping[str, Any]) -> MemoryEvent | None:
         return None
     new, old = change.get("NewImage") or {}, change.get("OldImage") or {}
     image = new or old
-    hints = {name: _s(image, name) for name in ("tenant", "thread_id", "memory_name", "namespace")}
+    hints = {name: _s(image, name) for name in ("tenant", "thread_id", "memory_name", "namespace", "ns", "key")}
     hints["memory"] = hints.pop("memory_name")
     parsed = parse_key(pk, sk, hints)
     if parsed is None or parsed.tenant is None:
@@ -134,6 +134,7 @@ def _record_meaning(
         if name == "MODIFY" and _n(old, "version") == detail["version"]:
             return None  # the same version touched again (a TTL refresh): not a new put
         detail["created"] = not old or _tombstone(old)
+        detail["bytes"] = _n(new, "size")
         return events.RECORD_PUT, detail
     if name == "REMOVE" and by_ttl and old and not _tombstone(old):
         detail["version"] = _n(old, "version")
