@@ -32,6 +32,7 @@ from sam_support import (
 TEXT_LAYER_FUNCTIONS = {
     "ProcessOutputFunction",
     "RecordsFunction",
+    "ExampleExtractorFunction",  # writes records, which index their text (OpenSearch)
     "McpFunction",
     "LoadArtifactsFunction",
     "MemoriesFunction",
@@ -71,10 +72,10 @@ def test_transform_emits_the_expected_resource_types() -> None:
         "AWS::OpenSearchServerless::AccessPolicy",
     } <= types
     # twelve endpoints/handlers (cloud_threads: issue 13; tenancy and tenant export/erase: issue 14; MCP: issue 21;
-    # records: issue 22) + the example tool + the memory events' publisher (issue 22); the API-key authorizer only
-    # with AuthMode=apikey (below)
+    # records: issue 22) + the example tool + the memory events' publisher and the example extractor (issue 22); the
+    # API-key authorizer only with AuthMode=apikey (below)
     functions = _functions(cfn)
-    assert len(functions) == 15
+    assert len(functions) == 16
     assert functions["AuthorizerFunction"]["Condition"] == "UseApiKey"
 
 

@@ -48,6 +48,7 @@ EXERCISED = {
     "TenantDataFunction",
     "McpFunction",
     "EventsFunction",
+    "ExampleExtractorFunction",
 }
 
 
@@ -312,6 +313,14 @@ def test_events_function_publishes_the_stream_batch(start_function: Start, local
     bodies = [json.loads(m["Body"]) for m in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]]
     assert sorted(b["detail-type"] for b in bodies) == ["output.stored", "run.added"]
     assert {b["detail"]["tenant"] for b in bodies} == {"tenant-a"}
+
+
+def test_example_extractor_reads_the_run_an_event_names(start_text_function: Start, local_aws: dict[str, Any]) -> None:
+    """The example extractor (docs/adr/0036) on its sample EventBridge event: the run it names is read (gone here:
+    no facts, no model call); its model is Bedrock, as deployed."""
+    extractor = start_text_function("ExampleExtractorFunction")
+    result = extractor.invoke(event("example_extractor_run_added.json"))
+    assert result == {"run_id": None, "records": [], "extractor": "bedrock:amazon.nova-micro-v1:0"}, extractor.logs()
 
 
 def test_example_tool_fills_a_presigned_upload(start_function: Start, local_aws: dict[str, Any]) -> None:

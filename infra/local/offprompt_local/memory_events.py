@@ -10,6 +10,8 @@ server, through the real events function, into a JSONL sink instead of EventBrid
   reported as failed (up to `MAX_ATTEMPTS` times; then the records are skipped, as a deployed mapping would send
   them to its dead-letter queue). The template's filter criteria are not applied: the decoder ignores what they
   would have dropped.
+- the example extractor (functions/example_extractor) runs on the sink's `run.added` events, as the template's
+  EventBridge rule runs it, with the rule-based stand-in for its model (extractor.py), labelled in what it writes.
 - `GET /local/events` on the dev server answers the sink's events, oldest first: a LOCAL-ONLY route outside the
   deployed API (not in template.yaml or the OpenAPI document), for tests and the demo.
 
@@ -33,6 +35,7 @@ from offprompt.ports import MemoryEvent
 
 SINK_FILE = "memory-events.jsonl"
 PUBLISHER_HOOK = ("offprompt.composition.events", "set_publisher_override")
+Handler = Callable[[dict[str, Any], Any], Any]
 BATCH_SIZE = 100
 MAX_ATTEMPTS = 3
 #: Lambda's shape of a record's source, for the handler's BatchProcessor.
@@ -40,21 +43,51 @@ REGION = "us-east-1"
 
 
 class LocalEventSink:
-    """LOCAL STAND-IN for the EventBridge bus: every published event one JSON line in a file."""
+    """LOCAL STAND-IN for the EventBridge bus: every published event one JSON line in a file, then handed to the
+    targets of the rules that match its type (`subscribe`), each on its own thread, as EventBridge delivers
+    asynchronously (a target's failure is logged; EventBridge would retry it)."""
 
     LABEL = "local JSONL sink (stand-in for the EventBridge bus)"
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, log: Callable[[str], None] = print) -> None:
         self.path = path
+        self.log = log
         self._lock = threading.Lock()
+        self._rules: list[tuple[frozenset[str], str, Handler]] = []
         path.parent.mkdir(parents=True, exist_ok=True)
         path.touch()
+
+    def subscribe(self, detail_types: Sequence[str], name: str, target: Handler) -> None:
+        self._rules.append((frozenset(detail_types), name, target))
 
     def publish(self, events: Sequence[MemoryEvent]) -> set[str]:
         lines = "".join(json.dumps(e.to_dict(), separators=(",", ":"), ensure_ascii=False) + "\n" for e in events)
         with self._lock, self.path.open("a", encoding="utf-8") as out:
             out.write(lines)
+        for event in events:
+            for types, name, target in self._rules:
+                if event.type in types:
+                    threading.Thread(target=self._deliver, args=(name, target, event), daemon=True).start()
         return set()
+
+    def _deliver(self, name: str, target: Handler, event: MemoryEvent) -> None:
+        envelope = {
+            "version": "0",
+            "id": event.id,
+            "detail-type": event.type,
+            "source": "offprompt",
+            "account": "000000000000",
+            "time": event.time,
+            "region": REGION,
+            "resources": [],
+            "detail": event.to_dict(),
+        }
+        try:
+            result = target(envelope, None)
+        except Exception as exc:
+            self.log(f"memory events: {name} failed on {event.type} {event.id}: {type(exc).__name__}: {exc}")
+            return
+        self.log(f"memory events: {name} on {event.type}: {json.dumps(result)[:200]}")
 
     def read(self) -> list[dict[str, Any]]:
         with self._lock:
@@ -62,10 +95,10 @@ class LocalEventSink:
         return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def install_sink(data_dir: Path | None) -> LocalEventSink:
+def install_sink(data_dir: Path | None, log: Callable[[str], None] = print) -> LocalEventSink:
     """The sink, installed as the events' publisher (through the composition root's hook)."""
     root = data_dir if data_dir is not None else Path(tempfile.mkdtemp(prefix="offprompt-events-"))
-    sink = LocalEventSink(root / SINK_FILE)
+    sink = LocalEventSink(root / SINK_FILE, log)
     module, attribute = PUBLISHER_HOOK
     getattr(importlib.import_module(module), attribute)(sink)
     return sink
@@ -74,9 +107,27 @@ def install_sink(data_dir: Path | None) -> LocalEventSink:
 def uninstall_sink() -> None:
     module, attribute = PUBLISHER_HOOK
     getattr(importlib.import_module(module), attribute)(None)
+    getattr(importlib.import_module(module), EXTRACTOR_HOOK)(None)
 
 
-Handler = Callable[[dict[str, Any], Any], Any]
+#: The example extractor's function (template.yaml) and the hook its local model is installed through.
+EXTRACTOR_FUNCTION = "ExampleExtractorFunction"
+EXTRACTOR_HOOK = "set_fact_extractor_override"
+
+
+def install_example_extractor(sink: LocalEventSink) -> str:
+    """The example extractor with the rule-based stand-in, subscribed to the sink as template.yaml's EventBridge
+    rule subscribes it (the rule's `detail-type` list read from the template)."""
+    from .extractor import RuleBasedFactExtractor
+    from .resources import template_resource
+
+    module, _ = PUBLISHER_HOOK
+    getattr(importlib.import_module(module), EXTRACTOR_HOOK)(RuleBasedFactExtractor())
+    rules = [e for e in template_resource(EXTRACTOR_FUNCTION)["Events"].values() if e["Type"] == "EventBridgeRule"]
+    types = [t for rule in rules for t in rule["Properties"]["Pattern"]["detail-type"]]
+    handler: Handler = importlib.import_module("example_extractor.handler").lambda_handler
+    sink.subscribe(types, "example_extractor", handler)
+    return f"example extractor on {', '.join(types)} with the {RuleBasedFactExtractor.label}"
 
 
 def events_handler() -> Handler:

@@ -64,6 +64,22 @@ class ChangeDecoder(Protocol):
     def event_of(self, record: Mapping[str, object]) -> MemoryEvent | None: ...
 
 
+@dataclass(frozen=True)
+class ExtractedFact:
+    """One fact an extractor found in a conversation turn: a record key (an identifier) and its JSON value."""
+
+    key: str
+    value: dict[str, object]
+
+
+class FactExtractor(Protocol):
+    """Bring-your-own extraction's model: a turn's text → the facts it states (docs/adr/0036)."""
+
+    label: str
+
+    def extract(self, text: str) -> list[ExtractedFact]: ...
+
+
 class EventPublisher(Protocol):
     def publish(self, events: Sequence[MemoryEvent]) -> set[str]:
         """Deliver `events`; returns the ids of those that could not be delivered (the adapter retried them)."""
