@@ -182,8 +182,8 @@ def test_memory_events_stream_settings() -> None:
     assert mapping["BisectBatchOnFunctionError"] is True
     assert mapping["DestinationConfig"]["OnFailure"]["Destination"] == {"Fn::GetAtt": ["EventsDeadLetterQueue", "Arn"]}
     patterns = [json.loads(f["Pattern"]) for f in mapping["FilterCriteria"]["Filters"]]
-    assert [p["eventName"] for p in patterns] == [["INSERT"], ["MODIFY"], ["MODIFY"], ["REMOVE"]]
-    assert patterns[3]["userIdentity"] == {"type": ["Service"], "principalId": ["dynamodb.amazonaws.com"]}
+    assert [p["eventName"] for p in patterns] == [["INSERT"], ["INSERT", "MODIFY"], ["MODIFY"], ["MODIFY"], ["REMOVE"]]
+    assert patterns[4]["userIdentity"] == {"type": ["Service"], "principalId": ["dynamodb.amazonaws.com"]}
     bus = cfn["Resources"]["MemoryEventBus"]
     assert bus["Type"] == "AWS::Events::EventBus"
     assert bus["Properties"]["Name"] == {"Fn::Sub": "${AWS::StackName}-memory-events"}

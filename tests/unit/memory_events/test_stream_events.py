@@ -10,6 +10,7 @@ from typing import Any
 
 import boto3
 import pytest
+from sam_support import load_template
 
 from offprompt import events
 from offprompt.adapters import layout
@@ -50,7 +51,35 @@ class Stream:
         return list(out["Records"])
 
     def events(self) -> list[Any]:
-        return [e for e in (memory_event(r) for r in self.read()) if e is not None]
+        found = []
+        for record in self.read():
+            event = memory_event(record)
+            if event is not None:
+                assert passes_filter(record), record  # the template's filter lets every event's record through
+                found.append(event)
+        return found
+
+
+def events_filters() -> list[dict[str, Any]]:
+    events_ = load_template()["Resources"]["EventsFunction"]["Properties"]["Events"]
+    (stream,) = [e for e in events_.values() if e["Type"] == "DynamoDB"]
+    return [json.loads(f["Pattern"]) for f in stream["Properties"]["FilterCriteria"]["Filters"]]
+
+
+def _matches(pattern: Any, value: Any) -> bool:
+    """Lambda's event filtering, as far as the patterns use it: nested keys, exact values, `prefix`, `exists`."""
+    if isinstance(pattern, dict):
+        return isinstance(value, dict) and all(k in value and _matches(p, value[k]) for k, p in pattern.items())
+    return any(
+        (isinstance(alt, dict) and isinstance(value, str) and value.startswith(alt.get("prefix", "\0")))
+        or (isinstance(alt, dict) and alt.get("exists") is True)
+        or alt == value
+        for alt in pattern
+    )
+
+
+def passes_filter(record: dict[str, Any]) -> bool:
+    return any(_matches(pattern, record) for pattern in events_filters())
 
 
 @pytest.fixture
@@ -236,6 +265,7 @@ def test_a_run_expired_by_ttl_is_run_expired_and_a_run_deleted_otherwise_is_noth
     item = next(r["dynamodb"]["NewImage"] for r in stream.read() if r["dynamodb"]["Keys"]["sk"]["S"].startswith("RUN#"))
     event = memory_event(removed(item, by_ttl=True))
     assert event is not None and event.type == events.RUN_EXPIRED and event.tenant == "acme"
+    assert passes_filter(removed(item, by_ttl=True)) and not passes_filter(removed(item, by_ttl=False))
     assert event.detail == {"thread_id": "t", "run_id": "r-1", "seq": 1, "thread_kind": "items"}
     assert event.time == "2026-11-30T00:53:20Z"
     assert memory_event(removed(item, by_ttl=False)) is None
@@ -245,6 +275,7 @@ def test_a_record_expired_by_ttl_is_record_expired_unless_it_was_a_tombstone() -
     live = record_image("acme", ("a", "b"), "k", 4)
     event = memory_event(removed(live, by_ttl=True))
     assert event is not None and event.type == events.RECORD_EXPIRED
+    assert passes_filter(removed(live, by_ttl=True))
     assert event.detail == {"namespace": ["a", "b"], "namespace_path": "a.b", "key": "k", "version": 4}
     assert memory_event(removed(record_image("acme", ("a",), "k", 5, deleted={"BOOL": True}), by_ttl=True)) is None
     assert memory_event(removed(live, by_ttl=False)) is None  # an erase: no event per record
@@ -264,6 +295,7 @@ def test_api_keys_usage_and_charges_are_no_events(stream: Stream) -> None:
     assert len(records) > 4
     found = [e for e in (memory_event(r) for r in records) if e is not None]
     assert [e.type for e in found] == [events.RUN_ADDED]  # the charge's counters, the key, the tenant: nothing
+    assert [r["dynamodb"]["Keys"]["sk"]["S"][:4] for r in records if passes_filter(r)] == ["RUN#"]
     assert all("s" * 64 not in json.dumps(e.to_dict()) for e in found)
 
 
@@ -378,3 +410,16 @@ def test_parse_key_inverts_the_builders(ident: str) -> None:
 def test_parse_key_knows_no_tenant_for_api_keys_and_the_deployment() -> None:
     assert layout.parse_key(layout.key_pk("abc"), layout.KEY_SK) is None
     assert layout.parse_key(layout.DEPLOYMENT_PK, layout.INDEXED_SK) is None
+
+
+def test_one_sample_eventbridge_event_per_type() -> None:
+    """events/memory_events/: one sample per type, as EventBridge delivers it to a rule's target (ADR 0036)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3] / "events" / "memory_events"
+    samples = {p.name: json.loads(p.read_text()) for p in root.glob("*.json")}
+    assert sorted(s["detail-type"] for s in samples.values()) == sorted(events.EVENT_TYPES)
+    for name, sample in samples.items():
+        assert sample["source"] == events.SOURCE and sample["detail"]["type"] == sample["detail-type"], name
+        assert set(sample["detail"]) == {"id", "type", "time", "tenant", "detail"}, name
+        assert not {"value", "run", "secret_hash", "hash", "entries"} & set(sample["detail"]["detail"]), name
