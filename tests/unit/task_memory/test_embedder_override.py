@@ -72,5 +72,11 @@ def test_the_stack_can_run_without_embeddings(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_the_hook_is_where_the_stack_looks() -> None:
-    assert stack.EMBEDDER_HOOKS == (("offprompt.composition.task_memory", "set_embedder_override"),)
+    assert stack.EMBEDDER_HOOKS == (
+        ("offprompt.composition.task_memory", "set_embedder_override"),
+        ("offprompt.composition.records", "set_embedder_override"),  # record search uses the same (ADR 0034)
+    )
     assert callable(task_memory.set_embedder_override)
+    from offprompt.composition import records
+
+    assert callable(records.set_embedder_override)
