@@ -2,7 +2,8 @@
 server, through the real events function, into a JSONL sink instead of EventBridge.
 
 - `LocalEventSink` is the `EventPublisher` the stack installs through `offprompt.composition.events`'
-  `set_publisher_override`: each event one JSON line (`to_dict()`) appended to `<data dir>/memory-events.jsonl`
+  `set_publisher_override`: each event one JSON line (`to_dict()`) appended to
+  `<data dir>/events/memory-events.jsonl` (`make dev FRESH=1` empties it)
   (a temporary file for an in-memory stack). LOCAL STAND-IN for the EventBridge bus.
 - `StreamPoller` is what Lambda's event source mapping does for the deployed function: it reads every shard of
   the table's stream (moto's DynamoDB Streams API) from its oldest record, hands batches of ≤ 100 records to
@@ -97,7 +98,7 @@ class LocalEventSink:
 
 def install_sink(data_dir: Path | None, log: Callable[[str], None] = print) -> LocalEventSink:
     """The sink, installed as the events' publisher (through the composition root's hook)."""
-    root = data_dir if data_dir is not None else Path(tempfile.mkdtemp(prefix="offprompt-events-"))
+    root = data_dir / "events" if data_dir is not None else Path(tempfile.mkdtemp(prefix="offprompt-events-"))
     sink = LocalEventSink(root / SINK_FILE, log)
     module, attribute = PUBLISHER_HOOK
     getattr(importlib.import_module(module), attribute)(sink)
