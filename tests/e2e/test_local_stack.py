@@ -488,3 +488,65 @@ def test_requests_are_fast(alice: OffpromptClient) -> None:
     print("\nmedian latency over the dev server (ms):", {k: round(v, 1) for k, v in medians.items()})
     assert all(v < 2000 for v in medians.values())
     alice.delete_thread(thread)
+
+
+def local_events(stack: RunningStack, *, tenant: str, want: Callable[[list[dict[str, Any]]], bool]) -> list[Any]:
+    """`GET /local/events` (the dev server's local-only view of the memory events' sink) of `tenant`, polled until
+    `want` holds (the stack's poller reads the stream every 0.2 s) or 30 s passed."""
+    deadline = time.monotonic() + 30
+    while True:
+        with urllib.request.urlopen(f"{stack.url}/local/events", timeout=30) as response:
+            body = json.loads(response.read())
+        mine = [e for e in body["events"] if e["tenant"] == tenant]
+        if want(mine) or time.monotonic() > deadline:
+            return mine
+        time.sleep(0.2)
+
+
+def test_memory_events_reach_the_local_sink(stack: RunningStack, alice: OffpromptClient, bob: OffpromptClient) -> None:
+    """docs/adr/0036: a run added and an output stored are events in the local sink, with the tenant the request
+    had, identifiers and sizes only (no value), and none of them under another tenant."""
+    thread, memory = uid("events-thread"), uid("EventsMemory")
+    alice.add_run(thread, input="my name is Ada", output="Hello Ada, the secret is zanzibar", id="run-events")
+    artifact = TextArtifact("the stored page says zanzibar", name="page")
+    try:
+        alice.process_output(memory, "WebScraper", "get_content", artifact)
+    except OffpromptClientError as exc:
+        raise AssertionError("\n".join(stack.lines[-60:])) from exc
+
+    def both(events: list[dict[str, Any]]) -> bool:
+        return {"run.added", "output.stored"} <= {e["type"] for e in events}
+
+    mine = local_events(stack, tenant="alice", want=both)
+    added = [e for e in mine if e["type"] == "run.added" and e["detail"]["thread_id"] == thread]
+    stored = [e for e in mine if e["type"] == "output.stored" and e["detail"]["memory"] == memory]
+    assert len(added) == 1 and len(stored) == 1, stack.output()
+    assert added[0]["detail"]["run_id"] == "run-events" and added[0]["detail"]["seq"] == 1
+    assert added[0]["detail"]["bytes"] > 0 and added[0]["detail"]["input_tokens"] > 0
+    assert stored[0]["detail"] == {"memory": memory, "namespace": "page", "start": 0, "count": 1, "storage": "text"}
+    for event in (added[0], stored[0]):
+        assert set(event) == {"id", "type", "time", "tenant", "detail"}
+        assert "zanzibar" not in json.dumps(event) and "Ada" not in json.dumps(event)
+    assert not [e for e in local_events(stack, tenant="bob", want=lambda _: True) if thread in json.dumps(e)]
+
+    alice.delete_thread(thread)
+    deleted = local_events(stack, tenant="alice", want=lambda es: any(e["type"] == "thread.deleted" for e in es))
+    assert [e["detail"] for e in deleted if e["type"] == "thread.deleted"] == [{"thread_id": thread}]
+
+
+def test_the_example_extractor_turns_a_run_into_a_fact_record(stack: RunningStack, alice: OffpromptClient) -> None:
+    """docs/adr/0036: the local stack runs the example extractor on run.added (as the template's rule does) with its
+    labelled rule-based stand-in; the fact is a record of the run's tenant, and its put is an event in turn."""
+    thread = uid("extract")
+    alice.add_run(thread, input="Hello, my name is Grace Hopper.", output="Nice to meet you!", id="run-extract")
+
+    def fact_put(events: list[dict[str, Any]]) -> bool:
+        return any(e["type"] == "record.put" and e["detail"]["namespace"] == ["extracted", "facts"] for e in events)
+
+    puts = [e for e in local_events(stack, tenant="alice", want=fact_put) if e["type"] == "record.put"]
+    log = "\n".join(line for line in stack.lines if "memory events" in line or "rror" in line)
+    assert [e["detail"]["key"] for e in puts if e["detail"]["namespace_path"] == "extracted.facts"] == ["name"], log
+    record = alice.request("GET", "/records/extracted.facts/name").json()
+    assert record["value"]["text"] == "Grace Hopper"
+    assert "not a model" in record["value"]["extractor"]
+    assert record["value"]["source"] == {"thread_id": thread, "run_id": "run-extract", "seq": 1}

@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FUNCTIONS = ROOT / "functions"
 LIBRARY = ROOT / "layers" / "offprompt"
 
-AWS_SERVICES = ("dynamodb", "s3", "bedrock-runtime", "lambda", "sqs", "sts")
+AWS_SERVICES = ("dynamodb", "s3", "bedrock-runtime", "lambda", "sqs", "sts", "events")
 GENERIC_NAMES = frozenset(
     [
         "get",
@@ -427,6 +427,8 @@ ALLOWED_MANAGED = {
     "arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess",
 }
 STREAM_POLICY = "arn:aws:iam::aws:policy/service-role/AWSLambdaDynamoDBExecutionRole"
+#: The functions the table's stream triggers, and the dead-letter queue of each.
+STREAM_CONSUMERS = {"summarizer": "SummarizerDeadLetterQueue", "memory_events": "EventsDeadLetterQueue"}
 MODES = {
     "serverless": {"OpenSearchMode": "serverless"},
     "existing+embeddings": {
@@ -512,7 +514,7 @@ def test_policy_grants_exactly_what_the_code_calls(logical_id: str, mode: str) -
         expected -= {action for action, found in origins.items() if not found}
     if OPENSEARCH in expected:
         expected = (expected - {OPENSEARCH}) | OPENSEARCH_ACTIONS[mode]
-    if function == "summarizer":  # SAM's grant for the stream's on-failure destination (not code)
+    if function in STREAM_CONSUMERS:  # SAM's grant for the stream's on-failure destination (not code)
         expected.add("sqs:SendMessage")
 
     cfn = sam_transform(MODES[mode])
@@ -531,8 +533,8 @@ def test_policy_grants_exactly_what_the_code_calls(logical_id: str, mode: str) -
             _check_scope(actions, resource)
         granted |= set(actions)
     assert granted == expected, f"granted - code: {granted - expected}; code - granted: {expected - granted}"
-    # the stream consumers: the summarizer, and records (expired records' bodies and documents, ADR 0034)
-    allowed = ALLOWED_MANAGED | ({STREAM_POLICY} if function in ("summarizer", "records") else set())
+    # the stream consumers: the summarizer, the memory events, and records (expired records' bodies and documents)
+    allowed = ALLOWED_MANAGED | ({STREAM_POLICY} if function in (*STREAM_CONSUMERS, "records") else set())
     assert set(managed) <= allowed
 
 
@@ -553,7 +555,12 @@ def _check_scope(actions: list[str], resource: object) -> None:
         elif prefix == "es":
             assert resource == {"Fn::Sub": "${OpenSearchDomainArn}/*"}, (action, resource)
         elif prefix == "sqs":
-            assert resource == {"Fn::GetAtt": ["SummarizerDeadLetterQueue", "Arn"]}, (action, resource)
+            assert resource in [{"Fn::GetAtt": [queue, "Arn"]} for queue in STREAM_CONSUMERS.values()], (
+                action,
+                resource,
+            )
+        elif prefix == "events":  # the memory events: the stack's own bus, nothing else
+            assert resource == {"Fn::GetAtt": ["MemoryEventBus", "Arn"]}, (action, resource)
         elif prefix == "bedrock":
             assert "foundation-model/${" in text and "*" not in text, (action, resource)
         else:

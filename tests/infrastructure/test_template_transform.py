@@ -32,6 +32,7 @@ from sam_support import (
 TEXT_LAYER_FUNCTIONS = {
     "ProcessOutputFunction",
     "RecordsFunction",
+    "ExampleExtractorFunction",  # writes records, which index their text (OpenSearch)
     "McpFunction",
     "LoadArtifactsFunction",
     "MemoriesFunction",
@@ -71,9 +72,10 @@ def test_transform_emits_the_expected_resource_types() -> None:
         "AWS::OpenSearchServerless::AccessPolicy",
     } <= types
     # twelve endpoints/handlers (cloud_threads: issue 13; tenancy and tenant export/erase: issue 14; MCP: issue 21;
-    # records: issue 22) + the example tool; the API-key authorizer only with AuthMode=apikey (below)
+    # records: issue 22) + the example tool + the memory events' publisher and the example extractor (issue 22); the
+    # API-key authorizer only with AuthMode=apikey (below)
     functions = _functions(cfn)
-    assert len(functions) == 14
+    assert len(functions) == 16
     assert functions["AuthorizerFunction"]["Condition"] == "UseApiKey"
 
 
@@ -143,7 +145,7 @@ def test_summarizer_stream_settings() -> None:
         for r in cfn["Resources"].values()
         if r["Type"] == "AWS::Lambda::EventSourceMapping"
     }
-    assert set(mappings) == {"SummarizerFunction", "RecordsFunction"}
+    assert set(mappings) == {"SummarizerFunction", "RecordsFunction", "EventsFunction"}
     # records: only REMOVEs by DynamoDB's TTL of record items (their S3 bodies and documents; ADR 0034)
     records = mappings["RecordsFunction"]["Properties"]
     assert records["EventSourceArn"] == {"Fn::GetAtt": ["MemoryTable", "StreamArn"]}
@@ -163,6 +165,31 @@ def test_summarizer_stream_settings() -> None:
     # What the patterns let through is checked against real items in test_summarizer_filter.py.
     assert [p["eventName"] for p in patterns] == [["INSERT"], ["REMOVE"]]  # runs added; runs TTL deleted
     assert patterns[1]["userIdentity"] == {"type": ["Service"], "principalId": ["dynamodb.amazonaws.com"]}
+
+
+def test_memory_events_stream_settings() -> None:
+    """The memory events (docs/adr/0036): the stream's publisher reports failures per record, parks what it cannot
+    publish in its own queue, may put events on the stack's bus only, and the bus is an output."""
+    cfn = sam_transform()
+    mapping = next(
+        r["Properties"]
+        for r in cfn["Resources"].values()
+        if r["Type"] == "AWS::Lambda::EventSourceMapping"
+        and r["Properties"]["FunctionName"] == {"Ref": "EventsFunction"}
+    )
+    assert mapping["EventSourceArn"] == {"Fn::GetAtt": ["MemoryTable", "StreamArn"]}
+    assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert mapping["BisectBatchOnFunctionError"] is True
+    assert mapping["DestinationConfig"]["OnFailure"]["Destination"] == {"Fn::GetAtt": ["EventsDeadLetterQueue", "Arn"]}
+    patterns = [json.loads(f["Pattern"]) for f in mapping["FilterCriteria"]["Filters"]]
+    assert [p["eventName"] for p in patterns] == [["INSERT"], ["INSERT", "MODIFY"], ["MODIFY"], ["MODIFY"], ["REMOVE"]]
+    assert patterns[4]["userIdentity"] == {"type": ["Service"], "principalId": ["dynamodb.amazonaws.com"]}
+    bus = cfn["Resources"]["MemoryEventBus"]
+    assert bus["Type"] == "AWS::Events::EventBus"
+    assert bus["Properties"]["Name"] == {"Fn::Sub": "${AWS::StackName}-memory-events"}
+    env = cfn["Resources"]["EventsFunction"]["Properties"]["Environment"]["Variables"]
+    assert env["OFFPROMPT_EVENT_BUS"] == {"Fn::GetAtt": ["MemoryEventBus", "Name"]}
+    assert cfn["Outputs"]["MemoryEventBusArn"]["Value"] == {"Fn::GetAtt": ["MemoryEventBus", "Arn"]}
 
 
 def test_stack_deploys_into_moto_with_the_template_settings(deployed: Deployed) -> None:

@@ -25,6 +25,9 @@ from lambda_runtime import (
 
 from offprompt_local.resources import create_bucket, create_table
 
+#: The memory events' bus as the runtime tier names it (template.yaml: MemoryEventBus).
+EVENT_BUS = "offprompt-runtime-memory-events"
+
 
 @pytest.fixture(scope="session")
 def runtime_deps_dir() -> Path:
@@ -59,7 +62,7 @@ def _start_factory(
     resolve = Resolver(
         parameters,
         physical={"MemoryTable": local_aws["table"], "BlobBucket": local_aws["bucket"]},
-        attributes={},
+        attributes={"MemoryEventBus.Name": EVENT_BUS},
     )
     started: list[LambdaProcess] = []
 

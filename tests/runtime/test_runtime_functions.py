@@ -47,6 +47,8 @@ EXERCISED = {
     "AuthorizerFunction",
     "TenantDataFunction",
     "McpFunction",
+    "EventsFunction",
+    "ExampleExtractorFunction",
 }
 
 
@@ -289,6 +291,36 @@ def test_tenant_function_exports_and_erases(start_text_function: Start, local_aw
     assert status == 200 and erased["verified"] is True and erased["deleted"]["dynamodb"] >= 3, erased
     again = tenant.invoke(event("tenant_erase_direct.json"))
     assert again["verified"] and again["deleted"] == {"dynamodb": 0, "opensearch": 0, "s3": 0}, again
+
+
+def test_events_function_publishes_the_stream_batch(start_function: Start, local_aws: dict[str, Any]) -> None:
+    """The memory events (docs/adr/0036): the sample batch's events on the bus (read back through a rule into
+    SQS on the same moto server), the API key's record nothing."""
+    import boto3
+    from conftest import EVENT_BUS
+
+    endpoint = local_aws["endpoint"]
+    sqs = boto3.client("sqs", endpoint_url=endpoint)
+    url = sqs.create_queue(QueueName="memory-events")["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    bridge = boto3.client("events", endpoint_url=endpoint)
+    bridge.create_event_bus(Name=EVENT_BUS)
+    bridge.put_rule(Name="all", EventBusName=EVENT_BUS, EventPattern=json.dumps({"source": ["offprompt"]}))
+    bridge.put_targets(Rule="all", EventBusName=EVENT_BUS, Targets=[{"Id": "q", "Arn": arn}])
+
+    publisher = start_function("EventsFunction")
+    assert publisher.invoke(event("events_stream.json")) == {"batchItemFailures": []}, publisher.logs()
+    bodies = [json.loads(m["Body"]) for m in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]]
+    assert sorted(b["detail-type"] for b in bodies) == ["output.stored", "run.added"]
+    assert {b["detail"]["tenant"] for b in bodies} == {"tenant-a"}
+
+
+def test_example_extractor_reads_the_run_an_event_names(start_text_function: Start, local_aws: dict[str, Any]) -> None:
+    """The example extractor (docs/adr/0036) on its sample EventBridge event: the run it names is read (gone here:
+    no facts, no model call); its model is Bedrock, as deployed."""
+    extractor = start_text_function("ExampleExtractorFunction")
+    result = extractor.invoke(event("example_extractor_run_added.json"))
+    assert result == {"run_id": None, "records": [], "extractor": "bedrock:amazon.nova-micro-v1:0"}, extractor.logs()
 
 
 def test_example_tool_fills_a_presigned_upload(start_function: Start, local_aws: dict[str, Any]) -> None:

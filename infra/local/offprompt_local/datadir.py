@@ -21,7 +21,8 @@ from . import guard
 DATA_DIR_ENV = "OFFPROMPT_DATA_DIR"
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_DATA_DIR = REPO_ROOT / ".offprompt"
-PARTS = ("moto", "opensearch")
+#: What `wipe` empties: the tables and objects, the index, and the memory events' sink (memory_events.py).
+PARTS = ("moto", "opensearch", "events")
 
 
 class DataDirBusy(RuntimeError):

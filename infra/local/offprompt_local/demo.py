@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import random
 import sys
@@ -228,6 +229,14 @@ def run_demo(api: OffpromptClient, *, keep: bool = False, text_bytes: int = 2_00
     check(len(entries) == 1 and entries[0].get("thought") == "Read the page.", "meta entry missing")
     say(f"meta entry: thought {entries[0]['thought']!r}, answer is the reference")
 
+    step("7b", "memory events for your own extraction, in the local sink (GET /local/events; ADR 0036)")
+    mine = memory_events(api, thread, text_ns, len(TURNS))
+    for kind in ("run.added", "output.stored"):
+        sample = next(e for e in mine if e["type"] == kind)
+        say(f"{kind}: {json.dumps(sample['detail'])}")
+    check(page[:40] not in json.dumps(mine) and TURNS[0][0] not in json.dumps(mine), "an event carried a value")
+    say(f"{len(mine)} events of this demo (ids and sizes only; deployed: the stack's EventBridge bus)")
+
     if not keep:
         step(8, "clean up (DELETE namespaces and the thread)")
         for ns in (text_ns, blob_ns, *([f"notes_{tag}"] if semantic else [])):
@@ -247,6 +256,25 @@ def run_demo(api: OffpromptClient, *, keep: bool = False, text_bytes: int = 2_00
         f"messages at max_tokens={budget}, {len(page.encode()) / 1e6:.1f} MB text + {len(blob) / 1e6:.1f} MB blob "
         f"stored off-prompt and loaded back byte-exact, search found the needle" + (f"; {semantic}" if semantic else "")
     )
+
+
+def memory_events(api: OffpromptClient, thread: str, namespace: str, runs: int) -> list[dict[str, Any]]:
+    """The local sink's events of this demo's thread and text namespace, once every run and the store are there
+    (the stack's poller reads the table's stream every 0.2 s)."""
+    deadline = time.monotonic() + 30
+    while True:
+        found = api.request("GET", "/local/events").json()["events"]
+        mine = [e for e in found if thread in json.dumps(e["detail"]) or namespace in json.dumps(e["detail"])]
+        kinds = [e["type"] for e in mine]
+        if (kinds.count("run.added") >= runs and "output.stored" in kinds) or time.monotonic() > deadline:
+            check(kinds.count("run.added") >= runs and "output.stored" in kinds, f"events in the sink: {kinds}")
+            tenant = api.headers.get("X-Offprompt-Tenant", "local")  # the stack's default tenant without the header
+            check(
+                {e["tenant"] for e in mine} == {tenant},
+                f"events of other tenants: {sorted({e['tenant'] for e in mine})}",
+            )
+            return mine
+        time.sleep(0.2)
 
 
 def semantic_search(api: OffpromptClient, namespace: str) -> str:

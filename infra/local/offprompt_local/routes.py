@@ -101,7 +101,7 @@ def __getattr__(name: str) -> Any:
 
 
 #: Functions that serve no HTTP route (invoked by DynamoDB Streams, the async path or Step Functions only).
-NON_HTTP_FUNCTIONS: tuple[str, ...] = ("summarizer",)
+NON_HTTP_FUNCTIONS: tuple[str, ...] = ("summarizer", "memory_events", "example_extractor")
 
 #: The HTTP API's Lambda REQUEST authorizer (AuthMode=apikey); the dev server runs it for `Bearer op_...`.
 AUTHORIZER_FUNCTION = "authorizer"

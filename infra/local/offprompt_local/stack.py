@@ -20,7 +20,8 @@ files and starts with what is intact (docs/adr/0029-local-data-integrity.md).
 Bedrock is not reachable locally, so summary memory runs with a clearly labelled deterministic extractive
 summarizer when the library lets one be injected (see `configure_summaries`); otherwise it is inert. Embeddings
 (k-NN and hybrid search) use wordllama's 256-dimension model as a labelled stand-in for Titan (see
-`configure_embeddings`; OFFPROMPT_LOCAL_EMBEDDER=off leaves search BM25-only).
+`configure_embeddings`; OFFPROMPT_LOCAL_EMBEDDER=off leaves search BM25-only). The memory events go to a labelled
+local JSONL sink instead of EventBridge, read at `GET /local/events` (memory_events.py).
 """
 
 from __future__ import annotations
@@ -212,6 +213,7 @@ class LocalStack:
     opensearch_url: str | None = None
     summaries: str = ""
     embeddings: str = ""
+    events: str = ""
     timings: dict[str, float] = field(default_factory=dict)
     #: How often the watchdog checks that the local OpenSearch JVM is alive (seconds).
     watchdog_interval: float = 1.0
@@ -228,6 +230,9 @@ class LocalStack:
     #: OFFPROMPT_OPENSEARCH_MODE=serverless: the Serverless-faithful layer in front of the node (aoss_proxy).
     _aoss: Any = None
     _watchdog: threading.Thread | None = None
+    #: The memory events: the table's stream through the events function into a JSONL sink (memory_events.py).
+    _events_poller: Any = None
+    _events_sink: Any = None
     _stopping: threading.Event = field(default_factory=threading.Event)
     _opensearch_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -265,6 +270,8 @@ class LocalStack:
         self._set_handler_environment()
         self.summaries = configure_summaries()
         self.embeddings = configure_embeddings()
+        with self._timed("events"):
+            self._start_events()
         with self._timed("index"):
             self._ensure_index()
         if self._moto.loaded is not None and self._moto.loaded.salvaged_to is not None:
@@ -280,6 +287,14 @@ class LocalStack:
 
     def stop(self) -> None:
         self._stop_watchdog()
+        if self._events_poller is not None:
+            _stop_quietly("the memory events' poller", self._events_poller.stop)
+            self._events_poller = None
+        if self._events_sink is not None:
+            from .memory_events import uninstall_sink
+
+            uninstall_sink()
+            self._events_sink = None
         if self._server is not None:
             _stop_quietly("the API server", self._server.server_close)
             self._server = None
@@ -407,6 +422,29 @@ class LocalStack:
             self.log(f"S3 bucket {BUCKET_NAME!r} created from template.yaml")
         else:
             self.log(f"S3 bucket {BUCKET_NAME!r} found in the data directory")
+
+    def _start_events(self) -> None:
+        """The memory events (docs/adr/0036): the events function, fed by a poller of moto's stream, publishing
+        to a JSONL sink in the data directory; `GET /local/events` on the dev server reads it (local only)."""
+        from .devserver import HttpResult
+        from .memory_events import StreamPoller, events_handler, install_example_extractor, install_sink
+
+        sink = install_sink(self._data.root if self._data is not None else None, self.log)
+        self._events_sink = sink
+        extractor = install_example_extractor(sink)
+        poller = StreamPoller(
+            self._client("dynamodb"), self._client("dynamodbstreams"), TABLE_NAME, events_handler(), log=self.log
+        )
+        poller.start()
+        self._events_poller = poller
+
+        def local_events() -> HttpResult:
+            body = json.dumps({"events": sink.read(), "sink": sink.LABEL}).encode()
+            return HttpResult(200, [("Content-Type", "application/json")], body)
+
+        assert self._server is not None
+        self._server.documents["/local/events"] = local_events
+        self.events = f"{sink.LABEL}: {sink.path} (GET /local/events); {extractor}"
 
     def _start_opensearch(self) -> None:
         from .opensearch import LocalOpenSearch, OpenSearchError
@@ -557,6 +595,7 @@ class LocalStack:
             f"  OpenSearch  {self.opensearch_url}   (index {self.index!r})",
             f"  summaries   {self.summaries}",
             f"  embeddings  {self.embeddings}",
+            f"  events      {self.events}",
             f"  data        {self.data_dir or 'in memory'}   (kept across restarts; `make dev FRESH=1` starts empty)",
             "  tenant      X-Offprompt-Tenant header (default 'local'); deployed stacks use the authorizer",
             "",

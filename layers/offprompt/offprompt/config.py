@@ -36,6 +36,10 @@ class Settings(BaseModel):
     embedding_dimensions: int = Field(default=1024, alias="OFFPROMPT_EMBEDDING_DIMENSIONS")
     # JWT claim that names the tenant (HTTP API JWT authorizer).
     tenant_claim: str = Field(default="sub", alias="OFFPROMPT_TENANT_CLAIM")
+    # The model the example extractor (functions/example_extractor) asks for facts (Bedrock Converse).
+    extraction_model_id: str = Field(default="amazon.nova-micro-v1:0", alias="OFFPROMPT_EXTRACTION_MODEL_ID")
+    # The EventBridge bus the memory events go to (functions/memory_events; docs/adr/0036-memory-events.md).
+    event_bus_name: str | None = Field(default=None, alias="OFFPROMPT_EVENT_BUS")
     # Local stack only: take the tenant from the X-Offprompt-Tenant header. Never set in template.yaml.
     trust_tenant_header: bool = Field(default=False, alias="OFFPROMPT_TRUST_TENANT_HEADER")
 

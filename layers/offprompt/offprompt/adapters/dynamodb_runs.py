@@ -771,6 +771,8 @@ def _run_item(pk: str, run: StoredRun, tenant: str, thread_id: str, *, metered_b
         item["expires_at"] = {"N": str(run.expires_at)}
     if metered_bytes > 0:
         item["metered_bytes"] = {"N": str(metered_bytes)}
+    if run.thread_kind != "runs":
+        item["thread_kind"] = {"S": run.thread_kind}
     return item
 
 
@@ -780,6 +782,7 @@ def _stored_run(item: dict[str, Any]) -> StoredRun:
     seq, input_tokens, output_tokens, size = get("seq"), get("input_tokens"), get("output_tokens"), get("size")
     run_id, content_hash, created_at = get("run_id"), get("hash"), get("created_at")
     run, blob_key, expires_at, metered = get("run"), get("blob_key"), get("expires_at"), get("metered_bytes")
+    thread_kind = get("thread_kind")
     return StoredRun(
         seq=int(seq["N"]) if seq is not None else 0,
         run_id=str(run_id["S"]) if run_id is not None else "",
@@ -792,4 +795,5 @@ def _stored_run(item: dict[str, Any]) -> StoredRun:
         blob_key=str(blob_key["S"]) if blob_key is not None else None,
         expires_at=int(expires_at["N"]) if expires_at is not None else None,
         metered_bytes=int(metered["N"]) if metered is not None else 0,
+        thread_kind=str(thread_kind["S"]) if thread_kind is not None else "runs",
     )

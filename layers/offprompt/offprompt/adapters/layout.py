@@ -42,7 +42,7 @@ from __future__ import annotations
 import hashlib
 import math
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -380,6 +380,121 @@ def tenant_of_root(item: dict[str, Any]) -> str | None:
             continue
         return _unescape(tenant_part)
     return None
+
+
+# ---- reading keys back (the memory events: docs/adr/0036) ------------------------------------------------------
+@dataclass(frozen=True)
+class ParsedKey:
+    """What an item's key says: its family and kind, its tenant and the identifiers the key carries.
+
+    An identifier whose key part is a digest (`part()` of a very long identifier) cannot be read back: it is None,
+    unless a hint (an attribute the item also carries) digests to that very part."""
+
+    family: str
+    kind: str
+    tenant: str | None
+    ids: dict[str, Any]
+
+
+def _read_part(raw: str, hint: object = None) -> str | None:
+    if not raw.startswith(DIGEST_MARK):
+        return _unescape(raw)
+    return hint if isinstance(hint, str) and part(hint) == raw else None
+
+
+def parse_key(pk: str, sk: str, hints: Mapping[str, object] | None = None) -> ParsedKey | None:
+    """The inverse of the key builders above for the families a tenant's changes are read from (threads, aliases,
+    task memories, records, receipts, usage and rate windows), or None for any other key (API keys name no
+    tenant in their key; `DEPLOYMENT`; anything unknown). `hints` (the item's "tenant", "thread_id", "memory",
+    "namespace", "ns", "key" attributes) recover digested parts only when they digest to them."""
+    hint = hints or {}
+    head = pk.split("#")
+    if head[0] == "REC":
+        return _parse_records(sk, head, hint)
+    name = _FAMILY_BY_HEAD.get(head[0])
+    if name == "thread" and len(head) > 2 and head[2] == "ALIAS":
+        name = "alias"
+    family = next((f for f in FAMILIES if f.name == name), None)
+    if family is None or len(head) < 2:
+        return None
+    tenant = _read_part(head[1], hint.get("tenant"))
+    kind = family.kind_of(sk)
+    if kind is None:
+        return None
+    ids: dict[str, Any] = {}
+    if family.name == "thread":
+        if len(head) != 4 or head[2] != "TH":
+            return None
+        ids["thread_id"] = _read_part(head[3], hint.get("thread_id"))
+        if kind.name == "run":
+            seq = sk.split("#", 1)[1]
+            if not seq.isdigit():
+                return None
+            ids["seq"] = int(seq)
+    elif family.name == "alias":
+        if len(head) != 4 or head[2] != "ALIAS":
+            return None
+        ids["alias"] = _read_part(head[3])
+    elif family.name == "memory":
+        if len(head) != 3:
+            return None
+        ids["memory"] = _read_part(head[2], hint.get("memory"))
+        tail = sk.split("#")
+        if kind.name in ("namespace", "batch"):
+            ids["namespace"] = _read_part(tail[1], hint.get("namespace")) if len(tail) > 1 else None
+        if kind.name == "batch":
+            if len(tail) != 3 or not tail[2].isdigit():
+                return None
+            ids["start"] = int(tail[2])
+    return ParsedKey(family.name, kind.name, tenant, ids)
+
+
+#: A partition key's first part → its family (`T#` holds threads and aliases: the third part tells them apart).
+_FAMILY_BY_HEAD = {"T": "thread", "TASKMEM": "memory", "RECEIPT": "receipt", "TENANT": "tenant", "U": "usage",
+                   "RATE": "rate"}  # fmt: skip
+
+
+def _parse_records(sk: str, head: list[str], hint: Mapping[str, object]) -> ParsedKey | None:
+    """`CUR#{labels}##{key}`, `VER#{labels}##{key}#{version}`, `RNS#{labels}` (`record_labels`: each label then
+    `#`). A label or key digested in the key is read from the item's `ns` / `key` attributes when they digest to it."""
+    if len(head) != 2:
+        return None
+    tenant = _read_part(head[1], hint.get("tenant"))
+    ns_hint = hint.get("ns")
+    hinted = tuple(ns_hint.split(".")) if isinstance(ns_hint, str) else ()
+    prefix, _, rest = sk.partition("#")
+    if prefix == RECORD_NAMESPACE_PREFIX:
+        return ParsedKey("record", "record_namespace", tenant, {"namespace": _read_labels(rest, hinted)})
+    if prefix not in (RECORD_PREFIX, RECORD_VERSION_PREFIX) or "##" not in rest:
+        return None
+    labels, _, tail = rest.partition("##")
+    ids: dict[str, Any] = {"namespace": _read_labels(labels + "#", hinted)}
+    key_hint = hint.get("key")
+    if prefix == RECORD_PREFIX:
+        ids["key"] = _read_bounded(tail, key_hint, MAX_RECORD_KEY_PART_BYTES)
+        return ParsedKey("record", "record", tenant, ids)
+    key_part, _, version = tail.rpartition("#")
+    if not key_part or not version.isdigit():
+        return None
+    ids["key"], ids["version"] = _read_bounded(key_part, key_hint, MAX_RECORD_KEY_PART_BYTES), int(version)
+    return ParsedKey("record", "record_version", tenant, ids)
+
+
+def _read_bounded(raw: str, hint: object, limit: int) -> str | None:
+    if not raw.startswith(DIGEST_MARK):
+        return _unescape(raw)
+    return hint if isinstance(hint, str) and _bounded(hint, limit) == raw else None
+
+
+def _read_labels(raw: str, hinted: tuple[str, ...]) -> tuple[str, ...] | None:
+    """`record_labels()` read back (every label followed by `#`), or None when one cannot be."""
+    if not raw.endswith("#") or raw == "#":
+        return None
+    parts = raw[:-1].split("#")
+    if len(hinted) != len(parts):
+        hinted = ("",) * len(parts)
+    labels = tuple(_read_bounded(p, h, MAX_LABEL_PART_BYTES) for p, h in zip(parts, hinted, strict=True))
+    return None if any(label is None or label == "" for label in labels) else labels  # type: ignore[return-value]
 
 
 def exported_kinds() -> tuple[str, ...]:

@@ -123,6 +123,7 @@ def _store(
                     blob_key=blob_key,
                     expires_at=expires,
                     memory_type="buffer",  # never summarized (the summarizer's stream filter skips buffer runs)
+                    thread_kind=KIND,
                 )
             )
         charge = run_charge(meter, stored, tokens)
