@@ -378,11 +378,11 @@ def records_use_cases(rec: Recorder) -> None:
     """Long-term records (docs/adr/0034) on their DynamoDB partition and S3 bodies; the record index is the in-memory
     one here (its OpenSearch calls are the adapter's, measured once the scenario builds the real index)."""
     import records.handler as records
-    from fakes.record_candidates import FakeRecordIndex
+    from fakes.record_index import InMemoryRecordIndex
 
     from offprompt.composition import records as composition
 
-    composition.set_record_index_override(FakeRecordIndex())
+    composition.set_record_index_override(InMemoryRecordIndex())
     composition.default_records.cache_clear()
     try:
         ns = "depth.facts"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from conftest import TABLE, Clock, bucket_keys
-from fakes.record_candidates import FakeRecordIndex
+from fakes.record_index import InMemoryRecordIndex
 
 from offprompt.services.records.context import Records
 from offprompt.services.records.put import put_record
@@ -39,7 +39,7 @@ def _items(aws: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_a_swept_version_takes_its_body_and_document_along(
-    handler: Any, rec: Records, aws: dict[str, Any], clock: Clock, index: FakeRecordIndex
+    handler: Any, rec: Records, aws: dict[str, Any], clock: Clock, index: InMemoryRecordIndex
 ) -> None:
     put_record(rec, "alice", ("u",), "big", RecordPut(value={"text": "needle " + "x" * 400_000}, ttl_minutes=1))
     clock.tick()
@@ -60,7 +60,7 @@ def test_a_swept_version_takes_its_body_and_document_along(
     assert handler.lambda_handler({"Records": [_removal(version, TTL)]}, None) == {"batchItemFailures": []}
 
 
-def test_other_items_and_failures(handler: Any, index: FakeRecordIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_other_items_and_failures(handler: Any, index: InMemoryRecordIndex, monkeypatch: pytest.MonkeyPatch) -> None:
     run = {"pk": {"S": "T#alice#TH#t"}, "sk": {"S": "RUN#000000000001"}, "tenant": {"S": "alice"}}
     assert handler.lambda_handler({"Records": [_removal(run, TTL)]}, None) == {"batchItemFailures": []}
     assert not [c for c in index.calls if c[0] == "delete"]
