@@ -51,7 +51,7 @@ class InMemoryRecordIndex:
     def index(self, doc: RecordDoc) -> str:
         self.calls.append(("index", doc))
         check_doc(doc)
-        doc_id = record_doc_id(doc.tenant, doc.namespace, doc.key, doc.version)
+        doc_id = record_doc_id(doc.tenant, doc.namespace, doc.key, doc.version, doc.write_id)
         if doc_id not in self.docs:  # as the adapter's create: a retry never reopens a superseded version
             vector = None
             if self.embedder is not None and doc.text.strip():
