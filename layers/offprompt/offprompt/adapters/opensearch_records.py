@@ -156,7 +156,11 @@ class OpenSearchRecordIndex:
         Safe under races (a concurrent create answers resource_already_exists)."""
         serverless = self.mode == "serverless"
         definition = index_definition(self.embedder.dimensions if self.embedder else None, serverless=serverless)
-        create = functools.partial(self.client.indices.create, index=self.index_name, body=definition)
+        # a lambda of this module, not a functools.partial: the request then leaves from here, so the shared `call`
+        # wrapper is only a callback on the path (tests/infrastructure/test_call_depth.py)
+        def create() -> Any:
+            return self.client.indices.create(index=self.index_name, body=definition)
+
         if call("create index", create, tolerate=("resource_already_exists_exception",)) is not None:
             return True
         properties = definition["mappings"]["properties"]
