@@ -3,8 +3,8 @@ implementation of the contract that tests/integration/test_record_index_contract
 real OpenSearch adapter in both its modes.
 
 Documents live in a dict by id (the provisioned adapter's id). `calls` logs every call, for the use cases' tests
-that check what was asked of the index (the contract's behaviour does not depend on it). bm25 is approximated by counting
-query-word occurrences (a document with none is no hit), knn is cosine similarity to the embedded query (every
+that check what was asked of the index (the contract's behaviour does not depend on it). bm25 is approximated by
+counting query-word occurrences (a document with none is no hit), knn is cosine similarity to the embedded query (every
 document in scope is a hit, as HNSW's k nearest), hybrid fuses both by reciprocal rank as the adapter does. Search sees
 every write at once (no refresh interval). Arguments are checked by the adapter's own pure checks, so both refuse
 the same things.

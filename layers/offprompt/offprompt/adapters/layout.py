@@ -23,7 +23,8 @@ long for the key it goes into, `%~` + its SHA-256):
 - rate (fixed): `RATE#{tenant}#{shard}` → `W#{second}` rate_window
 - record (fixed): `REC#{tenant}` → `CUR#{labels}##{key}` record (the current version or a tombstone),
   `VER#{labels}##{key}#{version}` record_version (a past version), `RNS#{labels}` record_namespace (its settings),
-  `EXPIRED#{event}` record_expired_marker (a swept version's bytes taken off the gauge); labels are `record_labels()` (docs/adr/0034); values over 350 KB are S3 objects under the `records/` root
+  `EXPIRED#{event}` record_expired_marker (a swept version's bytes taken off the gauge); labels are
+  `record_labels()` (docs/adr/0034); values over 350 KB are S3 objects under the `records/` root
 - not a tenant's: `DEPLOYMENT` → `#INDEXED` (every tenant's data is in the tenant index)
 
 The sparse KEYS_ONLY global secondary index `TenantRoots` (hash key `tenant_dir` only) lists each partition root

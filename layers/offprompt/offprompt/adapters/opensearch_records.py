@@ -31,7 +31,6 @@ searchable within the collection's own interval (10-60 s).
 
 from __future__ import annotations
 
-import functools
 import math
 import threading
 import uuid
@@ -156,6 +155,7 @@ class OpenSearchRecordIndex:
         Safe under races (a concurrent create answers resource_already_exists)."""
         serverless = self.mode == "serverless"
         definition = index_definition(self.embedder.dimensions if self.embedder else None, serverless=serverless)
+
         # a lambda of this module, not a functools.partial: the request then leaves from here, so the shared `call`
         # wrapper is only a callback on the path (tests/infrastructure/test_call_depth.py)
         def create() -> Any:

@@ -3,10 +3,11 @@
 
 Reads top to bottom: check the request → the TTL (the request's, else the namespace's) → read the current item →
 the value's body to S3 when it is over the item limit → index the version's text (before the commit, so a committed
-version is always searchable once the index refreshes; the document id, unique to this attempt, goes on the item) → one transaction: the
-previous version closed, the new one current, conditioned on the version it replaces, and the charge → supersede the
-previous version's document (best effort). A concurrent writer that won first makes this one read again and retry
-once (the last writer wins, no version is lost); then 409 `record_conflict`, nothing stored.
+version is always searchable once the index refreshes; the document id, unique to this attempt, goes on the item) →
+one transaction: the previous version closed, the new one current, conditioned on the version it replaces, and the
+charge → supersede the previous version's document (best effort). A concurrent writer that won first makes this one
+read again and retry once (the last writer wins, no version is lost; this attempt's body and document are deleted);
+then 409 `record_conflict`, nothing stored.
 """
 
 from __future__ import annotations
