@@ -17,8 +17,9 @@ record_history, search_records, list_record_namespaces, configure_record_namespa
 and `key` where the route has them in its path, the rest as in the body or query (the same library models).
 
 The table's DynamoDB stream (REMOVE records of record items DynamoDB's TTL deleted, filtered in template.yaml):
-each expired version's S3 body and record-index document are deleted (`expiry.drop_expired`); a record that fails
-is reported in `batchItemFailures` alone.
+each expired version's S3 body and record-index document are deleted and its `metered_bytes` taken off the tenant's
+stored-bytes gauge once per record (`expiry.drop_expired`); a record that fails (S3, OpenSearch or DynamoDB) is
+reported in `batchItemFailures` alone, so Lambda retries it.
 
 Use cases: `offprompt.services.records.{put,get,delete,search,namespaces,expiry}`.
 """
@@ -224,7 +225,15 @@ def expired(record: dict[str, Any]) -> None:
     tenant = image.get("tenant", {}).get("S")
     if not (pk.startswith("REC#") and sk.startswith(("CUR#", "VER#")) and tenant):
         return
-    drop_expired(records(), tenant, image.get("body_key", {}).get("S"), image.get("doc_id", {}).get("S"))
+    metered = image.get("metered_bytes", {}).get("N")
+    drop_expired(
+        records(),
+        tenant,
+        image.get("body_key", {}).get("S"),
+        image.get("doc_id", {}).get("S"),
+        event_id=record.get("eventID"),
+        metered_bytes=int(metered) if metered else 0,
+    )
 
 
 def handle_stream(event: dict[str, Any]) -> dict[str, Any]:

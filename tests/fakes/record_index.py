@@ -2,8 +2,9 @@
 implementation of the contract that tests/integration/test_record_index_contract.py runs against it and against the
 real OpenSearch adapter in both its modes.
 
-Documents live in a dict by id (the provisioned adapter's deterministic id). bm25 is approximated by counting
-query-word occurrences (a document with none is no hit), knn is cosine similarity to the embedded query (every
+Documents live in a dict by id (the provisioned adapter's id). `calls` logs every call, for the use cases' tests
+that check what was asked of the index (the contract's behaviour does not depend on it). bm25 is approximated by
+counting query-word occurrences (a document with none is no hit), knn is cosine similarity to the embedded query (every
 document in scope is a hit, as HNSW's k nearest), hybrid fuses both by reciprocal rank as the adapter does. Search sees
 every write at once (no refresh interval). Arguments are checked by the adapter's own pure checks, so both refuse
 the same things.
@@ -44,10 +45,13 @@ class InMemoryRecordIndex:
     def __init__(self, embedder: Embedder | None = None) -> None:
         self.embedder = embedder
         self.docs: dict[str, _Stored] = {}
+        #: (method, argument) of every call, in order.
+        self.calls: list[tuple[str, object]] = []
 
     def index(self, doc: RecordDoc) -> str:
+        self.calls.append(("index", doc))
         check_doc(doc)
-        doc_id = record_doc_id(doc.tenant, doc.namespace, doc.key, doc.version)
+        doc_id = record_doc_id(doc.tenant, doc.namespace, doc.key, doc.version, doc.write_id)
         if doc_id not in self.docs:  # as the adapter's create: a retry never reopens a superseded version
             vector = None
             if self.embedder is not None and doc.text.strip():
@@ -56,6 +60,7 @@ class InMemoryRecordIndex:
         return doc_id
 
     def supersede(self, tenant: str, doc_id: str, valid_to: float) -> None:
+        self.calls.append(("supersede", doc_id))
         check_tenant(tenant)
         check_id(doc_id)
         valid_to = check_time("valid_to", valid_to)
@@ -63,6 +68,7 @@ class InMemoryRecordIndex:
             self.docs[doc_id].valid_to = valid_to
 
     def delete(self, tenant: str, doc_ids: Sequence[str]) -> None:
+        self.calls.append(("delete", tuple(doc_ids)))
         check_tenant(tenant)
         for doc_id in doc_ids:
             check_id(doc_id)
@@ -80,6 +86,7 @@ class InMemoryRecordIndex:
         mode: str = "bm25",
         wait_for_refresh: bool = False,
     ) -> list[RecordHit]:
+        self.calls.append(("search", (prefix, query, size, as_of)))
         check_tenant(tenant)
         prefix = check_labels(prefix, allow_empty=True)
         check_search(query, size, mode, self.embedder, "size")

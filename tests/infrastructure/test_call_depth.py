@@ -375,14 +375,12 @@ def task_memory_use_cases(rec: Recorder) -> None:
 
 
 def records_use_cases(rec: Recorder) -> None:
-    """Long-term records (docs/adr/0034) on their DynamoDB partition and S3 bodies; the record index is the in-memory
-    one here (its OpenSearch calls are the adapter's, measured once the scenario builds the real index)."""
+    """Long-term records (docs/adr/0034) on their DynamoDB partition, S3 bodies and the real OpenSearch record index
+    (built by the composition root on first use): puts index and supersede, a text search, a delete supersedes."""
     import records.handler as records
-    from fakes.record_candidates import FakeRecordIndex
 
     from offprompt.composition import records as composition
 
-    composition.set_record_index_override(FakeRecordIndex())
     composition.default_records.cache_clear()
     try:
         ns = "depth.facts"
@@ -401,6 +399,8 @@ def records_use_cases(rec: Recorder) -> None:
             invoke(records, event("record_search_http.json", "/records/search", params={}, body=body), 200)
             body = {"namespace_prefix": ["depth"], "query": "x"}
             invoke(records, event("record_search_http.json", "/records/search", params={}, body=body), 200)
+            body = {"namespace_prefix": ["depth"], "query": "brown fox", "as_of": 1_700_000_000}
+            invoke(records, event("record_search_http.json", "/records/search", params={}, body=body), 200)
             invoke(records, event("record_namespaces_http.json", "/records/namespaces", params={}, body={}), 200)
             settings = {"default_ttl_minutes": 60}
             np = {"namespace": ns}
@@ -411,7 +411,6 @@ def records_use_cases(rec: Recorder) -> None:
             )
             invoke(records, event("record_delete_http.json", path, params=kp), 204)
     finally:
-        composition.set_record_index_override(None)
         composition.default_records.cache_clear()
 
 
@@ -486,6 +485,8 @@ def test_every_use_case_reaches_its_stores_through_at_most_three_modules(deploym
     for use_case in USE_CASES:
         assert any(k[0] == use_case for k in recorder.calls), f"{use_case} made no SDK call: the scenario is broken"
     assert not too_deep, "\n".join(too_deep)
+    # records reach the real OpenSearch record index (index, supersede, search), so its depth is measured
+    assert ("records", "opensearch") in recorder.calls, "the records scenario made no OpenSearch call"
     # The facade's exception is exact: if its calls got shallower, FACADES (and docs/architecture.md) must say so.
     for use_case, depth in FACADES.items():
         assert max(len(c) for (u, _), calls in recorder.calls.items() if u == use_case for c, _ in calls) == depth

@@ -108,7 +108,10 @@ def test_index_returns_the_id_and_a_repeated_index_is_one_candidate(subject: Sub
     second = subject.index.index(doc(t, ("prefs",), "coffee", "likes espresso"))
     assert isinstance(first, str) and first and isinstance(second, str) and second
     if subject.kind != "serverless":  # deterministic ids; Serverless assigns its own
-        assert first == second == record_doc_id(t, ("prefs",), "coffee", 1)
+        assert first == second == record_doc_id(t, ("prefs",), "coffee", 1, "")
+        other = subject.index.index(RecordDoc(t, ("prefs",), "coffee", 1, "likes espresso", 100.0, "w2"))
+        assert other == record_doc_id(t, ("prefs",), "coffee", 1, "w2") != first  # another writer's own document
+        subject.index.delete(t, [other])
     subject.settle()
     assert subject.search(t, ("prefs",), "espresso") == [(("prefs",), "coffee", 1)]
 

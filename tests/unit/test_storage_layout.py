@@ -70,6 +70,7 @@ def every_item(tenant: str, ident: str = "t#1") -> dict[str, dict[str, dict[str,
         "record": item(record_pk(tenant), record_sk(_labels(ident), ident)),
         "record_version": item(record_pk(tenant), record_version_sk(_labels(ident), ident, 7)),
         "record_namespace": item(record_pk(tenant), record_namespace_sk(_labels(ident))),
+        "record_expired_marker": item(record_pk(tenant), expired_sk("event-1")),
     }
 
 

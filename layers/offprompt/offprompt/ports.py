@@ -764,6 +764,11 @@ class RecordStore(Protocol):
         """Move the current item's `expires_at` (when it is still that version); best effort."""
         ...
 
+    def release_expired(self, tenant: str, event_id: str, metered_bytes: int) -> bool:
+        """Take a TTL-swept version's `metered_bytes` off the tenant's stored-bytes gauge, once per stream record
+        (`event_id`: a marker in the same transaction makes a redelivery a no-op). Whether the gauge moved."""
+        ...
+
 
 class RecordBodyStore(Protocol):
     """Where a record version's value too large for its item goes (S3, under the tenant's `records/` root)."""
@@ -781,6 +786,11 @@ class RecordBodyStore(Protocol):
         """Best-effort delete of a body no committed version references (logged, never raised)."""
         ...
 
+    def delete(self, key: str) -> None:
+        """Delete a body (a missing one is fine); `DependencyUnavailable` when the store fails, so the caller can
+        retry (the TTL sweep reports its stream record as failed)."""
+        ...
+
 
 @dataclass(frozen=True)
 class RecordDoc:
@@ -790,6 +800,8 @@ class RecordDoc:
     version: int
     text: str  # the indexed text (strings of the value at the record's index paths), non-empty
     valid_from: float  # epoch seconds
+    #: A nonce per put attempt: part of the document id, so racing writers of one version never share a document.
+    write_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -804,8 +816,9 @@ class RecordIndex(Protocol):
     """Record versions' text in OpenSearch: it proposes candidates, DynamoDB decides (docs/adr/0034)."""
 
     def index(self, doc: RecordDoc) -> str:
-        """Index one version (no refresh wait); returns its document id (deterministic
-        digest(tenant, namespace, key, version) on a provisioned domain via layout; service-assigned on Serverless)."""
+        """Index one version (no refresh wait); returns its document id (on a provisioned domain
+        `layout.record_doc_id(tenant, namespace, key, version, write_id)`: indexing the same write again is one
+        document; service-assigned on Serverless)."""
         ...
 
     def supersede(self, tenant: str, doc_id: str, valid_to: float) -> None:

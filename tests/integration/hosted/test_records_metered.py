@@ -8,15 +8,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fakes.record_candidates import FakeRecordIndex
+from fakes.record_index import InMemoryRecordIndex
 from hosted_support import Deployment, all_items, call, new_key
 
 from offprompt.composition import records as composition
 
 
 @pytest.fixture(autouse=True)
-def record_index(stack: Deployment, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeRecordIndex]:
-    index = FakeRecordIndex()
+def record_index(stack: Deployment, monkeypatch: pytest.MonkeyPatch) -> Iterator[InMemoryRecordIndex]:
+    index = InMemoryRecordIndex()
     monkeypatch.setattr(composition, "_index_override", index)
     composition.default_records.cache_clear()
     yield index

@@ -9,7 +9,7 @@ from typing import Any
 
 import boto3
 import pytest
-from fakes.record_candidates import FakeRecordIndex
+from fakes.record_index import InMemoryRecordIndex
 
 from offprompt.adapters.clients import reset_clients
 from offprompt.adapters.dynamodb_records import DynamoDbRecordStore
@@ -59,12 +59,12 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def index() -> FakeRecordIndex:
-    return FakeRecordIndex()
+def index() -> InMemoryRecordIndex:
+    return InMemoryRecordIndex()
 
 
 @pytest.fixture
-def rec(aws: dict[str, Any], clock: Clock, index: FakeRecordIndex) -> Records:
+def rec(aws: dict[str, Any], clock: Clock, index: InMemoryRecordIndex) -> Records:
     return Records(DynamoDbRecordStore(TABLE), S3RecordBodies(BUCKET), index, clock=clock)
 
 

@@ -11,7 +11,7 @@ from urllib.parse import quote, urlencode
 
 import pytest
 from conftest import Clock
-from fakes.record_candidates import FakeRecordIndex
+from fakes.record_index import InMemoryRecordIndex
 
 from offprompt.services.records.context import Records
 
@@ -165,7 +165,7 @@ def test_http_bad_reads_are_4xx(api: Api) -> None:
     assert (status, error["code"]) == (422, "schema_invalid")
 
 
-def test_direct_invocations(api: Api, index: FakeRecordIndex) -> None:
+def test_direct_invocations(api: Api, index: InMemoryRecordIndex) -> None:
     put = api.direct(action="put_record", namespace=["u", "1"], key="k", value={"text": "hello"})
     assert put["version"] == 1 and put["namespace"] == ["u", "1"]
     assert api.direct(action="get_record", namespace=["u", "1"], key="k")["value"] == {"text": "hello"}

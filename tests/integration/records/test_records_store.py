@@ -4,13 +4,14 @@ filters, namespaces, big values, refusals that write nothing, tenant isolation, 
 from __future__ import annotations
 
 import contextlib
+import copy
 import itertools
 import threading
 from typing import Any
 
 import pytest
 from conftest import Clock, bucket_keys, table_items
-from fakes.record_candidates import FakeRecordIndex
+from fakes.record_index import InMemoryRecordIndex
 
 from offprompt.errors import InvalidInput, NotFound, PayloadTooLarge, QuotaExceeded
 from offprompt.metering import Meter, Plan
@@ -147,7 +148,7 @@ def test_filters_and_ordering_without_a_query(rec: Records, clock: Clock) -> Non
         search(rec, filter={"kind": {"$regex": "a"}})
 
 
-def test_text_search_is_verified_against_dynamodb(rec: Records, clock: Clock, index: FakeRecordIndex) -> None:
+def test_text_search_is_verified_against_dynamodb(rec: Records, clock: Clock, index: InMemoryRecordIndex) -> None:
     put(rec, {"text": "likes green tea"}, key="tea")
     put(rec, {"text": "likes black coffee", "private": "tea"}, key="coffee", index=["text"])
     put(rec, {"text": "tea tea tea"}, key="hidden", index=False)
@@ -163,9 +164,9 @@ def test_text_search_is_verified_against_dynamodb(rec: Records, clock: Clock, in
     old = search(rec, query="tea", as_of=clock.now - 0.5)
     assert [(h["key"], h["value"]) for h in old] == [("tea", {"text": "likes green tea"})]
     # a document the index still holds for a deleted record is dropped by the DynamoDB check
-    stale = dict(index.docs)
+    stale = copy.deepcopy(index.docs)  # the index as it was before the delete superseded the document
     delete_record(rec, "alice", NS, "coffee")
-    index.docs.update({k: (d, None) for k, (d, _) in stale.items()})
+    index.docs.update(stale)
     assert [h["key"] for h in search(rec, query="coffee")] == ["tea"]
 
 
@@ -201,7 +202,7 @@ def test_a_big_value_round_trips_byte_exact_through_s3(rec: Records, aws: dict[s
     assert record_history(rec, "alice", NS, "k", HistoryQuery())["versions"][1]["value"] == big
 
 
-def test_refused_puts_write_nothing(rec: Records, aws: dict[str, Any], index: FakeRecordIndex) -> None:
+def test_refused_puts_write_nothing(rec: Records, aws: dict[str, Any], index: InMemoryRecordIndex) -> None:
     bad: list[tuple[tuple[str, ...], str, dict[str, Any]]] = [
         (("a.b",), "k", {"value": {}}),
         ((), "k", {"value": {}}),
@@ -242,7 +243,7 @@ def test_another_tenant_sees_nothing(rec: Records) -> None:
 
 
 def test_concurrent_replaces_keep_one_chain_and_lose_no_version(
-    aws: dict[str, Any], clock: Clock, index: FakeRecordIndex
+    aws: dict[str, Any], clock: Clock, index: InMemoryRecordIndex
 ) -> None:
     from conftest import BUCKET, TABLE
 

@@ -41,6 +41,9 @@ class NoDocuments:
     def delete(self, tenant: str) -> int:
         return 0
 
+    def delete_ids(self, tenant: str, ids: Sequence[str]) -> int:
+        return 0
+
 
 class Sink:
     def __init__(self) -> None:

@@ -3,7 +3,8 @@
 Partition `REC#{tenant}` (adapters/layout.py):
 - `CUR#{labels}##{key}`             the current version (or a delete's tombstone, `deleted`);
 - `VER#{labels}##{key}#{version}`   a past version, with `valid_to` (when a replace or a delete closed it);
-- `RNS#{labels}`                    a namespace's settings (`default_ttl_minutes`).
+- `RNS#{labels}`                    a namespace's settings (`default_ttl_minutes`);
+- `EXPIRED#{event}`                 a TTL-swept version whose bytes left the gauge (`release_expired`).
 Every item of a record carries `ns` (the namespace's path form: labels may be digested in the key), `key`,
 `version`, `valid_from`, `created_at`, `updated_at`, the value inline (`value`, JSON) or in S3 (`body_key`), `size`,
 and, when it expires, `expires_at` (the table's TTL attribute) and `ttl_minutes`; `doc_id` names its document in the
@@ -16,6 +17,7 @@ now`: an expired record is never returned, before DynamoDB's sweep too.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -27,9 +29,10 @@ from offprompt.ports import RecordConflict, StoredRecord
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
-from .dynamodb_account import charge_items, refuse_charge
+from .dynamodb_account import charge_items, refuse_charge, stored_bytes_release
 from .dynamodb_transaction import Cancelled, Transaction
 from .layout import (
+    expired_sk,
     record_namespace_sk,
     record_pk,
     record_prefix,
@@ -41,6 +44,8 @@ from .layout import (
 _LIVE = "(attribute_not_exists(expires_at) OR expires_at > :now)"
 #: BatchGetItem takes at most 100 keys.
 _BATCH = 100
+#: How long a swept version's marker (`release_expired`) outlives it: past the stream's 24 h retention.
+EXPIRED_MARKER_TTL_S = 2 * 86_400
 
 
 class DynamoDbRecordStore:
@@ -225,6 +230,32 @@ class DynamoDbRecordStore:
             raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
         except BotoCoreError as exc:
             raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
+
+    def release_expired(self, tenant: str, event_id: str, metered_bytes: int) -> bool:
+        """One transaction: the marker `EXPIRED#{event_id}` in the tenant's records partition (conditioned on its
+        absence) and the gauge's release (conditioned on the gauge existing: an erased tenant's is never re-created).
+        Either condition failing means nothing to do: False."""
+        if metered_bytes <= 0:
+            return False
+        pk = record_pk(tenant)
+        marker = {
+            **_k(pk, expired_sk(event_id)),
+            "tenant": {"S": tenant},
+            "expires_at": {"N": str(int(time.time()) + EXPIRED_MARKER_TTL_S)},
+        }
+        put = {"TableName": self.table_name, "Item": marker, "ConditionExpression": "attribute_not_exists(pk)"}
+        try:
+            self.client.transact_write_items(
+                TransactItems=[{"Put": put}, stored_bytes_release(self.table_name, tenant, metered_bytes)]
+            )
+        except ClientError as exc:
+            reasons = exc.response.get("CancellationReasons") or []
+            if any(r.get("Code") == "ConditionalCheckFailed" for r in reasons):
+                return False  # already taken off (a redelivered record), or the tenant was erased
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+        return True
 
     # ---- helpers --------------------------------------------------------------------------------------------
     def _query(

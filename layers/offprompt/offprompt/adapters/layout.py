@@ -22,8 +22,9 @@ long for the key it goes into, `%~` + its SHA-256):
 - usage (fixed): `U#{tenant}#S{n}`, `U#{tenant}#Q` → `D#{day}` usage
 - rate (fixed): `RATE#{tenant}#{shard}` → `W#{second}` rate_window
 - record (fixed): `REC#{tenant}` → `CUR#{labels}##{key}` record (the current version or a tombstone),
-  `VER#{labels}##{key}#{version}` record_version (a past version), `RNS#{labels}` record_namespace (its settings);
-  labels are `record_labels()` (docs/adr/0034); values over 350 KB are S3 objects under the `records/` root
+  `VER#{labels}##{key}#{version}` record_version (a past version), `RNS#{labels}` record_namespace (its settings),
+  `EXPIRED#{event}` record_expired_marker (a swept version's bytes taken off the gauge); labels are
+  `record_labels()` (docs/adr/0034); values over 350 KB are S3 objects under the `records/` root
 - not a tenant's: `DEPLOYMENT` → `#INDEXED` (every tenant's data is in the tenant index)
 
 The sparse KEYS_ONLY global secondary index `TenantRoots` (hash key `tenant_dir` only) lists each partition root
@@ -34,7 +35,7 @@ batch manifests and (OpenSearch Serverless mode) text records · `uploads/` pend
 materialized load responses · `exports/` exports.
 OpenSearch (one index): one document per text chunk, id `digest(tenant, memory, namespace, position, chunk)`, and
 one per indexed long-term record version (`doc_kind` "record"), id `digest("record", tenant, namespace path, key,
-version)` on a provisioned domain (Serverless assigns ids); every document's `tenant` keyword is the tenant.
+version, write_id)` on a provisioned domain (Serverless assigns ids); every document's `tenant` keyword is the tenant.
 """
 
 from __future__ import annotations
@@ -325,6 +326,7 @@ def _families() -> tuple[Family, ...]:
                 Kind("record", RECORD_PREFIX + "#", exported=True),
                 Kind("record_version", RECORD_VERSION_PREFIX + "#", exported=True),
                 Kind("record_namespace", RECORD_NAMESPACE_PREFIX + "#", exported=True),
+                Kind("record_expired_marker", EXPIRED_PREFIX + "#"),
             ),
             fixed=True,
         ),
@@ -627,8 +629,10 @@ def chunk_doc_id(tenant: str, memory: str, namespace: str, position: int, chunk:
     return digest(tenant, memory, namespace, position, chunk)
 
 
-def record_doc_id(tenant: str, namespace: Sequence[str], key: str, version: int) -> str:
-    """A long-term record version's document id on a provisioned domain (docs/adr/0034): deterministic, so indexing a
-    version again finds the same document. The labels are joined by `.` (a label never holds one) and the list
-    starts with "record", so no record id can equal a chunk id (whose digest list has five parts)."""
-    return digest("record", tenant, ".".join(namespace), key, version)
+def record_doc_id(tenant: str, namespace: Sequence[str], key: str, version: int, write_id: str) -> str:
+    """A long-term record version's document id on a provisioned domain (docs/adr/0034): deterministic per write, so
+    indexing the same write again finds the same document, and unique to the writer (`write_id`, a nonce per put
+    attempt), so two writers racing for one version never share a document (the loser deletes its own). The labels
+    are joined by `.` (a label never holds one) and the list starts with "record", so no record id can equal a chunk
+    id (whose digest list has five parts)."""
+    return digest("record", tenant, ".".join(namespace), key, version, write_id)

@@ -4,7 +4,8 @@ memory's text chunks (docs/adr/0034-records.md), so the Serverless data access p
 
 Document layout (mapping: `infra/opensearch/index.json`, the record fields beside the text store's):
 
-    _id               provisioned: `layout.record_doc_id(tenant, namespace, key, version)`; Serverless: the service's
+    _id               provisioned: `layout.record_doc_id(tenant, namespace, key, version, write_id)`; Serverless: the
+                      service's
     doc_kind          "record" (text chunks have none: their searches filter on `memory`, which records lack)
     tenant            keyword
     record_namespace  the namespace path, labels joined by "." (a label never holds a ".", ADR 0034)
@@ -14,7 +15,8 @@ Document layout (mapping: `infra/opensearch/index.json`, the record fields besid
     valid_from        epoch seconds (double); valid_to: absent while the version is current, set by `supersede`
     text              the record's indexed text (standard analyzer, BM25)
     embedding         only with an embedder and a non-blank text (its first EMBED_MAX_CHARS characters)
-    write_id          Serverless only: one per `index` call, so the tenant erase's sort key stays unique
+    write_id          Serverless only: the put attempt's nonce (else one per `index` call), so the tenant erase's sort
+                      key stays unique
 
 Searches: bm25, knn and hybrid exactly as the text store's (`opensearch_query`), filtered by doc_kind, tenant and
 prefix, and by validity: current (no `valid_to`) or, for `as_of=t`, `valid_from <= t < valid_to`. Hits are only
@@ -29,7 +31,6 @@ searchable within the collection's own interval (10-60 s).
 
 from __future__ import annotations
 
-import functools
 import math
 import threading
 import uuid
@@ -154,7 +155,12 @@ class OpenSearchRecordIndex:
         Safe under races (a concurrent create answers resource_already_exists)."""
         serverless = self.mode == "serverless"
         definition = index_definition(self.embedder.dimensions if self.embedder else None, serverless=serverless)
-        create = functools.partial(self.client.indices.create, index=self.index_name, body=definition)
+
+        # a lambda of this module, not a functools.partial: the request then leaves from here, so the shared `call`
+        # wrapper is only a callback on the path (tests/infrastructure/test_call_depth.py)
+        def create() -> Any:
+            return self.client.indices.create(index=self.index_name, body=definition)
+
         if call("create index", create, tolerate=("resource_already_exists_exception",)) is not None:
             return True
         properties = definition["mappings"]["properties"]
@@ -190,7 +196,7 @@ class OpenSearchRecordIndex:
                 raise DependencyUnavailable(f"the embedder returned {len(vectors)} vectors for one record")
             source["embedding"] = vectors[0]
         if self.mode == "serverless":  # the collection chooses the id (ADR 0030 C1)
-            source["write_id"] = uuid.uuid4().hex
+            source["write_id"] = doc.write_id or uuid.uuid4().hex
             answer = call(
                 "index a record",
                 lambda: self.client.index(index=self.index_name, body=source, request_timeout=self.request_timeout),
@@ -199,7 +205,7 @@ class OpenSearchRecordIndex:
             if not isinstance(doc_id, str) or not doc_id:
                 raise DependencyUnavailable("OpenSearch indexed a record without naming its id")
             return doc_id
-        doc_id = record_doc_id(doc.tenant, doc.namespace, doc.key, doc.version)
+        doc_id = record_doc_id(doc.tenant, doc.namespace, doc.key, doc.version, doc.write_id)
         # create, not index: a retry must not reopen a version that `supersede` has closed since
         call(
             "index a record",

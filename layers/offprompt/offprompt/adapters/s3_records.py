@@ -64,6 +64,12 @@ class S3RecordBodies:
         except Exception:  # best effort: an orphaned body is removed by the tenant's erase
             logger.exception("could not delete an orphaned record body")
 
+    def delete(self, key: str) -> None:
+        try:
+            self.client.delete_object(Bucket=self.bucket, Key=key)
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"S3 delete failed: {failure_reason(exc)}") from exc
+
 
 class InlineRecordBodies:
     """The record bodies of a deployment without a bucket: every value inline (larger ones are refused)."""
@@ -75,6 +81,9 @@ class InlineRecordBodies:
         return inline_value(record)
 
     def drop(self, key: str) -> None:
+        """Nothing is offloaded without a bucket."""
+
+    def delete(self, key: str) -> None:
         """Nothing is offloaded without a bucket."""
 
 

@@ -5,7 +5,9 @@ import and erase (docs/adr/0024-tenant-export-erase.md): paged by `search_after`
 On OpenSearch Serverless (`serverless=True`, docs/adr/0030-opensearch-serverless.md) there is no refresh and no
 delete-by-query, and documents have server-generated ids: the order adds the store's `write_id` (a unique key), an
 import indexes documents under new ids, and an erase deletes by id what the tenant's S3 text records name (at once,
-whether search sees it yet or not) and then what search sees. Search still sees deleted documents until the
+whether search sees it yet or not) and then what search sees. The long-term records' documents are named by the
+tenant's DynamoDB items instead: the erase reads their ids before it deletes the items and deletes them first
+(`delete_ids`, docs/adr/0034). Search still sees deleted documents until the
 collection refreshes, so `count` after an erase leaves out the documents this instance deleted.
 """
 
@@ -135,14 +137,27 @@ class OpenSearchTenantDocuments:
             raise DependencyUnavailable("OpenSearch did not delete every document; run the operation again")
         return int(out.get("deleted", 0))
 
+    def delete_ids(self, tenant: str, ids: Sequence[str]) -> int:
+        """Delete by id (bulk, 500 a request; missing ids are fine) in both modes: on Serverless the only way to a
+        document search does not see yet. Remembered, so a later `delete` does not try them again and `count`
+        leaves them out until the collection refreshes. `tenant` is whose items named the ids."""
+        wanted = [i for i in dict.fromkeys(ids) if i not in self._deleted]
+        if not wanted or not self._exists():
+            return 0
+        deleted = self._delete_ids(wanted)
+        if self.serverless:
+            self._deleted.update(wanted)
+        return len(deleted)
+
     def _delete_serverless(self, tenant: str) -> int:
         """The ids the tenant's text records name (every committed text, visible to search or not), then what
         search sees of the tenant (documents no record names). The records themselves go with the tenant's
         objects (their keys are under its `taskmem/` prefix)."""
         assert self.records is not None
         keys = list(self.records.keys(self.records.tenant_prefix(tenant)))
-        tried = {i for ids in each_of(self.records.ids, keys) for i in ids}
+        tried = {i for ids in each_of(self.records.ids, keys) for i in ids} - self._deleted
         deleted = self._delete_ids(sorted(tried))
+        tried |= self._deleted
         for page in self._visible(tenant):
             ids = [hit["_id"] for hit in page if hit.get("_id") not in tried]
             tried.update(ids)

@@ -181,6 +181,19 @@ class DynamoDbTenantItems:
                 if not start:
                     break
 
+    def document_ids(self, tenant: str) -> list[str]:
+        """The record-index document ids of the tenant's record items (one Query of its records partition)."""
+        params: dict[str, Any] = {
+            "TableName": self.table_name,
+            "KeyConditionExpression": "pk = :pk",
+            "FilterExpression": "attribute_exists(doc_id)",
+            "ProjectionExpression": "doc_id",
+            "ExpressionAttributeValues": {":pk": {"S": layout.record_pk(tenant)}},
+            "ConsistentRead": True,
+            "ReturnConsumedCapacity": "TOTAL",
+        }
+        return sorted({item["doc_id"]["S"] for item in self._pages(params)})
+
     def query_partition(self, pk: str, *, keys_only: bool = False) -> Iterator[dict[str, Any]]:
         params: dict[str, Any] = {
             "TableName": self.table_name,

@@ -3,16 +3,18 @@
 
 Reads top to bottom: check the request → the TTL (the request's, else the namespace's) → read the current item →
 the value's body to S3 when it is over the item limit → index the version's text (before the commit, so a committed
-version is always searchable once the index refreshes; the document id goes on the item) → one transaction: the
-previous version closed, the new one current, conditioned on the version it replaces, and the charge → supersede the
-previous version's document (best effort). A concurrent writer that won first makes this one read again and retry
-once (the last writer wins, no version is lost); then 409 `record_conflict`, nothing stored.
+version is always searchable once the index refreshes; the document id, unique to this attempt, goes on the item) →
+one transaction: the previous version closed, the new one current, conditioned on the version it replaces, and the
+charge → supersede the previous version's document (best effort). A concurrent writer that won first makes this one
+read again and retry once (the last writer wins, no version is lost; this attempt's body and document are deleted);
+then 409 `record_conflict`, nothing stored.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import uuid
 from typing import Any
 
 from offprompt.errors import PayloadTooLarge
@@ -72,7 +74,7 @@ def put_record(
         doc_id = None
         try:
             if text:
-                doc_id = rec.index.index(RecordDoc(tenant, ns, key, version, text, now))
+                doc_id = rec.index.index(RecordDoc(tenant, ns, key, version, text, now, uuid.uuid4().hex))
             charge = _charge(meter, len(data), big)
             new = StoredRecord(
                 namespace=ns,
@@ -91,12 +93,12 @@ def put_record(
             )
             rec.store.write(tenant, new, previous, now, charge=charge)
         except RecordConflict:
-            _discard(rec, tenant, ns, key, body_key, doc_id)
+            _discard(rec, tenant, body_key, doc_id)
             if attempt + 1 < ATTEMPTS:
                 continue
             raise RecordConflicted(ns, key) from None
         except Exception:
-            _discard(rec, tenant, ns, key, body_key, doc_id)
+            _discard(rec, tenant, body_key, doc_id)
             raise
         if meter is not None and charge is not None:
             meter.settle(charge)
@@ -114,19 +116,15 @@ def _charge(meter: Meter | None, size: int, big: bool) -> Charge | None:
     return meter.charge(stored_bytes=size, **{where: size})
 
 
-def _discard(
-    rec: Records, tenant: str, ns: tuple[str, ...], key: str, body_key: str | None, doc_id: str | None
-) -> None:
-    """What a put that did not commit leaves: its S3 body (its own key) and its document, unless the version that
-    did commit has the same document id (a provisioned domain's ids are deterministic)."""
+def _discard(rec: Records, tenant: str, body_key: str | None, doc_id: str | None) -> None:
+    """What a put that did not commit leaves: its S3 body and its document (both its own: the body key and the
+    document id carry this attempt's token, so a racing writer of the same version never shares them)."""
     if body_key is not None:
         rec.bodies.drop(body_key)
     if doc_id is None:
         return
     try:
-        winner = rec.store.current(tenant, ns, key)
-        if winner is None or winner.doc_id != doc_id:
-            rec.index.delete(tenant, [doc_id])
+        rec.index.delete(tenant, [doc_id])
     except Exception:
         logger.exception("could not remove an uncommitted record document (the DynamoDB check hides it)")
 

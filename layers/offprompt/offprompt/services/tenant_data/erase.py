@@ -11,8 +11,9 @@ tenant's, then a verification over the same layout that finds none (docs/adr/002
 - Any other tenant (a JWT or IAM principal: no credential of ours to fence): delete, then verify; a write that raced
   the erase is found by the verification (503: repeat the erase).
 
-DynamoDB first (readers at once see no thread, namespace or alias; a store in flight can no longer commit, its
-reservation's record being gone), then the text documents and the objects (found by the tenant's own keyword and
+The documents the tenant's items name by id (its long-term records' versions, docs/adr/0034) first, then DynamoDB
+(readers at once see no thread, namespace or alias; a store in flight can no longer commit, its reservation's record
+being gone), then the rest of the documents and the objects (found by the tenant's own keyword and
 prefixes, never through the items, so a repeat after a partial failure finds whatever is left). Idempotent.
 """
 
@@ -76,8 +77,11 @@ def erase_tenant(tenant: str, stores: TenantStores, *, fence: bool = True) -> Er
     indexed = stores.items.is_indexed(tenant)
     keys = [{"pk": i["pk"], "sk": i["sk"]} for i in _items(tenant, stores, indexed, keep_credentials)]
     read_units = stores.items.scan_read_units
+    # The documents the items name go before the items (on Serverless only their ids find the freshest of them):
+    # a failure here leaves the items, so a repeat reads the ids again.
+    by_id = stores.documents.delete_ids(tenant, stores.items.document_ids(tenant))
     deleted = {"dynamodb": stores.items.delete(keys)}
-    deleted["opensearch"] = stores.documents.delete(tenant)
+    deleted["opensearch"] = by_id + stores.documents.delete(tenant)
     deleted["s3"] = sum(
         stores.objects.delete_prefix(p) for p in stores.objects.prefixes(tenant, include_transient=True)
     )

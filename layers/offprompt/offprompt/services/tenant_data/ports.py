@@ -57,6 +57,11 @@ class TenantItems(Protocol):
 
     def delete(self, keys: Sequence[dict[str, Any]]) -> int: ...
 
+    def document_ids(self, tenant: str) -> list[str]:
+        """The ids of the OpenSearch documents the tenant's items name (its long-term records' `doc_id`s): on
+        Serverless a document indexed within the last refresh interval is found only by its id (docs/adr/0034)."""
+        ...
+
 
 class TenantObjects(Protocol):
     """S3 objects by key prefix."""
@@ -86,6 +91,11 @@ class TenantDocuments(Protocol):
     def put(self, docs: Sequence[tuple[str, dict[str, Any]]]) -> None: ...
 
     def delete(self, tenant: str) -> int: ...
+
+    def delete_ids(self, tenant: str, ids: Sequence[str]) -> int:
+        """Delete the tenant's documents with these ids at once, whether search sees them yet or not (how many
+        were there); a later `delete` and `count` leave them out."""
+        ...
 
 
 class TenantFence(Protocol):
