@@ -11,7 +11,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 from example_extractor import handler
-from fakes.record_candidates import FakeRecordIndex
+from fakes.record_index import InMemoryRecordIndex
 
 from offprompt.adapters.bedrock import BedrockFactExtractor, parse_facts
 from offprompt.adapters.clients import reset_clients
@@ -64,13 +64,13 @@ def test_bedrock_extractor_reads_the_models_json_array() -> None:
 
 
 @pytest.fixture
-def wired(moto_aws: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeRecordIndex]:
+def wired(moto_aws: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[InMemoryRecordIndex]:
     monkeypatch.setenv("OFFPROMPT_TABLE", TABLE)
     monkeypatch.delenv("OFFPROMPT_BUCKET", raising=False)
     get_settings.cache_clear()
     reset_clients()
     create_table(boto3.client("dynamodb", region_name="us-east-1"), TABLE)
-    index = FakeRecordIndex()
+    index = InMemoryRecordIndex()
     records_composition.set_record_index_override(index)
     composition.set_fact_extractor_override(RuleBasedFactExtractor())
     yield index
@@ -86,7 +86,7 @@ def run_added(tenant: str, thread_id: str, seq: int) -> dict[str, Any]:
     return {"version": "0", "detail-type": "run.added", "source": "offprompt", "detail": memory_event}
 
 
-def test_a_run_added_becomes_fact_records_of_its_tenant(wired: FakeRecordIndex) -> None:
+def test_a_run_added_becomes_fact_records_of_its_tenant(wired: InMemoryRecordIndex) -> None:
     store = DynamoDbRunStore(TABLE)
     state = store.allocate_seq("acme", "chat.1", NOW)
     body = json.dumps(
@@ -114,7 +114,7 @@ def test_a_run_added_becomes_fact_records_of_its_tenant(wired: FakeRecordIndex) 
     assert any(call[0] == "index" for call in wired.calls)  # the fact's text is indexed
 
 
-def test_a_run_that_is_gone_has_no_facts_and_a_foreign_event_is_refused(wired: FakeRecordIndex) -> None:
+def test_a_run_that_is_gone_has_no_facts_and_a_foreign_event_is_refused(wired: InMemoryRecordIndex) -> None:
     assert handler.lambda_handler(run_added("acme", "nothing-here", 1), None)["records"] == []
     with pytest.raises(InvalidInput):
         handler.lambda_handler({"detail-type": "record.put", "detail": {}}, None)
