@@ -10,6 +10,7 @@ from typing import Any
 import boto3
 import pytest
 from fakes.record_index import InMemoryRecordIndex
+from records_support import BUCKET, TABLE, Clock
 
 from offprompt.adapters.clients import reset_clients
 from offprompt.adapters.dynamodb_records import DynamoDbRecordStore
@@ -18,22 +19,6 @@ from offprompt.composition import records as composition
 from offprompt.config import get_settings
 from offprompt.services.records.context import Records
 from offprompt_local import resources
-
-TABLE = "offprompt-records-test"
-BUCKET = "offprompt-records-bucket"
-T0 = 1_780_000_000.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def tick(self, seconds: float = 1.0) -> float:
-        self.now += seconds
-        return self.now
 
 
 @pytest.fixture
@@ -66,11 +51,3 @@ def index() -> InMemoryRecordIndex:
 @pytest.fixture
 def rec(aws: dict[str, Any], clock: Clock, index: InMemoryRecordIndex) -> Records:
     return Records(DynamoDbRecordStore(TABLE), S3RecordBodies(BUCKET), index, clock=clock)
-
-
-def table_items(ddb: Any) -> list[dict[str, Any]]:
-    return list(ddb.scan(TableName=TABLE, ConsistentRead=True)["Items"])
-
-
-def bucket_keys(s3: Any) -> list[str]:
-    return [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET).get("Contents", [])]

@@ -10,8 +10,8 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 import pytest
-from conftest import Clock
 from fakes.record_index import InMemoryRecordIndex
+from records_support import Clock
 
 from offprompt.services.records.context import Records
 
@@ -148,7 +148,7 @@ def test_http_search_and_namespaces(api: Api, clock: Clock) -> None:
 def test_http_bad_puts_are_4xx_and_write_nothing(
     api: Api, aws: dict[str, Any], ns: str, key: str, body: Any, status: int, code: str
 ) -> None:
-    from conftest import table_items
+    from records_support import table_items
 
     got, error = api.record("PUT", ns, key, body=body)
     assert (got, error["code"]) == (status, code)

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from conftest import TABLE, Clock, bucket_keys
 from fakes.record_index import InMemoryRecordIndex
+from records_support import TABLE, Clock, bucket_keys
 
 from offprompt.metering import Meter, Plan
 from offprompt.services.records.context import Records

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from conftest import BUCKET, TABLE, Clock
 from fakes.record_index import InMemoryRecordIndex
+from records_support import BUCKET, TABLE, Clock
 
 from offprompt.adapters.dynamodb_account import DynamoDbAccountStore
 from offprompt.adapters.dynamodb_records import DynamoDbRecordStore

@@ -10,8 +10,8 @@ import threading
 from typing import Any
 
 import pytest
-from conftest import Clock, bucket_keys, table_items
 from fakes.record_index import InMemoryRecordIndex
+from records_support import Clock, bucket_keys, table_items
 
 from offprompt.errors import InvalidInput, NotFound, PayloadTooLarge, QuotaExceeded
 from offprompt.metering import Meter, Plan
@@ -245,7 +245,7 @@ def test_another_tenant_sees_nothing(rec: Records) -> None:
 def test_concurrent_replaces_keep_one_chain_and_lose_no_version(
     aws: dict[str, Any], clock: Clock, index: InMemoryRecordIndex
 ) -> None:
-    from conftest import BUCKET, TABLE
+    from records_support import BUCKET, TABLE
 
     from offprompt.adapters.dynamodb_records import DynamoDbRecordStore
     from offprompt.adapters.s3_records import S3RecordBodies

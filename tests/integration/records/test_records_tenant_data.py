@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
-from conftest import BUCKET, TABLE, Clock, bucket_keys, table_items
+from records_support import BUCKET, TABLE, Clock, bucket_keys, table_items
 
 from offprompt.adapters.dynamodb_account import DynamoDbAccountStore
 from offprompt.adapters.tenant_items import DynamoDbTenantItems
