@@ -32,7 +32,7 @@ def reset_caches() -> None:
     """Every per-process cache of clients, settings and services: the next deployment's are built fresh."""
     from offprompt.adapters.clients import reset_clients
     from offprompt.adapters.opensearch_client import reset_opensearch_clients
-    from offprompt.composition import account, conversation, task_memory, tenant_data
+    from offprompt.composition import account, conversation, records, task_memory, tenant_data
     from offprompt.config import get_settings
 
     reset_clients()
@@ -45,6 +45,7 @@ def reset_caches() -> None:
         task_memory.default_receipts,
         account.default_account,
         tenant_data.default_stores,
+        records.default_records,
     ):
         cached.cache_clear()
 

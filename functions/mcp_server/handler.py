@@ -26,16 +26,22 @@ from api_common.powertools import Response
 from api_common.routes import FunctionRoutes
 from offprompt.composition.conversation import default_cloud_threads
 from offprompt.composition.conversation import default_service as conversation
+from offprompt.composition.records import default_records
 from offprompt.composition.task_memory import default_receipts
 from offprompt.composition.task_memory import default_service as task_memory
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge
 from offprompt.services.conversation import PromptStackRequest, parse_model, thread_admin
 from offprompt.services.conversation.add_run import add_run
 from offprompt.services.conversation.prompt_stack import build_prompt_stack
+from offprompt.services.records.delete import delete_record
+from offprompt.services.records.put import put_record
+from offprompt.services.records.requests import RecordPut, RecordSearch
+from offprompt.services.records.search import search_records
 from offprompt.services.task_memory import OutputRequest, hit_to_dict, parse_request, process_once
 from offprompt.services.task_memory.load import load_artifacts as load
 from offprompt.services.task_memory.process_output import process_output
 from offprompt.services.task_memory.search import search
+from offprompt.validation import validate
 
 from . import protocol
 from .protocol import ToolResult
@@ -43,18 +49,24 @@ from .tools import (
     MAX_INLINE_LOAD_BYTES,
     AppendTurnArgs,
     Call,
+    ForgetArgs,
     GetContextArgs,
     ListThreadsArgs,
     LoadArtifactsArgs,
+    RecallArgs,
     RecentTurnsArgs,
+    RememberArgs,
     SearchMemoryArgs,
     StoreOutputArgs,
     artifact_text,
+    record_line,
     specs,
     transcript,
 )
 
 routes = FunctionRoutes("mcp_server", event_prefixes=("mcp",))
+# Looked up at call time (as in functions/records), so tests can substitute records built on their own adapters.
+records = default_records
 
 
 class JsonRpcMessage(BaseModel):
@@ -133,6 +145,9 @@ def tools() -> tuple[protocol.Tool, ...]:
         "store_output": store_output,
         "load_artifacts": load_artifacts,
         "search_memory": search_memory,
+        "remember": remember,
+        "recall": recall,
+        "forget": forget,
     }
     return tuple(
         protocol.Tool(name, s.title, s.description, s.arguments, runs[name], read_only=s.read_only)
@@ -253,6 +268,27 @@ def search_memory(call: Call, args: SearchMemoryArgs) -> ToolResult:
     found = [hit_to_dict(h) for h in hits]
     text = "\n\n".join(f"[{i + 1}] {h['text']}" for i, h in enumerate(found)) or "no hits"
     return ToolResult(text, {"hits": found})
+
+
+def remember(call: Call, args: RememberArgs) -> ToolResult:
+    key = args.key if args.key is not None else uuid.uuid4().hex
+    request = validate(RecordPut, {"value": args.record_value(), "ttl_minutes": args.ttl_minutes})
+    record = put_record(records(), call.tenant, args.namespace, key, request, meter=call.meter)
+    return ToolResult(f"Remembered {record_line(record)} (version {record['version']}).", record)
+
+
+def recall(call: Call, args: RecallArgs) -> ToolResult:
+    request = validate(RecordSearch, args.model_dump(exclude_none=True))
+    found = search_records(records(), call.tenant, request, meter=call.meter)
+    items = found["items"]
+    return ToolResult("\n".join(record_line(r, value=True) for r in items) or "no records", {"records": items})
+
+
+def forget(call: Call, args: ForgetArgs) -> ToolResult:
+    deleted = delete_record(records(), call.tenant, args.namespace, args.key)
+    where = f"{'.'.join(args.namespace)}/{args.key}"
+    text = f"Forgot {where}." if deleted else f"Nothing was stored under {where}."
+    return ToolResult(text, {"namespace": args.namespace, "key": args.key, "deleted": deleted})
 
 
 register = routes.register

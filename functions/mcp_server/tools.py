@@ -11,6 +11,9 @@ per tool as one per route (so a tool call crosses handler → use case → adapt
 | store_output     | task_memory.process_output (.idempotent_output)  | POST /memories/{memory_name}/outputs           |
 | load_artifacts   | task_memory.load                                 | GET /memories/{m}/namespaces/{ns}/artifacts    |
 | search_memory    | task_memory.search                               | POST /memories/{m}/namespaces/{ns}/search      |
+| remember         | records.put (put_record)                         | PUT /records/{namespace}/{key}                 |
+| recall           | records.search (search_records)                  | POST /records/search                           |
+| forget           | records.delete (delete_record)                   | DELETE /records/{namespace}/{key}              |
 
 Nothing here runs at import: the schemas are built on the first `tools/list`.
 """
@@ -22,7 +25,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from offprompt.limits import (
     IDENTIFIER_MAX_CHARS,
@@ -31,6 +34,7 @@ from offprompt.limits import (
     MAX_NAME_CHARS,
     MAX_PROMPT_TOKENS,
     MAX_QUERY_CHARS,
+    MAX_RECORD_SEARCH_LIMIT,
     MAX_TOP_K,
 )
 from offprompt.metering import Meter
@@ -55,6 +59,12 @@ def artifact_text(artifact: Any) -> str:
     """An artifact's text for the model: its value when it is a string, else its JSON."""
     value = artifact.get("value") if isinstance(artifact, dict) else None
     return value if isinstance(value, str) else json.dumps(artifact)
+
+
+def record_line(record: dict[str, Any], *, value: bool = False) -> str:
+    """A record for the model: `namespace.path/key`, and with `value` its value's JSON."""
+    where = f"{'.'.join(record['namespace'])}/{record['key']}"
+    return f"{where}: {json.dumps(record['value'], ensure_ascii=False)}" if value else where
 
 
 def transcript(turns: list[dict[str, Any]]) -> str:
@@ -147,6 +157,58 @@ class SearchMemoryArgs(_Args):
     memory_name: str = _memory()
 
 
+# ---- long-term records (docs/adr/0034) ---------------------------------------------------------------------
+# Labels and keys carry no bounds in the schemas either: `check_namespace` / `check_key` give the route's 400.
+def _labels(what: str) -> Any:
+    return Field(
+        description=f'{what}: a list of labels, e.g. ["users", "u1", "facts"] (each an identifier without \'.\')'
+    )
+
+
+class RememberArgs(_Args):
+    namespace: list[str] = _labels("Where the record lives")
+    key: str | None = Field(
+        default=None, description="The record's key in its namespace (default: a new one); an existing key is replaced"
+    )
+    value: dict[str, Any] | None = Field(default=None, description="The record: a JSON object (or give text)")
+    text: str | None = Field(default=None, description='Shorthand for value {"text": text}')
+    ttl_minutes: float | int | None = Field(
+        default=None, description="Forget it after this many minutes (default: the namespace's TTL, else never)"
+    )
+
+    @model_validator(mode="after")
+    def _one_value(self) -> RememberArgs:
+        if (self.value is None) == (self.text is None):
+            raise ValueError("give exactly one of value (a JSON object) and text")
+        return self
+
+    def record_value(self) -> dict[str, Any]:
+        return self.value if self.value is not None else {"text": self.text}
+
+
+class RecallArgs(_Args):
+    namespace_prefix: list[str] = Field(
+        default_factory=list,
+        description='Search the records under these labels, e.g. ["users", "u1"] (default: every record)',
+    )
+    query: str | None = Field(default=None, description="Text to look for (default: newest records first)")
+    filter: dict[str, Any] | None = Field(
+        default=None,
+        description='Conditions on top-level value fields: {"field": value} or {"field": {"$eq"|"$ne"|"$gt"|"$gte"|'
+        '"$lt"|"$lte": value}}, all ANDed',
+    )
+    limit: int = Field(default=10, ge=1, le=MAX_RECORD_SEARCH_LIMIT, description="How many records at most")
+    as_of: str | float | int | None = Field(
+        default=None,
+        description="Recall what was true at this time (ISO 8601 with a zone, or epoch seconds) instead of now",
+    )
+
+
+class ForgetArgs(_Args):
+    namespace: list[str] = _labels("The record's namespace")
+    key: str = Field(description="The record's key")
+
+
 @functools.cache
 def specs() -> dict[str, Spec]:
     """What `tools/list` says of each tool, in its order (built on first use); the handler pairs each with its call."""
@@ -193,5 +255,23 @@ def specs() -> dict[str, Spec]:
             "Search the text stored in one artifact_namespace; the best matching chunks, best first.",
             SearchMemoryArgs,
             read_only=True,
+        ),
+        "remember": Spec(
+            "Remember a fact",
+            "Store a long-term record (a fact, a preference, a summary) under a namespace and key; the same key "
+            "replaces it, and the old version stays in its history (recall with as_of reads it).",
+            RememberArgs,
+        ),
+        "recall": Spec(
+            "Recall facts",
+            "Search long-term records under a namespace prefix by text and/or field filters; the current versions "
+            "(or those valid at as_of), best first (newest first without a query).",
+            RecallArgs,
+            read_only=True,
+        ),
+        "forget": Spec(
+            "Forget a fact",
+            "Delete a long-term record (its history keeps the deletion); forgetting nothing is not an error.",
+            ForgetArgs,
         ),
     }

@@ -13,6 +13,7 @@ import functools
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -424,7 +425,13 @@ def test_demo_script_runs_clean(stack: RunningStack) -> None:
         timeout=600,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.strip().splitlines()[-1].startswith("demo OK")
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith("demo OK"), result.stdout
+    # the records part (step 8) ran: the replaced fact's current and old versions, its search and its history
+    assert last.endswith("a fact replaced: current v2, v1 as_of its time, search finds v2 only, history v2 v1"), last
+    assert "current:        v2 'Ada is vegetarian every day now.'" in result.stdout, result.stdout
+    assert re.search(r"as_of \S+: v1 'Ada is vegetarian on Mondays.'", result.stdout), result.stdout
+    assert "search 'vegetarian': v2 only" in result.stdout and "history v1:" in result.stdout, result.stdout
 
 
 def test_port_taken_fails_fast_and_clearly(stack: RunningStack, opensearch_url: str) -> None:

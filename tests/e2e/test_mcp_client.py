@@ -33,6 +33,9 @@ TOOLS = [
     "store_output",
     "load_artifacts",
     "search_memory",
+    "remember",
+    "recall",
+    "forget",
 ]
 
 
@@ -58,6 +61,7 @@ def structured(result: Any) -> dict[str, Any]:
 
 def test_the_sdk_client_lists_and_calls_every_tool(stack: RunningStack) -> None:  # noqa: F811
     thread, text = uid("mcp-thread"), "Offprompt keeps big tool outputs out of the prompt. " * 30
+    labels, value = ["users", uid("u"), "facts"], {"text": "likes ramen", "since": 2026}
 
     async def use(client: Client) -> dict[str, Any]:
         seen: dict[str, Any] = {"version": client.protocol_version, "server": client.server_info}
@@ -83,6 +87,26 @@ def test_the_sdk_client_lists_and_calls_every_tool(stack: RunningStack) -> None:
                 break
             await asyncio.sleep(0.5)
         seen["namespace"] = namespace
+        # long-term records: remember (then replace), recall by text and as_of, forget
+        first = structured(await client.call_tool("remember", {"namespace": labels, "key": "food", "text": "sushi"}))
+        await asyncio.sleep(0.01)
+        seen["remember"] = structured(
+            await client.call_tool("remember", {"namespace": labels, "key": "food", "value": value})
+        )
+        seen["then"] = structured(
+            await client.call_tool("recall", {"namespace_prefix": labels, "as_of": first["updated_at"]})
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            seen["recall"] = structured(
+                await client.call_tool("recall", {"namespace_prefix": labels, "query": "ramen"})
+            )
+            if seen["recall"]["records"] or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.5)
+        seen["forget"] = structured(await client.call_tool("forget", {"namespace": labels, "key": "food"}))
+        seen["after"] = structured(await client.call_tool("recall", {"namespace_prefix": labels}))
+        await client.call_tool("remember", {"namespace": labels, "key": "kept", "text": "alice's"})
         return seen
 
     seen = session(stack, as_tenant("alice"), use)
@@ -101,6 +125,10 @@ def test_the_sdk_client_lists_and_calls_every_tool(stack: RunningStack) -> None:
     )
     assert [a["value"] for a in seen["load"]["artifacts"]] == [text]
     assert seen["search"]["hits"] and "tool outputs" in seen["search"]["hits"][0]["text"]
+    assert (seen["remember"]["key"], seen["remember"]["version"]) == ("food", 2)
+    assert [r["value"] for r in seen["then"]["records"]] == [{"text": "sushi"}]  # what was true before the replace
+    assert [(r["key"], r["value"], r["version"]) for r in seen["recall"]["records"]] == [("food", value, 2)]
+    assert seen["forget"]["deleted"] is True and seen["after"] == {"records": []}
 
     # Another tenant, same thread and namespace: nothing.
     async def foreign(client: Client) -> list[Any]:
@@ -110,9 +138,15 @@ def test_the_sdk_client_lists_and_calls_every_tool(stack: RunningStack) -> None:
             structured(await client.call_tool("search_memory", {"namespace": seen["namespace"], "query": "tool"}))[
                 "hits"
             ],
+            structured(await client.call_tool("recall", {"namespace_prefix": labels}))["records"],
+            structured(await client.call_tool("forget", {"namespace": labels, "key": "kept"}))["deleted"],
         ]
 
-    assert session(stack, as_tenant("mallory"), foreign) == [[], [], []]
+    async def kept(client: Client) -> list[Any]:
+        return structured(await client.call_tool("recall", {"namespace_prefix": labels}))["records"]
+
+    assert session(stack, as_tenant("mallory"), foreign) == [[], [], [], [], False]
+    assert [r["key"] for r in session(stack, as_tenant("alice"), kept)] == ["kept"]  # mallory's forget did nothing
 
 
 def test_errors_reach_the_sdk_client_as_mcp_errors_and_error_results(stack: RunningStack) -> None:  # noqa: F811
@@ -125,6 +159,10 @@ def test_errors_reach_the_sdk_client_as_mcp_errors_and_error_results(stack: Runn
         seen["bad"] = (bad.is_error, bad.structured_content)
         bad_id = await client.call_tool("get_recent_turns", {"thread_id": "a/b"})
         seen["bad_id"] = (bad_id.is_error, bad_id.structured_content)
+        neither = await client.call_tool("remember", {"namespace": ["n"], "key": "k"})
+        seen["neither"] = (neither.is_error, neither.structured_content)
+        bad_label = await client.call_tool("forget", {"namespace": ["a.b"], "key": "k"})
+        seen["bad_label"] = (bad_label.is_error, bad_label.structured_content)
         await client.send_ping()
         return seen
 
@@ -132,6 +170,8 @@ def test_errors_reach_the_sdk_client_as_mcp_errors_and_error_results(stack: Runn
     assert seen["unknown"] == -32602
     assert seen["bad"][0] is True and seen["bad"][1]["code"] == "schema_invalid" and seen["bad"][1]["status"] == 422
     assert seen["bad_id"][0] is True and seen["bad_id"][1]["code"] == "invalid_input"
+    assert seen["neither"][0] is True and seen["neither"][1]["code"] == "schema_invalid"  # neither value nor text
+    assert seen["bad_label"][0] is True and seen["bad_label"][1]["code"] == "invalid_input"  # a label holds no "."
 
 
 def test_plain_http_answers(stack: RunningStack) -> None:  # noqa: F811

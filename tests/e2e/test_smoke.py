@@ -5,7 +5,7 @@ it: a subprocess on free ports with a throwaway data directory (test_local_stack
   neither the server library nor boto3 can be imported), every check: all held, the account ones skipped;
 - with a key minted by `offprompt-admin --local tenant create`, through `make smoke` (`--quick --with-export`): all
   held but the big transfers and the erase; the operator's export of the tenant afterwards shows that the cleanup left
-  only what the tool says stays by design (meta entries, bare namespace position counters);
+  only what the tool says stays by design (meta entries, bare namespace position counters, deleted records' history);
 - against a wrong URL and with a refused key: one failed `reach` row saying why, the rest not run, exit status 1;
 - through a proxy that breaks three routes (DELETE /threads does nothing, loads come back altered, search finds
   nothing): exactly the checks that depend on them fail, and the cleanup row names the thread it could not delete.
@@ -137,7 +137,7 @@ def test_smoke_with_the_header_tenant_from_a_venv_with_only_the_client(
     assert done.returncode == 0, done.stdout + done.stderr
     skipped = {"hosted.usage": NEEDS_KEY, "hosted.keys": NEEDS_KEY, "tenant.export": NEEDS_EXPORT}
     assert_held_but(table(done.stdout), {**skipped, "tenant.erase": NEEDS_ERASE}, done.stdout)
-    assert "routes exercised: 20 of 31 (not: POST /keys, GET /keys, DELETE /keys/{key_id}, GET /usage, POST " in (
+    assert "routes exercised: 27 of 38 (not: POST /keys, GET /keys, DELETE /keys/{key_id}, GET /usage, POST " in (
         summary(done.stdout)
     )
 
@@ -174,10 +174,11 @@ def test_smoke_with_a_key_through_make(stack: RunningStack, tmp_path: Path) -> N
     assert rows["reach"][1].endswith(f'the key is tenant "{tenant}"')
     assert key.split("_", 2)[2] not in done.stdout + done.stderr  # the secret is never printed
     not_exercised = "not: DELETE /tenant, POST /threads/{thread_id}/items, GET "  # the doors: no smoke check yet
-    assert f"routes exercised: 25 of 31 ({not_exercised}" in summary(done.stdout)
+    assert f"routes exercised: 32 of 38 ({not_exercised}" in summary(done.stdout)
 
     # What the tenant holds now, read by the operator's export (not over the API the smoke used): under the run's
-    # prefix only what the cleanup row says stays, meta entries and the bare position counter of each namespace.
+    # prefix only what the cleanup row says stays, meta entries, the bare position counter of each namespace and the
+    # deleted records' history.
     prefix = prefix_of(done.stdout)
     admin("export", tenant, "--out", str(tmp_path / "export"))
     items = [json.loads(line) for line in (tmp_path / "export" / "dynamodb.jsonl").read_text().splitlines()]
@@ -185,10 +186,17 @@ def test_smoke_with_a_key_through_make(stack: RunningStack, tmp_path: Path) -> N
     assert ours, "the smoke stored nothing under its prefix?"
     for item in ours:
         kind, fields = item["kind"], set(item["item"])
+        if kind in ("record", "record_version"):  # a deleted record's history (as_of reads it), expiring with its TTL
+            assert "expires_at" in fields and (kind == "record_version" or "deleted" in fields), item
+            continue
         assert kind == "meta" or (kind == "namespace" and fields <= {"pk", "sk", "next_position", "tenant_dir"}), item
-    for name in ("s3.jsonl", "opensearch.jsonl"):
-        left = [line for line in (tmp_path / "export" / name).read_text().splitlines() if prefix in line]
-        assert left == [], f"{name} still holds the smoke's data: {left[:3]}"
+    assert any(item["kind"] == "record" for item in ours), "the records checks left no tombstone?"
+    left = [line for line in (tmp_path / "export" / "s3.jsonl").read_text().splitlines() if prefix in line]
+    assert left == [], f"s3.jsonl still holds the smoke's data: {left[:3]}"
+    documents = [json.loads(line) for line in (tmp_path / "export" / "opensearch.jsonl").read_text().splitlines()]
+    ours = [doc for doc in documents if prefix in json.dumps(doc)]
+    for doc in ours:  # only the deleted records' past versions, each closed (valid_to): no search answers them now
+        assert doc["source"].get("doc_kind") == "record" and doc["source"].get("valid_to") is not None, doc
 
 
 def free_port() -> int:

@@ -8,13 +8,13 @@ With a key it authenticates with `Authorization: Bearer op_...`; without one it 
 `X-Offprompt-Tenant` header (`--tenant`, default `local`), which only `make dev` honours. It runs on
 `offprompt_client` (standard library HTTP) and real Griptape, never on the server library or the local stack (an
 import contract, and tests/e2e/test_smoke.py runs it from a venv holding only those). Every check creates its own data
-under the run's prefix `smoke-<12 hex>-` (thread ids, memory names, namespaces, aliases, key names); the `cleanup`
-row deletes all of it, whatever failed, reads it back to verify, and names what it could not delete and what stays
-by design (meta entries, which no route deletes; each deleted namespace's position counter; the 303's copy under
-downloads/ and an export's files, which expire). Each row: check,
-held / failed / skipped (with the reason), milliseconds, what was seen. Exit status 1 when a check failed, 2 for bad
-arguments. A `429 rate_limited` is retried after a second (counted in the last line); plan limits (quotas) are never
-exercised, they need an operator.
+under the run's prefix `smoke-<12 hex>-` (thread ids, memory names, namespaces, aliases, key names, the first label
+of record namespaces); the `cleanup` row deletes all of it, whatever failed, reads it back to verify, and names what
+it could not delete and what stays by design (meta entries, which no route deletes; each deleted namespace's position
+counter; each deleted record's history, which expires with its TTL; the 303's copy under downloads/ and an export's
+files, which expire). Each row: check, held / failed / skipped (with the reason), milliseconds, what was seen. Exit
+status 1 when a check failed, 2 for bad arguments. A `429 rate_limited` is retried after a second (counted in the
+last line); plan limits (quotas) are never exercised, they need an operator.
 
 The checks, in order (`offprompt-smoke --list`):
 
@@ -52,6 +52,15 @@ The checks, in order (`offprompt-smoke --list`):
                                       skips it)
     task-memory.big-text              a text of ~6 MB as JSON (by upload): load answers 303 to a presigned GET, equal
                                       (--quick skips it)
+    records.put-get                   PUT /records/{ns}/{key} (ttl_minutes) → the record, GET the same; an unknown
+                                      key → 404 record_not_found
+    records.replace-history           PUT again → v2 (created_at kept); GET as_of v1's updated_at → v1, valid until
+                                      v2; GET .../history → v2, v1
+    records.search                    POST /records/search: text polled until visible (bounded by --search-wait),
+                                      the current version only; filters; as_of; another prefix finds nothing
+    records.namespaces                PUT /record-namespaces/{ns} default TTL taken by a put without one; POST
+                                      /records/namespaces by prefix, max_depth, suffix
+    records.delete                    DELETE → 204, GET → 404, DELETE again → 204; the history ends in a tombstone
     errors.400                        not JSON / not UTF-8 / empty → 400 invalid_input; unknown artifact type → 400
                                       invalid_artifact (runs, outputs); nothing written
     errors.404                        unknown thread, namespace, /api thread → 404 not_found, their contents empty;
@@ -67,7 +76,8 @@ The checks, in order (`offprompt-smoke --list`):
                                       secret → DELETE /keys/{id} → refused at once (401) → DELETE again 204
     tenant.export                     (--with-export) POST /export: manifest, a file's size and SHA-256, holds the
                                       smoke's run; counts against the plan's scans_per_day
-    cleanup                           everything the checks made: deleted, then read back as gone
+    cleanup                           everything the checks made (threads, namespaces, records, keys): deleted, then
+                                      read back as gone
     tenant.erase                      (--erase-tenant) DELETE /tenant {"confirm": <tenant>}, repeated after
                                       Retry-After while 202, until verified. DANGEROUS: it erases ALL of the tenant's
                                       data, not only the smoke's, and with a key every key of the tenant, KEY included

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import cloud, conversation, errors, hosted, task_memory
+from . import cloud, conversation, errors, hosted, records, task_memory
 from .runner import Check, Smoke
 
 
@@ -105,6 +105,23 @@ CHECKS: tuple[Check, ...] = (
         task_memory.check_big_text,
         needs=("full",),
     ),
+    Check("records.put-get", "PUT a record (ttl_minutes), GET it back, an unknown key 404", records.check_put_get),
+    Check(
+        "records.replace-history",
+        "PUT again → v2; GET as_of v1's time → v1; history v2, v1",
+        records.check_replace_history,
+    ),
+    Check(
+        "records.search",
+        "text search polled until visible (--search-wait): current only; filters; as_of",
+        records.check_search,
+    ),
+    Check(
+        "records.namespaces",
+        "a namespace's default TTL; namespaces by prefix, max_depth, suffix",
+        records.check_namespaces,
+    ),
+    Check("records.delete", "DELETE → 204, then 404; again 204; history ends in a tombstone", records.check_delete),
     Check("errors.400", "not JSON, unknown artifact type → 400 (runs, outputs)", errors.check_400),
     Check("errors.404", "unknown thread, namespace, /api thread, path → 404", errors.check_404),
     Check("errors.405", "a known path with another method → 405 + Allow (deployed: 404)", errors.check_405),

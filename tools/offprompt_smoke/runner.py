@@ -107,6 +107,8 @@ class Cleanup:
     cloud_threads: list[str] = field(default_factory=list)
     memories: list[str] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)
+    records: list[tuple[list[str], str]] = field(default_factory=list)  # (namespace, key)
+    record_namespaces: list[list[str]] = field(default_factory=list)  # namespaces given a default TTL
     notes: list[str] = field(default_factory=list)  # what stays by design (no route deletes it)
 
     def run(self, smoke: Smoke) -> str:
@@ -139,6 +141,13 @@ class Cleanup:
         for key_id in dict.fromkeys(self.keys):
             if attempt(f"key {key_id}", partial(api.request, "DELETE", f"/keys/{quoted(key_id)}")):
                 deleted += 1
+        records = self._records()
+        for labels, key in records:
+            if attempt(f"record {'.'.join(labels)}/{key}", partial(api.delete_record, labels, key)):
+                deleted += 1
+        for labels in {tuple(n): n for n in self.record_namespaces}.values():
+            what = f"record namespace {'.'.join(labels)}"
+            attempt(what, partial(api.configure_record_namespace, labels, default_ttl_minutes=None))
         left += self._verify(smoke)
         expect(not left, "could not clean: " + "; ".join(left))
         stays = [*self.notes]
@@ -146,12 +155,20 @@ class Cleanup:
             stays.append(f"{entries} meta entries (no route deletes them; DELETE /tenant does)")
         if namespaces_deleted:
             stays.append("the position counter of each deleted namespace (kept by design, not visible over the API)")
-        return f"{deleted} threads, namespaces and keys deleted (or already gone), read back as gone" + (
+        if records:
+            stays.append(
+                "each deleted record's history (past versions, tombstone, their search documents: what as_of reads; "
+                "they expire with the records' TTL, DELETE /tenant erases them now)"
+            )
+        return f"{deleted} threads, namespaces, records and keys deleted (or already gone), read back as gone" + (
             "; left by design: " + "; ".join(stays) if stays else ""
         )
 
+    def _records(self) -> list[tuple[list[str], str]]:
+        return list({(tuple(n), k): (n, k) for n, k in self.records}.values())
+
     def _verify(self, smoke: Smoke) -> list[str]:
-        """What is still there after the deletes (threads, namespaces, keys): read back, never assumed."""
+        """What is still there after the deletes (threads, namespaces, records, keys): read back, never assumed."""
         api, left = smoke.api, []
         for thread in dict.fromkeys([*self.threads, *self.cloud_threads]):
             try:
@@ -162,6 +179,19 @@ class Cleanup:
                     left.append(f"thread {thread} ({error.status} {error.code})")
         for memory in dict.fromkeys(self.memories):
             left += [f"namespace {memory}/{n} still exists" for n in namespaces_of(api, memory, left) or []]
+        for labels, key in self._records():
+            try:
+                api.get_record(labels, key, refresh_ttl=False)
+                left.append(f"record {'.'.join(labels)}/{key} still exists")
+            except OffpromptClientError as error:
+                if error.status != 404:
+                    left.append(f"record {'.'.join(labels)}/{key} ({error.status} {error.code})")
+        if self.records:
+            try:
+                listed = api.list_record_namespaces(prefix=[smoke.prefix])["namespaces"]
+                left += [f"record namespace {'.'.join(n)} still holds records" for n in listed]
+            except OffpromptClientError as error:
+                left.append(f"POST /records/namespaces ({error.status} {error.code})")
         if self.keys:
             try:
                 listed = {k["key_id"] for k in api.request("GET", "/keys").json()["keys"]}

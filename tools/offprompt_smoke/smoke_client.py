@@ -40,6 +40,13 @@ ROUTES: tuple[str, ...] = (
     "GET /usage",
     "POST /export",
     "DELETE /tenant",
+    "PUT /records/{namespace}/{key}",
+    "GET /records/{namespace}/{key}",
+    "DELETE /records/{namespace}/{key}",
+    "GET /records/{namespace}/{key}/history",
+    "POST /records/search",
+    "POST /records/namespaces",
+    "PUT /record-namespaces/{namespace}",
     # The framework doors (ADR 0032, 0033): no smoke check drives them yet, so the summary names them as not exercised.
     "POST /threads/{thread_id}/items",
     "GET /threads/{thread_id}/items",

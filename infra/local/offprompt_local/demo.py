@@ -5,8 +5,9 @@
 A few conversation turns (add-run), a prompt stack under a token budget, a ~2 MB tool output stored off-prompt
 (process-output), a binary blob through a presigned upload, both loaded back byte-exact, a search over the
 stored text, a semantic (k-NN and hybrid) search that finds "car" in a note about an automobile (skipped when the
-stack has no embedder), the namespaces and meta entries, and finally the cleanup. Each step prints what happened; the
-last line is a one-line summary. Any mismatch exits with status 1 (2 when the API cannot be reached).
+stack has no embedder), the namespaces and meta entries, long-term records (a fact stored, replaced, the current
+and the old version read back `as_of`, searched, its history), and finally the cleanup. Each step prints what
+happened; the last line is a one-line summary. Any mismatch exits with status 1 (2 when the API cannot be reached).
 """
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ NOTES = (
     "The orchestra rehearsed the symphony until midnight.",
 )
 SEMANTIC_QUERY = "car"
+#: Step 8: one fact, then what replaced it.
+FACT_KEY = "diet"
+FACTS = (
+    {"text": "Ada is vegetarian on Mondays.", "since": 2025},
+    {"text": "Ada is vegetarian every day now.", "since": 2026},
+)
 SEMANTIC_ANSWER = 1
 _WORDS = [
     "memory",
@@ -237,8 +244,10 @@ def run_demo(api: OffpromptClient, *, keep: bool = False, text_bytes: int = 2_00
     check(page[:40] not in json.dumps(mine) and TURNS[0][0] not in json.dumps(mine), "an event carried a value")
     say(f"{len(mine)} events of this demo (ids and sizes only; deployed: the stack's EventBridge bus)")
 
+    remembered = long_term_records(api, ["demo", tag, "facts"])
+
     if not keep:
-        step(8, "clean up (DELETE namespaces and the thread)")
+        step(9, "clean up (DELETE namespaces, the record and the thread)")
         for ns in (text_ns, blob_ns, *([f"notes_{tag}"] if semantic else [])):
             api.delete_namespace(MEMORY, ns)
             try:
@@ -246,6 +255,12 @@ def run_demo(api: OffpromptClient, *, keep: bool = False, text_bytes: int = 2_00
                 raise Mismatch(f"namespace {ns} still exists after DELETE")
             except OffpromptClientError as exc:
                 check(exc.status == 404, f"expected 404 after delete, got {exc.status}")
+        api.delete_record(["demo", tag, "facts"], FACT_KEY)
+        try:
+            api.get_record(["demo", tag, "facts"], FACT_KEY)
+            raise Mismatch("the record is still there after DELETE")
+        except OffpromptClientError as exc:
+            check(exc.status == 404, f"expected 404 after the record's delete, got {exc.status}")
         api.delete_thread(thread)
         check(api.list_runs(thread)["runs"] == [], "runs still listed after the thread was deleted")
         say("deleted; reads now answer 404 / empty")
@@ -254,7 +269,9 @@ def run_demo(api: OffpromptClient, *, keep: bool = False, text_bytes: int = 2_00
     return (
         f"demo OK in {elapsed:.1f}s: {len(TURNS)} runs, prompt stack {len(tight_messages)}/{len(full_messages)} "
         f"messages at max_tokens={budget}, {len(page.encode()) / 1e6:.1f} MB text + {len(blob) / 1e6:.1f} MB blob "
-        f"stored off-prompt and loaded back byte-exact, search found the needle" + (f"; {semantic}" if semantic else "")
+        f"stored off-prompt and loaded back byte-exact, search found the needle"
+        + (f"; {semantic}" if semantic else "")
+        + f"; {remembered}"
     )
 
 
@@ -303,6 +320,59 @@ def semantic_search(api: OffpromptClient, namespace: str) -> str:
     lexical = api.search(MEMORY, namespace, SEMANTIC_QUERY, top_k=3, mode="bm25")["hits"]
     say(f"bm25   {SEMANTIC_QUERY!r} -> {len(lexical)} hit(s): no note contains the word")
     return f"knn and hybrid found {SEMANTIC_QUERY!r} -> automobile"
+
+
+def records_until_found(
+    api: OffpromptClient, namespace_prefix: list[str], query: str, *, within: float = SEARCH_VISIBLE_WITHIN_S
+) -> tuple[list[dict[str, Any]], float]:
+    """Search records until there are items or `within` seconds have passed: (items, seconds waited). A record is
+    searchable by text at the index's next refresh, as stored text is (`search_until_found`)."""
+    started = time.monotonic()
+    pause = 0.1
+    while True:
+        items: list[dict[str, Any]] = api.search_records(namespace_prefix, query=query, limit=5)["items"]
+        waited = time.monotonic() - started
+        if items or waited >= within:
+            return items, waited
+        time.sleep(min(pause, max(0.0, within - waited)))
+        pause = min(pause * 2, 1.0)
+
+
+def long_term_records(api: OffpromptClient, namespace: list[str]) -> str:
+    """Step 8: a fact as a long-term record (docs/adr/0034): stored, replaced ("latest truth wins"), the current
+    version and the old one (`as_of` its time) read back, found by text, and its history."""
+    path = ".".join(namespace)
+    step(8, f"long-term records: a fact in {path!r} (PUT/GET /records/{{ns}}/{{key}}, search, history)")
+    old, new = FACTS
+    first = api.put_record(namespace, FACT_KEY, old)
+    check(first["version"] == 1 and first["value"] == old, f"the first put answered {first}")
+    say(f"stored   v1 {old['text']!r}")
+    time.sleep(0.01)  # the replacement starts a later millisecond, so v1 has a moment of its own
+    second = api.put_record(namespace, FACT_KEY, new)
+    check(second["version"] == 2 and second["created_at"] == first["created_at"], f"the replace answered {second}")
+    say(f"replaced v2 {new['text']!r} (v1 kept in the history)")
+
+    current = api.get_record(namespace, FACT_KEY)
+    check(current["value"] == new and current["version"] == 2, f"the current record is {current}")
+    say(f"current:        v{current['version']} {current['value']['text']!r}")
+    then = api.get_record(namespace, FACT_KEY, as_of=first["updated_at"])
+    check(then["value"] == old and then["version"] == 1, f"as_of {first['updated_at']} read {then}")
+    check(then["valid_to"] == second["valid_from"], f"v1 must end where v2 starts: {then['valid_to']}")
+    say(f"as_of {first['updated_at']}: v{then['version']} {then['value']['text']!r} (valid until {then['valid_to']})")
+
+    items, waited = records_until_found(api, namespace[:2], "vegetarian")
+    check(bool(items), f"record search found nothing within {SEARCH_VISIBLE_WITHIN_S:.0f}s")
+    check([(i["key"], i["version"]) for i in items] == [(FACT_KEY, 2)], f"the search answered {items}")
+    say(f"search 'vegetarian': v2 only (score {items[0]['score']:.2f}; polled {waited:.1f}s), never the replaced v1")
+    by_filter = api.search_records(namespace[:2], filter={"since": {"$gte": 2026}})["items"]
+    check([i["version"] for i in by_filter] == [2], f"the filtered search answered {by_filter}")
+    say("filter since >= 2026: v2")
+
+    versions = api.record_history(namespace, FACT_KEY)["versions"]
+    check([v["version"] for v in versions] == [2, 1], f"the history is {versions}")
+    for v in versions:
+        say(f"history v{v['version']}: {v['value']['text']!r}, valid {v['valid_from']} .. {v['valid_to'] or 'now'}")
+    return "a fact replaced: current v2, v1 as_of its time, search finds v2 only, history v2 v1"
 
 
 def _sha(data: bytes) -> str:

@@ -281,10 +281,13 @@ def test_no_argument_value_is_a_500(stack: Deployment) -> None:
             "alias": "a",
             "tool": "T",
             "activity": "a",
-            "namespace": "n",
+            "namespace": ["n"] if spec["name"] in ("remember", "forget") else "n",  # record namespaces: labels
             "query": "q",
+            "key": "k",
         }
         required = {k: base[k] for k in spec["inputSchema"].get("required", [])}
+        if spec["name"] == "remember":
+            required["text"] = "t"  # one of value and text
         for field in spec["inputSchema"]["properties"]:
             for value in JSON_VALUES:
                 status, body, _ = post(
