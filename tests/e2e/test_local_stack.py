@@ -545,14 +545,26 @@ def test_the_example_extractor_turns_a_run_into_a_fact_record(stack: RunningStac
     """docs/adr/0036: the local stack runs the example extractor on run.added (as the template's rule does) with its
     labelled rule-based stand-in; the fact is a record of the run's tenant, and its put is an event in turn."""
     thread = uid("extract")
+    # Other tests of this module's stack may have had a name extracted for alice already (the memory events test says
+    # "my name is Ada"): this run's fact is the version after the one there is now.
+    try:
+        version_before = alice.request("GET", "/records/extracted.facts/name").json()["version"]
+    except OffpromptClientError as exc:
+        assert exc.status == 404, exc
+        version_before = 0
     alice.add_run(thread, input="Hello, my name is Grace Hopper.", output="Nice to meet you!", id="run-extract")
 
-    def fact_put(events: list[dict[str, Any]]) -> bool:
-        return any(e["type"] == "record.put" and e["detail"]["namespace"] == ["extracted", "facts"] for e in events)
+    def this_put(event: dict[str, Any]) -> bool:
+        detail = event["detail"]
+        return (
+            event["type"] == "record.put"
+            and detail["namespace_path"] == "extracted.facts"
+            and detail["version"] > version_before
+        )
 
-    puts = [e for e in local_events(stack, tenant="alice", want=fact_put) if e["type"] == "record.put"]
+    puts = [e for e in local_events(stack, tenant="alice", want=lambda es: any(map(this_put, es))) if this_put(e)]
     log = "\n".join(line for line in stack.lines if "memory events" in line or "rror" in line)
-    assert [e["detail"]["key"] for e in puts if e["detail"]["namespace_path"] == "extracted.facts"] == ["name"], log
+    assert [e["detail"]["key"] for e in puts] == ["name"], log
     record = alice.request("GET", "/records/extracted.facts/name").json()
     assert record["value"]["text"] == "Grace Hopper"
     assert "not a model" in record["value"]["extractor"]
