@@ -170,7 +170,7 @@ def test_partition_roots_carry_the_index_value_and_nothing_else_does(tenant: str
 def test_every_s3_key_is_under_the_tenants_prefixes() -> None:
     keys = [
         layout.run_body_key("alice", "t", "r", b"x", "g"),
-        layout.blob_key("alice", "m", "n", 0),
+        layout.blob_key("alice", "m", "n", "0" * 32, 0),
         layout.manifest_key("alice", "m", "n", 0),
         layout.upload_prefix("alice", "m") + "0" * 32,
         layout.download_key("alice", "x"),

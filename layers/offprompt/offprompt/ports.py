@@ -129,7 +129,7 @@ class TaskMemoryKeys(Protocol):
 
     def namespace_objects_prefix(self, tenant: str, memory: str, namespace: str) -> str: ...
 
-    def blob_key(self, tenant: str, memory: str, namespace: str, position: int) -> str: ...
+    def blob_key(self, tenant: str, memory: str, namespace: str, store_id: str, offset: int) -> str: ...
 
     def manifest_key(self, tenant: str, memory: str, namespace: str, start: int) -> str: ...
 
@@ -438,12 +438,16 @@ class ArtifactStorage(Protocol):
     `TaskMemory.storages` maps each `StorageKind` to one, built in `offprompt.composition`."""
 
     kind: StorageKind
+    #: Whether what `store` writes is addressed by position (text documents): then positions are reserved before
+    #: it writes; otherwise (blob objects, keyed by a store id) `store` takes `start=None` and the reservation can
+    #: fold into the commit (`NamespaceStore.commit_first`).
+    needs_positions: bool
 
     def store(
-        self, scope: TextScope, start: int, items: Sequence[BaseArtifact], *, searchable: bool = False
+        self, scope: TextScope, start: int | None, items: Sequence[BaseArtifact], *, searchable: bool = False
     ) -> tuple[Entries, int]:
-        """Write `items` at positions `start...`; return the batch entries and the bytes stored. `searchable`: do
-        not return before a search would find them (text; blobs are never searched)."""
+        """Write `items` (at positions `start...` when `needs_positions`); return the batch entries and the bytes
+        stored. `searchable`: do not return before a search would find them (text; blobs are never searched)."""
         ...
 
     def wait_searchable(self, scope: TextScope, start: int, entries: Entries) -> bool:
@@ -469,6 +473,10 @@ class BatchManifests(Protocol):
 
     def batch_for(self, scope: TextScope, start: int, kind: str, entries: Entries) -> StoredBatch:
         """The batch to commit; entries too large for the item are written to a manifest object first."""
+        ...
+
+    def inline_batch(self, start: int, kind: str, entries: Entries) -> StoredBatch | None:
+        """The batch with its entries inline, or None when they need a manifest (nothing is written)."""
         ...
 
     def entries(self, batch: StoredBatch) -> Entries:
@@ -518,6 +526,22 @@ class NamespaceStore(Protocol):
         write) is refused by the plan's limits: nothing is committed then. With a charge, the record's
         `metered_bytes` grows by `update.total_bytes` (what deleting the namespace takes off the gauge).
         """
+        ...
+
+    def commit_first(
+        self,
+        tenant: str,
+        memory: str,
+        namespace: str,
+        batch: StoredBatch,
+        update: NamespaceCommit,
+        meta_entry: dict[str, object] | None,
+        charge: Charge | None = None,
+    ) -> bool:
+        """`allocate` and `commit` in one write, for a name never used: the record is created with positions
+        `0..batch.count-1` and this inline batch at 0. False (nothing written) when a record exists (committed,
+        reserved, being deleted, or a bare counter): then reserve and commit. Raises as `commit` does for the
+        upload and the charge."""
         ...
 
     def batches(self, tenant: str, memory: str, namespace: str) -> list[StoredBatch]:

@@ -56,6 +56,12 @@ def test_concurrent_appends_never_collide(svc_over_http: TaskMemoryService) -> N
     for i in range(8):  # each batch contiguous and in order
         k = names.index(f"w{i}-0")
         assert names[k : k + 3] == [f"w{i}-0", f"w{i}-1", f"w{i}-2"]
+    # All 8 raced to create the name in one transaction (ADR 0035); the losers reserved and committed after it,
+    # reusing the objects they had written: exactly the 24 committed objects are stored.
+    import boto3
+
+    objects = boto3.client("s3").list_objects_v2(Bucket=BUCKET).get("Contents", [])
+    assert len(objects) == 24
 
 
 def test_concurrent_retries_under_one_idempotency_key_store_once(svc_over_http: TaskMemoryService) -> None:

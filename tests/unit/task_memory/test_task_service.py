@@ -360,15 +360,19 @@ def test_text_store_failing_mid_store_leaves_no_record_and_retry_succeeds(svc: T
     assert hits and {h.position for h in hits} <= {1, 2}  # the uncommitted documents at position 0 are hidden
 
 
-def test_dynamodb_commit_failure_is_503_and_nothing_visible(svc: TaskMemoryService, monkeypatch: Any) -> None:
+@pytest.mark.parametrize("first", [True, False], ids=["new name (commit_first)", "name in use (commit)"])
+def test_dynamodb_commit_failure_is_503_and_nothing_visible(
+    svc: TaskMemoryService, monkeypatch: Any, first: bool
+) -> None:
     def boom(*a: Any, **k: Any) -> None:
         raise DependencyUnavailable("DynamoDB commit failed: injected")
 
-    monkeypatch.setattr(svc.namespaces, "commit", boom)
-    with pytest.raises(DependencyUnavailable):
+    if not first:
+        store(svc, BlobArtifact(b"before", name="c"))
+    with monkeypatch.context() as patched, pytest.raises(DependencyUnavailable):
+        patched.setattr(svc.namespaces, "commit_first" if first else "commit", boom)
         store(svc, BlobArtifact(b"data", name="c"))
-    monkeypatch.undo()
-    assert loaded(svc, "c") == []
+    assert [base64.b64decode(a["value"]) for a in loaded(svc, "c")] == ([] if first else [b"before"])
 
 
 class StaleAllocations(DynamoDbNamespaceStore):
@@ -490,3 +494,41 @@ def test_a_store_while_a_delete_is_unfinished_is_refused_and_a_retried_delete_fr
     assert all_objects() == []
     store(svc, TextArtifact("text now", name="ns"))  # a fresh incarnation may even change the kind
     assert [i["value"] for i in loaded(svc, "ns")] == ["text now"]
+
+
+def _count_calls(svc: TaskMemoryService) -> list[str]:
+    calls: list[str] = []
+    for client in (svc.namespaces.client, svc.blobs.client):  # type: ignore[attr-defined]
+        client.meta.events.register("before-call", lambda model, **_: calls.append(model.name))
+    return calls
+
+
+def test_a_blob_store_into_a_new_name_is_one_put_and_one_transaction(svc: TaskMemoryService) -> None:
+    calls = _count_calls(svc)
+    result = store(svc, BlobArtifact(b"first", name="fresh"))
+    assert calls == ["PutObject", "TransactWriteItems"]  # no reservation before or after the PUT (ADR 0035)
+    assert result.positions == (0, 1)
+    calls.clear()
+    again = store(svc, ListArtifact([BlobArtifact(b"second"), BlobArtifact(b"third")], name="fresh"))
+    # the name is in use: the folded commit is refused (nothing written), then reserve + commit as before
+    assert calls == ["PutObject", "PutObject", "TransactWriteItems", "UpdateItem", "TransactWriteItems"]
+    assert again.positions == (1, 2)
+    assert [base64.b64decode(a["value"]) for a in loaded(svc, "fresh")] == [b"first", b"second", b"third"]
+    assert svc.namespaces.get("t1", "TaskMemory", "fresh").artifact_count == 3  # type: ignore[union-attr]
+
+
+def test_a_blob_store_into_a_deleted_name_reserves_past_the_old_positions(svc: TaskMemoryService) -> None:
+    store(svc, ListArtifact([BlobArtifact(b"a"), BlobArtifact(b"b")], name="again"))
+    svc.delete_namespace("t1", "TaskMemory", "again")
+    assert all_objects() == []
+    result = store(svc, BlobArtifact(b"c", name="again"))  # the counter record is left: positions never reused
+    assert result.positions == (2, 1)
+    assert [base64.b64decode(a["value"]) for a in loaded(svc, "again")] == [b"c"]
+
+
+def test_a_blob_store_into_a_text_name_leaves_no_object(svc: TaskMemoryService) -> None:
+    store(svc, TextArtifact("text here", name="taken"))
+    with pytest.raises(StorageKindConflict):
+        store(svc, BlobArtifact(b"late blob", name="taken"))
+    assert all_objects() == []  # written before the reservation refused it, then removed
+    assert loaded(svc, "taken")[0]["value"] == "text here"

@@ -25,7 +25,7 @@ import json
 import time
 import uuid
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NoReturn
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -138,18 +138,6 @@ class DynamoDbNamespaceStore:
     ) -> None:
         pk = self.pk(tenant, memory)
         now = _now()
-        batch_item: dict[str, Any] = {
-            "pk": {"S": pk},
-            "sk": {"S": batch_sk(namespace, batch.start)},
-            "start": {"N": str(batch.start)},
-            "count": {"N": str(batch.count)},
-            "kind": {"S": batch.kind},
-            "created_at": {"S": now},
-        }
-        if batch.manifest_key is not None:
-            batch_item["manifest_key"] = {"S": batch.manifest_key}
-        else:
-            batch_item["entries"] = {"S": json.dumps(batch.entries, separators=(",", ":"))}
         record_update: dict[str, Any] = {
             "TableName": self.table,
             "Key": {"pk": {"S": pk}, "sk": {"S": self.record_sk(namespace)}},
@@ -185,10 +173,100 @@ class DynamoDbNamespaceStore:
         if charge is not None and update.total_bytes > 0:  # what deleting the namespace takes off the gauge
             record_update["UpdateExpression"] += ", metered_bytes :bytes"
         tx = Transaction()
-        tx.put(
-            "batch", {"TableName": self.table, "Item": batch_item, "ConditionExpression": "attribute_not_exists(pk)"}
-        )
+        tx.put("batch", self._batch_put(pk, namespace, batch, now))
         tx.update("record", record_update)
+        self._add_tail(tx, pk, namespace, update, meta_entry, charge, now)
+        try:
+            with tx.cancellation():
+                self.client.transact_write_items(TransactItems=tx.request())
+        except Cancelled as cancelled:
+            if cancelled.failed("record"):
+                old = cancelled.old_item("record") or {}
+                if old.get("generation", {}).get("S") != generation or "deleting" in old:
+                    raise NamespaceDeleting(namespace) from None
+                raise StorageKindTaken(old.get("kind", {}).get("S")) from None
+            self._refused(cancelled, charge)
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"DynamoDB commit failed: {_reason(exc)}") from exc
+
+    def commit_first(
+        self,
+        tenant: str,
+        memory: str,
+        namespace: str,
+        batch: StoredBatch,
+        update: NamespaceCommit,
+        meta_entry: dict[str, object] | None,
+        charge: Charge | None = None,
+    ) -> bool:
+        """The reservation folded into the commit: one transaction creates the namespace record (positions
+        `0..count-1` taken, a fresh generation) with its first batch, on condition that no record exists (no
+        store, reservation or delete mark ever touched the name). False when one does: nothing was written, and
+        the caller reserves with `allocate` and commits as usual."""
+        if batch.start != 0 or batch.entries is None:
+            raise ValueError("commit_first takes an inline batch at position 0")
+        pk = self.pk(tenant, memory)
+        now = _now()
+        record: dict[str, Any] = {
+            "pk": {"S": pk},
+            "sk": {"S": self.record_sk(namespace)},
+            "next_position": {"N": str(batch.count)},
+            "generation": {"S": uuid.uuid4().hex},
+            TENANT_INDEX_ATTRIBUTE: {"S": tenant_index_value(tenant, pk)},
+            "kind": {"S": batch.kind},
+            "memory_name": {"S": memory},
+            "namespace": {"S": namespace},
+            "tool": {"S": update.tool},
+            "activity": {"S": update.activity},
+            "namespace_metadata": {"S": update.namespace_metadata},
+            "created_at": {"S": now},
+            "updated_at": {"S": now},
+            "artifact_count": {"N": str(batch.count)},
+            "total_bytes": {"N": str(update.total_bytes)},
+        }
+        if charge is not None and update.total_bytes > 0:  # what deleting the namespace takes off the gauge
+            record["metered_bytes"] = {"N": str(update.total_bytes)}
+        tx = Transaction()
+        tx.put("batch", self._batch_put(pk, namespace, batch, now))
+        tx.put("record", {"TableName": self.table, "Item": record, "ConditionExpression": "attribute_not_exists(pk)"})
+        self._add_tail(tx, pk, namespace, update, meta_entry, charge, now)
+        try:
+            with tx.cancellation():
+                self.client.transact_write_items(TransactItems=tx.request())
+        except Cancelled as cancelled:
+            if cancelled.failed("record") or cancelled.failed("batch") or cancelled.conflicted:
+                return False  # the name is in use (or being used right now): reserve, then commit
+            self._refused(cancelled, charge)
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"DynamoDB commit failed: {_reason(exc)}") from exc
+        return True
+
+    def _batch_put(self, pk: str, namespace: str, batch: StoredBatch, now: str) -> dict[str, Any]:
+        item: dict[str, Any] = {
+            "pk": {"S": pk},
+            "sk": {"S": batch_sk(namespace, batch.start)},
+            "start": {"N": str(batch.start)},
+            "count": {"N": str(batch.count)},
+            "kind": {"S": batch.kind},
+            "created_at": {"S": now},
+        }
+        if batch.manifest_key is not None:
+            item["manifest_key"] = {"S": batch.manifest_key}
+        else:
+            item["entries"] = {"S": json.dumps(batch.entries, separators=(",", ":"))}
+        return {"TableName": self.table, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}
+
+    def _add_tail(
+        self,
+        tx: Transaction,
+        pk: str,
+        namespace: str,
+        update: NamespaceCommit,
+        meta_entry: dict[str, object] | None,
+        charge: Charge | None,
+        now: str,
+    ) -> None:
+        """The commit's items after the batch and the record: the meta entry, the upload marker, the charge."""
         if meta_entry is not None:
             tx.put(
                 "meta",
@@ -218,22 +296,15 @@ class DynamoDbNamespaceStore:
             )
         if charge is not None:  # counted with the data it counts: a commit that fails charges nothing
             tx.extend(charge_items(self.table, charge))
-        try:
-            with tx.cancellation():
-                self.client.transact_write_items(TransactItems=tx.request())
-        except Cancelled as cancelled:
-            if cancelled.failed("record"):
-                old = cancelled.old_item("record") or {}
-                if old.get("generation", {}).get("S") != generation or "deleting" in old:
-                    raise NamespaceDeleting(namespace) from None
-                raise StorageKindTaken(old.get("kind", {}).get("S")) from None
-            if cancelled.failed("upload"):
-                raise UploadTaken() from None
-            if charge is not None:
-                refuse_charge(cancelled, charge)
-            raise DependencyUnavailable(f"DynamoDB commit failed: {cancelled}") from None
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB commit failed: {_reason(exc)}") from exc
+
+    @staticmethod
+    def _refused(cancelled: Cancelled, charge: Charge | None) -> NoReturn:
+        """A cancelled commit that the record's condition did not refuse: the upload, the plan, or DynamoDB."""
+        if cancelled.failed("upload"):
+            raise UploadTaken() from None
+        if charge is not None:
+            refuse_charge(cancelled, charge)
+        raise DependencyUnavailable(f"DynamoDB commit failed: {cancelled}") from None
 
     # ---- reads ---------------------------------------------------------------------------------------
     def _query(self, **kwargs: Any) -> Any:

@@ -595,8 +595,12 @@ def text_records_prefix(tenant: str, memory: str, namespace: str) -> str:
     return f"{text_records_tenant_prefix(tenant)}{digest(tenant, memory, namespace)}/"
 
 
-def blob_key(tenant: str, memory: str, namespace: str, position: int) -> str:
-    return f"{namespace_objects_prefix(tenant, memory, namespace)}{position:012d}"
+def blob_key(tenant: str, memory: str, namespace: str, store_id: str, offset: int) -> str:
+    """A blob artifact's object: keyed by its store's id (a fresh uuid), not by its position, so that a store writes
+    it before its positions are known (the reservation folds into the commit, docs/adr/0035). Under the namespace's
+    prefix, which a namespace delete sweeps; entries name their keys, so keys of either form (earlier objects are
+    `{position:012d}`) load alike."""
+    return f"{namespace_objects_prefix(tenant, memory, namespace)}b/{store_id}/{offset:06d}"
 
 
 def manifest_key(tenant: str, memory: str, namespace: str, start: int) -> str:

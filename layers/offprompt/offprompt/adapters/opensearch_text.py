@@ -658,11 +658,14 @@ class TextStorage:
         from offprompt.memory.task import StorageKind
 
         self.kind: StorageKind = StorageKind.TEXT
+        self.needs_positions = True  # document ids are positions: reserved before anything is indexed
         self.texts = texts
 
     def store(
-        self, scope: TextScope, start: int, items: Sequence[BaseArtifact], *, searchable: bool = False
+        self, scope: TextScope, start: int | None, items: Sequence[BaseArtifact], *, searchable: bool = False
     ) -> tuple[Entries, int]:
+        if start is None:
+            raise ValueError("text documents are addressed by position: reserve positions first")
         texts = [cast(TextArtifact, item) for item in items]
         counts = self.texts.store(scope, start, texts, searchable=searchable)
         if len(counts) != len(texts):

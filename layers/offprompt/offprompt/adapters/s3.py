@@ -15,6 +15,7 @@ import base64
 import functools
 import json
 import logging
+import uuid
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, cast
@@ -147,18 +148,20 @@ class S3BlobStorage:
         from offprompt.memory.task import StorageKind
 
         self.kind: StorageKind = StorageKind.BLOB
+        self.needs_positions = False  # objects are keyed by a store id: written before positions are reserved
         self.blobs = blobs
         self.keys = keys
 
     def store(
-        self, scope: TextScope, start: int, items: Sequence[BaseArtifact], *, searchable: bool = False
+        self, scope: TextScope, start: int | None, items: Sequence[BaseArtifact], *, searchable: bool = False
     ) -> tuple[Entries, int]:
         entries: Entries = []
         written: list[str] = []
+        store_id = uuid.uuid4().hex
         try:
             for offset, item in enumerate(items):
                 blob = cast("BlobArtifact", item)
-                key = self.keys.blob_key(scope.tenant, scope.memory, scope.namespace, start + offset)
+                key = self.keys.blob_key(scope.tenant, scope.memory, scope.namespace, store_id, offset)
                 self.blobs.put(key, blob.value)
                 written.append(key)
                 entries.append({"key": key, "size": len(blob.value), "envelope": envelope_json(blob)})
@@ -204,10 +207,17 @@ class S3BatchManifests:
         self.blobs = blobs
         self.keys = keys
 
-    def batch_for(self, scope: TextScope, start: int, kind: str, entries: Entries) -> StoredBatch:
+    def inline_batch(self, start: int, kind: str, entries: Entries) -> StoredBatch | None:
         raw = json.dumps(entries, separators=(",", ":"))
         if len(raw.encode("utf-8")) <= MAX_INLINE_ENTRIES_BYTES:
             return StoredBatch(start=start, count=len(entries), kind=kind, entries=entries)
+        return None
+
+    def batch_for(self, scope: TextScope, start: int, kind: str, entries: Entries) -> StoredBatch:
+        inline = self.inline_batch(start, kind, entries)
+        if inline is not None:
+            return inline
+        raw = json.dumps(entries, separators=(",", ":"))
         manifest = self.keys.manifest_key(scope.tenant, scope.memory, scope.namespace, start)
         self.blobs.put(manifest, raw.encode("utf-8"), content_type="application/json")
         return StoredBatch(start=start, count=len(entries), kind=kind, manifest_key=manifest)

@@ -1,11 +1,12 @@
 """Use case: process-output — Griptape's `TaskMemory.process_output`. Handler: functions/process_output.
 
 Plan (pure, `memory.task.plan`): empty output → "tool output is empty"; a kind with no storage → handed back
-unchanged (pass-through); else store it. Store = reserve positions (atomic counter) → write the data through
-the kind's storage (`tm.storages[kind]`: OpenSearch chunks or S3 objects) → the batch (its entries inline, or in
-an S3 manifest: `tm.manifests`) → commit the batch, the namespace record and the meta entry in one DynamoDB
-transaction. Readers only ever follow committed batches, so they never see a
-reference to data that is not there, nor half a batch.
+unchanged (pass-through); else store it. Text = reserve positions (atomic counter) → index the chunks at those
+positions → the batch (its entries inline, or in an S3 manifest: `tm.manifests`) → commit the batch, the namespace
+record and the meta entry in one DynamoDB transaction. Blobs (objects keyed by a store id, ADR 0035) = write the
+objects → into a name never used, one transaction that creates the record with its positions and commits
+(`commit_first`); otherwise reserve, then commit as text does. Readers only ever follow committed batches, so they
+never see a reference to data that is not there, nor half a batch.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from offprompt.ports import (
     Entries,
     NamespaceCommit,
     NamespaceDeleting,
+    Reservation,
     StorageKindTaken,
     StoredBatch,
     TextScope,
@@ -81,29 +83,41 @@ def process_output(
             "meta memory (store large tool inputs as artifacts instead)"
         )
 
-    try:
-        reservation = tm.namespaces.allocate(tenant, memory, namespace, len(items))
-    except NamespaceDeleting:
-        raise NamespaceDeleted(namespace) from None
-    start, held = reservation.start, reservation.kind
-    if held is not None and held != kind.value:
-        raise StorageKindConflict(namespace, held, kind.value)
     scope = TextScope(tenant, memory, namespace)
     storage = tm.storages[kind]
-    entries, total = storage.store(scope, start, items, searchable=consistency == "search")
-    batch = tm.manifests.batch_for(scope, start, kind.value, entries)
+    reservation = None
+    if storage.needs_positions:  # text: its documents are addressed by position, reserved before they are written
+        reservation = _reserve(tm, tenant, memory, namespace, kind.value, len(items))
+    entries, total = storage.store(
+        scope, reservation.start if reservation else None, items, searchable=consistency == "search"
+    )
 
     answer = task.stored_answer(tool, activity, memory, namespace)
-    meta = ActionSubtaskMetaEntry(actions=actions_json, answer=answer.value, thought=thought)
+    meta = ActionSubtaskMetaEntry(actions=actions_json, answer=answer.value, thought=thought).to_dict()
     commit = NamespaceCommit(
         tool=tool, activity=activity, namespace_metadata=actions_json, total_bytes=total, upload_id=upload_id
     )
     # The meta entry's bytes are the tenant's too (meta memory outlives the namespace; the erase removes it).
     charge = meter.charge(stored_bytes=total + meta_bytes) if meter is not None else None
+    batch: StoredBatch | None = None
+    start = 0
     try:
-        tm.namespaces.commit(
-            tenant, memory, namespace, batch, commit, meta.to_dict(), reservation.generation, charge=charge
-        )
+        if reservation is None:
+            # Blobs, keyed by a store id, are written first; a new namespace's reservation folds into the commit
+            # (one PUT + one transaction). A name already in use reserves as text does, then commits.
+            batch = tm.manifests.inline_batch(0, kind.value, entries)
+            if batch is None or not tm.namespaces.commit_first(
+                tenant, memory, namespace, batch, commit, meta, charge=charge
+            ):
+                try:
+                    reservation = _reserve(tm, tenant, memory, namespace, kind.value, len(items))
+                except Exception:  # nothing committed names the objects: they go
+                    storage.discard(scope, entries, None)
+                    raise
+        if reservation is not None:
+            start = reservation.start
+            batch = tm.manifests.batch_for(scope, start, kind.value, entries)
+            tm.namespaces.commit(tenant, memory, namespace, batch, commit, meta, reservation.generation, charge=charge)
     except (QuotaExceeded, UploadTaken) as refused:
         _discard(tm, storage, scope, entries, batch, lost_to=None)
         if isinstance(refused, UploadTaken):
@@ -127,14 +141,26 @@ def process_output(
     return ProcessResult(answer, stored=True, namespace=namespace, positions=(start, len(items)), searchable=searchable)
 
 
+def _reserve(tm: TaskMemory, tenant: str, memory: str, namespace: str, kind: str, count: int) -> Reservation:
+    """Positions in the namespace, refused when it is being deleted or holds the other kind."""
+    try:
+        reservation = tm.namespaces.allocate(tenant, memory, namespace, count)
+    except NamespaceDeleting:
+        raise NamespaceDeleted(namespace) from None
+    if reservation.kind is not None and reservation.kind != kind:
+        raise StorageKindConflict(namespace, reservation.kind, kind)
+    return reservation
+
+
 def _discard(
     tm: TaskMemory,
     storage: ArtifactStorage,
     scope: TextScope,
     entries: Entries,
-    batch: StoredBatch,
+    batch: StoredBatch | None,
     lost_to: str | None,
 ) -> None:
     """Best-effort removal of data written by a store whose commit lost the storage-kind race (or the namespace)."""
     storage.discard(scope, entries, lost_to)
-    tm.manifests.discard(batch)
+    if batch is not None:
+        tm.manifests.discard(batch)
