@@ -357,8 +357,9 @@ def test_search_past_uncommitted_documents_crowding_a_large_top_k(
 
 
 def test_query_limit_is_the_one_the_store_enforces() -> None:
-    from offprompt.adapters import opensearch_text
+    from offprompt.adapters import opensearch_query
     from offprompt.services.task_memory import MAX_QUERY_CHARS, SearchRequest
 
-    assert MAX_QUERY_CHARS == opensearch_text.MAX_QUERY_CHARS
+    # The store's checks live in the search helper the text store and the record index share.
+    assert MAX_QUERY_CHARS == opensearch_query.MAX_QUERY_CHARS
     assert SearchRequest.model_fields["query"].metadata[-1].max_length == MAX_QUERY_CHARS  # type: ignore[attr-defined]
