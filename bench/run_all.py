@@ -1,9 +1,9 @@
 """`make bench`: every benchmark in bench/ at its --quick size, then one table of ratios against the anchors.
 
 Anchors: Griptape (prompt-stack time, add-run bytes), raw boto3 / opensearch-py (task-memory and text-store
-store/load time), a bare boto3 client making the same calls (cold start: import + first request); route CPU is
-shown against its 2 ms target and the load test (local stack) in absolute terms. Each row names the command that
-produced it. Not part of `make test`.
+store/load time, record search p95), a bare boto3 client making the same calls (cold start: import + first
+request); route CPU is shown against its 2 ms target and the load test (local stack) in absolute terms. Each row
+names the command that produced it. Not part of `make test`.
 
     PYTHONPATH=functions:layers/offprompt .venv/bin/python bench/run_all.py [--only route_cpu,prompt_stack,...]
 """
@@ -112,6 +112,18 @@ def text_store() -> tuple[str, list[Row]]:
     return " ".join(cmd[:2]), rows
 
 
+def records_search() -> tuple[str, list[Row]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "rs.json"
+        cmd = ["bench/bench_records_search.py", "--quick", "--json", str(out)]
+        run(cmd)
+        r = json.loads(out.read_text())
+    a, raw = r["adapter"], r["raw"]
+    figure = f"search p95, {r['documents']} docs, {r['clients']} clients ({r['mode']})"
+    anchor = f"raw opensearch-py {raw['p95']:.1f} ms (Zep published {r['zep_published_p95_ms']:.0f} ms)"
+    return " ".join(cmd[:2]), [("record index", figure, f"{a['p95']:.1f} ms", anchor, f"{a['p95'] / raw['p95']:.2f}x")]
+
+
 def cold_start() -> tuple[str, list[Row]]:
     cmd = ["bench/bench_cold_start.py", "--runs", "3"]
     rows = []
@@ -162,6 +174,7 @@ BENCHES = {
     "add_run": add_run,
     "task_memory": task_memory,
     "text_store": text_store,
+    "records_search": records_search,
     "cold_start": cold_start,
     "load": load_test,
 }
