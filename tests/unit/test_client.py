@@ -373,3 +373,24 @@ def test_importing_the_client_does_no_work_and_needs_no_aws_sdk() -> None:
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT / "clients" / "python" / "src")}
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=60)
+
+
+def test_connect_takes_the_environment_and_lets_arguments_win(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OffpromptClient.connect: the framework doors' one way to build a client (OpenAI/Strands sessions, the LangGraph
+    store, the Griptape drivers)."""
+    from offprompt_client.client import LOCAL_URL, OffpromptClient
+
+    monkeypatch.delenv("OFFPROMPT_API_URL", raising=False)
+    monkeypatch.delenv("OFFPROMPT_API_KEY", raising=False)
+    bare = OffpromptClient.connect()
+    assert bare.base_url == LOCAL_URL and "Authorization" not in bare.headers
+
+    monkeypatch.setenv("OFFPROMPT_API_URL", "https://env.example/")
+    monkeypatch.setenv("OFFPROMPT_API_KEY", "op_env_secret")
+    from_env = OffpromptClient.connect(tenant="t1", timeout=3.0)
+    assert from_env.base_url == "https://env.example"
+    assert from_env.headers["Authorization"] == "Bearer op_env_secret"
+    assert from_env.timeout == 3.0 and "t1" in from_env.headers.values()
+
+    explicit = OffpromptClient.connect("https://arg.example", api_key="")
+    assert explicit.base_url == "https://arg.example" and "Authorization" not in explicit.headers

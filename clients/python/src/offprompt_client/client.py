@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -108,6 +109,10 @@ def _text_artifact(value: Any) -> Any:
     return _to_dict(value)
 
 
+#: The local stack (`make dev`), where the framework doors connect when no URL is given.
+LOCAL_URL = "http://127.0.0.1:3000"
+
+
 class OffpromptClient:
     """Every route of the offprompt HTTP API. Thread-safe: it keeps no per-request state."""
 
@@ -130,6 +135,22 @@ class OffpromptClient:
 
     def __repr__(self) -> str:
         return f"OffpromptClient({self.base_url!r}, tenant={self.headers.get(TENANT_HEADER)!r})"
+
+    @classmethod
+    def connect(
+        cls,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        tenant: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> OffpromptClient:
+        """The framework doors' connection settings: `base_url` (default `OFFPROMPT_API_URL`, else the local
+        stack), `api_key` (default `OFFPROMPT_API_KEY`; sent as `Authorization: Bearer`), `tenant` (the local stack's
+        header)."""
+        url = base_url or os.environ.get("OFFPROMPT_API_URL") or LOCAL_URL
+        key = api_key if api_key is not None else os.environ.get("OFFPROMPT_API_KEY")
+        headers = {"Authorization": f"Bearer {key}"} if key else None
+        return cls(url, tenant=tenant, headers=headers, timeout=timeout)
 
     # ---------------------------------------------------------------------------------------- transport
 

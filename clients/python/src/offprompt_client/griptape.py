@@ -49,15 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = ["OffpromptConversationMemory", "OffpromptConversationMemoryDriver", "OffpromptTaskMemory"]
 
-LOCAL_URL = "http://127.0.0.1:3000"
 EMPTY_OUTPUT = "tool output is empty"
-
-
-def make_client(base_url: str | None, api_key: str | None, tenant: str | None, timeout: float) -> OffpromptClient:
-    url = base_url or os.environ.get("OFFPROMPT_API_URL") or LOCAL_URL
-    key = api_key if api_key is not None else os.environ.get("OFFPROMPT_API_KEY")
-    headers = {"Authorization": f"Bearer {key}"} if key else None
-    return OffpromptClient(url, tenant=tenant, headers=headers, timeout=timeout)
 
 
 @define(kw_only=True)
@@ -81,7 +73,7 @@ class OffpromptConversationMemoryDriver(BaseConversationMemoryDriver):
     @property
     def client(self) -> OffpromptClient:
         if self._client is None:
-            self._client = make_client(self.base_url, self.api_key, self.tenant, self.timeout)
+            self._client = OffpromptClient.connect(self.base_url, self.api_key, self.tenant, self.timeout)
         return self._client
 
     # ---- BaseConversationMemoryDriver ----------------------------------------------------------------
@@ -235,7 +227,7 @@ class OffpromptTaskMemory(TaskMemory):
     @property
     def client(self) -> OffpromptClient:
         if self._client is None:
-            self._client = make_client(self.base_url, self.api_key, self.tenant, self.timeout)
+            self._client = OffpromptClient.connect(self.base_url, self.api_key, self.tenant, self.timeout)
         return self._client
 
     def process_output(

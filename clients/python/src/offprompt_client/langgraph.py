@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
@@ -62,7 +61,6 @@ from offprompt_client.client import OffpromptClient, OffpromptClientError, Offpr
 
 __all__ = ["OffpromptStore"]
 
-LOCAL_URL = "http://127.0.0.1:3000"
 ATTEMPTS = 4
 WILDCARD = "*"
 #: The most items one search request asks for, and namespaces one listing request: larger `limit`s are paged.
@@ -86,10 +84,7 @@ class OffpromptStore(BaseStore):
         ttl: TTLConfig | None = None,
     ) -> None:
         if client is None:
-            url = base_url or os.environ.get("OFFPROMPT_API_URL") or LOCAL_URL
-            key = api_key if api_key is not None else os.environ.get("OFFPROMPT_API_KEY")
-            headers = {"Authorization": f"Bearer {key}"} if key else None
-            client = OffpromptClient(url, tenant=tenant, headers=headers, timeout=timeout)
+            client = OffpromptClient.connect(base_url, api_key, tenant, timeout)
         self.client = client
         self.ttl_config = ttl
 

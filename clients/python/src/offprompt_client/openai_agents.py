@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-import os
 import time
 import uuid
 from collections.abc import Callable
@@ -36,7 +35,6 @@ if TYPE_CHECKING:
 
 __all__ = ["OffpromptSession"]
 
-LOCAL_URL = "http://127.0.0.1:3000"
 #: Items per `GET` page when the whole session is read, and per `POST` (the route's limit: one transaction).
 PAGE = 100
 APPEND = 32
@@ -83,10 +81,7 @@ class OffpromptSession:
         # with cl100k_base over each item's JSON), never a function call's output without the call.
         self.max_tokens = max_tokens
         if client is None:
-            url = base_url or os.environ.get("OFFPROMPT_API_URL") or LOCAL_URL
-            key = api_key if api_key is not None else os.environ.get("OFFPROMPT_API_KEY")
-            headers = {"Authorization": f"Bearer {key}"} if key else None
-            client = OffpromptClient(url, tenant=tenant, headers=headers, timeout=timeout)
+            client = OffpromptClient.connect(base_url, api_key, tenant, timeout)
         self.client = client
 
     def __repr__(self) -> str:

@@ -22,7 +22,6 @@ Connection settings as the other doors: `base_url` (default `OFFPROMPT_API_URL`,
 from __future__ import annotations
 
 import functools
-import os
 import time
 import uuid
 from collections.abc import Callable
@@ -37,7 +36,6 @@ from offprompt_client.client import OffpromptClient, OffpromptClientError, Offpr
 
 __all__ = ["OffpromptSessionManager", "OffpromptSessionRepository"]
 
-LOCAL_URL = "http://127.0.0.1:3000"
 PAGE = 100
 ATTEMPTS = 4
 
@@ -55,10 +53,7 @@ class OffpromptSessionRepository(SessionRepository):
         client: OffpromptClient | None = None,
     ) -> None:
         if client is None:
-            url = base_url or os.environ.get("OFFPROMPT_API_URL") or LOCAL_URL
-            key = api_key if api_key is not None else os.environ.get("OFFPROMPT_API_KEY")
-            headers = {"Authorization": f"Bearer {key}"} if key else None
-            client = OffpromptClient(url, tenant=tenant, headers=headers, timeout=timeout)
+            client = OffpromptClient.connect(base_url, api_key, tenant, timeout)
         self.client = client
 
     # ---- threads ------------------------------------------------------------------------------------------
