@@ -27,6 +27,7 @@ COUNTERS = (
     "requests",
     "runs_added",
     "artifacts_stored",
+    "records_stored",
     "bytes_stored_dynamodb",
     "bytes_stored_s3",
     "bytes_stored_opensearch",

@@ -58,7 +58,11 @@ def test_puts_are_charged_and_refused_over_quota(stack: Deployment) -> None:
     assert _records(stack) == before and _usage(token)["stored_bytes"] == stored
     status, body, _ = _put(token, "u.1", "k", {"t": "z" * 3_000})  # a replace adds its bytes (versions are kept)
     assert status == 200 and body["version"] == 2
-    assert _usage(token)["stored_bytes"] > stored + 3_000
+    usage = _usage(token)
+    assert usage["stored_bytes"] > stored + 3_000
+    # Two versions stored today (the refused put is not counted), beside the bytes they hold.
+    assert usage["totals"]["records_stored"] == 2, usage["totals"]
+    assert usage["totals"]["bytes_stored_dynamodb"] >= 4_000
 
 
 def test_another_tenants_key_sees_no_record(stack: Deployment) -> None:

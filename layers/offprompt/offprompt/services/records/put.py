@@ -109,11 +109,12 @@ def put_record(
 
 
 def _charge(meter: Meter | None, size: int, big: bool) -> Charge | None:
-    """A put stores its value's bytes (every version is kept until TTL or erase: a replace adds, never swaps)."""
+    """A put stores its value's bytes (every version is kept until TTL or erase: a replace adds, never swaps) and one
+    record version (the day's `records_stored`)."""
     if meter is None:
         return None
     where = "bytes_stored_s3" if big else "bytes_stored_dynamodb"
-    return meter.charge(stored_bytes=size, **{where: size})
+    return meter.charge(stored_bytes=size, records_stored=1, **{where: size})
 
 
 def _discard(rec: Records, tenant: str, body_key: str | None, doc_id: str | None) -> None:
