@@ -151,10 +151,16 @@ def test_condition_paths_allow_the_wildcard_but_no_bad_label() -> None:
 
 
 # ---- TTL
-@pytest.mark.parametrize("bad", [0, -1, True, "5", float("nan"), float("inf"), 10**9])
+# 1e-244 minutes: below DynamoDB's smallest number (1e-130), it failed the put's transaction with a 503 (found by
+# the API contract fuzzing); anything under a second is refused, since the TTL attribute is whole seconds anyway.
+@pytest.mark.parametrize("bad", [0, -1, True, "5", float("nan"), float("inf"), 10**9, 1.1819277490060674e-244, 0.01])
 def test_bad_ttls_are_refused(bad: object) -> None:
     with pytest.raises(InvalidInput):
         check_ttl_minutes(bad)
+
+
+def test_the_shortest_ttl_is_one_second() -> None:
+    assert check_ttl_minutes(1 / 60) == 1 / 60 and check_ttl_minutes(0.1) == 0.1
 
 
 def test_ttl_arithmetic() -> None:

@@ -37,6 +37,7 @@ MAX_INDEX_PATH_CHARS = 256
 MAX_INDEXED_CHARS = 100_000
 #: A record's TTL in minutes: at most 100 years.
 MAX_TTL_MINUTES = 100 * 365 * 24 * 60
+MIN_TTL_MINUTES = 1 / 60
 OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
 WILDCARD = "*"
 
@@ -290,8 +291,10 @@ def check_ttl_minutes(value: object, what: str = "ttl_minutes") -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise InvalidInput(f"{what} must be a number of minutes")
-    if not 0 < value <= MAX_TTL_MINUTES:
-        raise InvalidInput(f"{what} must be more than 0 and at most {MAX_TTL_MINUTES}")
+    # At least a second: DynamoDB's TTL attribute is whole seconds, and a number under 1e-130 is not one DynamoDB
+    # stores at all (its write would fail whole).
+    if not MIN_TTL_MINUTES <= value <= MAX_TTL_MINUTES:
+        raise InvalidInput(f"{what} must be at least 1/60 (one second) and at most {MAX_TTL_MINUTES}")
     return float(value)
 
 
