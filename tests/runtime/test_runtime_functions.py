@@ -47,6 +47,7 @@ EXERCISED = {
     "AuthorizerFunction",
     "TenantDataFunction",
     "McpFunction",
+    "RecordsFunction",
     "EventsFunction",
     "ExampleExtractorFunction",
 }
@@ -218,6 +219,9 @@ def test_mcp_function(start_text_function: Start, local_aws: dict[str, Any]) -> 
         "store_output",
         "load_artifacts",
         "search_memory",
+        "remember",
+        "recall",
+        "forget",
     ]
     status, body, _ = mcp.http(event("mcp_call_http.json"))
     assert status == 200 and body["result"]["isError"] is False, body
@@ -291,6 +295,44 @@ def test_tenant_function_exports_and_erases(start_text_function: Start, local_aw
     assert status == 200 and erased["verified"] is True and erased["deleted"]["dynamodb"] >= 3, erased
     again = tenant.invoke(event("tenant_erase_direct.json"))
     assert again["verified"] and again["deleted"] == {"dynamodb": 0, "opensearch": 0, "s3": 0}, again
+
+
+def test_records_function(start_text_function: Start, local_aws: dict[str, Any]) -> None:
+    """Long-term records (docs/adr/0034) as Lambda runs them: the sample put (text-indexed, with a TTL), a replace
+    kept as history, a get now and `as_of` the first version, a text search with its filter (polled: a put answers
+    before the index refreshes), a delete that is a version too; the direct put answers as the HTTP one does."""
+    records = start_text_function("RecordsFunction")
+    status, first, _ = records.http(event("record_put_http.json"))
+    assert status == 200 and first["version"] == 1 and first["expires_at"], first
+    replace = event("record_put_http.json")
+    replace["body"] = json.dumps({"value": {"text": "likes ramen now", "since": 2025}, "index": ["text"]})
+    status, second, _ = records.http(replace)
+    assert status == 200 and second["version"] == 2, second
+    get = event("record_get_http.json")
+    get["rawQueryString"], get["queryStringParameters"] = "refresh_ttl=false", {"refresh_ttl": "false"}
+    status, current, _ = records.http(get)
+    assert status == 200 and current["value"]["text"] == "likes ramen now", current
+    as_of = first["valid_from"]
+    get["rawQueryString"], get["queryStringParameters"] = f"as_of={as_of}", {"as_of": as_of}
+    status, old, _ = records.http(get)
+    assert status == 200 and old["version"] == 1 and old["value"]["text"] == "likes sushi", old
+    search = event("record_search_http.json")
+    search["body"] = json.dumps({"namespace_prefix": ["users", "u1"], "query": "ramen", "filter": {"since": 2025}})
+    waited_until = time.monotonic() + 15
+    while not (found := records.http(search)[1])["items"]:
+        assert time.monotonic() < waited_until, found
+        time.sleep(0.5)
+    assert [(i["key"], i["version"]) for i in found["items"]] == [("food", 2)], found
+    status, history, _ = records.http(event("record_history_http.json"))
+    assert status == 200 and [v["version"] for v in history["versions"]] == [2, 1], history
+    status, _, _ = records.http(event("record_delete_http.json"))
+    assert status == 204
+    get["rawQueryString"] = ""
+    get.pop("queryStringParameters")
+    status, gone, _ = records.http(get)
+    assert status == 404 and gone["code"] == "record_not_found", gone
+    direct = records.invoke(event("record_put_direct.json"))
+    assert direct["version"] == 4 and direct["value"] == {"text": "likes sushi", "since": 2024}, records.logs()
 
 
 def test_events_function_publishes_the_stream_batch(start_function: Start, local_aws: dict[str, Any]) -> None:
