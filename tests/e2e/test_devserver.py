@@ -76,9 +76,18 @@ def call(
         conn.close()
 
 
+#: A value for every path parameter of every route (a record's key too: records, docs/adr/0034).
+EXPECTED_PARAMETERS = {
+    "thread_id": "thread 1",
+    "memory_name": "TaskMemory",
+    "namespace": "call_9 output#ü?",
+    "key_id": "k 1",
+    "key": "fact #1 ü?",
+}
+
+
 def example_path(route: Route) -> str:
-    values = {"thread_id": "thread 1", "memory_name": "TaskMemory", "namespace": "call_9 output#ü?", "key_id": "k 1"}
-    return re.sub(r"\{(\w+)\}", lambda m: urllib.parse.quote(values[m.group(1)], safe=""), route.path)
+    return re.sub(r"\{(\w+)\}", lambda m: urllib.parse.quote(EXPECTED_PARAMETERS[m.group(1)], safe=""), route.path)
 
 
 @pytest.mark.parametrize("route", ROUTES, ids=lambda r: r.route_key)
@@ -94,9 +103,8 @@ def test_every_route_sends_a_valid_v2_event(server: DevServer, recorder: Recorde
     assert model.routeKey == route.route_key == model.requestContext.routeKey
     assert model.requestContext.stage == "$default"
     assert model.requestContext.http.method == route.method
-    expected = {"thread_id": "thread 1", "memory_name": "TaskMemory", "namespace": "call_9 output#ü?", "key_id": "k 1"}
     if route.parameters:
-        assert event["pathParameters"] == {p: expected[p] for p in route.parameters}
+        assert event["pathParameters"] == {p: EXPECTED_PARAMETERS[p] for p in route.parameters}
     else:  # like API Gateway, no pathParameters key for a route without parameters (POST /api/threads)
         assert "pathParameters" not in event
     assert event["rawPath"] == urllib.parse.unquote(example_path(route))  # HTTP API delivers it decoded
