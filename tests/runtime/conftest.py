@@ -13,6 +13,7 @@ import boto3
 import pytest
 from lambda_runtime import (
     BUCKET,
+    EVENT_BUS,
     TABLE,
     LambdaFunction,
     LambdaProcess,
@@ -24,9 +25,6 @@ from lambda_runtime import (
 )
 
 from offprompt_local.resources import create_bucket, create_table
-
-#: The memory events' bus as the runtime tier names it (template.yaml: MemoryEventBus).
-EVENT_BUS = "offprompt-runtime-memory-events"
 
 
 @pytest.fixture(scope="session")

@@ -42,6 +42,9 @@ from offprompt_build import layer as layer_build
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).with_name("lambda_driver.py")
 DEPS_ROOT = ROOT / "build" / "runtime-deps"
+#: The memory events' bus as the runtime tier names it (template.yaml: MemoryEventBus). Here, not in the conftest:
+#: `from conftest import` finds whichever conftest pytest imported first when several directories run together.
+EVENT_BUS = "offprompt-runtime-memory-events"
 FUNCTIONS_DIR = ROOT / "functions"
 LAYER_PACKAGE_DIR = ROOT / "layers" / "offprompt"
 REGION = "us-east-1"

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from lambda_runtime import (
     BUCKET,
+    EVENT_BUS,
     IMPORTED,
     LambdaError,
     LambdaFunction,
@@ -339,7 +340,6 @@ def test_events_function_publishes_the_stream_batch(start_function: Start, local
     """The memory events (docs/adr/0036): the sample batch's events on the bus (read back through a rule into
     SQS on the same moto server), the API key's record nothing."""
     import boto3
-    from conftest import EVENT_BUS
 
     endpoint = local_aws["endpoint"]
     sqs = boto3.client("sqs", endpoint_url=endpoint)
