@@ -14,7 +14,7 @@ from records_support import BUCKET, TABLE, Clock
 
 from offprompt.adapters.clients import reset_clients
 from offprompt.adapters.dynamodb_records import DynamoDbRecordStore
-from offprompt.adapters.s3_records import S3RecordBodies
+from offprompt.adapters.s3 import S3RecordBodies
 from offprompt.composition import records as composition
 from offprompt.config import get_settings
 from offprompt.services.records.context import Records

@@ -26,7 +26,7 @@ from offprompt.adapters.dynamodb_records import DynamoDbRecordStore
 from offprompt.adapters.opensearch_client import build_opensearch_client
 from offprompt.adapters.opensearch_records import OpenSearchRecordIndex
 from offprompt.adapters.opensearch_text import S3TextRecords
-from offprompt.adapters.s3_records import S3RecordBodies
+from offprompt.adapters.s3 import S3RecordBodies
 from offprompt.adapters.tenant_documents import OpenSearchTenantDocuments
 from offprompt.adapters.tenant_items import DynamoDbTenantItems
 from offprompt.adapters.tenant_objects import S3TenantObjects

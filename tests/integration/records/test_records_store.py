@@ -248,7 +248,7 @@ def test_concurrent_replaces_keep_one_chain_and_lose_no_version(
     from records_support import BUCKET, TABLE
 
     from offprompt.adapters.dynamodb_records import DynamoDbRecordStore
-    from offprompt.adapters.s3_records import S3RecordBodies
+    from offprompt.adapters.s3 import S3RecordBodies
 
     rec = Records(DynamoDbRecordStore(TABLE), S3RecordBodies(BUCKET), index, clock=clock)
     put(rec, {"n": 0})

@@ -27,7 +27,16 @@ from offprompt.artifacts.envelope import envelope_json
 from offprompt.cleanup import best_effort
 from offprompt.errors import DependencyUnavailable, NotFound
 from offprompt.limits import MAX_INLINE_ENTRIES_BYTES
-from offprompt.ports import BlobStore, Entries, Resolved, StoredBatch, StoredRun, TaskMemoryKeys, TextScope
+from offprompt.ports import (
+    BlobStore,
+    Entries,
+    Resolved,
+    StoredBatch,
+    StoredRecord,
+    StoredRun,
+    TaskMemoryKeys,
+    TextScope,
+)
 
 from . import layout
 from .aws_errors import error_code, failure_reason
@@ -38,6 +47,7 @@ if TYPE_CHECKING:
     from offprompt.memory.task import StorageKind
 
 _run_log = logging.getLogger("offprompt.services.conversation.service")
+_record_log = logging.getLogger("offprompt.adapters.s3")
 
 
 class S3BlobStore:
@@ -139,6 +149,62 @@ class S3RunBodies(S3BlobStore):
             self.delete_prefix(key)  # keys are fixed-length digests: the prefix is the key
         except Exception:
             _run_log.exception("could not delete an orphaned run blob")
+
+
+class S3RecordBodies(S3BlobStore):
+    """The RecordBodyStore port: a BlobStore (its put, get and client) that also keeps record values, where the storage
+    layout puts them (`layout.record_body_key`), as `S3RunBodies` keeps run bodies."""
+
+    def put_body(self, tenant: str, namespace: tuple[str, ...], key: str, version: int, data: bytes) -> str:
+        # The writer's own token in the key: two writers racing for one version never overwrite each other's body.
+        body_key = layout.record_body_key(tenant, namespace, key, version, uuid.uuid4().hex)
+        self.put(body_key, data, content_type="application/json")
+        return body_key
+
+    def value(self, record: StoredRecord) -> dict[str, Any] | None:
+        if record.body_key is None:
+            return inline_value(record)
+        try:
+            data = self.get(record.body_key)
+        except NotFound:  # swept or erased under a reader that read the item first
+            raise DependencyUnavailable("a record's stored value is missing; retry") from None
+        return dict(json.loads(data))
+
+    def drop(self, key: str) -> None:
+        try:
+            self.client.delete_object(Bucket=self.bucket, Key=key)
+        except Exception:  # best effort: an orphaned body is removed by the tenant's erase
+            _record_log.exception("could not delete an orphaned record body")
+
+    def delete(self, key: str) -> None:
+        try:
+            self.client.delete_object(Bucket=self.bucket, Key=key)
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"S3 delete failed: {failure_reason(exc)}") from exc
+
+
+class InlineRecordBodies:
+    """The record bodies of a deployment without a bucket: every value inline (larger ones are refused)."""
+
+    def put_body(self, tenant: str, namespace: tuple[str, ...], key: str, version: int, data: bytes) -> str:
+        raise DependencyUnavailable("no bucket is configured for record values over the item limit")
+
+    def value(self, record: StoredRecord) -> dict[str, Any] | None:
+        return inline_value(record)
+
+    def drop(self, key: str) -> None:
+        """Nothing is offloaded without a bucket."""
+
+    def delete(self, key: str) -> None:
+        """Nothing is offloaded without a bucket."""
+
+
+def inline_value(record: StoredRecord) -> dict[str, Any] | None:
+    if record.value_json is None:
+        if record.deleted:
+            return None
+        raise DependencyUnavailable("a record's value is held in S3 and no bucket is configured")
+    return dict(json.loads(record.value_json))
 
 
 class S3BlobStorage:

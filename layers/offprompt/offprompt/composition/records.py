@@ -58,7 +58,7 @@ class LazyRecordIndex:
 def records_from_settings(settings: Settings) -> Records:
     """DynamoDB records, S3 for big values (when a bucket is set), the OpenSearch record index built on first use."""
     from offprompt.adapters.dynamodb_records import DynamoDbRecordStore
-    from offprompt.adapters.s3_records import InlineRecordBodies, S3RecordBodies
+    from offprompt.adapters.s3 import InlineRecordBodies, S3RecordBodies
 
     bucket = settings.bucket_name
     index = _index_override or cast(
