@@ -44,6 +44,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from . import console
 from .datadir import DataDir, DataDirBusy, data_dir_from_env
 from .devserver import DEFAULT_HOST, DevServer, port_from_env
 from .guard import TouchesDeveloperStack
@@ -663,6 +664,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="damaged local data: copy the damaged files to <data>/moto/damaged-<time>/, start with what is intact",
     )
     args = parser.parse_args(argv)
+    console.whole_lines()  # the handlers' log lines and the stack's own never share a line
     api_port = args.port if args.port is not None else port_from_env()
     moto_port = args.moto_port if args.moto_port is not None else int(os.environ.get(MOTO_PORT_ENV) or 0)
     index = os.environ.get("OFFPROMPT_OPENSEARCH_INDEX") or DEFAULT_INDEX
