@@ -45,8 +45,14 @@ $(SAM_STAMP): requirements/sam.lock | $(STAMP)
 	$(UV) pip sync -q --python $(SAM_VENV)/bin/python --require-hashes requirements/sam.lock
 	touch $(SAM_STAMP)
 
-install: $(STAMP) ## Create .venv and install requirements/dev.lock (Python packages; Java jars are fetched on first use)
+# The console's browser tests drive Debian's chromium (Playwright's own browser download is not used; ADR 0038).
+CHROMIUM ?= /usr/bin/chromium
+
+install: $(STAMP) ## Create .venv, install requirements/dev.lock and Debian's chromium (Java jars are fetched on first use)
 	$(PY) -m offprompt_build.bpe
+	@test -x $(CHROMIUM) || { echo ">> installing Debian's chromium (the console's browser tests)"; \
+	  sudo=$$(test "$$(id -u)" = 0 || echo sudo); \
+	  $$sudo apt-get update -q && $$sudo apt-get install -y -q --no-install-recommends chromium; }
 
 lock: ## Re-resolve pyproject.toml into requirements/*.lock (after changing a dependency, or to take updates)
 	test -x $(UV) || { test -x $(PY) || $(PYTHON) -m venv $(VENV); $(PY) -m pip install -q -r requirements/bootstrap.lock; }

@@ -83,6 +83,7 @@ EXPECTED_PARAMETERS = {
     "namespace": "call_9 output#ü?",
     "key_id": "k 1",
     "key": "fact #1 ü?",
+    "asset": "app.js",
 }
 
 
