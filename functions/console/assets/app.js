@@ -242,6 +242,7 @@
         count.textContent = `${shown} thread${shown === 1 ? "" : "s"} shown${page.next_cursor ? " (more below)" : ""}`;
         if (page.next_cursor) more.append(button("Load more threads", () => load(page.next_cursor)));
         status("");
+        if (!cursor) requestAnimationFrame(() => performance.mark("console:threads-painted"));
       } catch (e) {
         more.append(failure(e));
         status("");
@@ -556,6 +557,7 @@
     const mode = document.querySelector("input[name=mode]:checked").value;
     const value = $("#credential").value.trim();
     if (!value) return;
+    performance.mark("console:sign-in");
     auth = { mode, value };
     try {
       await api("GET", "/threads", { query: { limit: 1 } });
