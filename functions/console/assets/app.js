@@ -560,11 +560,14 @@
     performance.mark("console:sign-in");
     auth = { mode, value };
     try {
-      await api("GET", "/threads", { query: { limit: 1 } });
+      // the cheapest call that needs the credential: a thread that no id names (404 = signed in, 401 = refused)
+      await api("GET", "/threads/-", { query: {} });
     } catch (e) {
-      auth = null;
-      $("#sign-in-error").textContent = e instanceof ApiError && e.status === 401 ? "That credential was refused." : `Could not sign in: ${e.message}`;
-      return;
+      if (!(e instanceof ApiError && e.status === 404)) {
+        auth = null;
+        $("#sign-in-error").textContent = e instanceof ApiError && e.status === 401 ? "That credential was refused." : `Could not sign in: ${e.message}`;
+        return;
+      }
     }
     $("#credential").value = "";
     $("#sign-in-error").textContent = "";
