@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import urllib.request
@@ -17,6 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from stack_support import local_admin
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("OFFPROMPT_CHROMIUM", "/usr/bin/chromium")
@@ -50,21 +50,8 @@ class Stack:
         self.data_dir = data_dir
 
     def admin(self, *args: str) -> Any:
-        """`python -m offprompt_admin --local ...` against this stack (its data directory's stack.json)."""
-        env = {**os.environ, "OFFPROMPT_DATA_DIR": str(self.data_dir)}
-        for name in ("OFFPROMPT_TABLE", "AWS_ENDPOINT_URL"):
-            env.pop(name, None)
-        done = subprocess.run(
-            [sys.executable, "-m", "offprompt_admin", "--local", *args],
-            env=env,
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
-        return json.loads(done.stdout)
+        """`python -m offprompt_admin --local ...` against this stack."""
+        return local_admin(self.data_dir, *args)
 
     def new_tenant(self, prefix: str) -> tuple[str, str]:
         """(tenant, its first API key)."""

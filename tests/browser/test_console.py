@@ -25,8 +25,8 @@ pytestmark = pytest.mark.slow
 
 HOSTILE = [
     '<script>window.__pwned = "script"</script>',
-    '<img src=x onerror="window.__pwned = \'onerror\'">',
-    '<a href="javascript:window.__pwned=\'link\'">click me</a>',
+    "<img src=x onerror=\"window.__pwned = 'onerror'\">",
+    "<a href=\"javascript:window.__pwned='link'\">click me</a>",
 ]
 
 
@@ -63,7 +63,13 @@ def text_run(run_id: str, question: str, answer: str) -> dict[str, Any]:
         return {"type": "TextArtifact", "id": f"{kind}-{run_id}", "reference": None, "meta": {}, "name": kind,
                 "value": value}  # fmt: skip
 
-    return {"type": "Run", "id": run_id, "meta": None, "input": artifact("i", question), "output": artifact("o", answer)}
+    return {
+        "type": "Run",
+        "id": run_id,
+        "meta": None,
+        "input": artifact("i", question),
+        "output": artifact("o", answer),
+    }
 
 
 @pytest.fixture(scope="module")

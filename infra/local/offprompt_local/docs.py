@@ -77,8 +77,8 @@ TAGS: tuple[dict[str, str], ...] = (
     },
     {
         "name": CONSOLE,
-        "description": "The memory console (a web page at /console): its static files, with no credentials; it signs in "
-        "with an API key (or the local tenant) and calls the routes above (docs/adr/0038).",
+        "description": "The memory console (a web page at /console): its static files, with no credentials; it "
+        "signs in with an API key (or the local tenant) and calls the routes above (docs/adr/0038).",
     },
     {
         "name": MCP,
