@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # Paths Lambda puts on sys.path: the function code and the layer's python/ tree.
 export PYTHONPATH := $(CURDIR)/functions:$(CURDIR)/layers/offprompt
 
-.PHONY: help openapi install lock sam-cli test test-unit test-integration test-infra test-runtime lint fmt layer opensearch dev demo demo-mcp smoke validate build deploy clean bench
+.PHONY: help openapi install screenshots lock sam-cli test test-unit test-integration test-infra test-runtime lint fmt layer opensearch dev demo demo-mcp smoke validate build deploy clean bench
 
 help: ## Show this help
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -93,6 +93,9 @@ fmt: install ## Format and autofix
 
 openapi: install ## Regenerate docs/openapi.json from the functions' routes (a test checks it is current)
 	PYTHONPATH=$(PYTHONPATH):$(CURDIR)/infra/local $(PY) -m offprompt_local.docs
+
+screenshots: install opensearch ## Regenerate docs/console/*.png: the console's views in chromium against a fresh local stack (the browser tests)
+	OFFPROMPT_SCREENSHOTS=$(CURDIR)/docs/console $(PY) -m pytest -q -p no:cacheprovider tests/browser/test_console.py -k "tenant_reads or keys_are"
 
 bench: install opensearch ## Every benchmark in bench/ at its --quick size, one table of ratios vs the anchors (not in `make test`)
 	$(PY) bench/run_all.py

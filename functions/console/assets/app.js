@@ -29,7 +29,7 @@
       else if (name === "dataset") Object.assign(node.dataset, value);
       else node.setAttribute(name, value === true ? "" : String(value));
     }
-    for (const child of children.flat()) {
+    for (const child of children.flat(Infinity)) {
       if (child === null || child === undefined || child === false) continue;
       node.append(child instanceof Node ? child : document.createTextNode(String(child)));
     }
@@ -216,7 +216,7 @@
   // ---- views -----------------------------------------------------------------------------------------------
   function show(title, ...children) {
     const view = $("#view");
-    view.replaceChildren(el("h2", { id: "view-title", tabindex: "-1" }, title), ...children);
+    view.replaceChildren(el("h2", { id: "view-title", tabindex: "-1" }, title), ...children.filter(Boolean));
     view.hidden = false;
     return view;
   }
@@ -356,7 +356,7 @@
           keptRuns.append(el("h3", {}, "Runs kept (newest first)"), el("table", { class: "grid" }, el("thead", {}, el("tr", {}, ["Run", "Input tokens", "Output tokens"].map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, page.runs.map((r) => el("tr", {}, el("td", {}, `#${r.seq}`), el("td", { class: "num" }, r.input_tokens), el("td", { class: "num" }, r.output_tokens))))));
         }
         const list = el("ol", { class: "messages" }, messages.map((m) => el("li", { class: `message role-${String(m.role).replace(/[^a-z]/g, "")}` }, el("span", { class: "badge" }, m.role), (m.content || []).map((c) => artifact(c.artifact)))));
-        out.replaceChildren(summary, warn, keptRuns, el("h3", {}, "Messages"), list);
+        out.replaceChildren(...[summary, warn, keptRuns, el("h3", {}, "Messages"), list].filter(Boolean));
       } catch (e) {
         out.replaceChildren(failure(e));
       }
@@ -455,7 +455,10 @@
     const w = 640;
     const h = 200;
     const pad = 28;
-    const top = Math.max(1, limit, ...values);
+    const most = Math.max(1, ...values);
+    // a limit far above the use would flatten every bar: it is drawn only when it is on the scale, always named
+    const drawn = limit && limit <= most * 4 ? limit : 0;
+    const top = Math.max(most, drawn);
     const svg = document.createElementNS(NS, "svg");
     svg.setAttribute("viewBox", `0 0 ${w} ${h + pad}`);
     svg.setAttribute("role", "img");
@@ -492,14 +495,16 @@
     label.setAttribute("class", "axis");
     label.textContent = String(top);
     svg.append(label);
-    if (limit) {
-      const y = h - ((h - pad) * limit) / top;
+    if (drawn) {
+      const y = h - ((h - pad) * drawn) / top;
       const line = document.createElementNS(NS, "line");
       for (const [k, v] of [["x1", pad], ["x2", w], ["y1", y], ["y2", y]]) line.setAttribute(k, String(v));
       line.setAttribute("class", "limit");
       svg.append(line);
     }
-    return el("figure", {}, svg, el("figcaption", {}, `${title} per day${limit ? ` (dashed: the plan's limit, ${limit})` : ""}`));
+    const peak = Math.max(...values);
+    const against = limit ? `; the plan's limit: ${limit} a day${drawn ? " (dashed)" : ""}, the busiest day used ${((100 * peak) / limit).toFixed(2)}%` : "";
+    return el("figure", {}, svg, el("figcaption", { id: "usage-caption" }, `${title} per day${against}`));
   }
 
   async function keysView() {
