@@ -22,14 +22,17 @@ tenant by a conditional put).
 
 from __future__ import annotations
 
+import functools
 import time
 import uuid
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from offprompt import deadline
 from offprompt.errors import DependencyUnavailable
 from offprompt.metering import Charge
 from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState, WrongThreadKind
@@ -161,47 +164,59 @@ class DynamoDbRunStore:
     def list_threads(self, tenant: str) -> list[ThreadState]:
         """Every thread of the tenant the `TenantRoots` index lists (its thread roots carry `tenant_dir`; docs/adr/
         0038): Query the tenant's index shards for thread partitions (keys only), then read each thread item's
-        listed attributes in batches. Eventually consistent: a thread created a moment ago may be missing."""
-        prefix = thread_prefix_pk(tenant)
-        keys: list[dict[str, Any]] = []
-        for value in tenant_index_values(tenant):
-            params: dict[str, Any] = {
-                "TableName": self.table_name,
-                "IndexName": TENANT_INDEX,
-                "KeyConditionExpression": "#d = :d",
-                "FilterExpression": "begins_with(pk, :p) AND sk = :sk",
-                "ExpressionAttributeNames": {"#d": TENANT_INDEX_ATTRIBUTE},
-                "ExpressionAttributeValues": {":d": {"S": value}, ":p": {"S": prefix}, ":sk": {"S": THREAD_SK}},
-            }
-            while True:
-                out = self._call("query", **params)
-                keys.extend({"pk": i["pk"], "sk": i["sk"]} for i in out.get("Items", []))
-                if not out.get("LastEvaluatedKey"):
-                    break
-                params["ExclusiveStartKey"] = out["LastEvaluatedKey"]
-        threads: list[ThreadState] = []
-        for item in self._batch_get(keys):
-            if "deleting" not in item and "thread_id" in item:
-                threads.append(_thread_state(tenant, str(item["thread_id"]["S"]), item))
-        return threads
+        listed attributes in batches; both steps up to 8 calls at a time. Eventually consistent: a thread created a
+        moment ago may be missing."""
+        with ThreadPoolExecutor(max_workers=8, thread_name_prefix="offprompt-threads") as pool:
+            roots = deadline.bind(functools.partial(self._thread_roots, thread_prefix_pk(tenant)))
+            shards = pool.map(roots, tenant_index_values(tenant))
+            keys = [key for shard in shards for key in shard]
+            batches = [keys[i : i + _BATCH_GET_KEYS] for i in range(0, len(keys), _BATCH_GET_KEYS)]
+            read = pool.map(deadline.bind(self._batch_get), batches)
+            items = [item for batch in read for item in batch]
+        return [
+            _thread_state(tenant, str(item["thread_id"]["S"]), item)
+            for item in items
+            if "deleting" not in item and "thread_id" in item
+        ]
 
-    def _batch_get(self, keys: Sequence[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-        for i in range(0, len(keys), _BATCH_GET_KEYS):
-            request: dict[str, Any] = {
-                "Keys": list(keys[i : i + _BATCH_GET_KEYS]),
-                "ProjectionExpression": ", ".join(_LISTED_ATTRIBUTES),
-                "ExpressionAttributeNames": {"#kind": "kind", "#name": "name"},
-            }
-            for _attempt in range(8):
-                out = self._call("batch_get_item", RequestItems={self.table_name: request})
-                yield from out.get("Responses", {}).get(self.table_name, [])
-                unprocessed = (out.get("UnprocessedKeys") or {}).get(self.table_name)
-                if not unprocessed:
-                    break
-                request = unprocessed
-                time.sleep(0.02 * (_attempt + 1))
-            else:
-                raise DependencyUnavailable("DynamoDB batch_get_item left keys unprocessed")
+    def _thread_roots(self, prefix: str, index_value: str) -> list[dict[str, Any]]:
+        """The keys of the thread roots (partition keys starting with `prefix`) in one shard of the tenant index."""
+        params: dict[str, Any] = {
+            "TableName": self.table_name,
+            "IndexName": TENANT_INDEX,
+            "KeyConditionExpression": "#d = :d",
+            "FilterExpression": "begins_with(pk, :p) AND sk = :sk",
+            "ExpressionAttributeNames": {"#d": TENANT_INDEX_ATTRIBUTE},
+            "ExpressionAttributeValues": {
+                ":d": {"S": index_value},
+                ":p": {"S": prefix},
+                ":sk": {"S": THREAD_SK},
+            },
+        }
+        keys: list[dict[str, Any]] = []
+        while True:
+            out = self._call("query", **params)
+            keys.extend({"pk": i["pk"], "sk": i["sk"]} for i in out.get("Items", []))
+            if not out.get("LastEvaluatedKey"):
+                return keys
+            params["ExclusiveStartKey"] = out["LastEvaluatedKey"]
+
+    def _batch_get(self, keys: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The listed attributes of up to 100 thread items (what DynamoDB leaves unprocessed, asked again)."""
+        request: dict[str, Any] = {
+            "Keys": list(keys),
+            "ProjectionExpression": ", ".join(_LISTED_ATTRIBUTES),
+            "ExpressionAttributeNames": {"#kind": "kind", "#name": "name"},
+        }
+        items: list[dict[str, Any]] = []
+        for _attempt in range(8):
+            out = self._call("batch_get_item", RequestItems={self.table_name: request})
+            items.extend(out.get("Responses", {}).get(self.table_name, []))
+            request = (out.get("UnprocessedKeys") or {}).get(self.table_name)
+            if not request:
+                return items
+            time.sleep(0.02 * (_attempt + 1))
+        raise DependencyUnavailable("DynamoDB batch_get_item left keys unprocessed")
 
     def configure(self, tenant: str, thread_id: str, changes: dict[str, object], now: str) -> ThreadState:
         return self._upsert_thread(tenant, thread_id, now, {k: changes[k] for k in _CONFIG_FIELDS if k in changes})
