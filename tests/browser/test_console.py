@@ -128,6 +128,8 @@ def test_a_tenant_reads_its_threads_runs_prompt_memory_and_usage(
     page.wait_for_selector("article.run")
     assert page.locator("article.run").count() == 5
     assert page.locator("article.run").first.locator("h4").inner_text().startswith("#5")  # newest first
+    meta = page.locator("#thread-meta").inner_text()
+    assert "Stored runs\n5" in meta and "[object" not in meta  # the settings' pairs are elements, not their names
     screenshot(page, "thread", tmp_path)
 
     page.get_by_role("link", name="Prompt preview").click()

@@ -134,6 +134,9 @@ def test_conversation_functions(start_function: Start, local_aws: dict[str, Any]
     assert threads.invoke(event("thread_direct.json"))["thread_id"] == "thread-1"
     assert threads.invoke(event("thread_runs_direct.json"))["runs"]
     assert threads.invoke(event("thread_configure_direct.json"))["memory_type"] == "summary"
+    status, listed, _ = threads.http(event("thread_list_http.json"))  # the tenant index, 8 shards at a time
+    assert status == 200 and [t["thread_id"] for t in listed["threads"]] == ["thread-1"], listed
+    assert threads.invoke(event("thread_list_direct.json"))["threads"] == listed["threads"]
 
     summarizer = start_function("SummarizerFunction")
     summarized = summarizer.invoke(event("summarizer_direct.json"))
