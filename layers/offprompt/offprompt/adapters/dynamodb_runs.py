@@ -212,9 +212,10 @@ class DynamoDbRunStore:
         for _attempt in range(8):
             out = self._call("batch_get_item", RequestItems={self.table_name: request})
             items.extend(out.get("Responses", {}).get(self.table_name, []))
-            request = (out.get("UnprocessedKeys") or {}).get(self.table_name)
-            if not request:
+            unprocessed = (out.get("UnprocessedKeys") or {}).get(self.table_name)
+            if not unprocessed:
                 return items
+            request = unprocessed
             time.sleep(0.02 * (_attempt + 1))
         raise DependencyUnavailable("DynamoDB batch_get_item left keys unprocessed")
 
