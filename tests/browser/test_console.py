@@ -7,6 +7,7 @@ go to a temporary directory, so the screenshot run is the same test `make test` 
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import time
@@ -183,6 +184,29 @@ def test_stored_markup_is_shown_as_text_and_never_runs(stack: Stack, tenant: dic
     page.get_by_text("javascript:window.__pwned='url'").click()  # shown, not a link: clicking runs nothing
     assert page.evaluate("window.__pwned") is None
     assert page.evaluate("window.__cspViolations") == []  # nothing even tried to run
+
+
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+SVG = base64.b64encode(b'<svg xmlns="http://www.w3.org/2000/svg" onload="window.__pwned=1"/>').decode()
+
+
+def test_images_render_inline_and_svg_never(stack: Stack, page: Any) -> None:
+    def image(fmt: str, value: str) -> dict[str, Any]:
+        return {"type": "ImageArtifact", "id": f"img-{fmt}", "reference": None, "meta": {}, "name": f"pic.{fmt}",
+                "value": value, "format": fmt, "width": 1, "height": 1}  # fmt: skip
+
+    run = text_run("img-1", "draw", "")
+    run["input"], run["output"] = image("svg+xml", SVG), image("png", PIXEL)
+    _, key = stack.new_tenant("pics")
+    client(stack, key).add_run("pictures", run)
+    sign_in(page, stack.url, key)
+    page.goto(stack.url + "/console#/threads/pictures")
+    page.wait_for_selector("#runs img.media")
+    assert page.locator("#runs img").count() == 1  # the PNG, from a blob: URL the script made
+    assert (page.locator("#runs img").get_attribute("src") or "").startswith("blob:")
+    assert page.evaluate("document.querySelector('#runs img').naturalWidth") == 1
+    assert "image (svg+xml) not shown" in page.locator("#runs").inner_text()
+    assert page.evaluate("window.__pwned") is None and page.evaluate("window.__cspViolations") == []
 
 
 def test_keys_are_created_once_and_revoked(stack: Stack, tenant: dict[str, Any], page: Any, tmp_path: Path) -> None:

@@ -119,18 +119,20 @@
   }
 
   // ---- stored artifacts, shown never run ---------------------------------------------------------------------
-  function mediaUrl(kind, format, base64) {
-    const f = String(format || "").toLowerCase();
-    if (!MEDIA[kind].includes(f) || typeof base64 !== "string") return null;
+  function blobUrl(base64, type) {
     try {
       const raw = atob(base64);
       const buf = new Uint8Array(raw.length);
       for (let i = 0; i < raw.length; i += 1) buf[i] = raw.charCodeAt(i);
-      const type = `${kind}/${f === "jpg" ? "jpeg" : f === "mp3" ? "mpeg" : f}`;
       return URL.createObjectURL(new Blob([buf], { type }));
     } catch {
       return null;
     }
+  }
+  function mediaUrl(kind, format, base64) {
+    const f = String(format || "").toLowerCase();
+    if (!MEDIA[kind].includes(f) || typeof base64 !== "string") return null;
+    return blobUrl(base64, `${kind}/${f === "jpg" ? "jpeg" : f === "mp3" ? "mpeg" : f}`);
   }
   function artifact(a) {
     if (a === null || a === undefined) return el("span", { class: "muted" }, "—");
@@ -161,7 +163,7 @@
       case "BlobArtifact": {
         const size = typeof a.value === "string" ? Math.floor((a.value.length * 3) / 4) : 0;
         const link = button(`Download (${bytes(size)})`, () => {
-          const url = mediaUrlOctets(a.value);
+          const url = blobUrl(String(a.value), "application/octet-stream");
           if (!url) return;
           const anchor = el("a", { href: url, download: a.name || "blob" });
           anchor.click();
@@ -190,16 +192,6 @@
         content = json(a);
     }
     return el("div", { class: "artifact" }, head, content, a.download_url && safeUrl(a.download_url) ? el("a", { href: safeUrl(a.download_url), rel: "noopener noreferrer" }, "presigned download") : null);
-  }
-  function mediaUrlOctets(base64) {
-    try {
-      const raw = atob(base64);
-      const buf = new Uint8Array(raw.length);
-      for (let i = 0; i < raw.length; i += 1) buf[i] = raw.charCodeAt(i);
-      return URL.createObjectURL(new Blob([buf], { type: "application/octet-stream" }));
-    } catch {
-      return null;
-    }
   }
   function runCard(entry) {
     const run = entry.run || {};
