@@ -89,3 +89,20 @@ def test_the_listing_queries_the_index_never_scans(api: Api, monkeypatch: pytest
     monkeypatch.setattr(store, "_call", spy)
     assert [t.thread_id for t in store.list_threads("tenant-a")] == ["x-1"]
     assert "scan" not in calls and calls.count("query") == 8 and "batch_get_item" in calls
+
+
+def test_threads_created_in_the_same_millisecond_page_by_id(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ties on created_at are broken by thread id, so a cursor between two of them skips and repeats none."""
+    monkeypatch.setattr(
+        "offprompt.services.conversation.add_run.now_iso", lambda _t: "2026-01-01T00:00:00.000Z", raising=False
+    )
+    make_threads(api, ["tie-c", "tie-a", "tie-b"])
+    seen: list[str] = []
+    cursor = None
+    while True:
+        _, page = listing(api, limit="1", **({"cursor": cursor} if cursor else {}))
+        seen += [t["thread_id"] for t in page["threads"]]
+        cursor = page["next_cursor"]
+        if not cursor:
+            break
+    assert seen == ["tie-a", "tie-b", "tie-c"]
