@@ -164,6 +164,7 @@ def test_a_tenant_reads_its_threads_runs_prompt_memory_and_usage(
     assert float(today.get_attribute("height") or 0) > 0 and "6" in (today.text_content() or "")
     assert "the plan's limit: 100000 a day" in page.locator("#usage-caption").inner_text()  # the pro plan's
     assert "runs_added" not in page.locator("#usage-table").inner_text()
+    assert "POST /threads/{thread_id}/runs\t6" in page.locator("#usage-routes").inner_text()
     screenshot(page, "usage", tmp_path)
 
     # every call went to this origin's API; the key never in a URL

@@ -440,7 +440,9 @@
     const gauge = plan.stored_bytes ? `${bytes(report.stored_bytes)} of ${bytes(plan.stored_bytes)} (${((100 * report.stored_bytes) / plan.stored_bytes).toFixed(1)}%)` : `${bytes(report.stored_bytes)} (no limit)`;
     const limits = el("dl", { class: "meta", id: "plan" }, el("dt", {}, "Plan"), el("dd", {}, plan.plan || "—"), el("dt", {}, "Stored now"), el("dd", {}, gauge), el("dt", {}, "Runs per day"), el("dd", {}, plan.runs_per_day ? plan.runs_per_day : "unlimited"), el("dt", {}, "Requests per second"), el("dd", {}, plan.rate_per_second ? plan.rate_per_second : "unlimited"));
     const rows = report.days.map((d) => el("tr", {}, el("td", {}, d.date), USAGE_SERIES.map(([v]) => el("td", { class: "num" }, d[v] ?? 0))));
-    table.replaceChildren(el("h3", {}, "Plan limits"), limits, el("h3", {}, "Numbers"), el("table", { class: "grid", id: "usage-table" }, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Day"), USAGE_SERIES.map(([, label]) => el("th", { scope: "col" }, label)))), el("tbody", {}, rows)));
+    const byRoute = Object.entries((report.totals && report.totals.requests_by_route) || {}).sort((a, b) => b[1] - a[1]);
+    const routes = el("table", { class: "grid", id: "usage-routes" }, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Route"), el("th", { scope: "col" }, "Requests"))), el("tbody", {}, byRoute.map(([route, n]) => el("tr", {}, el("td", {}, route), el("td", { class: "num" }, n)))));
+    table.replaceChildren(el("h3", {}, "Plan limits"), limits, el("h3", {}, "Requests by route"), routes, el("h3", {}, "Numbers"), el("table", { class: "grid", id: "usage-table" }, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Day"), USAGE_SERIES.map(([, label]) => el("th", { scope: "col" }, label)))), el("tbody", {}, rows)));
   }
   function barChart(labels, values, limit, title) {
     const NS = "http://www.w3.org/2000/svg";
