@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # Paths Lambda puts on sys.path: the function code and the layer's python/ tree.
 export PYTHONPATH := $(CURDIR)/functions:$(CURDIR)/layers/offprompt
 
-.PHONY: help openapi install lock sam-cli test test-unit test-integration test-infra test-runtime lint fmt layer opensearch dev demo demo-mcp smoke validate build deploy clean bench
+.PHONY: help openapi install screenshots lock sam-cli test test-unit test-integration test-infra test-runtime lint fmt layer opensearch dev demo demo-mcp smoke validate build deploy clean bench
 
 help: ## Show this help
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -45,8 +45,14 @@ $(SAM_STAMP): requirements/sam.lock | $(STAMP)
 	$(UV) pip sync -q --python $(SAM_VENV)/bin/python --require-hashes requirements/sam.lock
 	touch $(SAM_STAMP)
 
-install: $(STAMP) ## Create .venv and install requirements/dev.lock (Python packages; Java jars are fetched on first use)
+# The console's browser tests drive Debian's chromium (Playwright's own browser download is not used; ADR 0038).
+CHROMIUM ?= /usr/bin/chromium
+
+install: $(STAMP) ## Create .venv, install requirements/dev.lock and Debian's chromium (Java jars are fetched on first use)
 	$(PY) -m offprompt_build.bpe
+	@test -x $(CHROMIUM) || { echo ">> installing Debian's chromium (the console's browser tests)"; \
+	  sudo=$$(test "$$(id -u)" = 0 || echo sudo); \
+	  $$sudo apt-get update -q && $$sudo apt-get install -y -q --no-install-recommends chromium; }
 
 lock: ## Re-resolve pyproject.toml into requirements/*.lock (after changing a dependency, or to take updates)
 	test -x $(UV) || { test -x $(PY) || $(PYTHON) -m venv $(VENV); $(PY) -m pip install -q -r requirements/bootstrap.lock; }
@@ -87,6 +93,9 @@ fmt: install ## Format and autofix
 
 openapi: install ## Regenerate docs/openapi.json from the functions' routes (a test checks it is current)
 	PYTHONPATH=$(PYTHONPATH):$(CURDIR)/infra/local $(PY) -m offprompt_local.docs
+
+screenshots: install opensearch ## Regenerate docs/console/*.png: the console's views in chromium against a fresh local stack (the browser tests)
+	OFFPROMPT_SCREENSHOTS=$(CURDIR)/docs/console $(PY) -m pytest -q -p no:cacheprovider tests/browser/test_console.py -k "tenant_reads or keys_are"
 
 bench: install opensearch ## Every benchmark in bench/ at its --quick size, one table of ratios vs the anchors (not in `make test`)
 	$(PY) bench/run_all.py

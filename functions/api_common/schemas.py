@@ -25,6 +25,13 @@ class RunsPage(_Open):
     next_cursor: str | None
 
 
+class ThreadsPage(_Open):
+    """A page of a tenant's threads, newest first (each without its summary text); None: no more."""
+
+    threads: list[dict[str, Any]]
+    next_cursor: str | None
+
+
 class ThreadView(_Open):
     thread_id: str
 
@@ -187,6 +194,7 @@ class Usage(_Open):
     days: list[dict[str, Any]]
     totals: dict[str, Any]
     stored_bytes: int
+    plan: dict[str, Any] | None = None
 
 
 def json_content(model: type[BaseModel], description: str, **extra: Any) -> Any:  # an OpenAPIResponse

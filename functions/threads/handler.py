@@ -1,5 +1,7 @@
 """threads: read, configure and delete a conversation thread, and list its runs.
 
+- `GET /threads?limit=&cursor=&prefix=` → `{"threads": [...], "next_cursor"}`: the tenant's threads, newest first
+  (through the tenant index, docs/adr/0038)
 - `GET /threads/{thread_id}` → config, counts and summary state (404 when it does not exist)
 - `PUT /threads/{thread_id}` body `{max_runs?, memory_type?, offset?, retention_days?}` → the thread
 - `DELETE /threads/{thread_id}` → 204 (idempotent: everything the thread owns is gone afterwards)
@@ -10,7 +12,8 @@
   tokens}` (the newest `limit`, or those that fit `max_tokens` without a tool result cut from its call; oldest
   first); `POST /threads/{thread_id}/items/pop` → `{item, seq}` (the newest, removed atomically)
 
-Direct invocation: `{"tenant", "thread_id", "action": "get"|"configure"|"delete"|"list_runs"|"add_items"|
+Direct invocation: `{"tenant", "action": "list_threads", limit?, cursor?, prefix?}`, or `{"tenant", "thread_id",
+"action": "get"|"configure"|"delete"|"list_runs"|"add_items"|
 "get_items"|"pop_item", ...fields}`; bodies and query fields are validated by the same library models
 (`ThreadConfigRequest`, `RunsQuery`, `ItemsIn`, `ItemsQuery`).
 
@@ -24,14 +27,66 @@ from api_common.entry import direct_field, direct_fields, json_response
 from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Query, Response
 from api_common.routes import FunctionRoutes
-from api_common.schemas import NO_CONTENT, ItemsAppended, ItemsPage, PoppedItem, RunsPage, ThreadView, json_content
+from api_common.schemas import (
+    NO_CONTENT,
+    ItemsAppended,
+    ItemsPage,
+    PoppedItem,
+    RunsPage,
+    ThreadsPage,
+    ThreadView,
+    json_content,
+)
 from offprompt.composition.conversation import default_service
-from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_CURSOR_CHARS, MAX_ITEMS_LIMIT, MAX_LIST_LIMIT, MAX_PROMPT_TOKENS
+from offprompt.limits import (
+    DEFAULT_RUNS_LIMIT,
+    IDENTIFIER_MAX_CHARS,
+    MAX_CURSOR_CHARS,
+    MAX_ITEMS_LIMIT,
+    MAX_LIST_LIMIT,
+    MAX_PROMPT_TOKENS,
+)
 from offprompt.metering import Meter
-from offprompt.services.conversation import RunsQuery, ThreadConfigRequest, items, parse_model, thread_admin
+from offprompt.services.conversation import (
+    RunsQuery,
+    ThreadConfigRequest,
+    ThreadsQuery,
+    items,
+    parse_model,
+    thread_admin,
+)
 from offprompt.services.conversation.requests import ItemsIn, ItemsQuery
 
 routes = FunctionRoutes("threads", event_prefixes=("thread",))
+
+
+def list_threads(tenant: str, query: ThreadsQuery) -> dict[str, Any]:
+    return thread_admin.list_threads(
+        default_service(), tenant, limit=query.limit, cursor=query.cursor or None, prefix=query.prefix or None
+    )
+
+
+@routes.get(
+    "/threads",
+    action="list_threads",
+    summary="A page of the tenant's threads, newest first (optionally those whose id starts with `prefix`)",
+    responses={
+        200: json_content(ThreadsPage, "Threads, newest first; `next_cursor` reads the next page"),
+        **error_responses(),
+    },
+)
+def get_threads(
+    limit: Annotated[int, Query(ge=1, le=MAX_LIST_LIMIT)] = DEFAULT_RUNS_LIMIT,
+    cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
+    prefix: Annotated[str | None, Query(max_length=IDENTIFIER_MAX_CHARS)] = None,
+) -> Response[Any]:
+    query = ThreadsQuery(limit=limit, cursor=cursor, prefix=prefix)
+    return json_response(list_threads(routes.tenant(), query))
+
+
+@routes.direct("list_threads")
+def list_threads_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
+    return list_threads(tenant, parse_model(ThreadsQuery, direct_fields(event)))
 
 
 def list_runs(tenant: str, thread_id: str, query: RunsQuery) -> dict[str, Any]:

@@ -83,6 +83,7 @@ EXPECTED_PARAMETERS = {
     "namespace": "call_9 output#ü?",
     "key_id": "k 1",
     "key": "fact #1 ü?",
+    "asset": "app.js",
 }
 
 
@@ -278,7 +279,7 @@ def test_route_matching_decodes_the_path_once_then_matches_per_segment() -> None
     # decoded before matching, as API Gateway does: %2F separates segments, so "a/b" addresses no route
     assert find_route("GET", "/memories/a%2Fb/namespaces/n/artifacts") is None
     assert find_route("GET", "/threads/a%2Fb") is None
-    assert find_route("GET", "/threads/%2F") is None
+    assert find_route("DELETE", "/threads/%2F") is None  # (GET /threads is the tenant's listing)
     # once: %252F is a literal "%2F" inside one segment
     assert find_route("GET", "/threads/a%252Fb") == (find_route("GET", "/threads/x")[0], {"thread_id": "a%2Fb"})  # type: ignore[index]
     assert find_route("GET", "/memories//namespaces") is None

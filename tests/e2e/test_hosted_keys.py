@@ -6,10 +6,7 @@ dev server runs the same authorizer Lambda code, and Griptape's own Cloud driver
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -20,6 +17,7 @@ from griptape.drivers.memory.conversation.griptape_cloud import GriptapeCloudCon
 from griptape.memory.structure import ConversationMemory
 from griptape.structures import Agent
 from griptape_support import CannedPromptDriver, EchoTool, echo_call
+from stack_support import local_admin
 from test_local_stack import E2E_DATA_DIR, ROOT, RunningStack, raises, search_until_found, stack, uid  # noqa: F401  (stack: fixture)
 
 from offprompt.services.account.keys import parse_key
@@ -30,20 +28,7 @@ pytestmark = pytest.mark.slow
 
 def admin(*args: str) -> Any:
     """`python -m offprompt_admin --local ...` against the running e2e stack (its data directory's stack.json)."""
-    env = {**os.environ, "OFFPROMPT_DATA_DIR": str(E2E_DATA_DIR)}
-    for name in ("OFFPROMPT_TABLE", "AWS_ENDPOINT_URL"):
-        env.pop(name, None)
-    done = subprocess.run(
-        [sys.executable, "-m", "offprompt_admin", "--local", *args],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return local_admin(E2E_DATA_DIR, *args)
 
 
 def keyed(running: RunningStack, key: str) -> OffpromptClient:

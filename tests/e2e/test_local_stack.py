@@ -398,10 +398,14 @@ def test_summary_memory_is_summarized_locally(stack: RunningStack, alice: Offpro
 
 
 def test_unknown_route_is_404_and_a_known_path_with_another_method_405(alice: OffpromptClient) -> None:
-    for method, path in [("GET", "/nope"), ("POST", "/threads"), ("GET", "/memories/m")]:
+    for method, path in [("GET", "/nope"), ("POST", "/threads/t/nope"), ("GET", "/memories/m")]:
         with raises(404, "route_not_found"):
             alice.request(method, path)
-    for method, path, allow in [("PATCH", "/threads/t", "DELETE, GET, PUT"), ("POST", "/memories/m/namespaces", "GET")]:
+    for method, path, allow in [
+        ("PATCH", "/threads/t", "DELETE, GET, PUT"),
+        ("POST", "/memories/m/namespaces", "GET"),
+        ("POST", "/threads", "GET"),  # the tenant's listing (ADR 0038)
+    ]:
         with raises(405, "method_not_allowed"):
             alice.request(method, path)
         request = urllib.request.Request(alice.base_url + path, method=method, headers=dict(alice.headers))

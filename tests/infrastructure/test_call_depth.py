@@ -279,6 +279,7 @@ def conversation_use_cases(rec: Recorder) -> None:
     with rec.use_case("thread admin"):
         invoke(threads, event("thread_get_http.json", f"/threads/{tid}", params=p), 200)
         invoke(threads, event("thread_runs_http.json", runs_path, params=p), 200)
+        invoke(threads, event("thread_list_http.json", "/threads", params={}), 200)  # the tenant index (ADR 0038)
     with rec.use_case("summarize"):
         out = summarizer.lambda_handler({"tenant": "tenant-depth", "thread_id": tid}, None)
         assert out["status"] == "committed", out

@@ -29,8 +29,13 @@ def test_http_api_events_equal_the_route_table() -> None:
 
 def test_every_route_has_a_security_requirement_in_the_openapi_body() -> None:
     paths = load_template()["Resources"]["HttpApi"]["Properties"]["DefinitionBody"]["paths"]
-    secured = {(method.upper(), path) for path, item in paths.items() for method, op in item.items() if op["security"]}
-    assert secured == {(r.method, r.path) for r in routes.ROUTES}
+    operations = [(method.upper(), path, op) for path, item in paths.items() for method, op in item.items()]
+    secured = {(method, path) for method, path, op in operations if op["security"]}
+    public = {(method, path) for method, path, op in operations if not op["security"]}
+    assert secured == {(r.method, r.path) for r in routes.ROUTES if r.function not in routes.PUBLIC_FUNCTIONS}
+    # only the console's static files are open (an explicit empty list, never a path left out of the body)
+    assert public == {(r.method, r.path) for r in routes.ROUTES if r.function in routes.PUBLIC_FUNCTIONS}
+    assert public == {("GET", "/console"), ("GET", "/console/{asset}")}
 
 
 def test_functions_without_routes_are_the_declared_ones() -> None:

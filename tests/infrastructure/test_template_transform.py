@@ -75,7 +75,7 @@ def test_transform_emits_the_expected_resource_types() -> None:
     # records: issue 22) + the example tool + the memory events' publisher and the example extractor (issue 22); the
     # API-key authorizer only with AuthMode=apikey (below)
     functions = _functions(cfn)
-    assert len(functions) == 16
+    assert len(functions) == 17  # + the console's static files (issue 24)
     assert functions["AuthorizerFunction"]["Condition"] == "UseApiKey"
 
 
@@ -85,6 +85,9 @@ def test_every_http_route_requires_the_configured_authorizer() -> None:
     for path, item in body["paths"].items():
         for method, operation in item.items():
             assert "x-amazon-apigateway-integration" in operation, (method, path)  # a function serves it
+            if path.startswith("/console"):  # the console's static files: no data, no credentials (ADR 0038)
+                assert operation["security"] == [] and method == "get", (method, path)
+                continue
             assert operation["security"] == [
                 {"Fn::If": ["UseIam", {"sigv4": []}, {"Fn::If": ["UseApiKey", {"apikey": []}, {"jwt": []}]}]}
             ], (method, path)

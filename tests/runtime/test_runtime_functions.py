@@ -51,6 +51,7 @@ EXERCISED = {
     "RecordsFunction",
     "EventsFunction",
     "ExampleExtractorFunction",
+    "ConsoleFunction",
 }
 
 
@@ -133,6 +134,9 @@ def test_conversation_functions(start_function: Start, local_aws: dict[str, Any]
     assert threads.invoke(event("thread_direct.json"))["thread_id"] == "thread-1"
     assert threads.invoke(event("thread_runs_direct.json"))["runs"]
     assert threads.invoke(event("thread_configure_direct.json"))["memory_type"] == "summary"
+    status, listed, _ = threads.http(event("thread_list_http.json"))  # the tenant index, 8 shards at a time
+    assert status == 200 and [t["thread_id"] for t in listed["threads"]] == ["thread-1"], listed
+    assert threads.invoke(event("thread_list_direct.json"))["threads"] == listed["threads"]
 
     summarizer = start_function("SummarizerFunction")
     summarized = summarizer.invoke(event("summarizer_direct.json"))
@@ -249,6 +253,25 @@ def test_mcp_function(start_text_function: Start, local_aws: dict[str, Any]) -> 
     assert failed["isError"] is True and failed["structuredContent"]["code"] == "schema_invalid", failed
     status, body, headers = mcp.http(event("mcp_get_http.json"))
     assert status == 405 and headers["Allow"] == "POST", (status, body)
+
+
+def test_the_console_serves_its_files_from_the_function_package(start_function: Start) -> None:
+    """The page and its files ship in the function's code (CodeUri functions/), with their security headers; the
+    page names its files by version; anything else is a 404 and a direct invocation is refused (docs/adr/0038)."""
+    console = start_function("ConsoleFunction")
+    response = console.invoke(event("console_page_http.json"))
+    assert response["statusCode"] == 200 and response["headers"]["Content-Type"].startswith("text/html")
+    assert "script-src 'self'" in response["headers"]["Content-Security-Policy"]
+    assert response["headers"]["X-Content-Type-Options"] == "nosniff"
+    assert "/console/app.js?v=" in response["body"] and "__VERSION__" not in response["body"]
+    script = console.invoke(event("console_asset_http.json"))
+    assert script["statusCode"] == 200 and script["headers"]["Content-Type"].startswith("text/javascript")
+    assert "textContent" in script["body"] and script["headers"]["Cache-Control"].startswith("public")
+    missing = {**event("console_asset_http.json"), "rawPath": "/console/handler.py"}
+    missing["pathParameters"] = {"asset": "handler.py"}
+    status, body, _ = console.http(missing)
+    assert status == 404 and body["code"] == "not_found"
+    assert error_type(console, {"tenant": "t", "action": "get"}) == "InvalidInput"
 
 
 def test_api_keys_and_the_authorizer(start_function: Start, local_aws: dict[str, Any]) -> None:

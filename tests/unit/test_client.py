@@ -339,6 +339,7 @@ def test_every_route_uses_the_documented_method_and_path(stub: Stub) -> None:
         ("PUT", "/threads/t", lambda c: c.configure_thread("t", max_runs=3), {"max_runs": 3}),
         ("DELETE", "/threads/t", lambda c: c.delete_thread("t"), None),
         ("GET", "/threads/t/runs?limit=5", lambda c: c.list_runs("t", limit=5), None),
+        ("GET", "/threads?limit=5&prefix=a", lambda c: c.list_threads(limit=5, prefix="a"), None),
         ("POST", "/memories/m/outputs", lambda c: c.process_output("m", "T", "a", {"type": "TextArtifact"}, raw=True),
          {"tool": "T", "activity": "a", "artifact": {"type": "TextArtifact"}}),
         ("POST", "/memories/m/uploads", lambda c: c.create_upload("m"), {}),

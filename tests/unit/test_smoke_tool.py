@@ -47,7 +47,9 @@ def test_the_route_table_is_the_apis() -> None:
         ("GET", "/memories/m/namespaces/n", "GET /memories/{memory_name}/namespaces/{namespace}"),
         ("GET", "/api/threads/x/messages", "GET /api/threads/{thread_id}/messages"),
         ("PATCH", "/threads/t", None),
-        ("GET", "/threads", None),
+        ("GET", "/threads", "GET /threads"),
+        ("GET", "/console/app.js", "GET /console/{asset}"),
+        ("POST", "/threads", None),
         ("GET", "/threads//runs", None),
     ],
 )

@@ -45,6 +45,11 @@ CHECKS: tuple[Check, ...] = (
         "max_runs prunes the oldest runs, visible in the list and the prompt stack",
         conversation.check_max_runs_pruning,
     ),
+    Check(
+        "conversation.thread-listing",
+        "GET /threads newest first by prefix; the console's page and script (no credentials, a CSP)",
+        conversation.check_thread_listing_and_console,
+    ),
     Check("conversation.thread-delete", "DELETE → 204, then 404 and empty contents", conversation.check_thread_delete),
     Check(
         "cloud-threads.api",

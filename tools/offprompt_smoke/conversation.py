@@ -79,6 +79,23 @@ def check_list_runs_cursor(smoke: Smoke) -> str:
     return "limit=2: pages [1, 2] [3, 4] [5] by cursor, the last without next_cursor; order=desc [5..1]"
 
 
+def check_thread_listing_and_console(smoke: Smoke) -> str:
+    """GET /threads lists the tenant's threads newest first (by id prefix); the console's page and script are served
+    with their Content-Security-Policy (docs/adr/0038)."""
+    older, newer = smoke.thread("listed-1"), smoke.thread("listed-2")
+    for thread in (older, newer):
+        smoke.api.configure_thread(thread, max_runs=5)
+    prefix = smoke.name("listed-")
+    listed = [t["thread_id"] for t in smoke.api.iter_threads(prefix=prefix, page_size=1)]
+    expect(listed == [newer, older], f"GET /threads?prefix= gave {listed}, wanted [{newer}, {older}]")
+    page = smoke.api.request("GET", "/console")
+    policy = page.headers.get("content-security-policy", "")
+    expect(page.status == 200 and "script-src 'self'" in policy, f"GET /console: {page.status}, CSP {policy!r}")
+    script = smoke.api.request("GET", "/console/app.js")
+    expect(script.status == 200 and b"textContent" in script.body, f"GET /console/app.js answered {script.status}")
+    return "2 threads listed newest first by prefix, a page at a time; /console and its script served with a CSP"
+
+
 def prompt_stack(smoke: Smoke, thread: str, **body: Any) -> tuple[dict[str, Any], int, str]:
     """The prompt-stack answer, its X-Offprompt-Prompt-Tokens and X-Offprompt-Over-Budget headers."""
     response = smoke.api.request("POST", f"/threads/{quoted(thread)}/prompt-stack", json_body=body)

@@ -53,6 +53,10 @@ ROUTES: tuple[str, ...] = (
     "POST /threads/{thread_id}/items/pop",
     "POST /mcp",
     "GET /mcp",
+    # The memory console (ADR 0038): GET /threads lists a tenant's threads; its static files need no credentials.
+    "GET /threads",
+    "GET /console",
+    "GET /console/{asset}",
 )
 #: How often one request is retried after `429 rate_limited`, and the pause before each retry.
 RATE_RETRIES = 8

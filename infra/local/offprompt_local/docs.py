@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .routes import declared_routes, functions
+from .routes import PUBLIC_FUNCTIONS, declared_routes, functions
 
 TITLE = "offprompt"
 VERSION = "1.0.0"
@@ -40,6 +40,7 @@ KEYS_AND_USAGE = "keys and usage"
 TENANT_DATA = "tenant data"
 MCP = "MCP"
 RECORDS = "records"
+CONSOLE = "console"
 #: The document's tags, in the order Swagger UI lists them.
 TAGS: tuple[dict[str, str], ...] = (
     {
@@ -75,6 +76,11 @@ TAGS: tuple[dict[str, str], ...] = (
         "as_of reads the past).",
     },
     {
+        "name": CONSOLE,
+        "description": "The memory console (a web page at /console): its static files, with no credentials; it "
+        "signs in with an API key (or the local tenant) and calls the routes above (docs/adr/0038).",
+    },
+    {
         "name": MCP,
         "description": "The Model Context Protocol endpoint (Streamable HTTP, stateless JSON-RPC 2.0): the same "
         "memory as MCP tools (append_turn, get_context, get_recent_turns, list_threads, store_output, "
@@ -94,6 +100,7 @@ FUNCTION_TAGS: dict[str, str] = {
     "tenant_data": TENANT_DATA,
     "mcp_server": MCP,
     "records": RECORDS,
+    "console": CONSOLE,
 }
 #: The three ways a deployment authenticates (template.yaml's AuthMode), as OpenAPI can say them.
 SECURITY_SCHEMES: dict[str, dict[str, str]] = {
@@ -145,7 +152,8 @@ def generate() -> dict[str, Any]:
             document["components"] = {"schemas": {}, "securitySchemes": SECURITY_SCHEMES}
         for path, operations in part.get("paths", {}).items():
             for method, operation in operations.items():
-                tagged = {"tags": [FUNCTION_TAGS[function]], **operation, "security": list(SECURITY)}
+                security = [] if function in PUBLIC_FUNCTIONS else list(SECURITY)  # the console's files: none
+                tagged = {"tags": [FUNCTION_TAGS[function]], **operation, "security": security}
                 document["paths"].setdefault(path, {})[method] = tagged
         for name, schema in part.get("components", {}).get("schemas", {}).items():
             known = document["components"]["schemas"].setdefault(name, schema)

@@ -103,6 +103,10 @@ def __getattr__(name: str) -> Any:
 #: Functions that serve no HTTP route (invoked by DynamoDB Streams, the async path or Step Functions only).
 NON_HTTP_FUNCTIONS: tuple[str, ...] = ("summarizer", "memory_events", "example_extractor")
 
+#: Functions whose routes need no credentials: the console's static files (the page holds no data; docs/adr/0038).
+#: template.yaml gives their paths `security: []`; the dev server serves them to anyone, as API Gateway does.
+PUBLIC_FUNCTIONS: tuple[str, ...] = ("console",)
+
 #: The HTTP API's Lambda REQUEST authorizer (AuthMode=apikey); the dev server runs it for `Bearer op_...`.
 AUTHORIZER_FUNCTION = "authorizer"
 

@@ -32,3 +32,5 @@ def test_a_run_is_metered_after_the_openapi_document_was_generated(stack: Deploy
     assert status == 200, usage
     assert usage["stored_bytes"] > 0, usage  # the run was charged to the tenant
     assert usage["totals"]["runs_added"] == 2, usage
+    # the plan's limits come with the use (the console shows one against the other; docs/adr/0038)
+    assert usage["plan"]["stored_bytes"] == 1_000_000 and "runs_per_day" in usage["plan"], usage

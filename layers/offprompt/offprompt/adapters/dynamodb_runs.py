@@ -22,14 +22,17 @@ tenant by a conditional put).
 
 from __future__ import annotations
 
+import functools
 import time
 import uuid
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from offprompt import deadline
 from offprompt.errors import DependencyUnavailable
 from offprompt.metering import Charge
 from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState, WrongThreadKind
@@ -40,6 +43,7 @@ from .dynamodb_account import charge_items, refuse_charge, stored_bytes_release
 from .dynamodb_transaction import Cancelled, Transaction
 from .layout import (
     ALIAS_SK,
+    TENANT_INDEX,
     TENANT_INDEX_ATTRIBUTE,
     THREAD_SK,
     alias_pk,
@@ -47,13 +51,34 @@ from .layout import (
     run_sk,
     runid_sk,
     tenant_index_value,
+    tenant_index_values,
     thread_pk,
+    thread_prefix_pk,
 )
 
 _THREAD_TEXT_FIELDS = ("name", "alias", "metadata_json")
 _CONFIG_FIELDS = ("max_runs", "memory_type", "offset", "retention_days")
 #: How long an `EXPIRED#` marker is kept: longer than a stream record lives (24 h), so a retried record finds it.
 EXPIRED_MARKER_TTL_S = 2 * 86_400
+#: The thread item's attributes a tenant-wide listing reads (never the summary text or metadata).
+_LISTED_ATTRIBUTES = (
+    "thread_id",
+    "created_at",
+    "updated_at",
+    "next_seq",
+    "memory_type",
+    "max_runs",
+    "retention_days",
+    "run_count",
+    "runs_counted",
+    "expiring_runs",
+    "alias",
+    "deleting",
+    "#kind",
+    "#name",
+)
+#: Keys per BatchGetItem (DynamoDB's limit).
+_BATCH_GET_KEYS = 100
 #: Runs per delete transaction: two deletes each (run, run id) + the thread's counts + the gauge ≤ 100 items.
 RUNS_PER_TRANSACTION = 48
 #: Items per delete transaction of a thread delete (each conditional) + the gauge.
@@ -135,6 +160,64 @@ class DynamoDbRunStore:
         item = out.get("Item")
         # A thread marked deleting is gone for readers, as it will be once the delete finishes.
         return _thread_state(tenant, thread_id, item) if item and "deleting" not in item else None
+
+    def list_threads(self, tenant: str) -> list[ThreadState]:
+        """Every thread of the tenant the `TenantRoots` index lists (its thread roots carry `tenant_dir`; docs/adr/
+        0038): Query the tenant's index shards for thread partitions (keys only), then read each thread item's
+        listed attributes in batches; both steps up to 8 calls at a time. Eventually consistent: a thread created a
+        moment ago may be missing."""
+        with ThreadPoolExecutor(max_workers=8, thread_name_prefix="offprompt-threads") as pool:
+            roots = deadline.bind(functools.partial(self._thread_roots, thread_prefix_pk(tenant)))
+            shards = pool.map(roots, tenant_index_values(tenant))
+            keys = [key for shard in shards for key in shard]
+            batches = [keys[i : i + _BATCH_GET_KEYS] for i in range(0, len(keys), _BATCH_GET_KEYS)]
+            read = pool.map(deadline.bind(self._batch_get), batches)
+            items = [item for batch in read for item in batch]
+        return [
+            _thread_state(tenant, str(item["thread_id"]["S"]), item)
+            for item in items
+            if "deleting" not in item and "thread_id" in item
+        ]
+
+    def _thread_roots(self, prefix: str, index_value: str) -> list[dict[str, Any]]:
+        """The keys of the thread roots (partition keys starting with `prefix`) in one shard of the tenant index."""
+        params: dict[str, Any] = {
+            "TableName": self.table_name,
+            "IndexName": TENANT_INDEX,
+            "KeyConditionExpression": "#d = :d",
+            "FilterExpression": "begins_with(pk, :p) AND sk = :sk",
+            "ExpressionAttributeNames": {"#d": TENANT_INDEX_ATTRIBUTE},
+            "ExpressionAttributeValues": {
+                ":d": {"S": index_value},
+                ":p": {"S": prefix},
+                ":sk": {"S": THREAD_SK},
+            },
+        }
+        keys: list[dict[str, Any]] = []
+        while True:
+            out = self._call("query", **params)
+            keys.extend({"pk": i["pk"], "sk": i["sk"]} for i in out.get("Items", []))
+            if not out.get("LastEvaluatedKey"):
+                return keys
+            params["ExclusiveStartKey"] = out["LastEvaluatedKey"]
+
+    def _batch_get(self, keys: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The listed attributes of up to 100 thread items (what DynamoDB leaves unprocessed, asked again)."""
+        request: dict[str, Any] = {
+            "Keys": list(keys),
+            "ProjectionExpression": ", ".join(_LISTED_ATTRIBUTES),
+            "ExpressionAttributeNames": {"#kind": "kind", "#name": "name"},
+        }
+        items: list[dict[str, Any]] = []
+        for _attempt in range(8):
+            out = self._call("batch_get_item", RequestItems={self.table_name: request})
+            items.extend(out.get("Responses", {}).get(self.table_name, []))
+            unprocessed = (out.get("UnprocessedKeys") or {}).get(self.table_name)
+            if not unprocessed:
+                return items
+            request = unprocessed
+            time.sleep(0.02 * (_attempt + 1))
+        raise DependencyUnavailable("DynamoDB batch_get_item left keys unprocessed")
 
     def configure(self, tenant: str, thread_id: str, changes: dict[str, object], now: str) -> ThreadState:
         return self._upsert_thread(tenant, thread_id, now, {k: changes[k] for k in _CONFIG_FIELDS if k in changes})

@@ -7,7 +7,7 @@ from typing import Any
 
 from offprompt.errors import InvalidInput
 from offprompt.limits import MAX_USAGE_DAYS, USAGE_FIRST_YEAR, USAGE_LAST_YEAR
-from offprompt.metering import COUNTERS, ROUTE_PREFIX, STORED_BYTES
+from offprompt.metering import COUNTERS, ROUTE_PREFIX, STORED_BYTES, Plan
 from offprompt.ports import AccountStore
 
 
@@ -60,6 +60,8 @@ def usage(store: AccountStore, tenant: str, first: str | None, last: str | None,
         "days": ordered,
         "totals": totals,
         "stored_bytes": record.stored_bytes if record is not None else 0,
+        # the plan's limits (0: unlimited), for a view of the use against them (the console; docs/adr/0038)
+        "plan": Plan.from_mapping(record.plan).to_dict() if record is not None else None,
     }
 
 

@@ -22,6 +22,7 @@ from offprompt.services.conversation.requests import (
     RunIn,
     RunsQuery,
     ThreadConfigRequest,
+    ThreadsQuery,
     parse_model,
 )
 from offprompt.services.conversation.results import AddRunResult, PromptStackResult, SummarizeResult
@@ -45,5 +46,6 @@ __all__ = [
     "RunsQuery",
     "SummarizeResult",
     "ThreadConfigRequest",
+    "ThreadsQuery",
     "parse_model",
 ]

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from offprompt.limits import (
     DEFAULT_RUNS_LIMIT,
+    IDENTIFIER_MAX_CHARS,
     MAX_APPEND_ITEMS,
     MAX_CURSOR_CHARS,
     MAX_ITEMS_LIMIT,
@@ -57,6 +58,17 @@ class RunsQuery(BaseModel):
     limit: int = Field(default=DEFAULT_RUNS_LIMIT, ge=1, le=MAX_LIST_LIMIT)
     cursor: str | None = Field(default=None, max_length=MAX_CURSOR_CHARS)
     order: Literal["asc", "desc"] = "asc"
+
+
+class ThreadsQuery(BaseModel):
+    """`GET /threads` query parameters (and the same fields of a direct `list_threads`): a page of the tenant's
+    threads, newest first, optionally only those whose id starts with `prefix`."""
+
+    model_config = ConfigDict(defer_build=True, extra="ignore")
+
+    limit: int = Field(default=DEFAULT_RUNS_LIMIT, ge=1, le=MAX_LIST_LIMIT)
+    cursor: str | None = Field(default=None, max_length=MAX_CURSOR_CHARS)
+    prefix: str | None = Field(default=None, max_length=IDENTIFIER_MAX_CHARS)
 
 
 class RunIn(BaseModel):

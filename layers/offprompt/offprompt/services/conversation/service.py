@@ -31,6 +31,7 @@ from offprompt.services.conversation.thread_admin import configure as _configure
 from offprompt.services.conversation.thread_admin import delete_thread as _delete_thread
 from offprompt.services.conversation.thread_admin import get_thread as _get_thread
 from offprompt.services.conversation.thread_admin import list_runs as _list_runs
+from offprompt.services.conversation.thread_admin import list_threads as _list_threads
 
 
 class ConversationService(Conversation):
@@ -62,6 +63,11 @@ class ConversationService(Conversation):
         self, tenant: str, thread_id: str, *, limit: int = 20, cursor: str | None = None, order: str = "asc"
     ) -> dict[str, Any]:
         return _list_runs(self, tenant, thread_id, limit=limit, cursor=cursor, order=order)
+
+    def list_threads(
+        self, tenant: str, *, limit: int = 20, cursor: str | None = None, prefix: str | None = None
+    ) -> dict[str, Any]:
+        return _list_threads(self, tenant, limit=limit, cursor=cursor, prefix=prefix)
 
     def summarize(self, tenant: str, thread_id: str) -> SummarizeResult:
         return _summarize(self, tenant, thread_id)

@@ -1,0 +1,277 @@
+"""The memory console in a real browser (Debian's chromium under Playwright) against the local stack: sign in with
+an API key, the views over the existing API routes, tenants apart, stored markup shown as text and never run, and
+the threads view's first paint with 1,000 threads (printed, in docs/benchmarks.md; not a timed assertion).
+
+`OFFPROMPT_SCREENSHOTS=<dir>` (`make screenshots`: docs/console) keeps a PNG of every view there; without it they
+go to a temporary directory, so the screenshot run is the same test `make test` runs."""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import time
+import urllib.parse
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser_support import WATCH_SCRIPT, Stack, chromium, running_stack, sign_in
+
+from offprompt_client import OffpromptClient, OffpromptClientError
+
+pytestmark = pytest.mark.slow
+
+HOSTILE = [
+    '<script>window.__pwned = "script"</script>',
+    "<img src=x onerror=\"window.__pwned = 'onerror'\">",
+    "<a href=\"javascript:window.__pwned='link'\">click me</a>",
+]
+
+
+@pytest.fixture(scope="module")
+def stack(opensearch_url: str) -> Iterator[Stack]:
+    with running_stack(opensearch_url) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(WATCH_SCRIPT)
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield opened
+    context.close()
+    assert errors == [], errors  # the console's own script never threw
+
+
+def client(stack: Stack, key: str) -> OffpromptClient:
+    return OffpromptClient(stack.url, headers={"Authorization": f"Bearer {key}"}, timeout=120)
+
+
+def text_run(run_id: str, question: str, answer: str) -> dict[str, Any]:
+    def artifact(kind: str, value: str) -> dict[str, Any]:
+        return {"type": "TextArtifact", "id": f"{kind}-{run_id}", "reference": None, "meta": {}, "name": kind,
+                "value": value}  # fmt: skip
+
+    return {
+        "type": "Run",
+        "id": run_id,
+        "meta": None,
+        "input": artifact("i", question),
+        "output": artifact("o", answer),
+    }
+
+
+@pytest.fixture(scope="module")
+def tenant(stack: Stack) -> dict[str, Any]:
+    """A tenant with a key, a thread of runs (the last ones hostile markup), a task memory namespace."""
+    name, key = stack.new_tenant("acme")
+    api = client(stack, key)
+    for i in range(1, 4):
+        api.add_run("support-chat", text_run(f"r{i}", f"question {i} about the fox", f"answer {i}"))
+    api.add_run("support-chat", text_run("evil-1", HOSTILE[0], HOSTILE[1]))
+    url_run = text_run("evil-2", HOSTILE[2], "see the link")
+    url_run["output"] = {"type": "UrlArtifact", "id": "u", "reference": None, "meta": {}, "name": "u",
+                         "value": "javascript:window.__pwned='url'"}  # fmt: skip
+    api.add_run("support-chat", url_run)
+    api.add_run("other-thread", text_run("o1", "hello", "world"))
+    artifact = {"type": "TextArtifact", "id": "a" * 32, "name": "docs", "meta": {}, "reference": None,
+                "value": "The quick brown fox jumps over the lazy dog. " * 20}  # fmt: skip
+    api.process_output("TaskMemory", "WebScraper", "get_content", artifact, raw=True)
+    return {"tenant": name, "key": key, "api": api}
+
+
+def screenshot(page: Any, name: str, tmp_path: Path) -> None:
+    target = Path(os.environ.get("OFFPROMPT_SCREENSHOTS") or tmp_path)
+    target.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(target / f"{name}.png"), full_page=True)
+    assert (target / f"{name}.png").stat().st_size > 5_000
+
+
+def test_the_page_and_its_files_carry_a_strict_policy(stack: Stack) -> None:
+    status, headers, body = stack.get("/console")
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    policy = headers["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "unsafe-inline" not in policy and "connect-src 'self'" in policy
+    assert headers["X-Content-Type-Options"] == "nosniff" and headers["Cache-Control"] == "no-cache"
+    assert b"<script>" not in body and b"style=" not in body  # no inline script or style to allow
+    version = re.search(rb"/console/app\.js\?v=(\w+)", body)
+    assert version is not None
+    status, headers, _ = stack.get("/console/app.js?v=" + version.group(1).decode())
+    assert status == 200 and headers["Content-Type"].startswith("text/javascript")
+    assert stack.get("/console/../template.yaml")[0] == 404 and stack.get("/console/index.html")[0] == 404
+
+
+def test_a_tenant_reads_its_threads_runs_prompt_memory_and_usage(
+    stack: Stack, tenant: dict[str, Any], page: Any, tmp_path: Path
+) -> None:
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    sign_in(page, stack.url, tenant["key"])
+    page.wait_for_selector("#threads tbody tr")
+    assert page.locator("#threads tbody tr").count() == 2
+    assert page.locator("#threads tbody tr").first.inner_text().startswith("other-thread")  # newest first
+    screenshot(page, "threads", tmp_path)
+
+    page.get_by_role("link", name="support-chat").click()
+    page.wait_for_selector("article.run")
+    assert page.locator("article.run").count() == 5
+    assert page.locator("article.run").first.locator("h4").inner_text().startswith("#5")  # newest first
+    meta = page.locator("#thread-meta").inner_text()
+    assert "Stored runs\n5" in meta and "[object" not in meta  # the settings' pairs are elements, not their names
+    screenshot(page, "thread", tmp_path)
+
+    page.get_by_role("link", name="Prompt preview").click()
+    page.get_by_label("Thread id").fill("support-chat")
+    page.get_by_label("Input").fill("And now?")
+    page.get_by_label("Budget (max tokens)").fill("2000")
+    page.get_by_role("button", name="Preview prompt").click()
+    page.wait_for_selector("#prompt-summary")
+    assert page.locator(".messages > li").count() == 11  # 5 runs (2 messages each) + the input
+    assert page.locator("#prompt-summary").inner_text().count("Runs kept") == 1
+    assert "null" not in page.locator("#prompt-result").inner_text().split("Messages")[0]
+    screenshot(page, "prompt", tmp_path)
+    page.get_by_label("Budget (max tokens)").fill("1")
+    page.get_by_role("button", name="Preview prompt").click()
+    page.wait_for_selector("#over-budget")  # the input alone is over a budget of 1
+
+    page.get_by_role("link", name="Task memory").click()
+    page.get_by_role("button", name="docs").click()
+    page.get_by_label("Search").fill("brown fox")
+    page.get_by_label("Mode").select_option("bm25")
+    page.get_by_role("button", name="Search", exact=True).click()
+    page.wait_for_selector("#hits li .badge", timeout=30_000)
+    assert "brown fox" in page.locator("#hits").inner_text()
+    assert "quick brown fox" in page.locator("#artifacts").inner_text()
+    screenshot(page, "memory", tmp_path)
+
+    page.get_by_role("link", name="Usage").click()
+    page.wait_for_selector("#usage-chart svg rect.bar", state="attached")
+    page.get_by_label("Series").select_option("runs_added")
+    today = page.locator("#usage-chart svg rect.bar").last  # 6 runs added today, against the plan's limit
+    assert float(today.get_attribute("height") or 0) > 0 and "6" in (today.text_content() or "")
+    assert "the plan's limit: 100000 a day" in page.locator("#usage-caption").inner_text()  # the pro plan's
+    assert "runs_added" not in page.locator("#usage-table").inner_text()
+    assert "POST /threads/{thread_id}/runs\t6" in page.locator("#usage-routes").inner_text()
+    screenshot(page, "usage", tmp_path)
+
+    # every call went to this origin's API; the key never in a URL
+    assert all(u.startswith(stack.url) for u in requests)
+    assert not [u for u in requests if tenant["key"] in urllib.parse.unquote(u)]
+
+
+def test_stored_markup_is_shown_as_text_and_never_runs(stack: Stack, tenant: dict[str, Any], page: Any) -> None:
+    sign_in(page, stack.url, tenant["key"])
+    page.goto(stack.url + "/console#/threads/support-chat")
+    page.wait_for_selector("article.run")
+    shown = page.locator("#runs").inner_text()
+    for markup in HOSTILE:
+        assert markup in shown  # the characters, as text
+    assert "javascript:window.__pwned='url'" in shown
+    assert page.locator("#runs a[href^='javascript']").count() == 0 and page.locator("#runs img").count() == 0
+    assert page.locator("#runs script").count() == 0
+    page.get_by_text("javascript:window.__pwned='url'").click()  # shown, not a link: clicking runs nothing
+    assert page.evaluate("window.__pwned") is None
+    assert page.evaluate("window.__cspViolations") == []  # nothing even tried to run
+
+
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+SVG = base64.b64encode(b'<svg xmlns="http://www.w3.org/2000/svg" onload="window.__pwned=1"/>').decode()
+
+
+def test_images_render_inline_and_svg_never(stack: Stack, page: Any) -> None:
+    def image(fmt: str, value: str) -> dict[str, Any]:
+        return {"type": "ImageArtifact", "id": f"img-{fmt}", "reference": None, "meta": {}, "name": f"pic.{fmt}",
+                "value": value, "format": fmt, "width": 1, "height": 1}  # fmt: skip
+
+    run = text_run("img-1", "draw", "")
+    run["input"], run["output"] = image("svg+xml", SVG), image("png", PIXEL)
+    _, key = stack.new_tenant("pics")
+    client(stack, key).add_run("pictures", run)
+    sign_in(page, stack.url, key)
+    page.goto(stack.url + "/console#/threads/pictures")
+    page.wait_for_selector("#runs img.media")
+    assert page.locator("#runs img").count() == 1  # the PNG, from a blob: URL the script made
+    assert (page.locator("#runs img").get_attribute("src") or "").startswith("blob:")
+    assert page.evaluate("document.querySelector('#runs img').naturalWidth") == 1
+    assert "image (svg+xml) not shown" in page.locator("#runs").inner_text()
+    assert page.evaluate("window.__pwned") is None and page.evaluate("window.__cspViolations") == []
+
+
+def test_keys_are_created_once_and_revoked(stack: Stack, tenant: dict[str, Any], page: Any, tmp_path: Path) -> None:
+    sign_in(page, stack.url, tenant["key"])
+    page.get_by_role("link", name="Keys").click()
+    page.get_by_label("New key's name").fill("ci-robot")
+    page.get_by_role("button", name="Create key").click()
+    secret = page.get_by_label("The new key").input_value()
+    assert secret.startswith("op_")
+    page.wait_for_selector("#keys td:has-text('ci-robot')")
+    assert client(stack, secret).list_threads()["threads"]  # the new key is the same tenant
+    # the picture in docs/ shows where the key appears, not a key (a throwaway stack's, but a scanner cannot tell)
+    page.evaluate("document.querySelector('.secret').value = 'op_<key_id>_<secret: shown here once>'")
+    screenshot(page, "keys", tmp_path)
+    prefix = "_".join(secret.split("_")[:2])
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name=f"Revoke key {prefix}").click()
+    page.wait_for_selector(f"#keys td:has-text('{prefix}')", state="detached")
+    with pytest.raises(OffpromptClientError, check=lambda e: e.status == 401):
+        client(stack, secret).list_threads()
+    page.get_by_role("button", name="Sign out").click()
+    page.wait_for_selector("#sign-in:not([hidden])")
+    assert page.locator("#view").inner_text() == ""  # nothing of the tenant is left on the page
+
+
+def test_another_tenant_sees_none_of_it(stack: Stack, tenant: dict[str, Any], page: Any) -> None:
+    _, other_key = stack.new_tenant("globex")
+    sign_in(page, stack.url, other_key)
+    page.wait_for_selector("#threads-count")
+    assert page.locator("#threads tbody tr").count() == 0
+    page.goto(stack.url + "/console#/threads/support-chat")
+    page.wait_for_selector("#thread-meta .error")
+    assert "404" in page.locator("#thread-meta").inner_text()
+    page.get_by_role("link", name="Task memory").click()
+    page.wait_for_selector("#namespaces :text('No namespaces.')")
+    assert client(stack, other_key).list_threads() == {"threads": [], "next_cursor": None}
+
+
+def test_a_refused_key_does_not_sign_in(stack: Stack, page: Any) -> None:
+    """By keyboard alone: the field has the focus on load, Enter submits."""
+    page.goto(stack.url + "/console")
+    page.wait_for_function("document.activeElement && document.activeElement.id === 'credential'")
+    page.keyboard.type("op_0123456789abcdef_" + "A" * 43)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#sign-in-error:has-text('refused')")
+    assert page.locator("#nav").is_hidden()
+
+
+def test_first_paint_of_the_threads_view_with_1000_threads(stack: Stack, page: Any) -> None:
+    """Signed in as a local tenant (the header the local stack trusts): no plan's rate limit on the 1,000 writes."""
+    busy = f"busy-{uuid.uuid4().hex[:8]}"
+    api = OffpromptClient(stack.url, tenant=busy, timeout=120)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(lambda i: api.configure_thread(f"t-{i:04d}", max_runs=10), range(1000)))
+    started = time.perf_counter()
+    assert len(api.list_threads(limit=20)["threads"]) == 20
+    listing_ms = (time.perf_counter() - started) * 1000
+    sign_in(page, stack.url, busy, mode="tenant")
+    page.wait_for_selector("#threads tbody tr")
+    page.wait_for_function("performance.getEntriesByName('console:threads-painted').length > 0")
+    took = page.evaluate(
+        "performance.getEntriesByName('console:threads-painted')[0].startTime"
+        " - performance.getEntriesByName('console:sign-in')[0].startTime"
+    )
+    assert page.locator("#threads tbody tr").count() == 20  # one page, never the whole tenant
+    print(f"\nconsole: threads view first paint with 1,000 threads: {took:.0f} ms (sign-in to painted);")
+    print(f"console: GET /threads?limit=20 alone (the client, same stack): {listing_ms:.0f} ms")
