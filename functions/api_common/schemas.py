@@ -26,7 +26,7 @@ class RunsPage(_Open):
 
 
 class ThreadsPage(_Open):
-    """A page of a tenant's threads, newest first (each without its summary text); None: no more."""
+    """A page of a tenant's threads by id (each without its summary text); None: no more."""
 
     threads: list[dict[str, Any]]
     next_cursor: str | None

@@ -1,6 +1,6 @@
 """threads: read, configure and delete a conversation thread, and list its runs.
 
-- `GET /threads?limit=&cursor=&prefix=` → `{"threads": [...], "next_cursor"}`: the tenant's threads, newest first
+- `GET /threads?limit=&cursor=&prefix=` → `{"threads": [...], "next_cursor"}`: the tenant's threads by id
   (through the tenant index, docs/adr/0038)
 - `GET /threads/{thread_id}` → config, counts and summary state (404 when it does not exist)
 - `PUT /threads/{thread_id}` body `{max_runs?, memory_type?, offset?, retention_days?}` → the thread
@@ -69,9 +69,9 @@ def list_threads(tenant: str, query: ThreadsQuery) -> dict[str, Any]:
 @routes.get(
     "/threads",
     action="list_threads",
-    summary="A page of the tenant's threads, newest first (optionally those whose id starts with `prefix`)",
+    summary="A page of the tenant's threads by id (optionally those whose id starts with `prefix`)",
     responses={
-        200: json_content(ThreadsPage, "Threads, newest first; `next_cursor` reads the next page"),
+        200: json_content(ThreadsPage, "Threads by id; `next_cursor` reads the next page"),
         **error_responses(),
     },
 )

@@ -80,14 +80,14 @@ def check_list_runs_cursor(smoke: Smoke) -> str:
 
 
 def check_thread_listing_and_console(smoke: Smoke) -> str:
-    """GET /threads lists the tenant's threads newest first (by id prefix); the console's page and script are served
+    """GET /threads lists the tenant's threads by id (and by id prefix); the console's page and script are served
     with their Content-Security-Policy (docs/adr/0038)."""
     older, newer = smoke.thread("listed-1"), smoke.thread("listed-2")
     for thread in (older, newer):
         smoke.api.configure_thread(thread, max_runs=5)
     prefix = smoke.name("listed-")
     listed = [t["thread_id"] for t in smoke.api.iter_threads(prefix=prefix, page_size=1)]
-    expect(listed == [newer, older], f"GET /threads?prefix= gave {listed}, wanted [{newer}, {older}]")
+    expect(listed == [older, newer], f"GET /threads?prefix= gave {listed}, wanted [{older}, {newer}]")
     page = smoke.api.request("GET", "/console")
     policy = page.headers.get("content-security-policy", "")
     expect(page.status == 200 and "script-src 'self'" in policy, f"GET /console: {page.status}, CSP {policy!r}")

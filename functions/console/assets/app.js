@@ -216,7 +216,7 @@
   async function threadsView() {
     const prefix = el("input", { type: "search", name: "prefix", placeholder: "thread id starts with…", spellcheck: "false" });
     const body = el("tbody");
-    const table = el("table", { class: "grid", id: "threads" }, el("caption", { class: "sr-only" }, "Threads, newest first"), el("thead", {}, el("tr", {}, ["Thread", "Name", "Runs", "Kind", "Created", "Updated"].map((h) => el("th", { scope: "col" }, h)))), body);
+    const table = el("table", { class: "grid", id: "threads" }, el("caption", { class: "sr-only" }, "Threads, by id"), el("thead", {}, el("tr", {}, ["Thread", "Name", "Runs", "Kind", "Created", "Updated"].map((h) => el("th", { scope: "col" }, h)))), body);
     const more = el("div", { class: "more" });
     const form = el("form", { class: "row", role: "search" }, field("Filter by id prefix", prefix), el("button", { type: "submit" }, "Filter"));
     const count = el("p", { class: "muted", id: "threads-count" });

@@ -314,9 +314,13 @@ class RunStore(Protocol):
 
     def get_run(self, tenant: str, thread_id: str, seq: int) -> StoredRun | None: ...
 
-    def list_threads(self, tenant: str) -> list[ThreadState]:
-        """Every thread of the tenant (no summary text or metadata; in no order), through the tenant index,
-        never a table Scan; eventually consistent (a thread created a moment ago may be missing)."""
+    def list_threads(
+        self, tenant: str, *, limit: int, after: str | None = None, prefix: str | None = None
+    ) -> tuple[list[ThreadState], str | None]:
+        """A page of the tenant's threads (no summary text or metadata) in a stable order of an opaque position:
+        those after `after` whose id starts with `prefix`, at most `limit`, and the position to continue after (None:
+        nothing is left). Through the tenant index, never a table Scan; reads only the page's thread items;
+        eventually consistent (a thread created a moment ago may be missing)."""
         ...
 
     def get_thread(self, tenant: str, thread_id: str) -> ThreadState | None: ...

@@ -62,6 +62,7 @@ _CONFIG_FIELDS = ("max_runs", "memory_type", "offset", "retention_days")
 EXPIRED_MARKER_TTL_S = 2 * 86_400
 #: The thread item's attributes a tenant-wide listing reads (never the summary text or metadata).
 _LISTED_ATTRIBUTES = (
+    "pk",
     "thread_id",
     "created_at",
     "updated_at",
@@ -161,23 +162,32 @@ class DynamoDbRunStore:
         # A thread marked deleting is gone for readers, as it will be once the delete finishes.
         return _thread_state(tenant, thread_id, item) if item and "deleting" not in item else None
 
-    def list_threads(self, tenant: str) -> list[ThreadState]:
-        """Every thread of the tenant the `TenantRoots` index lists (its thread roots carry `tenant_dir`; docs/adr/
-        0038): Query the tenant's index shards for thread partitions (keys only), then read each thread item's
-        listed attributes in batches; both steps up to 8 calls at a time. Eventually consistent: a thread created a
+    def list_threads(
+        self, tenant: str, *, limit: int, after: str | None = None, prefix: str | None = None
+    ) -> tuple[list[ThreadState], str | None]:
+        """A page of the tenant's threads in the order of their partition keys (the escaped thread id), those after
+        the key `after`, only ids starting with `prefix` (docs/adr/0038): the `TenantRoots` index gives the keys of
+        the tenant's thread roots (keys only, its 8 shards Queried at once), and only the page's `limit` thread
+        items are read (one BatchGetItem). Returns the page and the key to continue after (None: nothing is left);
+        a thread being deleted is left out, so a page may hold fewer. Eventually consistent: a thread created a
         moment ago may be missing."""
+        start = thread_pk(tenant, prefix) if prefix else thread_prefix_pk(tenant)
         with ThreadPoolExecutor(max_workers=8, thread_name_prefix="offprompt-threads") as pool:
-            roots = deadline.bind(functools.partial(self._thread_roots, thread_prefix_pk(tenant)))
-            shards = pool.map(roots, tenant_index_values(tenant))
-            keys = [key for shard in shards for key in shard]
-            batches = [keys[i : i + _BATCH_GET_KEYS] for i in range(0, len(keys), _BATCH_GET_KEYS)]
-            read = pool.map(deadline.bind(self._batch_get), batches)
-            items = [item for batch in read for item in batch]
-        return [
+            roots = deadline.bind(functools.partial(self._thread_roots, start))
+            keys = sorted(
+                (key for shard in pool.map(roots, tenant_index_values(tenant)) for key in shard),
+                key=lambda k: str(k["pk"]["S"]),
+            )
+        if after is not None:
+            keys = [k for k in keys if k["pk"]["S"] > after]
+        page, rest = keys[:limit], keys[limit:]
+        items = {str(i["pk"]["S"]): i for i in (self._batch_get(page) if page else [])}
+        threads = [
             _thread_state(tenant, str(item["thread_id"]["S"]), item)
-            for item in items
-            if "deleting" not in item and "thread_id" in item
+            for item in (items.get(str(k["pk"]["S"])) for k in page)
+            if item is not None and "deleting" not in item and "thread_id" in item
         ]
+        return threads, (str(page[-1]["pk"]["S"]) if rest else None)
 
     def _thread_roots(self, prefix: str, index_value: str) -> list[dict[str, Any]]:
         """The keys of the thread roots (partition keys starting with `prefix`) in one shard of the tenant index."""

@@ -154,43 +154,32 @@ def visible_floor(conv: Conversation, state: ThreadState, seqs_newest_first: lis
 def list_threads(
     conv: Conversation, tenant: str, *, limit: int = 20, cursor: str | None = None, prefix: str | None = None
 ) -> dict[str, Any]:
-    """A page of the tenant's threads, newest first (by `created_at`, then id), optionally only those whose id
-    starts with `prefix`; `next_cursor` (bound to the tenant and the prefix) reads the next page, None at the end.
-    Each entry is the thread's configuration and counts without its summary text (GET /threads/{id} has it)."""
+    """A page of the tenant's threads in thread-id order (ids escaped as stored keys: `#` and `%` sort as escapes),
+    optionally only those whose id starts with `prefix`; `next_cursor` (bound to the tenant and the prefix) reads the
+    next page, None at the end. Only the page's threads are read (docs/adr/0038). Each entry is the thread's
+    configuration and counts without its summary text (GET /threads/{id} has it)."""
     if not 1 <= limit <= MAX_LIST_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIST_LIMIT}")
     binding = digest(tenant, prefix or "")[:32]
     after = _decode_threads_cursor(cursor, binding) if cursor is not None else None
-    threads = [t for t in conv.runs.list_threads(tenant) if not prefix or t.thread_id.startswith(prefix)]
-    threads.sort(key=lambda t: t.thread_id)
-    threads.sort(key=lambda t: t.created_at or "", reverse=True)  # stable: ties stay in id order
-    if after is not None:
-        created, thread_id = after
-        threads = [t for t in threads if _after(t, created, thread_id)]
-    page = threads[:limit]
+    threads, position = conv.runs.list_threads(tenant, limit=limit, after=after, prefix=prefix or None)
     next_cursor = None
-    if len(threads) > limit:
-        raw = json.dumps({"b": binding, "c": page[-1].created_at or "", "t": page[-1].thread_id}, separators=(",", ":"))
+    if position is not None:
+        raw = json.dumps({"b": binding, "k": position}, separators=(",", ":"))
         next_cursor = base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
-    return {"threads": [_listed_view(t) for t in page], "next_cursor": next_cursor}
+    return {"threads": [_listed_view(t) for t in threads], "next_cursor": next_cursor}
 
 
-def _after(state: ThreadState, created: str, thread_id: str) -> bool:
-    """Whether `state` comes after the thread (created, thread_id) newest first."""
-    mine = state.created_at or ""
-    return mine < created or (mine == created and state.thread_id > thread_id)
-
-
-def _decode_threads_cursor(cursor: str, binding: str) -> tuple[str, str]:
-    """The (created_at, thread_id) of the last thread of the previous page."""
+def _decode_threads_cursor(cursor: str, binding: str) -> str:
+    """The position (opaque to the client) of the last thread of the previous page."""
     try:
         data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        ok = isinstance(data, dict) and data.get("b") == binding and all(isinstance(data.get(k), str) for k in "ct")
+        ok = isinstance(data, dict) and data.get("b") == binding and isinstance(data.get("k"), str)
     except (ValueError, binascii.Error, UnicodeDecodeError, RecursionError):
         ok = False
     if not ok:
         raise InvalidInput("cursor is invalid for this listing")
-    return data["c"], data["t"]
+    return str(data["k"])
 
 
 def _listed_view(state: ThreadState) -> dict[str, Any]:
