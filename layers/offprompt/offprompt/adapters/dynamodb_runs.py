@@ -12,6 +12,10 @@ Partition `T#{tenant}#TH#{thread}` (escaped by `identifiers.key`):
 - `RUNID#{run_id}`   seq + content hash of that run (the conditional put that makes retries idempotent);
 - `EXPIRED#{event}`  a TTL-expired run's stream record already taken off the gauge (`release_expired`).
 
+A fork (docs/adr/0037) is a thread item with `ancestry` (a list of `{thread, through}`, nearest first), `fork_of`
+and `next_seq` starting at its fork point; the thread it reads (`ancestry[0]`) counts it in `fork_count` and keeps
+`fork_hold` (the highest seq a live fork reads). No run is copied.
+
 Deleting runs that carry `metered_bytes` is one transaction per ≤ 48 runs: each run's delete conditioned on the
 run being there, the thread's counts and the tenant's gauge going down by what was really deleted
 (docs/adr/0021-stored-bytes-and-run-counts.md).
@@ -32,7 +36,17 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt.errors import DependencyUnavailable
 from offprompt.metering import Charge
-from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState, WrongThreadKind
+from offprompt.ports import (
+    ForkRaced,
+    ForkSpec,
+    RunIdTaken,
+    StoredRun,
+    ThreadDeleting,
+    ThreadExists,
+    ThreadHasForks,
+    ThreadState,
+    WrongThreadKind,
+)
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
@@ -452,23 +466,106 @@ class DynamoDbRunStore:
             raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
         return True
 
-    def delete_thread(self, tenant: str, thread_id: str) -> int:
-        """Mark the thread item, then delete every other item of the partition (runs, run ids)."""
-        pk = thread_pk(tenant, thread_id)
+    def fork_thread(self, tenant: str, spec: ForkSpec) -> ThreadState:
+        """One transaction of at most two items: the fork's thread item (only if the id is free) and, when it reads
+        runs of another thread, that thread's `fork_count`/`fork_hold` (only if unchanged since read)."""
+        parent = spec.parent
+        pk = thread_pk(tenant, spec.thread_id)
+        item: dict[str, Any] = {
+            **_key(pk, THREAD_SK),
+            "tenant": {"S": tenant},
+            TENANT_INDEX_ATTRIBUTE: {"S": tenant_index_value(tenant, pk)},
+            "thread_id": {"S": spec.thread_id},
+            "created_at": {"S": spec.now},
+            "updated_at": {"S": spec.now},
+            "next_seq": {"N": str(spec.through_seq)},
+            "run_tokens": {"N": str(max(0, spec.run_tokens))},
+            "run_count": {"N": "0"},  # its own runs: none yet, and the count is trusted from the start
+            "runs_counted": {"BOOL": True},
+            "summary_version": {"N": "0"},
+            "summary_through_seq": {"N": str(spec.summary_through_seq)},
+            "generation": {"S": uuid.uuid4().hex},
+            "kind": {"S": parent.kind},
+            "memory_type": {"S": parent.memory_type},
+            "offset": {"N": str(parent.offset)},
+            "fork_of": {"S": parent.thread_id},
+            "ancestry": {"L": [{"M": {"thread": {"S": t}, "through": {"N": str(n)}}} for t, n in spec.ancestry]},
+        }
+        for name, number in (("max_runs", parent.max_runs), ("retention_days", parent.retention_days)):
+            if number is not None:
+                item[name] = {"N": str(number)}
+        if spec.summary is not None:
+            item["summary"] = {"S": spec.summary}
+            item["summary_updated_at"] = {"S": spec.now}
+        if spec.request_id is not None:
+            item["fork_request"] = {"S": spec.request_id}
+        tx = Transaction()
+        tx.put("fork", {"TableName": self.table_name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"})
+        if spec.ancestry:
+            tx.update("held", self._hold(tenant, spec.ancestry[0][0], parent, spec.through_seq))
+            if spec.ancestry[0][0] != parent.thread_id:  # the parent, which holds that ancestor, is still there
+                tx.add(
+                    "parent",
+                    {
+                        "ConditionCheck": {
+                            "TableName": self.table_name,
+                            "Key": _key(thread_pk(tenant, parent.thread_id), THREAD_SK),
+                            "ConditionExpression": "#gen = :gen AND attribute_not_exists(#deleting)",
+                            "ExpressionAttributeNames": {"#gen": "generation", "#deleting": "deleting"},
+                            "ExpressionAttributeValues": {":gen": {"S": parent.generation or ""}},
+                        }
+                    },
+                )
         try:
-            self.client.update_item(
-                TableName=self.table_name,
-                Key=_key(pk, THREAD_SK),
-                UpdateExpression="SET #deleting = :yes",
-                ConditionExpression="attribute_exists(pk)",
-                ExpressionAttributeNames={"#deleting": "deleting"},
-                ExpressionAttributeValues={":yes": {"BOOL": True}},
-            )
-        except ClientError as exc:
-            if error_code(exc) != "ConditionalCheckFailedException":  # no thread item: sweep what is there
-                raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
+            with tx.cancellation():
+                self.client.transact_write_items(TransactItems=tx.request())
+        except Cancelled as cancelled:
+            if cancelled.failed("fork"):
+                raise ThreadExists() from None
+            if cancelled.failed("held") or cancelled.failed("parent") or cancelled.conflicted:
+                raise ForkRaced() from None
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+        return _thread_state(tenant, spec.thread_id, item)
+
+    def _hold(self, tenant: str, held: str, parent: ThreadState, through: int) -> dict[str, Any]:
+        """The held thread's update: one more live fork, `fork_hold` raised to `through`, on condition it is the
+        incarnation read (the parent itself, or the ancestor the fork reads first) and not being deleted."""
+        names = {"#deleting": "deleting", "#fc": "fork_count", "#fh": "fork_hold"}
+        values: dict[str, Any] = {":one": {"N": "1"}}
+        if held == parent.thread_id:  # forks and the hold as read: a racing fork or fork delete makes this retry
+            hold = max(parent.fork_hold, through) if parent.fork_count > 0 else through
+            condition = "#gen = :gen AND attribute_not_exists(#deleting) AND "
+            names["#gen"] = "generation"
+            values[":gen"] = {"S": parent.generation or ""}
+            if parent.fork_count > 0:
+                condition += "#fc = :fc AND #fh = :fh"
+                values[":fc"] = {"N": str(parent.fork_count)}
+                values[":fh"] = {"N": str(parent.fork_hold)}
+            else:
+                condition += "(attribute_not_exists(#fc) OR #fc = :zero)"
+                values[":zero"] = {"N": "0"}
+            values[":hold"] = {"N": str(hold)}
+            update = "ADD #fc :one SET #fh = :hold"
+        else:  # an ancestor read through the parent, which holds it (and a hold at least this high) already
+            condition = "attribute_exists(pk) AND attribute_not_exists(#deleting) AND #fh >= :through"
+            values[":through"] = {"N": str(through)}
+            update = "ADD #fc :one"
+        return {
+            "TableName": self.table_name,
+            "Key": _key(thread_pk(tenant, held), THREAD_SK),
+            "UpdateExpression": update,
+            "ConditionExpression": condition,
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+        }
+
+    def delete_thread(self, tenant: str, thread_id: str) -> int:
+        """Mark the thread item (refused while live forks hold it; a fork's mark releases its own hold in the same
+        transaction), then delete every other item of the partition (runs, run ids)."""
+        pk = thread_pk(tenant, thread_id)
+        self._mark_deleting(tenant, pk)
         keys: list[dict[str, Any]] = []
         counted: list[_Delete] = []  # items that added to the tenant's gauge: deleted by transactions
         start: dict[str, Any] | None = None
@@ -499,6 +596,74 @@ class DynamoDbRunStore:
         for i in range(0, len(counted), ITEMS_PER_TRANSACTION):
             self._transact_deletes(tenant, pk, counted[i : i + ITEMS_PER_TRANSACTION], count_on_thread=False)
         return len(keys) + len(counted)
+
+    def _mark_deleting(self, tenant: str, pk: str) -> None:
+        """Set the thread's delete mark, unless forks hold it (`ThreadHasForks`); a fork's first mark also releases
+        its hold on the thread it reads (a retried delete finds the mark set and releases nothing again)."""
+        for attempt in range(_TRANSACTION_ATTEMPTS):
+            item = self._get(pk, THREAD_SK)
+            if item is None:
+                return  # no thread item: sweep what is there
+            ancestry = _ancestry(item)
+            held = ancestry[0][0] if ancestry and "deleting" not in item else None
+            # once marked, no fork can be made of it (fork_thread checks the mark): a retried delete goes on
+            condition = "attribute_exists(pk) AND (attribute_exists(#deleting) OR attribute_not_exists(#fc) OR #fc <= :zero)"
+            if held is not None:  # only the first mark releases the hold: the item must still be unmarked
+                condition += " AND attribute_not_exists(#deleting)"
+            tx = Transaction()
+            tx.update(
+                "mark",
+                {
+                    "TableName": self.table_name,
+                    "Key": _key(pk, THREAD_SK),
+                    "UpdateExpression": "SET #deleting = :yes",
+                    "ConditionExpression": condition,
+                    "ExpressionAttributeNames": {"#deleting": "deleting", "#fc": "fork_count"},
+                    "ExpressionAttributeValues": {":yes": {"BOOL": True}, ":zero": {"N": "0"}},
+                },
+            )
+            if held is not None:
+                tx.update(
+                    "release",
+                    {
+                        "TableName": self.table_name,
+                        "Key": _key(thread_pk(tenant, held), THREAD_SK),
+                        "UpdateExpression": "ADD #fc :minus",
+                        "ConditionExpression": "attribute_exists(pk)",
+                        "ExpressionAttributeNames": {"#fc": "fork_count"},
+                        "ExpressionAttributeValues": {":minus": {"N": "-1"}},
+                    },
+                )
+            try:
+                with tx.cancellation():
+                    self.client.transact_write_items(TransactItems=tx.request())
+                return
+            except Cancelled as cancelled:
+                if cancelled.failed("mark"):
+                    current = self._get(pk, THREAD_SK)
+                    if current is None:
+                        return
+                    if "deleting" not in current and (_n(current, "fork_count", 0) or 0) > 0:
+                        raise ThreadHasForks() from None
+                    continue  # marked or released meanwhile: read again
+                if cancelled.failed("release"):  # the held thread is gone (an erase): nothing to release
+                    self._call(
+                        "update_item",
+                        allow_condition_failure=True,
+                        TableName=self.table_name,
+                        Key=_key(pk, THREAD_SK),
+                        UpdateExpression="SET #deleting = :yes",
+                        ConditionExpression="attribute_exists(pk)",
+                        ExpressionAttributeNames={"#deleting": "deleting"},
+                        ExpressionAttributeValues={":yes": {"BOOL": True}},
+                    )
+                    return
+                if not cancelled.conflicted:
+                    raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+                time.sleep(0.02 * (attempt + 1))
+            except (ClientError, BotoCoreError) as exc:
+                raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+        raise DependencyUnavailable("DynamoDB thread delete kept conflicting with other writes; retry it")
 
     def release_thread(self, tenant: str, thread_id: str) -> None:
         try:
@@ -740,7 +905,16 @@ def _thread_state(tenant: str, thread_id: str, item: dict[str, Any]) -> ThreadSt
         run_count=max(0, run_count or 0) if trusted else None,
         run_count_read=run_count,
         kind=_kind(item),
+        ancestry=_ancestry(item),
+        fork_of=_s(item, "fork_of"),
+        fork_request=_s(item, "fork_request"),
+        fork_count=max(0, _n(item, "fork_count", 0) or 0),
+        fork_hold=_n(item, "fork_hold", 0) or 0,
     )
+
+
+def _ancestry(item: dict[str, Any]) -> tuple[tuple[str, int], ...]:
+    return tuple((str(a["M"]["thread"]["S"]), int(a["M"]["through"]["N"])) for a in item.get("ancestry", {}).get("L", []))
 
 
 def _kind(item: dict[str, Any]) -> Literal["runs", "items"]:
