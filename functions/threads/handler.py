@@ -158,7 +158,9 @@ def post_fork(thread_id: Annotated[str, Path()], request: Annotated[ForkRequest,
 @routes.direct("fork")
 def fork_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
     thread_id = direct_field(event, "thread_id")
-    return fork.fork_thread(default_service(), tenant, thread_id, parse_model(ForkRequest, direct_fields(event, "thread_id")))
+    return fork.fork_thread(
+        default_service(), tenant, thread_id, parse_model(ForkRequest, direct_fields(event, "thread_id"))
+    )
 
 
 @routes.post(

@@ -17,10 +17,10 @@ from urllib.parse import quote
 import pytest
 from conversation_api import TABLE, Api, all_items, text_run
 
-from offprompt.errors import NotFound, SchemaInvalid
 from offprompt.adapters.dynamodb_runs import _run_item as run_item
 from offprompt.adapters.layout import thread_pk
 from offprompt.composition.conversation import default_service
+from offprompt.errors import NotFound, SchemaInvalid
 from offprompt.ports import StoredRun
 from offprompt.services.conversation.lineage import MAX_FORK_DEPTH
 
@@ -125,7 +125,7 @@ def test_fork_writes_the_same_whatever_the_history_length(api: Api) -> None:
     with counted_writes() as large:
         assert fork(api, "large", {"thread_id": "large-f"})[0] == 201
     assert small == large == ["TransactWriteItems"]
-    status, page = api.runs("large-f", limit="3", order="desc")
+    _, page = api.runs("large-f", limit="3", order="desc")
     assert [r["seq"] for r in page["runs"]] == [2000, 1999, 1998]
 
 
@@ -134,7 +134,10 @@ def test_fork_of_fork_and_fork_at_an_ancestor_run(api: Api) -> None:
     assert fork(api, "g", {"thread_id": "p", "after_run_id": "g2"})[0] == 201
     add(api, "p", "p3")
     status, body = fork(api, "p", {"thread_id": "c"})
-    assert status == 201 and body["ancestry"] == [{"thread_id": "p", "through_seq": 3}, {"thread_id": "g", "through_seq": 2}]
+    assert status == 201 and body["ancestry"] == [
+        {"thread_id": "p", "through_seq": 3},
+        {"thread_id": "g", "through_seq": 2},
+    ]
     add(api, "c", "c4")
     assert run_ids(api, "c") == ["g1", "g2", "p3", "c4"]
     assert stack_ids(api, "c", max_tokens=100_000) == ["g1", "g2", "p3", "c4"]
@@ -179,13 +182,11 @@ def test_as_of_run_on_the_parent_and_on_a_fork(api: Api) -> None:
 
 def test_max_runs_pruning_on_the_parent_keeps_shared_runs(api: Api) -> None:
     api.thread("PUT", "p", {"max_runs": 2})
-    add(api, *[f"r{i}" for i in range(1, 6)])  # into thread-1: unrelated
     add(api, "p", *[f"r{i}" for i in range(1, 6)])
     assert fork(api, "p", {"thread_id": "f"})[0] == 201
     add(api, "p", *[f"s{i}" for i in range(1, 30)])  # enough to prune far past the fork point
     assert run_ids(api, "p") == ["s28", "s29"]
     assert run_ids(api, "f", order="desc")[:2] == ["r5", "r4"]  # the fork's own max_runs (2) shows its newest
-    status, runs = api.runs("p", limit="100")
     stored = default_service().runs.page_runs(
         "tenant-a", "p", lo=1, hi=5, newest_first=False, limit=10, now_epoch=0, keys_only=True
     )[0]

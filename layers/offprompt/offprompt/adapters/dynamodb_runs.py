@@ -607,7 +607,9 @@ class DynamoDbRunStore:
             ancestry = _ancestry(item)
             held = ancestry[0][0] if ancestry and "deleting" not in item else None
             # once marked, no fork can be made of it (fork_thread checks the mark): a retried delete goes on
-            condition = "attribute_exists(pk) AND (attribute_exists(#deleting) OR attribute_not_exists(#fc) OR #fc <= :zero)"
+            condition = (
+                "attribute_exists(pk) AND (attribute_exists(#deleting) OR attribute_not_exists(#fc) OR #fc <= :zero)"
+            )
             if held is not None:  # only the first mark releases the hold: the item must still be unmarked
                 condition += " AND attribute_not_exists(#deleting)"
             tx = Transaction()
@@ -914,7 +916,9 @@ def _thread_state(tenant: str, thread_id: str, item: dict[str, Any]) -> ThreadSt
 
 
 def _ancestry(item: dict[str, Any]) -> tuple[tuple[str, int], ...]:
-    return tuple((str(a["M"]["thread"]["S"]), int(a["M"]["through"]["N"])) for a in item.get("ancestry", {}).get("L", []))
+    return tuple(
+        (str(a["M"]["thread"]["S"]), int(a["M"]["through"]["N"])) for a in item.get("ancestry", {}).get("L", [])
+    )
 
 
 def _kind(item: dict[str, Any]) -> Literal["runs", "items"]:

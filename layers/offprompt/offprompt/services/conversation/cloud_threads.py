@@ -181,7 +181,9 @@ class CloudThreadsService:
         floor = visible_floor(self.conversation, state, None)
         skip = (page - 1) * page_size
         # a fork's messages include the runs it shares (docs/adr/0037)
-        keys = list(lineage.iter_keys(self.runs, state, lo=floor, newest_first=False, now_epoch=int(self.conversation.clock())))
+        keys = list(
+            lineage.iter_keys(self.runs, state, lo=floor, newest_first=False, now_epoch=int(self.conversation.clock()))
+        )
         chosen = keys[skip : skip + page_size]
         messages = []
         for index, key in enumerate(chosen, start=skip):

@@ -26,8 +26,8 @@ from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_APPEND_ITEMS, MAX_INLINE_RE
 from offprompt.memory.items import without_orphan_results
 from offprompt.metering import Meter
 from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState, WrongThreadKind
-from offprompt.services.conversation.add_run import run_charge
 from offprompt.services.conversation import lineage
+from offprompt.services.conversation.add_run import run_charge
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.errors import ItemShared, ThreadDeleted, ThreadKindMismatch
 from offprompt.services.conversation.requests import ItemsIn, ItemsQuery

@@ -109,7 +109,9 @@ def iter_keys(
     yield from _iter(runs, state, lo=lo, hi=hi, newest_first=newest_first, now_epoch=now_epoch, keys_only=True)
 
 
-def iter_full(runs: RunStore, state: ThreadState, *, lo: int, now_epoch: int, hi: int | None = None) -> Iterator[StoredRun]:
+def iter_full(
+    runs: RunStore, state: ThreadState, *, lo: int, now_epoch: int, hi: int | None = None
+) -> Iterator[StoredRun]:
     """Every unexpired run of the combined history from `lo` on, oldest first, with its item."""
     yield from _iter(runs, state, lo=lo, hi=hi, newest_first=False, now_epoch=now_epoch, keys_only=False)
 

@@ -23,7 +23,9 @@ def get_thread(conv: Conversation, tenant: str, thread_id: str) -> dict[str, Any
     if state is None:
         raise NotFound(f'thread "{thread_id[:100]}" does not exist')
     if state.ancestry:  # a fork: its own runs are counted on its item, the shared ones are counted by reading keys
-        seqs = [r.seq for r in lineage.iter_keys(conv.runs, state, lo=1, newest_first=True, now_epoch=int(conv.clock()))]
+        seqs = [
+            r.seq for r in lineage.iter_keys(conv.runs, state, lo=1, newest_first=True, now_epoch=int(conv.clock()))
+        ]
         floor = visible_floor(conv, state, seqs)
         own = state.run_count if state.run_count is not None else sum(1 for s in seqs if s > state.ancestry[0][1])
         return _thread_view(state, stored=own, visible=sum(1 for s in seqs if s >= floor))
