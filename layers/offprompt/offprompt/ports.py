@@ -348,7 +348,11 @@ class RunStore(Protocol):
         """Count `count` sequence numbers given out that no run will ever have (a failed or replayed add)."""
         ...
 
-    def get_run(self, tenant: str, thread_id: str, seq: int) -> StoredRun | None: ...
+    def get_run(
+        self, tenant: str, thread_id: str, seq: int, ancestry: Sequence[tuple[str, int]] = ()
+    ) -> StoredRun | None:
+        """The run at `seq`; with a fork's `ancestry` (`ThreadState.ancestry`), read where that seq lives."""
+        ...
 
     def get_thread(self, tenant: str, thread_id: str) -> ThreadState | None: ...
 
@@ -365,17 +369,32 @@ class RunStore(Protocol):
         limit: int,
         now_epoch: int,
         keys_only: bool = False,
+        ancestry: Sequence[tuple[str, int]] = (),
     ) -> tuple[list[StoredRun], int | None]:
-        """Unexpired runs with lo <= seq <= hi, one page; returns (runs, seq to continue after or None)."""
+        """Unexpired runs with lo <= seq <= hi, one page; returns (runs, seq to continue after or None).
+
+        With a fork's `ancestry` (`ThreadState.ancestry`, docs/adr/0037), over its combined history: its own runs,
+        then each ancestor's up to where the chain reads it; segments past `limit` runs are not read."""
         ...
 
     def iter_keys(
-        self, tenant: str, thread_id: str, *, lo: int, newest_first: bool, now_epoch: int
+        self,
+        tenant: str,
+        thread_id: str,
+        *,
+        lo: int,
+        newest_first: bool,
+        now_epoch: int,
+        hi: int | None = None,
+        ancestry: Sequence[tuple[str, int]] = (),
     ) -> Iterator[StoredRun]:
-        """Every unexpired run from `lo` on, keys and counts only, one Query page after another."""
+        """Every unexpired run in [lo, hi], keys and counts only, one Query page after another (through a fork's
+        `ancestry`)."""
         ...
 
-    def iter_full(self, tenant: str, thread_id: str, *, lo: int, now_epoch: int) -> Iterator[StoredRun]:
+    def iter_full(
+        self, tenant: str, thread_id: str, *, lo: int, now_epoch: int, ancestry: Sequence[tuple[str, int]] = ()
+    ) -> Iterator[StoredRun]:
         """Every unexpired run from `lo` on, oldest first, with its item (inline body or body key)."""
         ...
 
@@ -417,8 +436,9 @@ class RunStore(Protocol):
         """Delete the marked thread item once everything else is gone: the id can be used again."""
         ...
 
-    def run_seq(self, tenant: str, thread_id: str, run_id: str) -> int | None:
-        """The sequence number of the stored run with this id, or None (one read of its run-id record)."""
+    def run_seq(self, tenant: str, thread_id: str, run_id: str, ancestry: Sequence[tuple[str, int]] = ()) -> int | None:
+        """The sequence number of the stored run with this id, or None (one read of its run-id record; through a
+        fork's `ancestry`, one per segment at most, an ancestor's run only at or before where the fork reads it)."""
         ...
 
     def set_thread_fields(self, tenant: str, thread_id: str, fields: dict[str, str], now: str) -> ThreadState:

@@ -21,8 +21,8 @@ from offprompt.adapters.dynamodb_runs import _run_item as run_item
 from offprompt.adapters.layout import thread_pk
 from offprompt.composition.conversation import default_service
 from offprompt.errors import NotFound, SchemaInvalid
+from offprompt.limits import MAX_FORK_DEPTH
 from offprompt.ports import StoredRun
-from offprompt.services.conversation.lineage import MAX_FORK_DEPTH
 
 WRITES = {"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"}
 

@@ -286,8 +286,8 @@ class DynamoDbRunStore:
         except (ClientError, BotoCoreError) as exc:
             raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
 
-    def get_run(self, tenant: str, thread_id: str, seq: int) -> StoredRun | None:
-        item = self._get(thread_pk(tenant, thread_id), run_sk(seq))
+    def get_run(self, tenant: str, thread_id: str, seq: int, ancestry: Ancestry = ()) -> StoredRun | None:
+        item = self._get(thread_pk(tenant, _owner(thread_id, ancestry, seq)), run_sk(seq))
         return _stored_run(item) if item else None
 
     def page_runs(
@@ -301,6 +301,42 @@ class DynamoDbRunStore:
         limit: int,
         now_epoch: int,
         keys_only: bool = False,
+        ancestry: Ancestry = (),
+    ) -> tuple[list[StoredRun], int | None]:
+        """One page over the combined history of a fork (its own runs, then its ancestors' shared ones): the seq
+        range cut at the segments' bounds, each piece read in its partition, in order, stopping as soon as `limit`
+        runs are found (later segments are not read). Without ancestry: one Query of the thread's partition."""
+        pieces = _segments(thread_id, ancestry)
+        if not newest_first:
+            pieces.reverse()
+        top = _TOP if hi is None else hi
+        found: list[StoredRun] = []
+        for owner, seg_lo, seg_hi in pieces:
+            a, b = max(lo, seg_lo + 1), min(top, seg_hi)
+            if a > b:
+                continue
+            if len(found) >= limit:  # a later segment has runs in range: continue after the last one found
+                return found, found[-1].seq
+            page, after = self._page_partition(
+                tenant, owner, lo=a, hi=b, newest_first=newest_first, limit=limit - len(found),
+                now_epoch=now_epoch, keys_only=keys_only,
+            )  # fmt: skip
+            found.extend(page)
+            if after is not None:
+                return found, after
+        return found, None
+
+    def _page_partition(
+        self,
+        tenant: str,
+        thread_id: str,
+        *,
+        lo: int,
+        hi: int,
+        newest_first: bool,
+        limit: int,
+        now_epoch: int,
+        keys_only: bool,
     ) -> tuple[list[StoredRun], int | None]:
         pk = thread_pk(tenant, thread_id)
         params: dict[str, Any] = {
@@ -310,7 +346,7 @@ class DynamoDbRunStore:
             "ExpressionAttributeValues": {
                 ":pk": {"S": pk},
                 ":lo": {"S": run_sk(max(lo, 0))},
-                ":hi": {"S": run_sk(hi) if hi is not None else run_sk(10**12 - 1)},
+                ":hi": {"S": run_sk(hi)},
                 ":now": {"N": str(now_epoch)},
             },
             "ScanIndexForward": not newest_first,
@@ -329,10 +365,17 @@ class DynamoDbRunStore:
     # Prompt-stack pages its own way (budget-sized pages, services/conversation/prompt_stack.newest_first).
 
     def iter_keys(
-        self, tenant: str, thread_id: str, *, lo: int, newest_first: bool, now_epoch: int
+        self,
+        tenant: str,
+        thread_id: str,
+        *,
+        lo: int,
+        newest_first: bool,
+        now_epoch: int,
+        hi: int | None = None,
+        ancestry: Ancestry = (),
     ) -> Iterator[StoredRun]:
-        hi: int | None = None
-        while True:
+        while hi is None or lo <= hi:
             runs, last = self.page_runs(
                 tenant,
                 thread_id,
@@ -342,6 +385,7 @@ class DynamoDbRunStore:
                 limit=500,
                 now_epoch=now_epoch,
                 keys_only=True,
+                ancestry=ancestry,
             )
             yield from runs
             if last is None:
@@ -351,11 +395,14 @@ class DynamoDbRunStore:
             else:
                 lo = last + 1
 
-    def iter_full(self, tenant: str, thread_id: str, *, lo: int, now_epoch: int) -> Iterator[StoredRun]:
+    def iter_full(
+        self, tenant: str, thread_id: str, *, lo: int, now_epoch: int, ancestry: Ancestry = ()
+    ) -> Iterator[StoredRun]:
         while True:
             runs, last = self.page_runs(
-                tenant, thread_id, lo=lo, hi=None, newest_first=False, limit=100, now_epoch=now_epoch
-            )
+                tenant, thread_id, lo=lo, hi=None, newest_first=False, limit=100, now_epoch=now_epoch,
+                ancestry=ancestry,
+            )  # fmt: skip
             yield from runs
             if last is None:
                 return
@@ -682,9 +729,13 @@ class DynamoDbRunStore:
             raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
 
     # ---- Griptape Cloud-style thread fields and aliases ----------------------------------------------------
-    def run_seq(self, tenant: str, thread_id: str, run_id: str) -> int | None:
-        item = self._get(thread_pk(tenant, thread_id), runid_sk(run_id))
-        return int(item["seq"]["N"]) if item else None
+    def run_seq(self, tenant: str, thread_id: str, run_id: str, ancestry: Ancestry = ()) -> int | None:
+        for owner, lo, hi in _segments(thread_id, ancestry):  # nearest first: one read per segment at most
+            item = self._get(thread_pk(tenant, owner), runid_sk(run_id))
+            seq = int(item["seq"]["N"]) if item else None
+            if seq is not None and lo < seq <= hi:  # an ancestor's run past the fork point is not this thread's
+                return seq
+        return None
 
     def set_thread_fields(self, tenant: str, thread_id: str, fields: dict[str, str], now: str) -> ThreadState:
         return self._upsert_thread(tenant, thread_id, now, {k: fields[k] for k in _THREAD_TEXT_FIELDS if k in fields})
@@ -813,6 +864,28 @@ class DynamoDbRunStore:
 
 def _key(pk: str, sk: str) -> dict[str, Any]:
     return {"pk": {"S": pk}, "sk": {"S": sk}}
+
+
+#: A fork's ancestry: (ancestor thread id, through_seq), nearest first, through_seq strictly decreasing.
+Ancestry = Sequence[tuple[str, int]]
+_TOP = 10**12 - 1  # the highest seq a run key holds (run_sk pads to 12 digits)
+
+
+def _segments(thread_id: str, ancestry: Ancestry) -> list[tuple[str, int, int]]:
+    """The combined history's segments, newest first: (partition's thread, lo, hi) holding seqs lo < seq <= hi.
+    The thread's own runs are above ancestry[0]'s through_seq; ancestor i's between the next one's and its own."""
+    out: list[tuple[str, int, int]] = []
+    owner, top = thread_id, _TOP
+    for ancestor, through in ancestry:
+        out.append((owner, through, top))
+        owner, top = ancestor, through
+    out.append((owner, 0, top))
+    return [seg for seg in out if seg[2] > seg[1]]
+
+
+def _owner(thread_id: str, ancestry: Ancestry, seq: int) -> str:
+    """The thread whose partition holds `seq` of the combined history."""
+    return next((owner for owner, lo, hi in _segments(thread_id, ancestry) if lo < seq <= hi), thread_id)
 
 
 @dataclass(frozen=True)

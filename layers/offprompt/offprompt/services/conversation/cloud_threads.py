@@ -50,7 +50,6 @@ from offprompt.limits import MAX_THREAD_METADATA_BYTES as MAX_METADATA_BYTES
 from offprompt.limits import MAX_THREAD_NAME_CHARS as MAX_NAME_CHARS
 from offprompt.metering import Meter, runs_quota_exceeded
 from offprompt.ports import StoredRun, ThreadDeleting, ThreadState
-from offprompt.services.conversation import lineage
 from offprompt.services.conversation.add_run import parse_run, run_batches, store_batch
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.errors import ThreadDeleted, ThreadKindMismatch
@@ -181,13 +180,14 @@ class CloudThreadsService:
         floor = visible_floor(self.conversation, state, None)
         skip = (page - 1) * page_size
         # a fork's messages include the runs it shares (docs/adr/0037)
+        now = int(self.conversation.clock())
         keys = list(
-            lineage.iter_keys(self.runs, state, lo=floor, newest_first=False, now_epoch=int(self.conversation.clock()))
+            self.runs.iter_keys(tenant, thread_id, lo=floor, newest_first=False, now_epoch=now, ancestry=state.ancestry)
         )
         chosen = keys[skip : skip + page_size]
         messages = []
         for index, key in enumerate(chosen, start=skip):
-            stored = lineage.get_run(self.runs, state, key.seq) if key.run_json is None else key
+            stored = self.runs.get_run(tenant, thread_id, key.seq, state.ancestry) if key.run_json is None else key
             if stored is None:  # deleted between the two reads
                 continue
             messages.append(self._message(thread_id, index, stored))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from offprompt.errors import Conflict
+from offprompt.errors import Conflict, NotFound
 
 
 class ThreadDeleted(Conflict):
@@ -83,3 +83,23 @@ class ItemShared(Conflict):
             "belongs to the thread it was forked from): it cannot be popped; nothing was removed",
             details={"thread_id": thread_id, "seq": seq},
         )
+
+
+class RunNotFound(NotFound):
+    """`as_of_run` (or a fork's `after_run_id`) names no run this thread can read (docs/adr/0037)."""
+
+    code = "run_not_found"
+
+    def __init__(self, thread_id: str, run_id: str) -> None:
+        super().__init__(
+            f'run "{run_id[:100]}" is not a run of thread "{thread_id[:100]}" (nor one it shares with what it was '
+            "forked from)",
+            details={"thread_id": thread_id, "run_id": run_id},
+        )
+
+
+def require_run(seq: int | None, thread_id: str, run_id: str) -> int:
+    """The seq `RunStore.run_seq` found for `run_id`, or RunNotFound."""
+    if seq is None:
+        raise RunNotFound(thread_id, run_id)
+    return seq

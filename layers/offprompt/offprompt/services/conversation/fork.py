@@ -1,12 +1,12 @@
 """Use case: fork a thread — a new thread that reads the parent's runs up to a point without copying them
 (docs/adr/0037). Handler: functions/threads (`POST /threads/{thread_id}/fork`).
 
-The fork's thread item records its ancestry (`lineage`): the parent's chain cut at the fork point, at most
-MAX_FORK_DEPTH threads. One transaction whatever the history's length: the fork's item (only if the id is free)
-and the held thread's fork count and hold (only if unchanged since read; a race re-reads and tries again).
-Settings (max_runs, memory type, offset, retention) are copied; the parent's summary too when it covers only runs
-at or before the fork point. A retry converges: the same `request_id` (which also names the default target id),
-or the same target id and `after_run_id`, answers the fork made first.
+The fork's thread item records its ancestry (`ThreadState.ancestry`; the RunStore's reads walk it): the parent's
+chain cut at the fork point, at most MAX_FORK_DEPTH threads. One transaction whatever the history's length: the
+fork's item (only if the id is free) and the held thread's fork count and hold (only if unchanged since read; a
+race re-reads and tries again). Settings (max_runs, memory type, offset, retention) are copied; the parent's
+summary too when it covers only runs at or before the fork point. A retry converges: the same `request_id` (which
+also names the default target id), or the same target id and `after_run_id`, answers the fork made first.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any
 
 from offprompt.errors import DependencyUnavailable, InvalidInput, NotFound
 from offprompt.identifiers import check_identifier, digest
+from offprompt.limits import MAX_FORK_DEPTH
 from offprompt.ports import ForkRaced, ForkSpec, ThreadExists, ThreadState
-from offprompt.services.conversation import lineage
 from offprompt.services.conversation.context import Conversation, now_iso
-from offprompt.services.conversation.errors import ForkTooDeep, ThreadExistsConflict
+from offprompt.services.conversation.errors import ForkTooDeep, ThreadExistsConflict, require_run
 from offprompt.services.conversation.requests import ForkRequest
 
 #: Reads of the parent before a fork gives up racing with other forks of it (503: safe to retry).
@@ -42,8 +42,8 @@ def fork_thread(conv: Conversation, tenant: str, parent_id: str, request: ForkRe
             raise NotFound(f'thread "{parent_id[:100]}" does not exist')
         through = _fork_point(conv, parent, request.after_run_id)
         ancestry = cut(parent, through)
-        if len(ancestry) > lineage.MAX_FORK_DEPTH:
-            raise ForkTooDeep(parent_id, lineage.MAX_FORK_DEPTH)
+        if len(ancestry) > MAX_FORK_DEPTH:
+            raise ForkTooDeep(parent_id, MAX_FORK_DEPTH)
         covered = parent.summary is not None and parent.summary_through_seq <= through
         spec = ForkSpec(
             thread_id=target,
@@ -79,13 +79,20 @@ def _default_target(tenant: str, parent_id: str, request_id: str | None) -> str:
 def _fork_point(conv: Conversation, parent: ThreadState, after_run_id: str | None) -> int:
     """The seq the fork reads through: `after_run_id`'s (404 `run_not_found`), else the parent's newest run's."""
     if after_run_id is not None:
-        seq = lineage.as_of_seq(conv.runs, parent, after_run_id)
-        assert seq is not None
-        return seq
+        seq = conv.runs.run_seq(parent.tenant, parent.thread_id, after_run_id, parent.ancestry)
+        return require_run(seq, parent.thread_id, after_run_id)
     hi: int | None = None
     while True:  # the newest stored run (expired ones are stored until TTL deletes them: now_epoch=0)
-        runs, after = lineage.page_runs(
-            conv.runs, parent, lo=1, hi=hi, newest_first=True, limit=1, now_epoch=0, keys_only=True
+        runs, after = conv.runs.page_runs(
+            parent.tenant,
+            parent.thread_id,
+            lo=1,
+            hi=hi,
+            newest_first=True,
+            limit=1,
+            now_epoch=0,
+            keys_only=True,
+            ancestry=parent.ancestry,
         )
         if runs:
             return runs[0].seq
@@ -118,7 +125,7 @@ def _same_fork(existing: ThreadState, parent_id: str, request: ForkRequest, thro
 def fork_view(conv: Conversation, state: ThreadState, *, replayed: bool) -> dict[str, Any]:
     """The fork as `POST /threads/{thread_id}/fork` answers it."""
     through = state.ancestry[0][1] if state.ancestry else 0
-    run = lineage.get_run(conv.runs, state, through) if through else None
+    run = conv.runs.get_run(state.tenant, state.thread_id, through, state.ancestry) if through else None
     return {
         "thread_id": state.thread_id,
         "forked_from": state.fork_of,

@@ -26,7 +26,6 @@ from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_APPEND_ITEMS, MAX_INLINE_RE
 from offprompt.memory.items import without_orphan_results
 from offprompt.metering import Meter
 from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState, WrongThreadKind
-from offprompt.services.conversation import lineage
 from offprompt.services.conversation.add_run import run_charge
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.errors import ItemShared, ThreadDeleted, ThreadKindMismatch
@@ -194,9 +193,10 @@ def newest_items(conv: Conversation, tenant: str, thread_id: str, query: ItemsQu
             more = False
             break
         want = limit - len(found)
-        page, last = lineage.page_runs(  # a fork's items include those it shares (docs/adr/0037)
-            conv.runs,
-            state,
+        page, last = conv.runs.page_runs(
+            tenant,
+            thread_id,
+            ancestry=state.ancestry,  # a fork's items include those it shares (docs/adr/0037)
             lo=1,
             hi=hi,
             newest_first=True,
@@ -243,8 +243,9 @@ def pop_item(conv: Conversation, tenant: str, thread_id: str) -> dict[str, Any]:
         return {"item": None, "seq": None}
     _check_kind(state)
     for _attempt in range(POP_ATTEMPTS):
-        page, _ = lineage.page_runs(
-            conv.runs, state, lo=1, hi=None, newest_first=True, limit=1, now_epoch=int(conv.clock())
+        now = int(conv.clock())
+        page, _ = conv.runs.page_runs(
+            tenant, thread_id, lo=1, hi=None, newest_first=True, limit=1, now_epoch=now, ancestry=state.ancestry
         )
         if not page:
             return {"item": None, "seq": None}

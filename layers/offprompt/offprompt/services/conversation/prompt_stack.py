@@ -20,9 +20,8 @@ from offprompt.memory.tokenizers import CHARS_PREFIX, CharsTokenizer, tokenizer_
 from offprompt.ports import StoredRun, ThreadState, Tokenizer
 from offprompt.prompt import PromptStack
 from offprompt.prompt.render import render_messages
-from offprompt.services.conversation import lineage
 from offprompt.services.conversation.context import Conversation
-from offprompt.services.conversation.errors import ThreadKindMismatch
+from offprompt.services.conversation.errors import ThreadKindMismatch, require_run
 from offprompt.services.conversation.requests import PromptStackRequest
 from offprompt.services.conversation.results import PromptStackResult
 from offprompt.services.conversation.run_bodies import decode_stored_run
@@ -82,7 +81,10 @@ def build_prompt_stack(
     if state.kind != "runs":  # a framework session's items are not Griptape runs (docs/adr/0033)
         raise ThreadKindMismatch(thread_id, state.kind)
     summary_memory = state.memory_type == "summary"
-    top = lineage.as_of_seq(conv.runs, state, request.as_of_run)  # time travel: the thread right after that run
+    top = None
+    if request.as_of_run is not None:  # time travel: the thread as it was right after that run (docs/adr/0037)
+        seq = conv.runs.run_seq(tenant, thread_id, request.as_of_run, state.ancestry)
+        top = require_run(seq, thread_id, request.as_of_run)
     # A summary covering runs past `top` did not exist then: as of an earlier run, the runs are read instead.
     summary = state.summary if summary_memory and (top is None or state.summary_through_seq <= top) else None
     cap = request.last_n
@@ -130,14 +132,23 @@ def newest_first(
     prior: float | None = None,
     top: int | None = None,
 ) -> Iterator[HistoryRun]:
-    """Runs newest first (through a fork's ancestry: `lineage`), up to `top`, in Query pages sized so that the
+    """Runs newest first (through a fork's ancestry, in the RunStore), up to `top`, in Query pages sized so that the
     bytes read track what the prompt returns; a page is read only when select_history asks for more runs."""
     hi: int | None = top
     now = int(conv.clock())
     tokens = read = 0
     while cap is None or read < cap:
         limit = history_page_size(budget, tokens, read, None if cap is None else cap - read, prior)
-        runs, after = lineage.page_runs(conv.runs, state, lo=lo, hi=hi, newest_first=True, limit=limit, now_epoch=now)
+        runs, after = conv.runs.page_runs(
+            state.tenant,
+            state.thread_id,
+            lo=lo,
+            hi=hi,
+            newest_first=True,
+            limit=limit,
+            now_epoch=now,
+            ancestry=state.ancestry,
+        )
         for r in runs:
             read += 1
             tokens += r.input_tokens + r.output_tokens + RUN_SEPARATOR_TOKENS

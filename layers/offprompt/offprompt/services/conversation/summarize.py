@@ -6,7 +6,6 @@ from __future__ import annotations
 from offprompt.errors import InvalidInput
 from offprompt.identifiers import check_identifier
 from offprompt.memory.conversation import render_summarize_prompt
-from offprompt.services.conversation import lineage
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.results import SummarizeResult
 from offprompt.services.conversation.run_bodies import decode_stored_run
@@ -23,7 +22,10 @@ def summarize(conv: Conversation, tenant: str, thread_id: str) -> SummarizeResul
     if state is None or state.memory_type != "summary" or state.kind != "runs":  # items are never summarized
         return SummarizeResult("not_summary_memory")
     # a fork's unsummarized runs include the ones it shares (its summary is its own: docs/adr/0037)
-    stored = list(lineage.iter_full(conv.runs, state, lo=state.summary_through_seq + 1, now_epoch=int(conv.clock())))
+    now = int(conv.clock())
+    stored = list(
+        conv.runs.iter_full(tenant, thread_id, lo=state.summary_through_seq + 1, now_epoch=now, ancestry=state.ancestry)
+    )
     to_sum = stored[: max(0, len(stored) - state.offset)]
     if not to_sum:
         return SummarizeResult("nothing_to_do", state.summary_through_seq)

@@ -10,10 +10,9 @@ from offprompt.errors import InvalidInput, NotFound
 from offprompt.identifiers import check_identifier, digest
 from offprompt.limits import MAX_LIST_LIMIT
 from offprompt.ports import ThreadDeleting, ThreadHasForks, ThreadState
-from offprompt.services.conversation import lineage
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.cursor import decode_cursor, encode_cursor
-from offprompt.services.conversation.errors import ThreadDeleted, ThreadForked, ThreadKindMismatch
+from offprompt.services.conversation.errors import ThreadDeleted, ThreadForked, ThreadKindMismatch, require_run
 from offprompt.services.conversation.requests import ThreadConfigRequest
 
 
@@ -23,9 +22,9 @@ def get_thread(conv: Conversation, tenant: str, thread_id: str) -> dict[str, Any
     if state is None:
         raise NotFound(f'thread "{thread_id[:100]}" does not exist')
     if state.ancestry:  # a fork: its own runs are counted on its item, the shared ones are counted by reading keys
-        seqs = [
-            r.seq for r in lineage.iter_keys(conv.runs, state, lo=1, newest_first=True, now_epoch=int(conv.clock()))
-        ]
+        now = int(conv.clock())
+        keys = conv.runs.iter_keys(tenant, thread_id, lo=1, newest_first=True, now_epoch=now, ancestry=state.ancestry)
+        seqs = [r.seq for r in keys]
         floor = visible_floor(conv, state, seqs)
         own = state.run_count if state.run_count is not None else sum(1 for s in seqs if s > state.ancestry[0][1])
         return _thread_view(state, stored=own, visible=sum(1 for s in seqs if s >= floor))
@@ -65,7 +64,10 @@ def _visible_count(conv: Conversation, state: ThreadState, stored: int) -> int:
         return min(stored, state.max_runs)
     floor = visible_floor(conv, state, None)  # summary memory also keeps the unsummarized runs
     now = int(conv.clock())
-    return sum(1 for _ in lineage.iter_keys(conv.runs, state, lo=floor, newest_first=False, now_epoch=now))
+    keys = conv.runs.iter_keys(
+        state.tenant, state.thread_id, lo=floor, newest_first=False, now_epoch=now, ancestry=state.ancestry
+    )
+    return sum(1 for _ in keys)
 
 
 def configure(conv: Conversation, tenant: str, thread_id: str, request: ThreadConfigRequest) -> dict[str, Any]:
@@ -120,7 +122,9 @@ def list_runs(
         return {"runs": [], "next_cursor": None}
     if state.kind != "runs":  # a framework session's items: GET /threads/{thread_id}/items (docs/adr/0033)
         raise ThreadKindMismatch(thread_id, state.kind)
-    top = lineage.as_of_seq(conv.runs, state, as_of_run)
+    top = None
+    if as_of_run is not None:  # time travel: the thread as it was right after that run (docs/adr/0037)
+        top = require_run(conv.runs.run_seq(tenant, thread_id, as_of_run, state.ancestry), thread_id, as_of_run)
     if floor is None:
         floor = visible_floor(conv, state, None, top)
     newest_first = order == "desc"
@@ -130,8 +134,15 @@ def list_runs(
         lo, hi = max(floor, (after or 0) + 1), top
     if hi is not None and hi < lo:
         return {"runs": [], "next_cursor": None}
-    runs, last = lineage.page_runs(
-        conv.runs, state, lo=lo, hi=hi, newest_first=newest_first, limit=limit, now_epoch=int(conv.clock())
+    runs, last = conv.runs.page_runs(
+        tenant,
+        thread_id,
+        lo=lo,
+        hi=hi,
+        newest_first=newest_first,
+        limit=limit,
+        now_epoch=int(conv.clock()),
+        ancestry=state.ancestry,
     )
     summary_memory = state.memory_type == "summary"
     items = []
@@ -161,7 +172,10 @@ def visible_floor(
     if seqs_newest_first is None:
         seqs_newest_first = []
         now = int(conv.clock())
-        for r in lineage.iter_keys(conv.runs, state, lo=1, hi=top, newest_first=True, now_epoch=now):
+        keys = conv.runs.iter_keys(
+            state.tenant, state.thread_id, lo=1, hi=top, newest_first=True, now_epoch=now, ancestry=state.ancestry
+        )
+        for r in keys:
             seqs_newest_first.append(r.seq)
             if len(seqs_newest_first) >= state.max_runs:
                 break
