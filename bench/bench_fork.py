@@ -3,9 +3,10 @@
 1. Writes: fork a 10-run and a 10,000-run thread; count the DynamoDB write calls each fork makes (botocore
    `before-call` events on the service's client). The histories are built fast: the adapter's own run items, 25 per
    BatchWriteItem (a transaction per 32 runs is slow on moto past a few hundred).
-2. prompt-stack: a parent of `--runs` runs (added through the service), a fork after its newest run, then the same
-   `--tail` runs added to both; the same budget (about the newest `--keep` runs) on each. Checks both stacks are
-   equal, prints the medians and the fork/parent ratio (target <= 1.2x).
+2. prompt-stack: a parent of `--runs` runs (stored as add-run stores them, in bulk), a fork after its newest run,
+   then the same `--tail` runs added to both through add-run; the same budget (about the newest `--keep` runs) on
+   each, in a table of their own. Checks both stacks are equal, prints the medians, the fork/parent ratio (target
+   <= 1.2x) and the Query calls each makes (the fork: one more, for its own runs).
 
     .venv/bin/python bench/bench_fork.py [--runs 1000] [--tail 10] [--keep 50] [--reps 15] [--big 10000]
 """
@@ -141,6 +142,13 @@ def main() -> None:
         print(f"built {args.big} + 10 runs in {build_s:.1f} s", file=sys.stderr, flush=True)
         small, big = fork_writes(service, ddb, "small"), fork_writes(service, ddb, "big")
         assert small == big, (small, big)
+
+    # A table of its own for the prompt-stack part: a moto Query costs time with the table's size (DynamoDB's by
+    # the items it reads), which would charge the fork's extra (small) Query for the 10,000-run thread above.
+    with mock_aws():
+        ddb, s3 = boto3.client("dynamodb"), boto3.client("s3")
+        create_resources(ddb, s3)
+        service = ConversationService(DynamoDbRunStore(TABLE, ddb), tokenizer, blobs=S3RunBodies(BUCKET, s3))
 
         data = run_dicts(args.runs + args.tail)
         history, tail = data[: args.runs], data[args.runs :]

@@ -16,7 +16,8 @@
 
 Direct invocation: `{"tenant", "thread_id", "action": "get"|"configure"|"delete"|"list_runs"|"fork"|"add_items"|
 "get_items"|"pop_item", ...fields}`; bodies and query fields are validated by the same library models
-(`ThreadConfigRequest`, `RunsQuery`, `ForkRequest`, `ItemsIn`, `ItemsQuery`).
+(`ThreadConfigRequest`, `RunsQuery`, `ForkRequest`, `ItemsIn`, `ItemsQuery`); a direct `fork` names the new
+thread `new_thread_id` (`thread_id` is the thread forked).
 
 Use cases: `offprompt.services.conversation.thread_admin`, `.fork`, `.items`.
 """
@@ -157,10 +158,12 @@ def post_fork(thread_id: Annotated[str, Path()], request: Annotated[ForkRequest,
 
 @routes.direct("fork")
 def fork_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
+    # `thread_id` names the thread forked (as on every action): the fork's own id is `new_thread_id` here
     thread_id = direct_field(event, "thread_id")
-    return fork.fork_thread(
-        default_service(), tenant, thread_id, parse_model(ForkRequest, direct_fields(event, "thread_id"))
-    )
+    fields = direct_fields(event, "thread_id", "new_thread_id")
+    if "new_thread_id" in event:
+        fields["thread_id"] = event["new_thread_id"]
+    return fork.fork_thread(default_service(), tenant, thread_id, parse_model(ForkRequest, fields))
 
 
 @routes.post(

@@ -256,6 +256,8 @@ def test_direct_invocation_forks_too(api: Api) -> None:
     assert out["forked_from"] == "thread-1" and out["through_seq"] == 1
     with pytest.raises(NotFound):
         api.threads({"tenant": "tenant-a", "thread_id": "nope", "action": "fork"}, None)
+    named = {"tenant": "tenant-a", "thread_id": "thread-1", "action": "fork", "new_thread_id": "d2"}
+    assert api.threads(named, None)["thread_id"] == "d2"
 
 
 def _items(api: Api, thread: str, method: str, suffix: str, body: Any = None) -> tuple[int, Any]:
