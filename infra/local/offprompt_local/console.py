@@ -56,7 +56,7 @@ class LineWriter:
 
     @property
     def encoding(self) -> str:
-        return self.target.encoding
+        return str(getattr(self.target, "encoding", "utf-8"))  # IO[str] declares none; TextIO streams have one
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.target, name)
