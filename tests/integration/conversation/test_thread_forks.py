@@ -294,3 +294,29 @@ def test_summary_and_settings_are_the_fork_own(api: Api) -> None:
     assert api.thread("GET", "p")[1]["max_runs"] == 3
     forked = api.thread("GET", "f")[1]
     assert forked["max_runs"] == 10 and forked["retention_days"] == 7
+
+
+def test_the_cloud_messages_view_of_a_fork_walks_its_ancestry(api: Api) -> None:
+    from offprompt.composition.conversation import default_cloud_threads
+
+    add(api, "p", "r1", "r2", "r3")
+    fork(api, "p", {"thread_id": "f", "after_run_id": "r2"})
+    add(api, "f", "f3")
+    first = default_cloud_threads().messages("tenant-a", "f", {"page_size": "2"})
+    assert [m["message_id"] for m in first["messages"]] == ["r1", "r2"]
+    assert first["pagination"]["total_count"] == 3
+    second = default_cloud_threads().messages("tenant-a", "f", {"page_size": "2", "page": "2"})
+    assert [(m["message_id"], m["index"]) for m in second["messages"]] == [("f3", 2)]
+
+
+def test_a_summary_is_copied_only_when_it_covers_nothing_past_the_fork_point(api: Api) -> None:
+    runs = default_service().runs
+    api.thread("PUT", "p", {"memory_type": "summary", "offset": 1})
+    add(api, "p", "r1", "r2", "r3")
+    assert runs.commit_summary("tenant-a", "p", summary="S12", through_seq=2, expected_version=0, now="t")
+    fork(api, "p", {"thread_id": "late", "after_run_id": "r3"})
+    fork(api, "p", {"thread_id": "early", "after_run_id": "r1"})
+    assert api.thread("GET", "late")[1]["summary"]["text"] == "S12"
+    assert api.thread("GET", "early")[1]["summary"] is None
+    assert stack_ids(api, "early") == ["r1"]  # no summary: the shared run itself
+    assert stack_ids(api, "p", as_of_run="r1") == ["r1"]  # time travel before the summary: the runs, no summary
