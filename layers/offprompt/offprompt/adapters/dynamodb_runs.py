@@ -532,7 +532,6 @@ class DynamoDbRunStore:
             "summary_version": {"N": "0"},
             "summary_through_seq": {"N": str(spec.summary_through_seq)},
             "generation": {"S": uuid.uuid4().hex},
-            "kind": {"S": parent.kind},
             "memory_type": {"S": parent.memory_type},
             "offset": {"N": str(parent.offset)},
             "fork_of": {"S": parent.thread_id},
@@ -546,6 +545,8 @@ class DynamoDbRunStore:
             item["summary_updated_at"] = {"S": spec.now}
         if spec.request_id is not None:
             item["fork_request"] = {"S": spec.request_id}
+        if parent.kind != "runs" or parent.next_seq > 0:  # a thread that never held an entry leaves its kind open
+            item["kind"] = {"S": parent.kind}
         tx = Transaction()
         tx.put("fork", {"TableName": self.table_name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"})
         if spec.ancestry:
