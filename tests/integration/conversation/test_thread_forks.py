@@ -320,3 +320,51 @@ def test_a_summary_is_copied_only_when_it_covers_nothing_past_the_fork_point(api
     assert api.thread("GET", "early")[1]["summary"] is None
     assert stack_ids(api, "early") == ["r1"]  # no summary: the shared run itself
     assert stack_ids(api, "p", as_of_run="r1") == ["r1"]  # time travel before the summary: the runs, no summary
+
+
+class DeleteDuringFork:
+    """Wraps the service's RunStore: runs `during` once, right before the next fork_thread commits."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.during: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def fork_thread(self, *args: Any, **kwargs: Any) -> Any:
+        if self.during is not None:
+            during, self.during = self.during, None
+            during()
+        return self.inner.fork_thread(*args, **kwargs)
+
+
+def test_a_parent_deleted_while_a_fork_is_in_flight_leaves_no_fork(api: Api, aws: dict[str, Any]) -> None:
+    add(api, "p", "r1")
+    service = default_service()
+    racing = DeleteDuringFork(service.runs)
+    service.runs = racing  # type: ignore[assignment]
+    racing.during = lambda: api.thread("DELETE", "p")
+    status, body = fork(api, "p", {"thread_id": "f"})
+    assert status == 404 and body["code"] == "not_found", body  # the delete won: the fork read the thread anew
+    assert all_items(aws["dynamodb"]) == []
+
+
+def test_a_fork_made_while_a_delete_reads_the_parent_wins(api: Api, aws: dict[str, Any]) -> None:
+    add(api, "p", "r1")
+    runs = default_service().runs
+    real_get = runs._get  # type: ignore[attr-defined]
+    calls = {"n": 0}
+
+    def get_then_fork(pk: str, sk: str) -> Any:
+        item = real_get(pk, sk)
+        if sk == "#THREAD" and pk.endswith("#TH#p") and calls["n"] == 0:
+            calls["n"] += 1
+            assert fork(api, "p", {"thread_id": "f"})[0] == 201  # lands between the delete's read and its mark
+        return item
+
+    runs._get = get_then_fork  # type: ignore[attr-defined]
+    status, body = api.thread("DELETE", "p")
+    runs._get = real_get  # type: ignore[attr-defined]
+    assert status == 409 and body["code"] == "thread_has_forks", body
+    assert run_ids(api, "f") == ["r1"] and run_ids(api, "p") == ["r1"]
