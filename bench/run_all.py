@@ -70,6 +70,18 @@ def prompt_stack() -> tuple[str, list[Row]]:
     ]  # fmt: skip
 
 
+def forks() -> tuple[str, list[Row]]:
+    cmd = ["bench/bench_fork.py", "--quick"]
+    r = trailing_json(run(cmd))
+    return " ".join(cmd), [
+        ("fork writes", f"fork of a {r['big_runs']:,}-run thread", f"{r['fork_writes_big']} write call(s)",
+         f"10-run thread: {r['fork_writes_10_runs']}", f"{r['fork_writes_big'] / r['fork_writes_10_runs']:.2f}x"),
+        ("fork prompt-stack", f"{r['runs']} + {r['tail_runs']} runs, {r['runs_returned']} returned",
+         f"fork {r['fork_median_ms']} ms", f"parent {r['parent_median_ms']} ms (target 1.2x)",
+         f"{r['fork_over_parent']:.3f}x"),
+    ]  # fmt: skip
+
+
 def add_run() -> tuple[str, list[Row]]:
     cmd = ["bench/bench_add_run.py", "--quick"]
     r = trailing_json(run(cmd))
@@ -172,6 +184,7 @@ BENCHES = {
     "hosted_overhead": hosted_overhead,
     "prompt_stack": prompt_stack,
     "add_run": add_run,
+    "forks": forks,
     "task_memory": task_memory,
     "text_store": text_store,
     "records_search": records_search,

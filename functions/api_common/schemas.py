@@ -36,6 +36,19 @@ class ThreadView(_Open):
     thread_id: str
 
 
+class ForkedThread(_Open):
+    """A fork (docs/adr/0037): its id, the thread it was forked from, the run it forks after (`through_seq`) and
+    the threads it reads below its own runs (nearest first); `replayed` when a retry found the fork made first."""
+
+    thread_id: str
+    forked_from: str | None
+    through_seq: int
+    after_run_id: str | None
+    ancestry: list[dict[str, Any]]
+    kind: str
+    replayed: bool
+
+
 class ItemsAppended(_Open):
     """The seqs the appended items have, in order (a retried request's stored items keep theirs)."""
 

@@ -5,7 +5,11 @@
 - `GET /threads/{thread_id}` → config, counts and summary state (404 when it does not exist)
 - `PUT /threads/{thread_id}` body `{max_runs?, memory_type?, offset?, retention_days?}` → the thread
 - `DELETE /threads/{thread_id}` → 204 (idempotent: everything the thread owns is gone afterwards)
-- `GET /threads/{thread_id}/runs?limit=&cursor=&order=asc|desc` → `{"runs": [...], "next_cursor"}`
+- `GET /threads/{thread_id}/runs?limit=&cursor=&order=asc|desc&as_of_run=` → `{"runs": [...], "next_cursor"}`
+  (`as_of_run`: the thread as it was right after that run; a fork's runs include the ones it shares)
+- `POST /threads/{thread_id}/fork` body `{after_run_id?, thread_id?, request_id?}` → 201 the fork (docs/adr/0037:
+  no run copied; 404 unknown thread or `run_not_found`, 409 `thread_exists` / `fork_too_deep`); a DELETE of a
+  thread with live forks is a 409 `thread_has_forks`
 - framework session items (docs/adr/0033; a thread holds runs or items, fixed at creation, else 409
   `thread_kind_mismatch`): `POST /threads/{thread_id}/items` body `{items: [...], request_id?}` → 201
   `{seqs, replayed}`; `GET /threads/{thread_id}/items?limit=&before=&max_tokens=` → `{items, seqs, next_before,
@@ -13,11 +17,12 @@
   first); `POST /threads/{thread_id}/items/pop` → `{item, seq}` (the newest, removed atomically)
 
 Direct invocation: `{"tenant", "action": "list_threads", limit?, cursor?, prefix?}`, or `{"tenant", "thread_id",
-"action": "get"|"configure"|"delete"|"list_runs"|"add_items"|
+"action": "get"|"configure"|"delete"|"list_runs"|"fork"|"add_items"|
 "get_items"|"pop_item", ...fields}`; bodies and query fields are validated by the same library models
-(`ThreadConfigRequest`, `RunsQuery`, `ItemsIn`, `ItemsQuery`).
+(`ThreadConfigRequest`, `RunsQuery`, `ForkRequest`, `ItemsIn`, `ItemsQuery`); a direct `fork` names the new
+thread `new_thread_id` (`thread_id` is the thread forked).
 
-Use cases: `offprompt.services.conversation.thread_admin`, `offprompt.services.conversation.items`.
+Use cases: `offprompt.services.conversation.thread_admin`, `.fork`, `.items`.
 """
 
 from http import HTTPStatus
@@ -29,6 +34,7 @@ from api_common.powertools import Body, Path, Query, Response
 from api_common.routes import FunctionRoutes
 from api_common.schemas import (
     NO_CONTENT,
+    ForkedThread,
     ItemsAppended,
     ItemsPage,
     PoppedItem,
@@ -44,6 +50,7 @@ from offprompt.limits import (
     MAX_CURSOR_CHARS,
     MAX_ITEMS_LIMIT,
     MAX_LIST_LIMIT,
+    MAX_NAME_CHARS,
     MAX_PROMPT_TOKENS,
 )
 from offprompt.metering import Meter
@@ -51,11 +58,12 @@ from offprompt.services.conversation import (
     RunsQuery,
     ThreadConfigRequest,
     ThreadsQuery,
+    fork,
     items,
     parse_model,
     thread_admin,
 )
-from offprompt.services.conversation.requests import ItemsIn, ItemsQuery
+from offprompt.services.conversation.requests import ForkRequest, ItemsIn, ItemsQuery
 
 routes = FunctionRoutes("threads", event_prefixes=("thread",))
 
@@ -91,7 +99,13 @@ def list_threads_direct(tenant: str, event: dict[str, Any], meter: Meter | None)
 
 def list_runs(tenant: str, thread_id: str, query: RunsQuery) -> dict[str, Any]:
     return thread_admin.list_runs(
-        default_service(), tenant, thread_id, limit=query.limit, cursor=query.cursor or None, order=query.order
+        default_service(),
+        tenant,
+        thread_id,
+        limit=query.limit,
+        cursor=query.cursor or None,
+        order=query.order,
+        as_of_run=query.as_of_run,
     )
 
 
@@ -122,7 +136,7 @@ def put_thread(thread_id: Annotated[str, Path()], request: Annotated[ThreadConfi
     "/threads/{thread_id}",
     action="delete",
     summary="Delete a thread and everything it owns (idempotent)",
-    responses={204: NO_CONTENT, **error_responses()},
+    responses={204: NO_CONTENT, **error_responses(409)},
 )
 def delete_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
     thread_admin.delete_thread(default_service(), routes.tenant(), routes.param("thread_id", thread_id))
@@ -133,15 +147,19 @@ def delete_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
     "/threads/{thread_id}/runs",
     action="list_runs",
     summary="A page of a thread's runs",
-    responses={200: json_content(RunsPage, "Runs, oldest first (asc) or newest first (desc)"), **error_responses()},
+    responses={
+        200: json_content(RunsPage, "Runs, oldest first (asc) or newest first (desc)"),
+        **error_responses(404),
+    },
 )
 def get_runs(
     thread_id: Annotated[str, Path()],
     limit: Annotated[int, Query(ge=1, le=MAX_LIST_LIMIT)] = DEFAULT_RUNS_LIMIT,
     cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
     order: Annotated[Literal["asc", "desc"], Query()] = "asc",
+    as_of_run: Annotated[str | None, Query(min_length=1, max_length=MAX_NAME_CHARS)] = None,
 ) -> Response[Any]:
-    query = RunsQuery(limit=limit, cursor=cursor, order=order)
+    query = RunsQuery(limit=limit, cursor=cursor, order=order, as_of_run=as_of_run)
     return json_response(list_runs(routes.tenant(), routes.param("thread_id", thread_id), query))
 
 
@@ -167,6 +185,27 @@ def delete_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> An
 def list_runs_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
     thread_id = direct_field(event, "thread_id")
     return list_runs(tenant, thread_id, parse_model(RunsQuery, direct_fields(event, "thread_id")))
+
+
+@routes.post(
+    "/threads/{thread_id}/fork",
+    action="fork",
+    summary="Fork a thread after one of its runs (no run is copied)",
+    responses={201: json_content(ForkedThread, "The fork"), **error_responses(404, 409)},
+)
+def post_fork(thread_id: Annotated[str, Path()], request: Annotated[ForkRequest, Body()]) -> Response[Any]:
+    thread = routes.param("thread_id", thread_id)
+    return json_response(fork.fork_thread(default_service(), routes.tenant(), thread, request), HTTPStatus.CREATED)
+
+
+@routes.direct("fork")
+def fork_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
+    # `thread_id` names the thread forked (as on every action): the fork's own id is `new_thread_id` here
+    thread_id = direct_field(event, "thread_id")
+    fields = direct_fields(event, "thread_id", "new_thread_id")
+    if "new_thread_id" in event:
+        fields["thread_id"] = event["new_thread_id"]
+    return fork.fork_thread(default_service(), tenant, thread_id, parse_model(ForkRequest, fields))
 
 
 @routes.post(

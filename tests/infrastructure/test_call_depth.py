@@ -283,7 +283,12 @@ def conversation_use_cases(rec: Recorder) -> None:
     with rec.use_case("summarize"):
         out = summarizer.lambda_handler({"tenant": "tenant-depth", "thread_id": tid}, None)
         assert out["status"] == "committed", out
-    with rec.use_case("thread admin"):
+    with rec.use_case("thread admin"):  # a fork (docs/adr/0037): made, read through its ancestry, deleted
+        fork_body = {"thread_id": f"{tid}-fork", "after_run_id": "r2"}
+        fp = {"thread_id": f"{tid}-fork"}
+        invoke(threads, event("thread_fork_http.json", f"/threads/{tid}/fork", params=p, body=fork_body), 201)
+        invoke(threads, event("thread_runs_http.json", f"/threads/{tid}-fork/runs", params=fp), 200)
+        invoke(threads, event("thread_delete_http.json", f"/threads/{tid}-fork", params=fp), 204)
         invoke(threads, event("thread_delete_http.json", f"/threads/{tid}", params=p), 204)
 
     sid = "session-depth"

@@ -137,6 +137,15 @@ def test_conversation_functions(start_function: Start, local_aws: dict[str, Any]
     status, listed, _ = threads.http(event("thread_list_http.json"))  # the tenant index, 8 shards at a time
     assert status == 200 and [t["thread_id"] for t in listed["threads"]] == ["thread-1"], listed
     assert threads.invoke(event("thread_list_direct.json"))["threads"] == listed["threads"]
+    # Forks (docs/adr/0037): the fork reads thread-1's run without a copy; the parent's delete waits for its forks.
+    status, forked, _ = threads.http(event("thread_fork_http.json"))
+    assert status == 201 and forked["thread_id"] == "thread-1-fork" and forked["after_run_id"] == "run-1", forked
+    direct_fork = threads.invoke(event("thread_fork_direct.json"))
+    assert direct_fork["forked_from"] == "thread-1" and direct_fork["through_seq"] == 1, direct_fork
+    status, body, _ = threads.http(event("thread_delete_http.json"))
+    assert status == 409 and body["code"] == "thread_has_forks", body
+    for fork_id in (forked["thread_id"], direct_fork["thread_id"]):
+        assert threads.invoke({"tenant": "tenant-a", "thread_id": fork_id, "action": "delete"}) == {"deleted": True}
 
     summarizer = start_function("SummarizerFunction")
     summarized = summarizer.invoke(event("summarizer_direct.json"))

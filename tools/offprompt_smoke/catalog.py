@@ -52,6 +52,11 @@ CHECKS: tuple[Check, ...] = (
     ),
     Check("conversation.thread-delete", "DELETE → 204, then 404 and empty contents", conversation.check_thread_delete),
     Check(
+        "conversation.fork",
+        "a fork shares the parent's runs (no copy), keeps its own, travels back by as_of_run; forked parents stay",
+        conversation.check_fork,
+    ),
+    Check(
         "cloud-threads.api",
         "/api/threads: alias, find, PATCH diff, messages, delete",
         cloud.check_cloud_threads,

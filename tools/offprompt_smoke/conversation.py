@@ -172,3 +172,23 @@ def check_thread_delete(smoke: Smoke) -> str:
     expect(texts(stack) == ["hi"], f"the prompt stack still holds history: {texts(stack)}")
     expect(smoke.api.request("DELETE", path).status == 204, "a second DELETE is not 204")
     return "DELETE → 204; GET → 404 not_found; runs and prompt history empty; DELETE again → 204"
+
+
+def check_fork(smoke: Smoke) -> str:
+    fork = smoke.thread("fork-child")  # cleaned up first: a parent is deleted only once its forks are gone
+    parent = smoke.thread("fork-parent")
+    add_runs(smoke, parent, 3)
+    request = {"after_run_id": "run-2", "new_thread_id": fork, "request_id": smoke.name("fork")}
+    forked = smoke.api.fork_thread(parent, **request)
+    expect(forked["through_seq"] == 2 and forked["forked_from"] == parent, f"the fork answered {forked}")
+    again = smoke.api.fork_thread(parent, **request)
+    expect(again == {**forked, "replayed": True}, f"a retried fork answered {again}")
+    add_runs(smoke, fork, 1, first=9)
+    expect(run_ids(smoke, fork) == ["run-1", "run-2", "run-9"], f"the fork lists {run_ids(smoke, fork)}")
+    expect(run_ids(smoke, parent) == ["run-1", "run-2", "run-3"], f"the parent lists {run_ids(smoke, parent)}")
+    past = [r["run"]["id"] for r in smoke.api.list_runs(fork, as_of_run="run-1")["runs"]]
+    expect(past == ["run-1"], f"as_of_run=run-1 lists {past}")
+    refused(lambda: smoke.api.delete_thread(parent), 409, "thread_has_forks")
+    smoke.api.delete_thread(fork)
+    smoke.api.delete_thread(parent)
+    return "fork after run-2 → shares 2 runs, a retry replays; fork and parent keep their own; as_of_run; delete rules"

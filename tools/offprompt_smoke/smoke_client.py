@@ -20,6 +20,7 @@ ROUTES: tuple[str, ...] = (
     "GET /threads/{thread_id}",
     "PUT /threads/{thread_id}",
     "DELETE /threads/{thread_id}",
+    "POST /threads/{thread_id}/fork",
     "POST /api/threads",
     "GET /api/threads",
     "GET /api/threads/{thread_id}",

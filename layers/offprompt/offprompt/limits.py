@@ -117,3 +117,6 @@ INLINE_RECORD_BYTES = 350_000
 MAX_RECORD_SEARCH_LIMIT = 100
 MAX_RECORD_SEARCH_OFFSET = 10_000
 MAX_RECORD_HISTORY = 1000
+
+#: The most threads a fork may read through (its ancestry, docs/adr/0037); a deeper fork is a 409 `fork_too_deep`.
+MAX_FORK_DEPTH = 8

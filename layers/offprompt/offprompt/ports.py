@@ -225,6 +225,42 @@ class ThreadState:
     # What the thread holds, fixed when it is created (docs/adr/0033): Griptape runs ("runs", also every thread
     # older than the field) or a framework session's items ("items": OpenAI Agents SDK / Strands entries).
     kind: Literal["runs", "items"] = "runs"
+    # Forks (docs/adr/0037): the chain of (ancestor thread id, through_seq) this thread reads below its own runs,
+    # nearest first, through_seq strictly decreasing (empty: not a fork); `fork_of` the thread it was forked from.
+    ancestry: tuple[tuple[str, int], ...] = ()
+    fork_of: str | None = None
+    fork_request: str | None = None  # the request id of the fork that made it (a retry converges on it)
+    # Live forks reading this thread's runs, and while there are any, the highest seq one of them reads: max_runs
+    # pruning keeps every run <= fork_hold, a delete is refused (409 thread_has_forks).
+    fork_count: int = 0
+    fork_hold: int = 0
+
+
+@dataclass(frozen=True)
+class ForkSpec:
+    """A fork to create (`RunStore.fork_thread`): its id, the parent as read, the chain it reads and its settings."""
+
+    thread_id: str
+    parent: ThreadState
+    through_seq: int
+    ancestry: tuple[tuple[str, int], ...]
+    now: str
+    summary: str | None = None
+    summary_through_seq: int = 0
+    run_tokens: int = 0
+    request_id: str | None = None
+
+
+class ThreadExists(Exception):
+    """fork_thread: the target thread id is taken."""
+
+
+class ForkRaced(Exception):
+    """fork_thread: the parent changed since it was read (deleted, deleting, or another fork moved its hold)."""
+
+
+class ThreadHasForks(Exception):
+    """delete_thread: live forks still read this thread's runs (nothing was changed)."""
 
 
 class WrongThreadKind(Exception):
@@ -312,7 +348,11 @@ class RunStore(Protocol):
         """Count `count` sequence numbers given out that no run will ever have (a failed or replayed add)."""
         ...
 
-    def get_run(self, tenant: str, thread_id: str, seq: int) -> StoredRun | None: ...
+    def get_run(
+        self, tenant: str, thread_id: str, seq: int, ancestry: Sequence[tuple[str, int]] = ()
+    ) -> StoredRun | None:
+        """The run at `seq`; with a fork's `ancestry` (`ThreadState.ancestry`), read where that seq lives."""
+        ...
 
     def list_threads(
         self, tenant: str, *, limit: int, after: str | None = None, prefix: str | None = None
@@ -338,17 +378,32 @@ class RunStore(Protocol):
         limit: int,
         now_epoch: int,
         keys_only: bool = False,
+        ancestry: Sequence[tuple[str, int]] = (),
     ) -> tuple[list[StoredRun], int | None]:
-        """Unexpired runs with lo <= seq <= hi, one page; returns (runs, seq to continue after or None)."""
+        """Unexpired runs with lo <= seq <= hi, one page; returns (runs, seq to continue after or None).
+
+        With a fork's `ancestry` (`ThreadState.ancestry`, docs/adr/0037), over its combined history: its own runs,
+        then each ancestor's up to where the chain reads it; segments past `limit` runs are not read."""
         ...
 
     def iter_keys(
-        self, tenant: str, thread_id: str, *, lo: int, newest_first: bool, now_epoch: int
+        self,
+        tenant: str,
+        thread_id: str,
+        *,
+        lo: int,
+        newest_first: bool,
+        now_epoch: int,
+        hi: int | None = None,
+        ancestry: Sequence[tuple[str, int]] = (),
     ) -> Iterator[StoredRun]:
-        """Every unexpired run from `lo` on, keys and counts only, one Query page after another."""
+        """Every unexpired run in [lo, hi], keys and counts only, one Query page after another (through a fork's
+        `ancestry`)."""
         ...
 
-    def iter_full(self, tenant: str, thread_id: str, *, lo: int, now_epoch: int) -> Iterator[StoredRun]:
+    def iter_full(
+        self, tenant: str, thread_id: str, *, lo: int, now_epoch: int, ancestry: Sequence[tuple[str, int]] = ()
+    ) -> Iterator[StoredRun]:
         """Every unexpired run from `lo` on, oldest first, with its item (inline body or body key)."""
         ...
 
@@ -372,8 +427,17 @@ class RunStore(Protocol):
         """Compare-and-swap the summary; False when another summary was committed first (or covers more)."""
         ...
 
+    def fork_thread(self, tenant: str, spec: ForkSpec) -> ThreadState:
+        """Create the fork's thread item (only if the id is free: `ThreadExists`) and, when it reads the parent's
+        runs, count it on the thread it holds (`spec.ancestry[0]`: fork_count + 1, fork_hold raised), conditioned
+        on that thread being unchanged since read (`ForkRaced`): one transaction, whatever the history's length."""
+        ...
+
     def delete_thread(self, tenant: str, thread_id: str) -> int:
-        """Mark the thread deleting (adds in flight can no longer commit, new ones are refused; readers see an
+        """`ThreadHasForks` (nothing changed) while live forks hold the thread. A fork's delete releases its hold
+        on the thread it reads, in the same write as its delete mark.
+
+        Mark the thread deleting (adds in flight can no longer commit, new ones are refused; readers see an
         unknown thread), then delete every item but the marked thread item; `release_thread` ends it."""
         ...
 
@@ -381,8 +445,9 @@ class RunStore(Protocol):
         """Delete the marked thread item once everything else is gone: the id can be used again."""
         ...
 
-    def run_seq(self, tenant: str, thread_id: str, run_id: str) -> int | None:
-        """The sequence number of the stored run with this id, or None (one read of its run-id record)."""
+    def run_seq(self, tenant: str, thread_id: str, run_id: str, ancestry: Sequence[tuple[str, int]] = ()) -> int | None:
+        """The sequence number of the stored run with this id, or None (one read of its run-id record; through a
+        fork's `ancestry`, one per segment at most, an ancestor's run only at or before where the fork reads it)."""
         ...
 
     def set_thread_fields(self, tenant: str, thread_id: str, fields: dict[str, str], now: str) -> ThreadState:

@@ -36,9 +36,15 @@ _reset_caches = reset_caches
 
 
 def _workload(d: Deployment, tenant: str) -> tuple[list[str], list[str]]:
-    threads = ["t1", "t#2"]
+    threads = ["t1", "t#2", "t1 fork"]
     for i in range(3):
         d.add_run(tenant, "t1", f"r{i}", f"{tenant} says hello {i} 🦊")
+    # a fork (docs/adr/0037) reads t1's r0, r1 in place: export, erase and import carry its ancestry and t1's hold
+    from threads.handler import lambda_handler as threads_fn
+
+    fork = {"tenant": tenant, "thread_id": "t1", "action": "fork", "after_run_id": "r1", "new_thread_id": "t1 fork"}
+    assert threads_fn(fork, None)["ancestry"] == [{"thread_id": "t1", "through_seq": 2}]
+    d.add_run(tenant, "t1 fork", "f1", f"{tenant} forked")
     d.add_run(tenant, "t#2", "big", "x" * 400_000)  # past the inline size: the run's JSON is an S3 object
     from offprompt.composition.conversation import default_cloud_threads
 
@@ -116,7 +122,7 @@ def test_export_erase_import_round_trip(
     assert code == 0
     assert local_export["counts"] == s3_export["counts"]
     counts = local_export["counts"]
-    assert counts["dynamodb.thread"] == 3 and counts["dynamodb.run"] == 4 and counts["dynamodb.alias"] == 1
+    assert counts["dynamodb.thread"] == 4 and counts["dynamodb.run"] == 5 and counts["dynamodb.alias"] == 1
     assert counts["dynamodb.namespace"] == 2 and counts["dynamodb.meta"] == 2
     assert counts["s3"] >= 2 and counts["opensearch"] >= 2
     lines = (out / "dynamodb.jsonl").read_text(encoding="utf-8").splitlines()

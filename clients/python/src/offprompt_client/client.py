@@ -231,6 +231,7 @@ class OffpromptClient:
         memory_index: int | None = ...,
         model: str | None = ...,
         tokenizer: str | None = ...,
+        as_of_run: str | None = ...,
         raw: Literal[False] = ...,
     ) -> PromptStack: ...
 
@@ -246,6 +247,7 @@ class OffpromptClient:
         memory_index: int | None = ...,
         model: str | None = ...,
         tokenizer: str | None = ...,
+        as_of_run: str | None = ...,
         raw: Literal[True],
     ) -> dict[str, Any]: ...
 
@@ -260,10 +262,12 @@ class OffpromptClient:
         memory_index: int | None = None,
         model: str | None = None,
         tokenizer: str | None = None,
+        as_of_run: str | None = None,
         raw: bool = False,
     ) -> PromptStack | dict[str, Any]:
         """The thread's history as a PromptStack (system, summary, runs, input) pruned to `max_tokens`, counted
-        as Griptape counts for `model`, or with `tokenizer` (cl100k_base, o200k_base, chars_per_token:N)."""
+        as Griptape counts for `model`, or with `tokenizer` (cl100k_base, o200k_base, chars_per_token:N);
+        `as_of_run`: as the thread was right after that run (time travel; on a fork, also a run it shares)."""
         fields = {
             "system": system,
             "input": input,
@@ -272,6 +276,7 @@ class OffpromptClient:
             "memory_index": memory_index,
             "model": model,
             "tokenizer": tokenizer,
+            "as_of_run": as_of_run,
         }
         body = {k: _to_dict(v) for k, v in fields.items() if v is not None}
         decode = _prompt_stack_decoder(raw)
@@ -297,11 +302,34 @@ class OffpromptClient:
         return self._pages(lambda c: self.list_threads(limit=page_size, cursor=c, prefix=prefix), "threads")
 
     def list_runs(
-        self, thread_id: str, *, limit: int | None = None, cursor: str | None = None, order: str | None = None
+        self,
+        thread_id: str,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        order: str | None = None,
+        as_of_run: str | None = None,
     ) -> Any:
-        """One page of runs: the API's JSON (runs and the next cursor, if any)."""
-        query = {"limit": limit, "cursor": cursor, "order": order}
+        """One page of runs: the API's JSON (runs and the next cursor, if any); `as_of_run`: of the thread as it
+        was right after that run (pass it again with the cursor)."""
+        query = {"limit": limit, "cursor": cursor, "order": order, "as_of_run": as_of_run}
         return self._json("GET", f"/threads/{_segment(thread_id)}/runs", query=query)
+
+    def fork_thread(
+        self,
+        thread_id: str,
+        *,
+        after_run_id: str | None = None,
+        new_thread_id: str | None = None,
+        request_id: str | None = None,
+    ) -> Any:
+        """Fork the thread after `after_run_id` (default: its newest run) into `new_thread_id` (default: derived
+        from `request_id`, or new): the fork reads the parent's runs up to there without a copy (ADR 0037).
+        Returns `{thread_id, forked_from, through_seq, after_run_id, ancestry, kind, replayed}`; the same
+        `request_id` again is a retry that answers the same fork."""
+        fields = {"after_run_id": after_run_id, "thread_id": new_thread_id, "request_id": request_id}
+        body = {k: v for k, v in fields.items() if v is not None}
+        return self._json("POST", f"/threads/{_segment(thread_id)}/fork", body)
 
     def iter_runs(self, thread_id: str, *, page_size: int | None = None, order: str | None = None) -> Iterator[Any]:
         """Every run of the thread, following the cursors page by page."""

@@ -12,6 +12,10 @@ Partition `T#{tenant}#TH#{thread}` (escaped by `identifiers.key`):
 - `RUNID#{run_id}`   seq + content hash of that run (the conditional put that makes retries idempotent);
 - `EXPIRED#{event}`  a TTL-expired run's stream record already taken off the gauge (`release_expired`).
 
+A fork (docs/adr/0037) is a thread item with `ancestry` (a list of `{thread, through}`, nearest first), `fork_of`
+and `next_seq` starting at its fork point; the thread it reads (`ancestry[0]`) counts it in `fork_count` and keeps
+`fork_hold` (the highest seq a live fork reads). No run is copied.
+
 Deleting runs that carry `metered_bytes` is one transaction per ≤ 48 runs: each run's delete conditioned on the
 run being there, the thread's counts and the tenant's gauge going down by what was really deleted
 (docs/adr/0021-stored-bytes-and-run-counts.md).
@@ -35,7 +39,17 @@ from botocore.exceptions import BotoCoreError, ClientError
 from offprompt import deadline
 from offprompt.errors import DependencyUnavailable
 from offprompt.metering import Charge
-from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState, WrongThreadKind
+from offprompt.ports import (
+    ForkRaced,
+    ForkSpec,
+    RunIdTaken,
+    StoredRun,
+    ThreadDeleting,
+    ThreadExists,
+    ThreadHasForks,
+    ThreadState,
+    WrongThreadKind,
+)
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
@@ -365,8 +379,8 @@ class DynamoDbRunStore:
         except (ClientError, BotoCoreError) as exc:
             raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
 
-    def get_run(self, tenant: str, thread_id: str, seq: int) -> StoredRun | None:
-        item = self._get(thread_pk(tenant, thread_id), run_sk(seq))
+    def get_run(self, tenant: str, thread_id: str, seq: int, ancestry: Ancestry = ()) -> StoredRun | None:
+        item = self._get(thread_pk(tenant, _owner(thread_id, ancestry, seq)), run_sk(seq))
         return _stored_run(item) if item else None
 
     def page_runs(
@@ -380,6 +394,42 @@ class DynamoDbRunStore:
         limit: int,
         now_epoch: int,
         keys_only: bool = False,
+        ancestry: Ancestry = (),
+    ) -> tuple[list[StoredRun], int | None]:
+        """One page over the combined history of a fork (its own runs, then its ancestors' shared ones): the seq
+        range cut at the segments' bounds, each piece read in its partition, in order, stopping as soon as `limit`
+        runs are found (later segments are not read). Without ancestry: one Query of the thread's partition."""
+        pieces = _segments(thread_id, ancestry)
+        if not newest_first:
+            pieces.reverse()
+        top = _TOP if hi is None else hi
+        found: list[StoredRun] = []
+        for owner, seg_lo, seg_hi in pieces:
+            a, b = max(lo, seg_lo + 1), min(top, seg_hi)
+            if a > b:
+                continue
+            if len(found) >= limit:  # a later segment has runs in range: continue after the last one found
+                return found, found[-1].seq
+            page, after = self._page_partition(
+                tenant, owner, lo=a, hi=b, newest_first=newest_first, limit=limit - len(found),
+                now_epoch=now_epoch, keys_only=keys_only,
+            )  # fmt: skip
+            found.extend(page)
+            if after is not None:
+                return found, after
+        return found, None
+
+    def _page_partition(
+        self,
+        tenant: str,
+        thread_id: str,
+        *,
+        lo: int,
+        hi: int,
+        newest_first: bool,
+        limit: int,
+        now_epoch: int,
+        keys_only: bool,
     ) -> tuple[list[StoredRun], int | None]:
         pk = thread_pk(tenant, thread_id)
         params: dict[str, Any] = {
@@ -389,7 +439,7 @@ class DynamoDbRunStore:
             "ExpressionAttributeValues": {
                 ":pk": {"S": pk},
                 ":lo": {"S": run_sk(max(lo, 0))},
-                ":hi": {"S": run_sk(hi) if hi is not None else run_sk(10**12 - 1)},
+                ":hi": {"S": run_sk(hi)},
                 ":now": {"N": str(now_epoch)},
             },
             "ScanIndexForward": not newest_first,
@@ -408,10 +458,17 @@ class DynamoDbRunStore:
     # Prompt-stack pages its own way (budget-sized pages, services/conversation/prompt_stack.newest_first).
 
     def iter_keys(
-        self, tenant: str, thread_id: str, *, lo: int, newest_first: bool, now_epoch: int
+        self,
+        tenant: str,
+        thread_id: str,
+        *,
+        lo: int,
+        newest_first: bool,
+        now_epoch: int,
+        hi: int | None = None,
+        ancestry: Ancestry = (),
     ) -> Iterator[StoredRun]:
-        hi: int | None = None
-        while True:
+        while hi is None or lo <= hi:
             runs, last = self.page_runs(
                 tenant,
                 thread_id,
@@ -421,6 +478,7 @@ class DynamoDbRunStore:
                 limit=500,
                 now_epoch=now_epoch,
                 keys_only=True,
+                ancestry=ancestry,
             )
             yield from runs
             if last is None:
@@ -430,11 +488,14 @@ class DynamoDbRunStore:
             else:
                 lo = last + 1
 
-    def iter_full(self, tenant: str, thread_id: str, *, lo: int, now_epoch: int) -> Iterator[StoredRun]:
+    def iter_full(
+        self, tenant: str, thread_id: str, *, lo: int, now_epoch: int, ancestry: Ancestry = ()
+    ) -> Iterator[StoredRun]:
         while True:
             runs, last = self.page_runs(
-                tenant, thread_id, lo=lo, hi=None, newest_first=False, limit=100, now_epoch=now_epoch
-            )
+                tenant, thread_id, lo=lo, hi=None, newest_first=False, limit=100, now_epoch=now_epoch,
+                ancestry=ancestry,
+            )  # fmt: skip
             yield from runs
             if last is None:
                 return
@@ -545,23 +606,107 @@ class DynamoDbRunStore:
             raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
         return True
 
-    def delete_thread(self, tenant: str, thread_id: str) -> int:
-        """Mark the thread item, then delete every other item of the partition (runs, run ids)."""
-        pk = thread_pk(tenant, thread_id)
+    def fork_thread(self, tenant: str, spec: ForkSpec) -> ThreadState:
+        """One transaction of at most two items: the fork's thread item (only if the id is free) and, when it reads
+        runs of another thread, that thread's `fork_count`/`fork_hold` (only if unchanged since read)."""
+        parent = spec.parent
+        pk = thread_pk(tenant, spec.thread_id)
+        item: dict[str, Any] = {
+            **_key(pk, THREAD_SK),
+            "tenant": {"S": tenant},
+            TENANT_INDEX_ATTRIBUTE: {"S": tenant_index_value(tenant, pk)},
+            "thread_id": {"S": spec.thread_id},
+            "created_at": {"S": spec.now},
+            "updated_at": {"S": spec.now},
+            "next_seq": {"N": str(spec.through_seq)},
+            "run_tokens": {"N": str(max(0, spec.run_tokens))},
+            "run_count": {"N": "0"},  # its own runs: none yet, and the count is trusted from the start
+            "runs_counted": {"BOOL": True},
+            "summary_version": {"N": "0"},
+            "summary_through_seq": {"N": str(spec.summary_through_seq)},
+            "generation": {"S": uuid.uuid4().hex},
+            "memory_type": {"S": parent.memory_type},
+            "offset": {"N": str(parent.offset)},
+            "fork_of": {"S": parent.thread_id},
+            "ancestry": {"L": [{"M": {"thread": {"S": t}, "through": {"N": str(n)}}} for t, n in spec.ancestry]},
+        }
+        for name, number in (("max_runs", parent.max_runs), ("retention_days", parent.retention_days)):
+            if number is not None:
+                item[name] = {"N": str(number)}
+        if spec.summary is not None:
+            item["summary"] = {"S": spec.summary}
+            item["summary_updated_at"] = {"S": spec.now}
+        if spec.request_id is not None:
+            item["fork_request"] = {"S": spec.request_id}
+        if parent.kind != "runs" or parent.next_seq > 0:  # a thread that never held an entry leaves its kind open
+            item["kind"] = {"S": parent.kind}
+        tx = Transaction()
+        tx.put("fork", {"TableName": self.table_name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"})
+        if spec.ancestry:
+            tx.update("held", self._hold(tenant, spec.ancestry[0][0], parent, spec.through_seq))
+            if spec.ancestry[0][0] != parent.thread_id:  # the parent, which holds that ancestor, is still there
+                tx.add(
+                    "parent",
+                    {
+                        "ConditionCheck": {
+                            "TableName": self.table_name,
+                            "Key": _key(thread_pk(tenant, parent.thread_id), THREAD_SK),
+                            "ConditionExpression": "#gen = :gen AND attribute_not_exists(#deleting)",
+                            "ExpressionAttributeNames": {"#gen": "generation", "#deleting": "deleting"},
+                            "ExpressionAttributeValues": {":gen": {"S": parent.generation or ""}},
+                        }
+                    },
+                )
         try:
-            self.client.update_item(
-                TableName=self.table_name,
-                Key=_key(pk, THREAD_SK),
-                UpdateExpression="SET #deleting = :yes",
-                ConditionExpression="attribute_exists(pk)",
-                ExpressionAttributeNames={"#deleting": "deleting"},
-                ExpressionAttributeValues={":yes": {"BOOL": True}},
-            )
-        except ClientError as exc:
-            if error_code(exc) != "ConditionalCheckFailedException":  # no thread item: sweep what is there
-                raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
+            with tx.cancellation():
+                self.client.transact_write_items(TransactItems=tx.request())
+        except Cancelled as cancelled:
+            if cancelled.failed("fork"):
+                raise ThreadExists() from None
+            if cancelled.failed("held") or cancelled.failed("parent") or cancelled.conflicted:
+                raise ForkRaced() from None
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+        return _thread_state(tenant, spec.thread_id, item)
+
+    def _hold(self, tenant: str, held: str, parent: ThreadState, through: int) -> dict[str, Any]:
+        """The held thread's update: one more live fork, `fork_hold` raised to `through`, on condition it is the
+        incarnation read (the parent itself, or the ancestor the fork reads first) and not being deleted."""
+        names = {"#deleting": "deleting", "#fc": "fork_count", "#fh": "fork_hold"}
+        values: dict[str, Any] = {":one": {"N": "1"}}
+        if held == parent.thread_id:  # forks and the hold as read: a racing fork or fork delete makes this retry
+            hold = max(parent.fork_hold, through) if parent.fork_count > 0 else through
+            condition = "#gen = :gen AND attribute_not_exists(#deleting) AND "
+            names["#gen"] = "generation"
+            values[":gen"] = {"S": parent.generation or ""}
+            if parent.fork_count > 0:
+                condition += "#fc = :fc AND #fh = :fh"
+                values[":fc"] = {"N": str(parent.fork_count)}
+                values[":fh"] = {"N": str(parent.fork_hold)}
+            else:
+                condition += "(attribute_not_exists(#fc) OR #fc = :zero)"
+                values[":zero"] = {"N": "0"}
+            values[":hold"] = {"N": str(hold)}
+            update = "ADD #fc :one SET #fh = :hold"
+        else:  # an ancestor read through the parent, which holds it (and a hold at least this high) already
+            condition = "attribute_exists(pk) AND attribute_not_exists(#deleting) AND #fh >= :through"
+            values[":through"] = {"N": str(through)}
+            update = "ADD #fc :one"
+        return {
+            "TableName": self.table_name,
+            "Key": _key(thread_pk(tenant, held), THREAD_SK),
+            "UpdateExpression": update,
+            "ConditionExpression": condition,
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+        }
+
+    def delete_thread(self, tenant: str, thread_id: str) -> int:
+        """Mark the thread item (refused while live forks hold it; a fork's mark releases its own hold in the same
+        transaction), then delete every other item of the partition (runs, run ids)."""
+        pk = thread_pk(tenant, thread_id)
+        self._mark_deleting(tenant, pk)
         keys: list[dict[str, Any]] = []
         counted: list[_Delete] = []  # items that added to the tenant's gauge: deleted by transactions
         start: dict[str, Any] | None = None
@@ -593,6 +738,76 @@ class DynamoDbRunStore:
             self._transact_deletes(tenant, pk, counted[i : i + ITEMS_PER_TRANSACTION], count_on_thread=False)
         return len(keys) + len(counted)
 
+    def _mark_deleting(self, tenant: str, pk: str) -> None:
+        """Set the thread's delete mark, unless forks hold it (`ThreadHasForks`); a fork's first mark also releases
+        its hold on the thread it reads (a retried delete finds the mark set and releases nothing again)."""
+        for attempt in range(_TRANSACTION_ATTEMPTS):
+            item = self._get(pk, THREAD_SK)
+            if item is None:
+                return  # no thread item: sweep what is there
+            ancestry = _ancestry(item)
+            held = ancestry[0][0] if ancestry and "deleting" not in item else None
+            # once marked, no fork can be made of it (fork_thread checks the mark): a retried delete goes on
+            condition = (
+                "attribute_exists(pk) AND (attribute_exists(#deleting) OR attribute_not_exists(#fc) OR #fc <= :zero)"
+            )
+            if held is not None:  # only the first mark releases the hold: the item must still be unmarked
+                condition += " AND attribute_not_exists(#deleting)"
+            tx = Transaction()
+            tx.update(
+                "mark",
+                {
+                    "TableName": self.table_name,
+                    "Key": _key(pk, THREAD_SK),
+                    "UpdateExpression": "SET #deleting = :yes",
+                    "ConditionExpression": condition,
+                    "ExpressionAttributeNames": {"#deleting": "deleting", "#fc": "fork_count"},
+                    "ExpressionAttributeValues": {":yes": {"BOOL": True}, ":zero": {"N": "0"}},
+                },
+            )
+            if held is not None:
+                tx.update(
+                    "release",
+                    {
+                        "TableName": self.table_name,
+                        "Key": _key(thread_pk(tenant, held), THREAD_SK),
+                        "UpdateExpression": "ADD #fc :minus",
+                        "ConditionExpression": "attribute_exists(pk)",
+                        "ExpressionAttributeNames": {"#fc": "fork_count"},
+                        "ExpressionAttributeValues": {":minus": {"N": "-1"}},
+                    },
+                )
+            try:
+                with tx.cancellation():
+                    self.client.transact_write_items(TransactItems=tx.request())
+                return
+            except Cancelled as cancelled:
+                if cancelled.failed("mark"):
+                    current = self._get(pk, THREAD_SK)
+                    if current is None:
+                        return
+                    if "deleting" not in current and (_n(current, "fork_count", 0) or 0) > 0:
+                        raise ThreadHasForks() from None
+                    continue  # marked or released meanwhile: read again
+                if cancelled.failed("release"):  # the held thread is gone (an erase): nothing to release
+                    self._call(
+                        "update_item",
+                        allow_condition_failure=True,
+                        TableName=self.table_name,
+                        Key=_key(pk, THREAD_SK),
+                        UpdateExpression="SET #deleting = :yes",
+                        ConditionExpression="attribute_exists(pk)",
+                        ExpressionAttributeNames={"#deleting": "deleting"},
+                        ExpressionAttributeValues={":yes": {"BOOL": True}},
+                    )
+                    return
+                if not cancelled.conflicted:
+                    raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+                time.sleep(0.02 * (attempt + 1))
+            except (ClientError, BotoCoreError) as exc:
+                raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+        raise DependencyUnavailable("DynamoDB thread delete kept conflicting with other writes; retry it")
+
     def release_thread(self, tenant: str, thread_id: str) -> None:
         try:
             self.client.delete_item(
@@ -608,9 +823,13 @@ class DynamoDbRunStore:
             raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
 
     # ---- Griptape Cloud-style thread fields and aliases ----------------------------------------------------
-    def run_seq(self, tenant: str, thread_id: str, run_id: str) -> int | None:
-        item = self._get(thread_pk(tenant, thread_id), runid_sk(run_id))
-        return int(item["seq"]["N"]) if item else None
+    def run_seq(self, tenant: str, thread_id: str, run_id: str, ancestry: Ancestry = ()) -> int | None:
+        for owner, lo, hi in _segments(thread_id, ancestry):  # nearest first: one read per segment at most
+            item = self._get(thread_pk(tenant, owner), runid_sk(run_id))
+            seq = int(item["seq"]["N"]) if item else None
+            if seq is not None and lo < seq <= hi:  # an ancestor's run past the fork point is not this thread's
+                return seq
+        return None
 
     def set_thread_fields(self, tenant: str, thread_id: str, fields: dict[str, str], now: str) -> ThreadState:
         return self._upsert_thread(tenant, thread_id, now, {k: fields[k] for k in _THREAD_TEXT_FIELDS if k in fields})
@@ -741,6 +960,28 @@ def _key(pk: str, sk: str) -> dict[str, Any]:
     return {"pk": {"S": pk}, "sk": {"S": sk}}
 
 
+#: A fork's ancestry: (ancestor thread id, through_seq), nearest first, through_seq strictly decreasing.
+Ancestry = Sequence[tuple[str, int]]
+_TOP = 10**12 - 1  # the highest seq a run key holds (run_sk pads to 12 digits)
+
+
+def _segments(thread_id: str, ancestry: Ancestry) -> list[tuple[str, int, int]]:
+    """The combined history's segments, newest first: (partition's thread, lo, hi) holding seqs lo < seq <= hi.
+    The thread's own runs are above ancestry[0]'s through_seq; ancestor i's between the next one's and its own."""
+    out: list[tuple[str, int, int]] = []
+    owner, top = thread_id, _TOP
+    for ancestor, through in ancestry:
+        out.append((owner, through, top))
+        owner, top = ancestor, through
+    out.append((owner, 0, top))
+    return [seg for seg in out if seg[2] > seg[1]]
+
+
+def _owner(thread_id: str, ancestry: Ancestry, seq: int) -> str:
+    """The thread whose partition holds `seq` of the combined history."""
+    return next((owner for owner, lo, hi in _segments(thread_id, ancestry) if lo < seq <= hi), thread_id)
+
+
 @dataclass(frozen=True)
 class _Delete:
     """One item of a delete transaction: the bytes it added to the gauge, whether it is a run (and expires)."""
@@ -833,6 +1074,17 @@ def _thread_state(tenant: str, thread_id: str, item: dict[str, Any]) -> ThreadSt
         run_count=max(0, run_count or 0) if trusted else None,
         run_count_read=run_count,
         kind=_kind(item),
+        ancestry=_ancestry(item),
+        fork_of=_s(item, "fork_of"),
+        fork_request=_s(item, "fork_request"),
+        fork_count=max(0, _n(item, "fork_count", 0) or 0),
+        fork_hold=_n(item, "fork_hold", 0) or 0,
+    )
+
+
+def _ancestry(item: dict[str, Any]) -> tuple[tuple[str, int], ...]:
+    return tuple(
+        (str(a["M"]["thread"]["S"]), int(a["M"]["through"]["N"])) for a in item.get("ancestry", {}).get("L", [])
     )
 
 

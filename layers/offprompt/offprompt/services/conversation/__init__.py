@@ -5,7 +5,7 @@ HTTP-free; takes ports (RunStore, BlobStore, Tokenizer, Summarizer). See docs/ad
 - `requests`: the request bodies (pydantic) and `parse_model`;
 - `results`: what add-run and summarize return;
 - `cursor`: the opaque list-runs cursor;
-- one module per use case (ports in, plain data out): `add_run`, `prompt_stack`, `thread_admin`, `summarize`,
+- one module per use case (ports in, plain data out): `add_run`, `prompt_stack`, `thread_admin`, `fork`, `summarize`,
   `expiry`, over `context.Conversation` (the ports); shared helpers: `run_bodies` (blob layout, decoding), `cursor`;
 - `service`: `ConversationService`, a facade with one method per use case;
 - `cloud_threads`: Griptape Cloud's Threads API (`/api/threads`) mapped onto threads and runs;

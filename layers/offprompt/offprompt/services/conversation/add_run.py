@@ -269,15 +269,18 @@ def prune(conv: Conversation, state: ThreadState, seq: int) -> int:
     """
     if state.max_runs is None:
         return 0
+    # Only the thread's own runs are deleted (a fork's shared runs are its ancestors'), and while live forks read
+    # this thread's runs, none at or below `fork_hold` (docs/adr/0037). The state is add's: read by its allocation.
+    lo = state.fork_hold + 1 if state.fork_count > 0 else 0
     hi = seq - state.max_runs - state.burned_seqs - PRUNE_SLACK
     if state.memory_type == "summary":
         hi = min(hi, state.summary_through_seq)
-    if hi < 1:
+    if hi < max(lo, 1):
         return 0
     old, _ = conv.runs.page_runs(
         state.tenant,
         state.thread_id,
-        lo=0,
+        lo=lo,
         hi=hi,
         newest_first=False,
         limit=PRUNE_BATCH,
@@ -286,6 +289,13 @@ def prune(conv: Conversation, state: ThreadState, seq: int) -> int:
     )
     if not old:
         return 0
+    fresh = conv.runs.get_thread(state.tenant, state.thread_id)  # a fork made since the add's allocation holds runs
+    if fresh is None:
+        return 0
+    if fresh.fork_count > 0:
+        old = [r for r in old if r.seq > fresh.fork_hold]
+        if not old:
+            return 0
     conv.runs.delete_runs(state.tenant, state.thread_id, old)
     for r in old:
         if r.blob_key:

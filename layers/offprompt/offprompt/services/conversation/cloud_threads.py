@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -180,11 +179,15 @@ class CloudThreadsService:
             raise InvalidInput(f"page_size must be between 1 and {MAX_PAGE_SIZE}")
         floor = visible_floor(self.conversation, state, None)
         skip = (page - 1) * page_size
-        keys = list(self._keys(tenant, thread_id, lo=floor))
+        # a fork's messages include the runs it shares (docs/adr/0037)
+        now = int(self.conversation.clock())
+        keys = list(
+            self.runs.iter_keys(tenant, thread_id, lo=floor, newest_first=False, now_epoch=now, ancestry=state.ancestry)
+        )
         chosen = keys[skip : skip + page_size]
         messages = []
         for index, key in enumerate(chosen, start=skip):
-            stored = self.runs.get_run(tenant, thread_id, key.seq) if key.run_json is None else key
+            stored = self.runs.get_run(tenant, thread_id, key.seq, state.ancestry) if key.run_json is None else key
             if stored is None:  # deleted between the two reads
                 continue
             messages.append(self._message(thread_id, index, stored))
@@ -304,17 +307,6 @@ class CloudThreadsService:
             if after is None or after <= 1:
                 return None
             hi = after - 1
-
-    def _keys(self, tenant: str, thread_id: str, *, lo: int) -> Iterator[StoredRun]:
-        now = int(self.conversation.clock())
-        while True:
-            runs, last = self.runs.page_runs(
-                tenant, thread_id, lo=lo, hi=None, newest_first=False, limit=500, now_epoch=now
-            )
-            yield from runs
-            if last is None:
-                return
-            lo = last + 1
 
     # ---- helpers --------------------------------------------------------------------------------------
     def _state(self, tenant: str, thread_id: str) -> ThreadState:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from offprompt.errors import Conflict
+from offprompt.errors import Conflict, NotFound
 
 
 class ThreadDeleted(Conflict):
@@ -32,3 +32,74 @@ class ThreadKindMismatch(Conflict):
             f"(use its {routes} routes, or another thread id); nothing was stored",
             details={"thread_id": thread_id, "kind": held},
         )
+
+
+class ThreadForked(Conflict):
+    """A delete of a thread whose runs live forks still read (docs/adr/0037): refused, nothing changed."""
+
+    code = "thread_has_forks"
+
+    def __init__(self, thread_id: str) -> None:
+        super().__init__(
+            f'thread "{thread_id[:100]}" has live forks that read its runs: delete its forks first; nothing was '
+            "deleted",
+            details={"thread_id": thread_id},
+        )
+
+
+class ForkTooDeep(Conflict):
+    """A fork would read through more ancestors than MAX_FORK_DEPTH (docs/adr/0037): nothing was written."""
+
+    code = "fork_too_deep"
+
+    def __init__(self, thread_id: str, depth: int) -> None:
+        super().__init__(
+            f'a fork of thread "{thread_id[:100]}" would read through more than {depth} threads: fork an older '
+            "point, or start a new thread with the runs you need; nothing was written",
+            details={"thread_id": thread_id, "max_depth": depth},
+        )
+
+
+class ThreadExistsConflict(Conflict):
+    """The fork's target thread id is taken (by another thread, or another fork): nothing was written."""
+
+    code = "thread_exists"
+
+    def __init__(self, thread_id: str) -> None:
+        super().__init__(
+            f'thread "{thread_id[:100]}" already exists: fork into a new thread id; nothing was written',
+            details={"thread_id": thread_id},
+        )
+
+
+class ItemShared(Conflict):
+    """A pop whose newest item is shared with a fork (docs/adr/0037): refused, nothing removed."""
+
+    code = "item_shared"
+
+    def __init__(self, thread_id: str, seq: int) -> None:
+        super().__init__(
+            f'the newest item of thread "{thread_id[:100]}" (seq {seq}) is shared with a fork (or, on a fork, '
+            "belongs to the thread it was forked from): it cannot be popped; nothing was removed",
+            details={"thread_id": thread_id, "seq": seq},
+        )
+
+
+class RunNotFound(NotFound):
+    """`as_of_run` (or a fork's `after_run_id`) names no run this thread can read (docs/adr/0037)."""
+
+    code = "run_not_found"
+
+    def __init__(self, thread_id: str, run_id: str) -> None:
+        super().__init__(
+            f'run "{run_id[:100]}" is not a run of thread "{thread_id[:100]}" (nor one it shares with what it was '
+            "forked from)",
+            details={"thread_id": thread_id, "run_id": run_id},
+        )
+
+
+def require_run(seq: int | None, thread_id: str, run_id: str) -> int:
+    """The seq `RunStore.run_seq` found for `run_id`, or RunNotFound."""
+    if seq is None:
+        raise RunNotFound(thread_id, run_id)
+    return seq

@@ -28,7 +28,7 @@ from offprompt.metering import Meter
 from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState, WrongThreadKind
 from offprompt.services.conversation.add_run import run_charge
 from offprompt.services.conversation.context import Conversation, now_iso
-from offprompt.services.conversation.errors import ThreadDeleted, ThreadKindMismatch
+from offprompt.services.conversation.errors import ItemShared, ThreadDeleted, ThreadKindMismatch
 from offprompt.services.conversation.requests import ItemsIn, ItemsQuery
 
 logger = logging.getLogger("offprompt.services.conversation.items")
@@ -196,6 +196,7 @@ def newest_items(conv: Conversation, tenant: str, thread_id: str, query: ItemsQu
         page, last = conv.runs.page_runs(
             tenant,
             thread_id,
+            ancestry=state.ancestry,  # a fork's items include those it shares (docs/adr/0037)
             lo=1,
             hi=hi,
             newest_first=True,
@@ -232,19 +233,27 @@ def newest_items(conv: Conversation, tenant: str, thread_id: str, query: ItemsQu
 
 
 def pop_item(conv: Conversation, tenant: str, thread_id: str) -> dict[str, Any]:
-    """Remove the newest item and return it: `{"item": ..., "seq": n}`, or `{"item": None}` when there is none."""
+    """Remove the newest item and return it: `{"item": ..., "seq": n}`, or `{"item": None}` when there is none.
+
+    Only an item the thread owns and no live fork reads is removed: when the newest item is shared (a fork's
+    ancestor's, or one of this thread's that a fork reads), 409 `item_shared` and nothing is removed (ADR 0037)."""
     check_identifier("thread_id", thread_id)
     state = conv.runs.get_thread(tenant, thread_id)
     if state is None:
         return {"item": None, "seq": None}
     _check_kind(state)
     for _attempt in range(POP_ATTEMPTS):
+        now = int(conv.clock())
         page, _ = conv.runs.page_runs(
-            tenant, thread_id, lo=1, hi=None, newest_first=True, limit=1, now_epoch=int(conv.clock())
+            tenant, thread_id, lo=1, hi=None, newest_first=True, limit=1, now_epoch=now, ancestry=state.ancestry
         )
         if not page:
             return {"item": None, "seq": None}
         newest = page[0]
+        if (state.ancestry and newest.seq <= state.ancestry[0][1]) or (
+            state.fork_count > 0 and newest.seq <= state.fork_hold
+        ):
+            raise ItemShared(thread_id, newest.seq)
         body = conv.bodies.run_json(newest)
         try:
             won = conv.runs.pop_run(tenant, thread_id, newest)

@@ -17,11 +17,11 @@ from offprompt.identifiers import check_identifier
 from offprompt.memory.conversation import HistoryRun, PreparedRun, select_history
 from offprompt.memory.run import Run
 from offprompt.memory.tokenizers import CHARS_PREFIX, CharsTokenizer, tokenizer_name
-from offprompt.ports import StoredRun, Tokenizer
+from offprompt.ports import StoredRun, ThreadState, Tokenizer
 from offprompt.prompt import PromptStack
 from offprompt.prompt.render import render_messages
 from offprompt.services.conversation.context import Conversation
-from offprompt.services.conversation.errors import ThreadKindMismatch
+from offprompt.services.conversation.errors import ThreadKindMismatch, require_run
 from offprompt.services.conversation.requests import PromptStackRequest
 from offprompt.services.conversation.results import PromptStackResult
 from offprompt.services.conversation.run_bodies import decode_stored_run
@@ -81,17 +81,23 @@ def build_prompt_stack(
     if state.kind != "runs":  # a framework session's items are not Griptape runs (docs/adr/0033)
         raise ThreadKindMismatch(thread_id, state.kind)
     summary_memory = state.memory_type == "summary"
+    top = None
+    if request.as_of_run is not None:  # time travel: the thread as it was right after that run (docs/adr/0037)
+        seq = conv.runs.run_seq(tenant, thread_id, request.as_of_run, state.ancestry)
+        top = require_run(seq, thread_id, request.as_of_run)
+    # A summary covering runs past `top` did not exist then: as of an earlier run, the runs are read instead.
+    summary = state.summary if summary_memory and (top is None or state.summary_through_seq <= top) else None
     cap = request.last_n
     if not summary_memory and state.max_runs is not None:
         cap = state.max_runs if cap is None else min(cap, state.max_runs)
-    lo = state.summary_through_seq + 1 if summary_memory else 1
-    prior = state.run_tokens / state.next_seq + RUN_SEPARATOR_TOKENS if state.run_tokens else None
-    source = newest_first(conv, tenant, thread_id, lo, cap, request.max_tokens, prior)
+    lo = state.summary_through_seq + 1 if summary is not None else 1
+    prior = state.run_tokens / state.next_seq + RUN_SEPARATOR_TOKENS if state.run_tokens and state.next_seq else None
+    source = newest_first(conv, state, lo, cap, request.max_tokens, prior, top)
     plan = select_history(
         list(stack.messages),
         source,
         tokenizer,
-        summary=state.summary if summary_memory else None,
+        summary=summary,
         max_tokens=request.max_tokens,
         last_n=cap,
         estimates_exact=tokenizer.encoding_name == conv.tokenizer.encoding_name,
@@ -119,21 +125,29 @@ def prompt_tokens(conv: Conversation, stack: PromptStack, request: PromptStackRe
 
 def newest_first(
     conv: Conversation,
-    tenant: str,
-    thread_id: str,
+    state: ThreadState,
     lo: int,
     cap: int | None,
     budget: int | None,
     prior: float | None = None,
+    top: int | None = None,
 ) -> Iterator[HistoryRun]:
-    """Runs newest first, in Query pages sized so that the bytes read track what the prompt returns."""
-    hi: int | None = None
+    """Runs newest first (through a fork's ancestry, in the RunStore), up to `top`, in Query pages sized so that the
+    bytes read track what the prompt returns; a page is read only when select_history asks for more runs."""
+    hi: int | None = top
     now = int(conv.clock())
     tokens = read = 0
     while cap is None or read < cap:
         limit = history_page_size(budget, tokens, read, None if cap is None else cap - read, prior)
         runs, after = conv.runs.page_runs(
-            tenant, thread_id, lo=lo, hi=hi, newest_first=True, limit=limit, now_epoch=now
+            state.tenant,
+            state.thread_id,
+            lo=lo,
+            hi=hi,
+            newest_first=True,
+            limit=limit,
+            now_epoch=now,
+            ancestry=state.ancestry,
         )
         for r in runs:
             read += 1

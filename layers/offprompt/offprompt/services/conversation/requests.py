@@ -36,6 +36,20 @@ class PromptStackRequest(BaseModel):
     # ceil(chars / 4)), or with this tokenizer: "cl100k_base", "o200k_base", "chars_per_token:N" (ADR 0013).
     model: str | None = Field(default=None, min_length=1, max_length=MAX_NAME_CHARS)
     tokenizer: str | None = Field(default=None, min_length=1, max_length=64)
+    # Time travel (docs/adr/0037): the thread as it was right after this run (on a fork, also an ancestor's run).
+    as_of_run: str | None = Field(default=None, min_length=1, max_length=MAX_NAME_CHARS)
+
+
+class ForkRequest(BaseModel):
+    """`POST /threads/{thread_id}/fork`: fork after `after_run_id` (default: the newest run) into `thread_id`
+    (default: an id derived from `request_id`, or a new one). A retry with the same `request_id` (or the same
+    `thread_id` and `after_run_id`) answers the fork made first."""
+
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
+
+    after_run_id: str | None = Field(default=None, min_length=1, max_length=MAX_NAME_CHARS)
+    thread_id: str | None = Field(default=None, min_length=1, max_length=MAX_NAME_CHARS)
+    request_id: str | None = Field(default=None, min_length=1, max_length=MAX_NAME_CHARS)
 
 
 class ThreadConfigRequest(BaseModel):
@@ -58,6 +72,7 @@ class RunsQuery(BaseModel):
     limit: int = Field(default=DEFAULT_RUNS_LIMIT, ge=1, le=MAX_LIST_LIMIT)
     cursor: str | None = Field(default=None, max_length=MAX_CURSOR_CHARS)
     order: Literal["asc", "desc"] = "asc"
+    as_of_run: str | None = Field(default=None, min_length=1, max_length=MAX_NAME_CHARS)
 
 
 class ThreadsQuery(BaseModel):

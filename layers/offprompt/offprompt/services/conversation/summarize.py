@@ -21,7 +21,11 @@ def summarize(conv: Conversation, tenant: str, thread_id: str) -> SummarizeResul
     state = conv.runs.get_thread(tenant, thread_id)
     if state is None or state.memory_type != "summary" or state.kind != "runs":  # items are never summarized
         return SummarizeResult("not_summary_memory")
-    stored = list(conv.runs.iter_full(tenant, thread_id, lo=state.summary_through_seq + 1, now_epoch=int(conv.clock())))
+    # a fork's unsummarized runs include the ones it shares (its summary is its own: docs/adr/0037)
+    now = int(conv.clock())
+    stored = list(
+        conv.runs.iter_full(tenant, thread_id, lo=state.summary_through_seq + 1, now_epoch=now, ancestry=state.ancestry)
+    )
     to_sum = stored[: max(0, len(stored) - state.offset)]
     if not to_sum:
         return SummarizeResult("nothing_to_do", state.summary_through_seq)

@@ -11,10 +11,10 @@ from typing import Any
 from offprompt.errors import InvalidInput, NotFound
 from offprompt.identifiers import check_identifier, digest
 from offprompt.limits import MAX_LIST_LIMIT
-from offprompt.ports import ThreadDeleting, ThreadState
+from offprompt.ports import ThreadDeleting, ThreadHasForks, ThreadState
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.cursor import decode_cursor, encode_cursor
-from offprompt.services.conversation.errors import ThreadDeleted, ThreadKindMismatch
+from offprompt.services.conversation.errors import ThreadDeleted, ThreadForked, ThreadKindMismatch, require_run
 from offprompt.services.conversation.requests import ThreadConfigRequest
 
 
@@ -23,6 +23,13 @@ def get_thread(conv: Conversation, tenant: str, thread_id: str) -> dict[str, Any
     state = conv.runs.get_thread(tenant, thread_id)
     if state is None:
         raise NotFound(f'thread "{thread_id[:100]}" does not exist')
+    if state.ancestry:  # a fork: its own runs are counted on its item, the shared ones are counted by reading keys
+        now = int(conv.clock())
+        keys = conv.runs.iter_keys(tenant, thread_id, lo=1, newest_first=True, now_epoch=now, ancestry=state.ancestry)
+        seqs = [r.seq for r in keys]
+        floor = visible_floor(conv, state, seqs)
+        own = state.run_count if state.run_count is not None else sum(1 for s in seqs if s > state.ancestry[0][1])
+        return _thread_view(state, stored=own, visible=sum(1 for s in seqs if s >= floor))
     if state.run_count is not None:  # kept on the thread item: no run read (docs/adr/0021)
         return _thread_view(state, stored=state.run_count, visible=_visible_count(conv, state, state.run_count))
     seqs, every = _count_runs(conv, state)
@@ -59,9 +66,10 @@ def _visible_count(conv: Conversation, state: ThreadState, stored: int) -> int:
         return min(stored, state.max_runs)
     floor = visible_floor(conv, state, None)  # summary memory also keeps the unsummarized runs
     now = int(conv.clock())
-    return sum(
-        1 for _ in conv.runs.iter_keys(state.tenant, state.thread_id, lo=floor, newest_first=False, now_epoch=now)
+    keys = conv.runs.iter_keys(
+        state.tenant, state.thread_id, lo=floor, newest_first=False, now_epoch=now, ancestry=state.ancestry
     )
+    return sum(1 for _ in keys)
 
 
 def configure(conv: Conversation, tenant: str, thread_id: str, request: ThreadConfigRequest) -> dict[str, Any]:
@@ -79,7 +87,10 @@ def configure(conv: Conversation, tenant: str, thread_id: str, request: ThreadCo
 
 def delete_thread(conv: Conversation, tenant: str, thread_id: str) -> int:
     check_identifier("thread_id", thread_id)
-    deleted = conv.runs.delete_thread(tenant, thread_id)  # marked: adds in flight can no longer commit
+    try:  # marked: adds in flight can no longer commit; refused (nothing changed) while forks read its runs
+        deleted = conv.runs.delete_thread(tenant, thread_id)
+    except ThreadHasForks:
+        raise ThreadForked(thread_id) from None
     if conv.blobs is not None:
         conv.blobs.drop_thread(tenant, thread_id)
     conv.runs.release_thread(tenant, thread_id)  # only now may the id be used again
@@ -87,14 +98,23 @@ def delete_thread(conv: Conversation, tenant: str, thread_id: str) -> int:
 
 
 def list_runs(
-    conv: Conversation, tenant: str, thread_id: str, *, limit: int = 20, cursor: str | None = None, order: str = "asc"
+    conv: Conversation,
+    tenant: str,
+    thread_id: str,
+    *,
+    limit: int = 20,
+    cursor: str | None = None,
+    order: str = "asc",
+    as_of_run: str | None = None,
 ) -> dict[str, Any]:
+    """A page of the thread's visible runs (a fork's include the runs it shares); with `as_of_run`, of the thread
+    as it was right after that run (docs/adr/0037)."""
     check_identifier("thread_id", thread_id)
     if order not in ("asc", "desc"):
         raise InvalidInput('order must be "asc" or "desc"')
     if not 1 <= limit <= MAX_LIST_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIST_LIMIT}")
-    binding = digest(tenant, thread_id)[:32]
+    binding = digest(tenant, thread_id)[:32] if as_of_run is None else digest(tenant, thread_id, as_of_run)[:32]
     after: int | None = None
     floor: int | None = None
     if cursor is not None:
@@ -104,17 +124,27 @@ def list_runs(
         return {"runs": [], "next_cursor": None}
     if state.kind != "runs":  # a framework session's items: GET /threads/{thread_id}/items (docs/adr/0033)
         raise ThreadKindMismatch(thread_id, state.kind)
+    top = None
+    if as_of_run is not None:  # time travel: the thread as it was right after that run (docs/adr/0037)
+        top = require_run(conv.runs.run_seq(tenant, thread_id, as_of_run, state.ancestry), thread_id, as_of_run)
     if floor is None:
-        floor = visible_floor(conv, state, None)
+        floor = visible_floor(conv, state, None, top)
     newest_first = order == "desc"
     if newest_first:
-        lo, hi = floor, (after - 1 if after is not None else None)
+        lo, hi = floor, (after - 1 if after is not None else top)
     else:
-        lo, hi = max(floor, (after or 0) + 1), None
+        lo, hi = max(floor, (after or 0) + 1), top
     if hi is not None and hi < lo:
         return {"runs": [], "next_cursor": None}
     runs, last = conv.runs.page_runs(
-        tenant, thread_id, lo=lo, hi=hi, newest_first=newest_first, limit=limit, now_epoch=int(conv.clock())
+        tenant,
+        thread_id,
+        lo=lo,
+        hi=hi,
+        newest_first=newest_first,
+        limit=limit,
+        now_epoch=int(conv.clock()),
+        ancestry=state.ancestry,
     )
     summary_memory = state.memory_type == "summary"
     items = []
@@ -134,20 +164,27 @@ def list_runs(
     return {"runs": items, "next_cursor": next_cursor}
 
 
-def visible_floor(conv: Conversation, state: ThreadState, seqs_newest_first: list[int] | None) -> int:
-    """The smallest visible seq: max_runs keeps the newest N (summary memory: never unsummarized runs)."""
+def visible_floor(
+    conv: Conversation, state: ThreadState, seqs_newest_first: list[int] | None, top: int | None = None
+) -> int:
+    """The smallest visible seq: max_runs keeps the newest N (summary memory: never unsummarized runs); `top`:
+    of the thread as it was right after that seq (time travel: the summary then covered nothing past it)."""
     if state.max_runs is None:
         return 1
     if seqs_newest_first is None:
         seqs_newest_first = []
         now = int(conv.clock())
-        for r in conv.runs.iter_keys(state.tenant, state.thread_id, lo=1, newest_first=True, now_epoch=now):
+        keys = conv.runs.iter_keys(
+            state.tenant, state.thread_id, lo=1, hi=top, newest_first=True, now_epoch=now, ancestry=state.ancestry
+        )
+        for r in keys:
             seqs_newest_first.append(r.seq)
             if len(seqs_newest_first) >= state.max_runs:
                 break
     floor = seqs_newest_first[state.max_runs - 1] if len(seqs_newest_first) >= state.max_runs else 1
     if state.memory_type == "summary":
-        floor = min(floor, state.summary_through_seq + 1)
+        summarized = state.summary_through_seq if top is None or state.summary_through_seq <= top else 0
+        floor = min(floor, summarized + 1)
     return max(floor, 1)
 
 
@@ -220,4 +257,16 @@ def _thread_view(state: ThreadState, *, stored: int, visible: int) -> dict[str, 
         "stored_runs": stored,
         "visible_runs": visible,
         "summary": summary,
+        "fork": _fork_view(state),
+    }
+
+
+def _fork_view(state: ThreadState) -> dict[str, Any] | None:
+    """What a fork reads below its own runs (None for a thread that is no fork) and the forks reading it."""
+    if not state.ancestry and state.fork_of is None and not state.fork_count:
+        return None
+    return {
+        "forked_from": state.fork_of,
+        "ancestry": [{"thread_id": t, "through_seq": n} for t, n in state.ancestry],
+        "live_forks": state.fork_count,
     }
