@@ -312,6 +312,18 @@ def test_a_record_shows_with_its_history_and_is_deleted(
     with pytest.raises(OffpromptClientError, check=lambda e: e.status == 404):
         api.get_record(["users", "alice"], "prefs")
 
+    for i in range(21):  # one more than a page of 20
+        api.put_record(["bulk"], f"k{i:02d}", {"n": i})
+    page.get_by_label("Search under namespace").fill("bulk")
+    page.get_by_label("Text").fill("")
+    page.get_by_role("button", name="Search records").click()
+    page.wait_for_selector("#record-hits li >> nth=19")
+    page.get_by_role("button", name="More records").click()
+    page.wait_for_selector("#record-hits li >> nth=20")
+    shown = page.locator("#record-hits button").all_inner_texts()
+    assert sorted(shown) == [f"bulk / k{i:02d}" for i in range(21)]  # each once, across the two pages
+    assert page.get_by_role("button", name="More records").count() == 0
+
 
 def test_markup_in_a_record_is_shown_as_text_and_never_runs(stack: Stack, page: Any) -> None:
     _, key = stack.new_tenant("recs")
@@ -327,7 +339,7 @@ def test_markup_in_a_record_is_shown_as_text_and_never_runs(stack: Stack, page: 
     assert page.evaluate("window.__pwned") is None and page.evaluate("window.__cspViolations") == []
 
 
-def test_a_framework_session_thread_shows_its_items_newest_first(stack: Stack, page: Any) -> None:
+def test_a_framework_session_thread_shows_its_items_newest_first(stack: Stack, page: Any, tmp_path: Path) -> None:
     _, key = stack.new_tenant("agents")
     items: list[dict[str, Any]] = [{"role": "user", "content": f"question {i}"} for i in range(1, 25)]
     items.append({"type": "function_call", "name": "lookup", "arguments": '{"q": "<b>fox</b>"}', "call_id": "c1"})
@@ -342,8 +354,10 @@ def test_a_framework_session_thread_shows_its_items_newest_first(stack: Stack, p
     assert '"arguments": "{\\"q\\": \\"<b>fox</b>\\"}"' in cards.first.inner_text()
     assert cards.nth(1).inner_text().startswith("#24 user\nquestion 24")
     assert "Runs (newest first)" not in page.locator("#view").inner_text()
+    assert "Stored items\n25" in page.locator("#thread-meta").inner_text()
     page.get_by_role("button", name="Older items").click()
     page.wait_for_selector("#items article.item >> nth=24")
     assert cards.count() == 25 and cards.last.inner_text().startswith("#1 user\nquestion 1")
     assert page.get_by_role("button", name="Older items").count() == 0
     assert page.locator("#items b").count() == 0
+    screenshot(page, "items", tmp_path)

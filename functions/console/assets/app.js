@@ -305,11 +305,10 @@
     }
   }
   function threadMeta(t) {
+    const items = t.kind === "items"; // a framework session counts items where a thread of runs counts runs
     const rows = [
       ["Kind", t.kind],
-      ["Memory", t.memory_type],
-      ["Stored runs", t.stored_runs],
-      ["Visible runs", t.visible_runs],
+      ...(items ? [["Stored items", t.stored_runs]] : [["Memory", t.memory_type], ["Stored runs", t.stored_runs], ["Visible runs", t.visible_runs]]),
       ["Last seq", t.last_seq],
       ["Created", when(t.created_at)],
       ["Updated", when(t.updated_at)],
@@ -450,6 +449,7 @@
     const mode = el("select", { name: "record-mode" }, ["bm25", "knn", "hybrid"].map((v) => el("option", { value: v }, v)));
     const searchForm = el("form", { class: "row", role: "search", "aria-label": "Search records" }, field("Search under namespace", under), field("Text", query), field("Search mode", mode), el("button", { type: "submit" }, "Search records"));
     const hits = el("ol", { class: "list", id: "record-hits" });
+    const more = el("div", { class: "more" });
     const detail = el("div", { id: "record" });
     async function listNamespaces() {
       namespaces.replaceChildren(el("p", { class: "muted" }, "Loading…"));
@@ -458,22 +458,26 @@
         const { body } = await api("POST", "/records/namespaces", { body: { prefix: wanted.length ? wanted : null, limit: 100 } });
         const rows = body.namespaces.map((ns) => el("li", {}, button(dotted(ns), () => {
           under.value = dotted(ns);
-          search();
+          search(0);
         }, { class: "link" })));
         namespaces.replaceChildren(el("h3", {}, "Namespaces"), rows.length ? el("ul", { class: "plain" }, rows) : el("p", { class: "muted" }, "No namespaces."));
       } catch (e) {
         namespaces.replaceChildren(failure(e));
       }
     }
-    async function search() {
-      hits.replaceChildren();
-      detail.replaceChildren();
-      const request = { namespace_prefix: labels(under.value), limit: 50, refresh_ttl: false };
+    async function search(offset) {
+      more.replaceChildren();
+      if (!offset) {
+        hits.replaceChildren();
+        detail.replaceChildren();
+      }
+      const request = { namespace_prefix: labels(under.value), limit: PAGE, offset: offset || 0, refresh_ttl: false };
       if (query.value) Object.assign(request, { query: query.value, mode: mode.value });
       try {
         const { body } = await api("POST", "/records/search", { body: request });
+        if (body.items.length === PAGE) more.append(button("More records", () => search((offset || 0) + PAGE)));
         hits.append(...body.items.map((r) => el("li", {}, button(`${dotted(r.namespace)} / ${r.key}`, () => openRecord(r.namespace, r.key, detail), { class: "link" }), el("span", { class: "muted" }, ` v${r.version} · ${when(r.updated_at)}${r.score === null || r.score === undefined ? "" : ` · score ${Number(r.score).toFixed(3)}`}`))));
-        if (!body.items.length) hits.append(el("li", { class: "muted" }, "No records."));
+        if (!body.items.length && !offset) hits.append(el("li", { class: "muted" }, "No records."));
       } catch (e) {
         hits.append(el("li", {}, failure(e)));
       }
@@ -484,9 +488,9 @@
     });
     searchForm.addEventListener("submit", (event) => {
       event.preventDefault();
-      search();
+      search(0);
     });
-    show("Records", listForm, el("div", { class: "split" }, namespaces, el("div", {}, searchForm, hits, detail)));
+    show("Records", listForm, el("div", { class: "split" }, namespaces, el("div", {}, searchForm, hits, more, detail)));
     await listNamespaces();
   }
   async function openRecord(namespace, key, box) {
