@@ -95,7 +95,7 @@ openapi: install ## Regenerate docs/openapi.json from the functions' routes (a t
 	PYTHONPATH=$(PYTHONPATH):$(CURDIR)/infra/local $(PY) -m offprompt_local.docs
 
 screenshots: install opensearch ## Regenerate docs/console/*.png: the console's views in chromium against a fresh local stack (the browser tests)
-	OFFPROMPT_SCREENSHOTS=$(CURDIR)/docs/console $(PY) -m pytest -q -p no:cacheprovider tests/browser/test_console.py -k "tenant_reads or keys_are"
+	OFFPROMPT_SCREENSHOTS=$(CURDIR)/docs/console $(PY) -m pytest -q -p no:cacheprovider tests/browser/test_console.py -k "tenant_reads or keys_are or record_shows"
 
 bench: install opensearch ## Every benchmark in bench/ at its --quick size, one table of ratios vs the anchors (not in `make test`)
 	$(PY) bench/run_all.py

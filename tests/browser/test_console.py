@@ -275,3 +275,89 @@ def test_first_paint_of_the_threads_view_with_1000_threads(stack: Stack, page: A
     assert page.locator("#threads tbody tr").count() == 20  # one page, never the whole tenant
     print(f"\nconsole: threads view first paint with 1,000 threads: {took:.0f} ms (sign-in to painted);")
     print(f"console: GET /threads?limit=20 alone (the client, same stack): {listing_ms:.0f} ms")
+
+
+def test_a_record_shows_with_its_history_and_is_deleted(
+    stack: Stack, tenant: dict[str, Any], page: Any, tmp_path: Path
+) -> None:
+    api = tenant["api"]
+    api.put_record(["users", "alice"], "prefs", {"theme": "dark", "about": "likes the quick brown fox"})
+    api.put_record(["users", "alice"], "prefs", {"theme": "light", "about": "likes the quick brown fox"})
+    api.put_record(["users", "bob"], "prefs", {"theme": "dark"})
+    sign_in(page, stack.url, tenant["key"])
+    page.get_by_role("link", name="Records").click()
+    page.get_by_label("Namespaces starting with").fill("users")
+    page.get_by_role("button", name="List namespaces").click()
+    page.wait_for_selector("#record-namespaces button:has-text('users.bob')")
+    page.get_by_role("button", name="users.alice", exact=True).click()
+    page.wait_for_selector("#record-hits button")
+    assert page.locator("#record-hits li").count() == 1  # alice's namespace only, not bob's
+    page.get_by_label("Text").fill("brown fox")
+    page.get_by_role("button", name="Search records").click()
+    page.wait_for_selector("#record-hits :text('score')", timeout=30_000)
+    page.get_by_role("button", name="users.alice / prefs").click()
+    page.wait_for_selector("#record-history tbody tr")
+    assert '"theme": "light"' in page.locator("#record-current").inner_text()
+    history = page.locator("#record-history tbody tr")
+    assert history.count() == 2  # newest first: the replace closed the first version's validity window
+    assert history.first.inner_text().startswith("2") and "current" in history.first.inner_text()
+    assert '"theme": "dark"' in history.last.inner_text() and "current" not in history.last.inner_text()
+    screenshot(page, "records", tmp_path)
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Delete record prefs").click()
+    page.wait_for_selector("#record-current :text('No current version')")
+    page.wait_for_selector("#record-history tr.deleted .badge:has-text('deleted')")
+    assert page.locator("#record-history tbody tr").count() == 3
+    with pytest.raises(OffpromptClientError, check=lambda e: e.status == 404):
+        api.get_record(["users", "alice"], "prefs")
+
+    for i in range(21):  # one more than a page of 20
+        api.put_record(["bulk"], f"k{i:02d}", {"n": i})
+    page.get_by_label("Search under namespace").fill("bulk")
+    page.get_by_label("Text").fill("")
+    page.get_by_role("button", name="Search records").click()
+    page.wait_for_selector("#record-hits li >> nth=19")
+    page.get_by_role("button", name="More records").click()
+    page.wait_for_selector("#record-hits li >> nth=20")
+    shown = page.locator("#record-hits button").all_inner_texts()
+    assert sorted(shown) == [f"bulk / k{i:02d}" for i in range(21)]  # each once, across the two pages
+    assert page.get_by_role("button", name="More records").count() == 0
+
+
+def test_markup_in_a_record_is_shown_as_text_and_never_runs(stack: Stack, page: Any) -> None:
+    _, key = stack.new_tenant("recs")
+    client(stack, key).put_record(["notes"], "evil", {"html": HOSTILE[0], "more": HOSTILE[1:]})
+    sign_in(page, stack.url, key)
+    page.goto(stack.url + "/console#/records")
+    page.get_by_role("button", name="notes", exact=True).click()
+    page.get_by_role("button", name="notes / evil").click()
+    page.wait_for_selector("#record-history tbody tr")
+    shown = page.locator("#record").inner_text()
+    assert "window.__pwned" in shown and "<script>" in shown  # the characters, as text (JSON-escaped quotes)
+    assert page.locator("#record script, #record img, #record a").count() == 0
+    assert page.evaluate("window.__pwned") is None and page.evaluate("window.__cspViolations") == []
+
+
+def test_a_framework_session_thread_shows_its_items_newest_first(stack: Stack, page: Any, tmp_path: Path) -> None:
+    _, key = stack.new_tenant("agents")
+    items: list[dict[str, Any]] = [{"role": "user", "content": f"question {i}"} for i in range(1, 25)]
+    items.append({"type": "function_call", "name": "lookup", "arguments": '{"q": "<b>fox</b>"}', "call_id": "c1"})
+    client(stack, key).add_items("session-1", items)
+    sign_in(page, stack.url, key)
+    page.wait_for_selector("#threads tbody tr")
+    page.get_by_role("link", name="session-1").click()
+    page.wait_for_selector("#items article.item")
+    cards = page.locator("#items article.item")
+    assert cards.count() == 20  # one page
+    assert cards.first.locator("h4").inner_text() == "#25 function_call"  # newest first, its JSON as text
+    assert '"arguments": "{\\"q\\": \\"<b>fox</b>\\"}"' in cards.first.inner_text()
+    assert cards.nth(1).inner_text().startswith("#24 user\nquestion 24")
+    assert "Runs (newest first)" not in page.locator("#view").inner_text()
+    assert "Stored items\n25" in page.locator("#thread-meta").inner_text()
+    page.get_by_role("button", name="Older items").click()
+    page.wait_for_selector("#items article.item >> nth=24")
+    assert cards.count() == 25 and cards.last.inner_text().startswith("#1 user\nquestion 1")
+    assert page.get_by_role("button", name="Older items").count() == 0
+    assert page.locator("#items b").count() == 0
+    screenshot(page, "items", tmp_path)

@@ -255,12 +255,21 @@
     const meta = el("div", { id: "thread-meta" });
     const runs = el("div", { id: "runs" });
     const more = el("div", { class: "more" });
-    show(`Thread ${threadId}`, back, meta, el("h3", {}, "Runs (newest first)"), runs, more);
+    const heading = el("h3", {}, "Runs (newest first)");
+    show(`Thread ${threadId}`, back, meta, heading, runs, more);
+    let t;
     try {
-      const { body: t } = await api("GET", `/threads/${seg(threadId)}`);
+      ({ body: t } = await api("GET", `/threads/${seg(threadId)}`));
       meta.replaceChildren(threadMeta(t), threadSettings(threadId, t));
     } catch (e) {
       meta.replaceChildren(failure(e));
+      return;
+    }
+    if (t.kind === "items") {
+      // a framework session (docs/adr/0033): its items, not runs; the route pages oldest first within a page
+      heading.textContent = "Items (newest first)";
+      runs.id = "items";
+      await loadItems(threadId, runs, more);
       return;
     }
     async function load(cursor) {
@@ -276,12 +285,30 @@
     }
     await load();
   }
+  function itemCard(item, seq) {
+    const role = item && typeof item === "object" ? item.role ?? item.type : null;
+    const content = item && typeof item === "object" ? item.content : undefined;
+    const body = typeof content === "string" ? el("pre", { class: "text" }, content) : json(item);
+    const head = el("h4", {}, `#${seq} `, role !== null && role !== undefined ? el("span", { class: "badge" }, String(role)) : null);
+    return el("article", { class: `run item role-${String(role).replace(/[^a-z]/g, "")}`, "aria-label": `item ${seq}` }, head, body, typeof content === "string" ? el("details", {}, el("summary", {}, "JSON"), json(item)) : null);
+  }
+  async function loadItems(threadId, box, more, before) {
+    more.replaceChildren();
+    try {
+      const { body: page } = await api("GET", `/threads/${seg(threadId)}/items`, { query: { limit: PAGE, before } });
+      const cards = page.items.map((item, i) => itemCard(item, page.seqs[i]));
+      box.append(...cards.reverse());
+      if (!page.items.length && !before) box.append(el("p", { class: "muted" }, "No items."));
+      if (page.next_before) more.append(button("Older items", () => loadItems(threadId, box, more, page.next_before)));
+    } catch (e) {
+      more.append(failure(e));
+    }
+  }
   function threadMeta(t) {
+    const items = t.kind === "items"; // a framework session counts items where a thread of runs counts runs
     const rows = [
       ["Kind", t.kind],
-      ["Memory", t.memory_type],
-      ["Stored runs", t.stored_runs],
-      ["Visible runs", t.visible_runs],
+      ...(items ? [["Stored items", t.stored_runs]] : [["Memory", t.memory_type], ["Stored runs", t.stored_runs], ["Visible runs", t.visible_runs]]),
       ["Last seq", t.last_seq],
       ["Created", when(t.created_at)],
       ["Updated", when(t.updated_at)],
@@ -406,6 +433,92 @@
       else artifacts.replaceChildren(artifact(loaded.body));
     } catch (e) {
       artifacts.replaceChildren(failure(e));
+    }
+  }
+
+  // ---- long-term records (docs/adr/0034): a namespace is a list of labels, "a.b" in a URL path -------------------
+  const labels = (text) => String(text || "").split(".").map((l) => l.trim()).filter(Boolean);
+  const dotted = (namespace) => (namespace || []).join(".");
+  const recordPath = (namespace, key) => `/records/${seg(dotted(namespace))}/${seg(key)}`;
+  async function recordsView() {
+    const prefix = el("input", { type: "search", name: "ns-prefix", placeholder: "users.alice (labels joined by .)", spellcheck: "false" });
+    const listForm = el("form", { class: "row", role: "search" }, field("Namespaces starting with", prefix), el("button", { type: "submit" }, "List namespaces"));
+    const namespaces = el("div", { id: "record-namespaces" });
+    const under = el("input", { type: "search", name: "under", placeholder: "empty: every namespace", spellcheck: "false" });
+    const query = el("input", { type: "search", name: "record-query", placeholder: "empty: newest first" });
+    const mode = el("select", { name: "record-mode" }, ["bm25", "knn", "hybrid"].map((v) => el("option", { value: v }, v)));
+    const searchForm = el("form", { class: "row", role: "search", "aria-label": "Search records" }, field("Search under namespace", under), field("Text", query), field("Search mode", mode), el("button", { type: "submit" }, "Search records"));
+    const hits = el("ol", { class: "list", id: "record-hits" });
+    const more = el("div", { class: "more" });
+    const detail = el("div", { id: "record" });
+    async function listNamespaces() {
+      namespaces.replaceChildren(el("p", { class: "muted" }, "Loading…"));
+      try {
+        const wanted = labels(prefix.value);
+        const { body } = await api("POST", "/records/namespaces", { body: { prefix: wanted.length ? wanted : null, limit: 100 } });
+        const rows = body.namespaces.map((ns) => el("li", {}, button(dotted(ns), () => {
+          under.value = dotted(ns);
+          search(0);
+        }, { class: "link" })));
+        namespaces.replaceChildren(el("h3", {}, "Namespaces"), rows.length ? el("ul", { class: "plain" }, rows) : el("p", { class: "muted" }, "No namespaces."));
+      } catch (e) {
+        namespaces.replaceChildren(failure(e));
+      }
+    }
+    async function search(offset) {
+      more.replaceChildren();
+      if (!offset) {
+        hits.replaceChildren();
+        detail.replaceChildren();
+      }
+      const request = { namespace_prefix: labels(under.value), limit: PAGE, offset: offset || 0, refresh_ttl: false };
+      if (query.value) Object.assign(request, { query: query.value, mode: mode.value });
+      try {
+        const { body } = await api("POST", "/records/search", { body: request });
+        if (body.items.length === PAGE) more.append(button("More records", () => search((offset || 0) + PAGE)));
+        hits.append(...body.items.map((r) => el("li", {}, button(`${dotted(r.namespace)} / ${r.key}`, () => openRecord(r.namespace, r.key, detail), { class: "link" }), el("span", { class: "muted" }, ` v${r.version} · ${when(r.updated_at)}${r.score === null || r.score === undefined ? "" : ` · score ${Number(r.score).toFixed(3)}`}`))));
+        if (!body.items.length && !offset) hits.append(el("li", { class: "muted" }, "No records."));
+      } catch (e) {
+        hits.append(el("li", {}, failure(e)));
+      }
+    }
+    listForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      listNamespaces();
+    });
+    searchForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      search(0);
+    });
+    show("Records", listForm, el("div", { class: "split" }, namespaces, el("div", {}, searchForm, hits, more, detail)));
+    await listNamespaces();
+  }
+  async function openRecord(namespace, key, box) {
+    const current = el("div", { id: "record-current" });
+    const history = el("div", { id: "record-history" });
+    const remove = button("Delete record…", async () => {
+      if (!window.confirm(`Delete record "${key}" in ${dotted(namespace)}? Its history keeps the old versions.`)) return;
+      try {
+        await api("DELETE", recordPath(namespace, key));
+        await openRecord(namespace, key, box);
+      } catch (e) {
+        current.append(failure(e));
+      }
+    }, { class: "danger", "aria-label": `Delete record ${key}` });
+    box.replaceChildren(el("h3", {}, `Record ${dotted(namespace)} / ${key}`), current, remove, el("h3", {}, "History (newest first)"), history);
+    try {
+      const { body: r } = await api("GET", recordPath(namespace, key), { query: { refresh_ttl: "false" } });
+      const rows = [["Version", r.version], ["Valid from", when(r.valid_from)], ["Created", when(r.created_at)], ["Expires", when(r.expires_at)]];
+      current.replaceChildren(el("dl", { class: "meta" }, rows.map(([k, v]) => [el("dt", {}, k), el("dd", {}, v ?? "—")])), json(r.value));
+    } catch (e) {
+      current.replaceChildren(e instanceof ApiError && e.status === 404 ? el("p", { class: "muted" }, "No current version (deleted or expired).") : failure(e));
+    }
+    try {
+      const { body } = await api("GET", `${recordPath(namespace, key)}/history`);
+      const rows = body.versions.map((v) => el("tr", { class: v.deleted ? "deleted" : null }, el("td", { class: "num" }, v.version), el("td", {}, when(v.valid_from)), el("td", {}, v.valid_to ? when(v.valid_to) : "current"), el("td", {}, v.deleted ? el("span", { class: "badge" }, "deleted") : json(v.value))));
+      history.replaceChildren(el("table", { class: "grid" }, el("thead", {}, el("tr", {}, ["Version", "Valid from", "Valid to", "Value"].map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, rows)));
+    } catch (e) {
+      history.replaceChildren(failure(e));
     }
   }
 
@@ -586,7 +699,7 @@
       if (link.dataset.view === (view || "threads")) link.setAttribute("aria-current", "page");
       else link.removeAttribute("aria-current");
     }
-    const views = { threads: threadsView, prompt: promptView, memory: memoryView, usage: usageView, keys: keysView };
+    const views = { threads: threadsView, prompt: promptView, memory: memoryView, records: recordsView, usage: usageView, keys: keysView };
     try {
       if (view === "threads" && rest.length) await threadView(decodeURIComponent(rest.join("/")));
       else await (views[view] || threadsView)();
