@@ -361,3 +361,26 @@ def test_a_framework_session_thread_shows_its_items_newest_first(stack: Stack, p
     assert page.get_by_role("button", name="Older items").count() == 0
     assert page.locator("#items b").count() == 0
     screenshot(page, "items", tmp_path)
+
+
+def test_a_fork_shows_what_it_was_forked_from_and_the_runs_it_shares(stack: Stack, page: Any) -> None:
+    """ADR 0037: a fork's runs include its parent's up to the fork point (read in place), and its details say so."""
+    _, key = stack.new_tenant("forker")
+    api = client(stack, key)
+    for i in (1, 2, 3):
+        api.add_run("parent", text_run(f"run-{i}", f"question {i}", f"answer {i}"))
+    api.fork_thread("parent", after_run_id="run-2", new_thread_id="child")
+    api.add_run("child", text_run("run-9", "question 9", "answer 9"))
+    sign_in(page, stack.url, key)
+    page.wait_for_selector("#threads tbody tr")
+    page.get_by_role("link", name="child", exact=True).click()
+    page.wait_for_selector("#thread-meta")
+    assert "Forked from\nparent after #2" in page.locator("#thread-meta").inner_text()
+    page.wait_for_selector("text=question 9")
+    view = page.locator("#view").inner_text()
+    assert "question 2" in view and "question 1" in view and "question 3" not in view
+    page.get_by_role("link", name="Threads", exact=True).click()
+    page.wait_for_selector("#threads tbody tr")
+    page.get_by_role("link", name="parent", exact=True).click()
+    page.wait_for_selector("#thread-meta")
+    assert "Live forks\n1" in page.locator("#thread-meta").inner_text()

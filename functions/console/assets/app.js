@@ -310,10 +310,22 @@
       ["Kind", t.kind],
       ...(items ? [["Stored items", t.stored_runs]] : [["Memory", t.memory_type], ["Stored runs", t.stored_runs], ["Visible runs", t.visible_runs]]),
       ["Last seq", t.last_seq],
+      ...forkRows(t.fork),
       ["Created", when(t.created_at)],
       ["Updated", when(t.updated_at)],
     ];
     return el("div", {}, el("dl", { class: "meta" }, rows.map(([k, v]) => [el("dt", {}, k), el("dd", {}, v ?? "—")])), t.summary ? el("details", {}, el("summary", {}, `Summary (through #${t.summary.through_seq})`), el("pre", { class: "text" }, t.summary.text)) : null);
+  }
+  function forkRows(fork) {
+    // A fork (ADR 0037) reads its ancestors' runs up to its fork point: shown, never copied.
+    if (!fork) return [];
+    const rows = [];
+    if (fork.forked_from) {
+      const point = fork.ancestry && fork.ancestry.length ? ` after #${fork.ancestry[0].through_seq}` : "";
+      rows.push(["Forked from", `${fork.forked_from}${point}`]);
+    }
+    if (fork.live_forks) rows.push(["Live forks", fork.live_forks]);
+    return rows;
   }
   function threadSettings(threadId, t) {
     const maxRuns = el("input", { type: "number", min: 1, name: "max_runs", value: t.max_runs ?? "" });
