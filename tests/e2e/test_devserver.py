@@ -279,7 +279,10 @@ def test_route_matching_decodes_the_path_once_then_matches_per_segment() -> None
     # decoded before matching, as API Gateway does: %2F separates segments, so "a/b" addresses no route
     assert find_route("GET", "/memories/a%2Fb/namespaces/n/artifacts") is None
     assert find_route("GET", "/threads/a%2Fb") is None
-    assert find_route("DELETE", "/threads/%2F") is None  # (GET /threads is the tenant's listing)
+    assert find_route("DELETE", "/threads/%2F") is None
+    # "%2F" decodes to an empty segment, never to the tenant's listing GET /threads (a trailing "/" of the request is)
+    assert find_route("GET", "/threads/%2F") is None and find_route("GET", "/threads/%2F%2F") is None
+    assert find_route("GET", "/threads/") == find_route("GET", "/threads")
     # once: %252F is a literal "%2F" inside one segment
     assert find_route("GET", "/threads/a%252Fb") == (find_route("GET", "/threads/x")[0], {"thread_id": "a%2Fb"})  # type: ignore[index]
     assert find_route("GET", "/memories//namespaces") is None

@@ -56,12 +56,15 @@ class Route:
         """Path parameters when `method` and the still-encoded `raw_path` match, else None.
 
         Like API Gateway's HTTP API, the path is percent-decoded once before it is matched, so `%2F` is a separator:
-        `/threads/a%2Fb` is `/threads/a/b`, which no route matches (a 404; ADR 0014). A `{param}` matches exactly
-        one non-empty segment and takes its decoded value; literal segments match exactly.
+        `/threads/a%2Fb` is `/threads/a/b`, which no route matches (a 404; ADR 0014), and `/threads/%2F` is not
+        `/threads` (the listing): only the request's own leading and trailing "/" are dropped. A `{param}` matches
+        exactly one non-empty segment and takes its decoded value; literal segments match exactly.
         """
         if method != self.method:
             return None
-        decoded = urllib.parse.unquote(raw_path).strip("/")
+        raw = raw_path.removeprefix("/")
+        raw = raw.removesuffix("/")  # one trailing "/" of the request is ignored; one that "%2F" decodes to is not
+        decoded = urllib.parse.unquote(raw)
         parts = decoded.split("/") if decoded else []
         if len(parts) != len(self.segments):
             return None
