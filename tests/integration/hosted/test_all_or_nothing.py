@@ -94,7 +94,9 @@ def test_a_patch_cut_by_its_budget_says_what_it_stored_and_a_retry_converges(sta
     assert 0 < len(stored) < 3000, len(stored)
     # the answer tells exactly how far it got, and that repeating the request finishes it
     assert body["details"]["committed"] is True, body
-    assert body["details"]["runs_stored"] == len(stored), (body, len(stored))
+    # exactly, up to the one batch (a transaction: all or nothing) whose write was sent but not answered in time
+    details = body["details"]
+    assert len(stored) in (details["runs_stored"], details["runs_stored"] + details["runs_maybe_stored"]), body
     assert "nothing was committed" not in body["message"] and "repeat" in body["message"], body
     assert stored == [f"m{i}" for i in range(len(stored))]  # a prefix of the list, in order, nothing else
     status, body, _ = patch(token, thread, wanted)  # the same request again, with a full budget

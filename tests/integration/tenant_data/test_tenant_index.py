@@ -154,7 +154,8 @@ def test_indexed_export_and_erase_read_no_item_of_another_tenant(
     assert calls.ops["Scan"] == 0 and calls.ops["Query"] > 0
     assert not set(calls.pks_read) & bob_pks
     assert sorted((i["pk"]["S"], i["sk"]["S"]) for i in _exported_items(out)) == expected
-    assert result["counts"]["dynamodb.thread"] == 3 and result["counts"]["dynamodb.alias"] == 1
+    # the workload's threads: t1, t#2, the fork "t1 fork" (docs/adr/0037) and the alias's thread
+    assert result["counts"]["dynamodb.thread"] == 4 and result["counts"]["dynamodb.alias"] == 1
 
     calls.reset()
     code, report, _ = cli(capsys, "erase", ALICE, "--yes")
@@ -206,8 +207,8 @@ def test_a_tenant_older_than_the_index_is_scanned_until_backfilled(
 
     code, report, _ = cli(capsys, "backfill-index", ALICE)
     assert code == 0
-    # roots: 3 threads, 1 alias, 2 namespace records, 1 receipt, 1 API key
-    assert report["roots_indexed"] == 8, report
+    # roots: 4 threads (one a fork), 1 alias, 2 namespace records, 1 receipt, 1 API key
+    assert report["roots_indexed"] == 9, report
     assert cli(capsys, "backfill-index", ALICE)[1]["roots_indexed"] == 0  # idempotent: nothing left to write
 
     calls.reset()
@@ -234,6 +235,6 @@ def test_import_indexes_the_roots_of_a_legacy_export(
     assert cli(capsys, "erase", ALICE, "--yes")[0] == 0
     assert cli(capsys, "import", ALICE, str(out))[0] == 0
     roots = [i for i in _raw(first) if item_kind(i, ALICE) in ("thread", "alias", "namespace")]
-    assert len(roots) == 6 and all(TENANT_INDEX_ATTRIBUTE in i for i in roots)
+    assert len(roots) == 7 and all(TENANT_INDEX_ATTRIBUTE in i for i in roots)  # 4 threads, 1 alias, 2 namespaces
     others = [i for i in _raw(first) if item_kind(i, ALICE) in ("run", "run_id", "batch", "meta")]
     assert others and not any(TENANT_INDEX_ATTRIBUTE in i for i in others)

@@ -248,9 +248,12 @@ class CloudThreadsService:
         if meter is not None and limit and new and meter.runs_today + len(new) > limit:  # all the new runs, or none
             raise runs_quota_exceeded(meter.plan, meter.now)
         appended: list[AddRunResult] = []
+        in_flight = 0  # the runs of a batch whose transaction was sent: a timed-out answer leaves its outcome unknown
         try:
             for batch in run_batches(new):
+                in_flight = len(batch)
                 appended += store_batch(self.conversation, tenant, thread_id, batch, meter=meter)
+                in_flight = 0
             if keep_from is not None:
                 self._delete_before(tenant, thread_id, keep_from)
         except QuotaExceeded:  # a racing request took the quota: this PATCH leaves nothing of its own
@@ -262,13 +265,17 @@ class CloudThreadsService:
             # unless a batch did, or (no new runs) a delete may have
             if not appended and (new or keep_from is None):
                 raise
+            # a batch is one transaction: the one in flight is stored whole or not at all (its answer never came)
+            maybe = f" (and perhaps the next {in_flight}: their write was not answered in time)" if in_flight else ""
             raise DependencyTimeout(
                 f"this request's time budget ran out after {stored} of the {len(messages)} messages were stored"
-                f"{'' if keep_from is None else ' (older runs may remain)'}: repeat the same request to finish it",
+                f"{maybe}{'' if keep_from is None else ' (older runs may remain)'}: repeat the same request to "
+                "finish it",
                 details={
                     **exc.details,
                     "committed": True,
                     "runs_stored": stored,
+                    "runs_maybe_stored": in_flight,
                     "runs_requested": len(messages),
                 },
             ) from None
