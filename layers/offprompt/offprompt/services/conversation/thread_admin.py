@@ -3,8 +3,6 @@ Handler: functions/threads."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from typing import Any
 
@@ -13,7 +11,12 @@ from offprompt.identifiers import check_identifier, digest
 from offprompt.limits import MAX_LIST_LIMIT
 from offprompt.ports import ThreadDeleting, ThreadHasForks, ThreadState
 from offprompt.services.conversation.context import Conversation, now_iso
-from offprompt.services.conversation.cursor import decode_cursor, encode_cursor
+from offprompt.services.conversation.cursor import (
+    decode_cursor,
+    decode_listing_cursor,
+    encode_cursor,
+    encode_listing_cursor,
+)
 from offprompt.services.conversation.errors import ThreadDeleted, ThreadForked, ThreadKindMismatch, require_run
 from offprompt.services.conversation.requests import ThreadConfigRequest
 
@@ -198,25 +201,10 @@ def list_threads(
     if not 1 <= limit <= MAX_LIST_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIST_LIMIT}")
     binding = digest(tenant, prefix or "")[:32]
-    after = _decode_threads_cursor(cursor, binding) if cursor is not None else None
+    after = decode_listing_cursor(cursor, binding) if cursor is not None else None
     threads, position = conv.runs.list_threads(tenant, limit=limit, after=after, prefix=prefix or None)
-    next_cursor = None
-    if position is not None:
-        raw = json.dumps({"b": binding, "k": position}, separators=(",", ":"))
-        next_cursor = base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+    next_cursor = encode_listing_cursor(binding, position) if position is not None else None
     return {"threads": [_listed_view(t) for t in threads], "next_cursor": next_cursor}
-
-
-def _decode_threads_cursor(cursor: str, binding: str) -> str:
-    """The position (opaque to the client) of the last thread of the previous page."""
-    try:
-        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        ok = isinstance(data, dict) and data.get("b") == binding and isinstance(data.get("k"), str)
-    except (ValueError, binascii.Error, UnicodeDecodeError, RecursionError):
-        ok = False
-    if not ok:
-        raise InvalidInput("cursor is invalid for this listing")
-    return str(data["k"])
 
 
 def _listed_view(state: ThreadState) -> dict[str, Any]:
