@@ -166,3 +166,17 @@ def test_the_client_with_langgraph_in_a_fresh_venv(
     tmp_path: Path,
 ) -> None:
     run_script(langgraph_venv, LANGGRAPH_SCRIPT, check, stack.url, tmp_path)
+
+
+CHECKPOINT_SCRIPT = "with_langgraph_checkpoint.py"
+
+
+def test_a_langgraph_graph_interrupted_is_resumed_in_another_process_and_replayed(
+    stack: RunningStack,  # noqa: F811
+    langgraph_venv: Path,
+    tmp_path: Path,
+) -> None:
+    """OffpromptSaver: each step in a fresh interpreter (ADR 0039)."""
+    assert checks_of(CHECKPOINT_SCRIPT) == ["interrupted", "resumed", "replayed"]
+    for check in checks_of(CHECKPOINT_SCRIPT):
+        run_script(langgraph_venv, CHECKPOINT_SCRIPT, check, stack.url, tmp_path)

@@ -444,6 +444,102 @@ class OffpromptClient:
         path = f"/record-namespaces/{_segment(_namespace_path(namespace))}"
         return self._json("PUT", path, {"default_ttl_minutes": default_ttl_minutes})
 
+    # ------------------------------------------------------------ LangGraph checkpoints (ADR 0039)
+
+    def put_checkpoint(
+        self,
+        thread_id: str,
+        checkpoint_id: str,
+        *,
+        checkpoint: Mapping[str, Any],
+        metadata: Mapping[str, Any],
+        checkpoint_ns: str = "",
+        parent_checkpoint_id: str | None = None,
+    ) -> Any:
+        """Store (or replace) a checkpoint: `checkpoint` is `{"type", "data"}` (data base64, the pair a LangGraph
+        serializer's `dumps_typed` returns), `metadata` a JSON object. Answers `{thread_id, checkpoint_ns,
+        checkpoint_id}`."""
+        body = {
+            "checkpoint_ns": checkpoint_ns,
+            "parent_checkpoint_id": parent_checkpoint_id,
+            "checkpoint": dict(checkpoint),
+            "metadata": dict(metadata),
+        }
+        return self._json("PUT", f"{_checkpoint_thread_path(thread_id)}/checkpoints/{_segment(checkpoint_id)}", body)
+
+    def put_checkpoint_writes(
+        self,
+        thread_id: str,
+        checkpoint_id: str,
+        *,
+        task_id: str,
+        writes: Sequence[Mapping[str, Any]],
+        checkpoint_ns: str = "",
+        task_path: str = "",
+    ) -> Any:
+        """Store a task's pending writes `[{"idx", "channel", "value": {"type", "data"}}]` on a checkpoint: a write
+        with idx >= 0 already stored is kept, a special channel's (idx < 0) is replaced. Answers `{stored}`."""
+        body = {"checkpoint_ns": checkpoint_ns, "task_id": task_id, "task_path": task_path, "writes": list(writes)}
+        path = f"{_checkpoint_thread_path(thread_id)}/checkpoints/{_segment(checkpoint_id)}/writes"
+        return self._json("PUT", path, body)
+
+    def get_checkpoint(self, thread_id: str, *, checkpoint_ns: str = "", checkpoint_id: str | None = None) -> Any:
+        """The checkpoint (the newest of the namespace without `checkpoint_id`) with its pending writes; 404
+        `checkpoint_not_found` when there is none."""
+        query = {"checkpoint_ns": checkpoint_ns, "checkpoint_id": checkpoint_id}
+        return self._json("GET", f"{_checkpoint_thread_path(thread_id)}/checkpoint", query=query)
+
+    def list_checkpoints(
+        self,
+        thread_id: str,
+        *,
+        checkpoint_ns: str | None = None,
+        before: str | None = None,
+        filter: Mapping[str, Any] | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> Any:
+        """One page of the thread's checkpoints, newest first (every namespace when `checkpoint_ns` is None), those
+        older than `before` whose metadata has `filter`'s values: `{checkpoints, next_cursor}`."""
+        body = {
+            "checkpoint_ns": checkpoint_ns,
+            "before": before,
+            "filter": dict(filter) if filter is not None else None,
+            "limit": limit,
+            "cursor": cursor,
+        }
+        return self._json("POST", f"{_checkpoint_thread_path(thread_id)}/checkpoints/list", body)
+
+    def iter_checkpoints(
+        self,
+        thread_id: str,
+        *,
+        checkpoint_ns: str | None = None,
+        before: str | None = None,
+        filter: Mapping[str, Any] | None = None,
+    ) -> Iterator[Any]:
+        """Every matching checkpoint, newest first, following the cursors page by page."""
+        return self._pages(
+            lambda c: self.list_checkpoints(
+                thread_id, checkpoint_ns=checkpoint_ns, before=before, filter=filter, cursor=c
+            ),
+            "checkpoints",
+        )
+
+    def delete_checkpoint_thread(self, thread_id: str) -> None:
+        """Delete the thread's checkpoints and writes (idempotent); what a copy of it reads stays for the copy."""
+        self.request("DELETE", _checkpoint_thread_path(thread_id))
+
+    def copy_checkpoint_thread(self, thread_id: str, target_thread_id: str) -> Any:
+        """Copy the thread into `target_thread_id` as a fork (no checkpoint is copied): `{thread_id, copied_from,
+        through}`; 404 `checkpoint_thread_not_found`, 409 `checkpoint_thread_exists`."""
+        body = {"target_thread_id": target_thread_id}
+        return self._json("POST", f"{_checkpoint_thread_path(thread_id)}/copy", body)
+
+    def prune_checkpoint_thread(self, thread_id: str, *, strategy: str = "keep_latest") -> Any:
+        """`keep_latest`: only each namespace's newest checkpoint stays; `delete`: like delete_checkpoint_thread."""
+        return self._json("POST", f"{_checkpoint_thread_path(thread_id)}/prune", {"strategy": strategy})
+
     # -------------------------------------------------------------------------------------- task memory
 
     @overload
@@ -695,6 +791,10 @@ def _namespace_path(namespace: Sequence[str]) -> str:
 
 def _record_path(namespace: Sequence[str], key: str) -> str:
     return f"/records/{_segment(_namespace_path(namespace))}/{_segment(key)}"
+
+
+def _checkpoint_thread_path(thread_id: str) -> str:
+    return f"/checkpoint-threads/{_segment(thread_id)}"
 
 
 def _flag(value: bool | None) -> str | None:

@@ -310,3 +310,9 @@ def search_item_from(record: dict[str, Any]) -> SearchItem:
         updated_at=parse_time(record["updated_at"]),
         score=float(score) if score is not None else None,
     )
+
+
+# The checkpointer lives in its own module (LangGraph's checkpoint API, not its store API); both are this extra's.
+from offprompt_client.langgraph_checkpoint import OffpromptSaver  # noqa: E402
+
+__all__ += ["OffpromptSaver"]
