@@ -117,6 +117,12 @@ class GetContextArgs(_Args):
     input: str | None = Field(default=None, description="The next user message, counted in the budget")
     system: str | None = Field(default=None, description="A system prompt, counted in the budget")
     last_n: int | None = Field(default=None, ge=1, le=MAX_LAST_N, description="At most this many turns")
+    as_of_run: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_NAME_CHARS,
+        description="Rebuild the context as it was right after this turn (its run_id): later turns are left out",
+    )
 
 
 class RecentTurnsArgs(_Args):

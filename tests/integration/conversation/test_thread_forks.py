@@ -173,7 +173,8 @@ def test_as_of_run_on_the_parent_and_on_a_fork(api: Api) -> None:
     assert run_ids(api, "f", as_of_run="f3", order="desc") == ["f3", "r2", "r1"]
     assert stack_ids(api, "f", as_of_run="f3") == ["r1", "r2", "f3"]
     assert stack_ids(api, "p", as_of_run="r1") == ["r1"]
-    for thread, run in (("f", "r3"), ("p", "f3"), ("p", "nope")):  # r3 is the parent's after the fork point
+    # r3 is the parent's after the fork point; a thread that does not exist holds no run either
+    for thread, run in (("f", "r3"), ("p", "f3"), ("p", "nope"), ("no-such-thread", "r1")):
         status, body = api.runs(thread, as_of_run=run)
         assert status == 404 and body["code"] == "run_not_found", (thread, run, body)
         status, body = api.prompt_stack(thread, {"as_of_run": run})

@@ -105,6 +105,26 @@ def test_conversation_tools(stack: Deployment) -> None:
     assert context["messages"][-1] == {"role": "user", "content": "next?"}
 
 
+def test_get_context_rebuilds_the_prompt_as_it_was_after_a_run(stack: Deployment) -> None:
+    """`as_of_run` (time travel, ADR 0037), as the prompt-stack route takes it; an unknown run is the route's 404."""
+    for n in range(3):
+        ok("append_turn", thread_id="tt", input=f"question {n}", output=f"answer {n}", run_id=f"turn-{n}")
+    then = ok("get_context", thread_id="tt", as_of_run="turn-1")["structuredContent"]
+    assert [m["content"] for m in then["messages"]] == ["question 0", "answer 0", "question 1", "answer 1"]
+    now = ok("get_context", thread_id="tt")["structuredContent"]
+    assert [m["content"] for m in now["messages"]][-2:] == ["question 2", "answer 2"]
+    missing = failed("get_context", thread_id="tt", as_of_run="no-such-turn")
+    status, body = route(
+        "prompt_stack",
+        "prompt_stack_http.json",
+        rawPath="/threads/tt/prompt-stack",
+        pathParameters={"thread_id": "tt"},
+        body=json.dumps({"as_of_run": "no-such-turn"}),
+    )
+    assert status == 404 and missing["code"] == body["code"], (missing, body)
+    assert "bob" not in json.dumps(failed("get_context", "bob", thread_id="tt", as_of_run="turn-1"))
+
+
 def test_list_threads_finds_a_thread_by_alias(stack: Deployment) -> None:
     status, created = route(
         "cloud_threads",

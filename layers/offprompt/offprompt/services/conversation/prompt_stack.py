@@ -77,6 +77,8 @@ def build_prompt_stack(
     tokenizer = tokenizer_for(conv, request)
     state = conv.runs.get_thread(tenant, thread_id)
     if state is None:
+        if request.as_of_run is not None:  # no thread holds that run: as on a thread that lacks it
+            require_run(None, thread_id, request.as_of_run)
         return PromptStackResult(stack, tokenizer.count_tokens(render_messages(stack.messages)), None, index)
     if state.kind != "runs":  # a framework session's items are not Griptape runs (docs/adr/0033)
         raise ThreadKindMismatch(thread_id, state.kind)

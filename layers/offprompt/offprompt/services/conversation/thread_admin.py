@@ -124,6 +124,8 @@ def list_runs(
         after, floor = decode_cursor(cursor, binding, order)
     state = conv.runs.get_thread(tenant, thread_id)
     if state is None:
+        if as_of_run is not None:  # no thread holds that run: as on a thread that lacks it
+            require_run(None, thread_id, as_of_run)
         return {"runs": [], "next_cursor": None}
     if state.kind != "runs":  # a framework session's items: GET /threads/{thread_id}/items (docs/adr/0033)
         raise ThreadKindMismatch(thread_id, state.kind)
