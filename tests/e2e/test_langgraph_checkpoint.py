@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+import subprocess
+import sys
 import uuid
 from collections.abc import AsyncGenerator
 from typing import Any
@@ -20,7 +22,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.conformance import checkpointer_test, validate
 from langgraph.checkpoint.conformance.capabilities import Capability
 from langgraph.checkpoint.conformance.test_utils import generate_checkpoint, generate_config, generate_metadata
-from test_local_stack import RunningStack, stack  # noqa: F401  (stack: the module's local stack fixture)
+from test_local_stack import ROOT, RunningStack, stack  # noqa: F401  (stack: the module's local stack fixture)
 
 from offprompt_client import OffpromptClient, OffpromptClientError
 from offprompt_client.langgraph import OffpromptSaver
@@ -139,3 +141,17 @@ def test_another_tenant_reaches_none_of_it(saver: OffpromptSaver, stack: Running
     other.delete_thread(thread)  # nothing of the first tenant's goes
     other.copy_thread(thread, str(uuid.uuid4()))  # a source it cannot see: nothing copied
     assert saver.get_tuple(stored) is not None
+
+
+def test_the_readme_sample_runs_as_written(stack: RunningStack, tmp_path: Any) -> None:  # noqa: F811
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## LangGraph checkpointer") :]
+    sample = section[section.index("```python\n") + len("```python\n") : section.index("\n```\n")]
+    assert "OffpromptSaver(" in sample and "compile(checkpointer=saver)" in sample
+    script = tmp_path / "sample.py"
+    script.write_text(sample.replace("http://127.0.0.1:3000", stack.url), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OFFPROMPT_")}
+    for _ in range(2):  # and again: it starts clean
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert done.stdout.splitlines() == ["Approve the refund?", "True", "[(), ('approve',), ('__start__',)]"]
