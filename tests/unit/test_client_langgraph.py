@@ -10,7 +10,6 @@ tests/e2e/test_langgraph_store.py.
 from __future__ import annotations
 
 import asyncio
-import json
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from client_support import FakeTransport
 from langgraph.store.base import (
     GetOp,
     InvalidNamespaceError,
@@ -29,11 +29,9 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from offprompt_client import OffpromptClient, OffpromptClientError, OffpromptConnectionError, Response
+from offprompt_client import OffpromptClientError, OffpromptConnectionError
 from offprompt_client import langgraph as lg
 from offprompt_client.langgraph import OffpromptStore
-
-Sent = tuple[str, str, dict[str, str], Any]  # method, path, query, JSON body
 
 
 def record(namespace: tuple[str, ...] = ("users", "ada"), key: str = "prefs", **fields: Any) -> dict[str, Any]:
@@ -49,30 +47,6 @@ def record(namespace: tuple[str, ...] = ("users", "ada"), key: str = "prefs", **
         "expires_at": None,
         **fields,
     }
-
-
-class FakeTransport(OffpromptClient):
-    """The real client above `_send`: requests are recorded and answered by `answer(method, path, query, body)`,
-    which returns (status, JSON) or raises (a connection error)."""
-
-    def __init__(self, answer: Callable[[str, str, dict[str, str], Any], tuple[int, Any]] | None = None) -> None:
-        super().__init__("http://fake", tenant="t")
-        self.sent: list[Sent] = []
-        self.answer = answer or (lambda method, path, query, body: (204, None))
-
-    def _send(self, request: urllib.request.Request, *, raise_for_status: bool = True) -> Response:
-        url = urllib.parse.urlsplit(request.full_url)
-        query = dict(urllib.parse.parse_qsl(url.query))
-        data = request.data
-        body = json.loads(data) if isinstance(data, bytes) else None
-        self.sent.append((request.get_method(), url.path, query, body))
-        status, reply = self.answer(request.get_method(), url.path, query, body)
-        response = Response(status, {}, json.dumps(reply).encode() if reply is not None else b"")
-        if status >= 400:
-            from offprompt_client.client import _error_from
-
-            raise _error_from(response)
-        return response
 
 
 @pytest.fixture(autouse=True)

@@ -486,7 +486,7 @@ class OffpromptClient:
     def get_checkpoint(self, thread_id: str, *, checkpoint_ns: str = "", checkpoint_id: str | None = None) -> Any:
         """The checkpoint (the newest of the namespace without `checkpoint_id`) with its pending writes; 404
         `checkpoint_not_found` when there is none."""
-        query = {"checkpoint_ns": checkpoint_ns, "checkpoint_id": checkpoint_id}
+        query = {"checkpoint_ns": checkpoint_ns or None, "checkpoint_id": checkpoint_id}  # "" is the default
         return self._json("GET", f"{_checkpoint_thread_path(thread_id)}/checkpoint", query=query)
 
     def list_checkpoints(
