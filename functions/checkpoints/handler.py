@@ -44,7 +44,7 @@ from offprompt.services.checkpoints.copy import copy_thread
 from offprompt.services.checkpoints.delete import delete_thread
 from offprompt.services.checkpoints.get import get_checkpoint
 from offprompt.services.checkpoints.list import list_checkpoints
-from offprompt.services.checkpoints.prune import prune_thread
+from offprompt.services.checkpoints.prune import keep_latest
 from offprompt.services.checkpoints.put import put_checkpoint
 from offprompt.services.checkpoints.requests import (
     CheckpointCopy,
@@ -160,8 +160,7 @@ def copy(thread_id: Annotated[str, Path()], request: Annotated[CheckpointCopy, B
     responses={200: json_content(CheckpointThreadPruned, "Pruned"), **error_responses()},
 )
 def prune(thread_id: Annotated[str, Path()], request: Annotated[CheckpointPrune, Body()]) -> Response[Any]:
-    body = prune_thread(checkpoints(), routes.tenant(), routes.param("thread_id", thread_id), request)
-    return json_response(body)
+    return json_response(_prune(routes.tenant(), routes.param("thread_id", thread_id), request))
 
 
 @routes.direct("put_checkpoint")
@@ -204,7 +203,15 @@ def copy_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
 @routes.direct("prune_checkpoint_thread")
 def prune_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
     request = validate(CheckpointPrune, direct_fields(event, "thread_id"))
-    return prune_thread(checkpoints(), tenant, direct_field(event, "thread_id"), request)
+    return _prune(tenant, direct_field(event, "thread_id"), request)
+
+
+def _prune(tenant: str, thread_id: str, request: CheckpointPrune) -> dict[str, Any]:
+    """LangGraph's prune strategies: "delete" is the thread's delete (one use case, three modules from here)."""
+    if request.strategy == "delete":
+        delete_thread(checkpoints(), tenant, thread_id)
+        return {"thread_id": thread_id, "strategy": "delete"}
+    return keep_latest(checkpoints(), tenant, thread_id)
 
 
 register = routes.register

@@ -1056,6 +1056,37 @@ class CheckpointStore(Protocol):
         """The namespaces the partition holds items in (one Query per namespace)."""
         ...
 
+    # The merged view: a thread's own items and each source's (ancestry) at ids up to its cut, written before the
+    # copy, hidden below the thread's floors; one id found in several partitions is one group (the nearest
+    # checkpoint item, the writes of all).
+    def view_namespaces(self, tenant: str, state: CheckpointThreadState) -> list[str]: ...
+
+    def view_groups(
+        self,
+        tenant: str,
+        state: CheckpointThreadState,
+        namespace: str,
+        *,
+        lower: IdBound | None = None,
+        upper: IdBound | None = None,
+    ) -> Iterator[CheckpointGroup]: ...
+
+    def view_all_groups(
+        self, tenant: str, state: CheckpointThreadState, *, upper: IdBound | None = None
+    ) -> Iterator[CheckpointGroup]:
+        """Every namespace's groups, newest first by (checkpoint_id, namespace)."""
+        ...
+
+    def view_latest(self, tenant: str, state: CheckpointThreadState, namespace: str) -> CheckpointGroup | None: ...
+
+    def view_checkpoint(
+        self, tenant: str, state: CheckpointThreadState, namespace: str, checkpoint_id: str
+    ) -> CheckpointGroup | None: ...
+
+    def own_items(self, tenant: str, thread_id: str) -> list[StoredCheckpoint | StoredCheckpointWrite]:
+        """Every checkpoint and write of the thread's own partition."""
+        ...
+
     def put_checkpoint(
         self,
         tenant: str,

@@ -82,7 +82,13 @@ def api(ck: Checkpoints, monkeypatch: pytest.MonkeyPatch) -> Api:
 
 
 def put_body(data: bytes = b"state", **extra: Any) -> dict[str, Any]:
-    return {"checkpoint_ns": "", "parent_checkpoint_id": None, "checkpoint": blob(data), "metadata": {"step": 1}, **extra}
+    return {
+        "checkpoint_ns": "",
+        "parent_checkpoint_id": None,
+        "checkpoint": blob(data),
+        "metadata": {"step": 1},
+        **extra,
+    }
 
 
 def test_the_routes_over_http(api: Api) -> None:

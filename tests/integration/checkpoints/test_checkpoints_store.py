@@ -24,12 +24,11 @@ from offprompt.services.checkpoints.errors import (
 )
 from offprompt.services.checkpoints.get import get_checkpoint
 from offprompt.services.checkpoints.list import list_checkpoints
-from offprompt.services.checkpoints.prune import prune_thread
+from offprompt.services.checkpoints.prune import keep_latest
 from offprompt.services.checkpoints.put import put_checkpoint
 from offprompt.services.checkpoints.requests import (
     CheckpointCopy,
     CheckpointList,
-    CheckpointPrune,
     CheckpointPut,
     CheckpointRead,
     WritesPut,
@@ -270,7 +269,7 @@ def test_prune_keep_latest_without_copies_deletes_the_rest(ck: Checkpoints, aws:
         writes(ck, "th", n, "t", [(0, "c", b"v")])
     put(ck, "th", 9, ns="child")
     put(ck, "th", 8, ns="child")
-    prune_thread(ck, T, "th", CheckpointPrune(strategy="keep_latest"))
+    keep_latest(ck, T, "th")
     assert ids(ck, "th") == [cid(9), cid(3)]
     assert len(latest(ck, "th")["pending_writes"]) == 1
     assert len(table_items(aws["dynamodb"])) == 1 + 3  # the thread, two checkpoints, one write
@@ -281,23 +280,17 @@ def test_prune_a_source_hides_what_its_copy_still_reads(ck: Checkpoints, aws: di
         put(ck, "src", n)
     copy(ck, "src", "dst")
     put(ck, "src", 4)
-    prune_thread(ck, T, "src", CheckpointPrune(strategy="keep_latest"))
+    keep_latest(ck, T, "src")
     assert ids(ck, "src") == [cid(4)]
     assert ids(ck, "dst") == [cid(3), cid(2), cid(1)]
     with counting(aws["dynamodb"]) as calls:
         assert latest(ck, "src")["checkpoint_id"] == cid(4)
     assert calls["dynamodb.Query"] >= 1
-    prune_thread(ck, T, "dst", CheckpointPrune(strategy="keep_latest"))  # a copy hides, never deletes, its sources'
+    keep_latest(ck, T, "dst")  # a copy hides, never deletes, its sources'
     assert ids(ck, "dst") == [cid(3)]
     delete_thread(ck, T, "dst")
     sks = sorted(i["sk"]["S"] for i in table_items(aws["dynamodb"]) if i["pk"]["S"] == "CKP#tenant-a#src")
     assert [sk for sk in sks if sk.startswith("C#") and not sk.endswith("~")] == [f"C##{cid(4)}"]
-
-
-def test_prune_delete_is_delete(ck: Checkpoints, aws: dict[str, Any]) -> None:
-    put(ck, "th", 1)
-    prune_thread(ck, T, "th", CheckpointPrune(strategy="delete"))
-    assert table_items(aws["dynamodb"]) == []
 
 
 # ---- tenants -------------------------------------------------------------------------------------------------

@@ -9,11 +9,15 @@ Partition `CKP#{tenant}#{thread}` (adapters/layout.py):
 Every item carries `ns` (its namespace, digested in the key when long) and `tenant`; `metered_bytes` what it added to
 the tenant's gauge (taken off when the item is deleted, in the same transaction).
 
-The latest checkpoint of a namespace is one Query (`newest`): newest first, its writes, then itself.
+The latest checkpoint of a namespace is one Query (`newest`): newest first, its writes, then itself. The merged
+view of a copy (`view_*`: its own items and each source's at ids up to its cut, written before the copy, hidden
+below its floors) is walked here, as the thread forks' ancestry is in the RunStore (docs/adr/0037), so a use case
+reaches DynamoDB through three modules.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -141,6 +145,64 @@ class DynamoDbCheckpointStore:
             ns = items[0]["ns"]["S"]
             found.append(ns)
             start = checkpoint_ns_prefix(ns) + CHECKPOINT_HEAD + "~"
+
+    # ---- the merged view of a thread (a copy reads its sources' partitions too) ------------------------------
+    def view_namespaces(self, tenant: str, state: CheckpointThreadState) -> list[str]:
+        found: set[str] = set()
+        for thread, cuts, _at in _sources(state):
+            own = self.namespaces(tenant, thread)
+            found.update(own if cuts is None else [ns for ns in own if ns in cuts])
+        return sorted(found)
+
+    def view_groups(
+        self,
+        tenant: str,
+        state: CheckpointThreadState,
+        namespace: str,
+        *,
+        lower: IdBound | None = None,
+        upper: IdBound | None = None,
+    ) -> Iterator[CheckpointGroup]:
+        floor = (state.floors or {}).get(namespace)
+        low = _tighter(lower, floor, lower_bound=True)
+        streams: list[Iterator[CheckpointGroup]] = []
+        for thread, cuts, at in _sources(state):
+            high = upper
+            if cuts is not None:
+                if namespace not in cuts:
+                    continue
+                high = _tighter(upper, (cuts[namespace], True), lower_bound=False)
+            found = self.groups(tenant, thread, namespace, lower=low, upper=high)
+            streams.append(found if at is None else _as_of(found, at))
+        if len(streams) == 1:
+            yield from streams[0]
+            return
+        yield from _combine(heapq.merge(*streams, key=lambda g: g.checkpoint_id, reverse=True))
+
+    def view_all_groups(
+        self, tenant: str, state: CheckpointThreadState, *, upper: IdBound | None = None
+    ) -> Iterator[CheckpointGroup]:
+        streams = [self.view_groups(tenant, state, ns, upper=upper) for ns in self.view_namespaces(tenant, state)]
+        return heapq.merge(*streams, key=lambda g: (g.checkpoint_id, g.namespace), reverse=True)
+
+    def view_latest(self, tenant: str, state: CheckpointThreadState, namespace: str) -> CheckpointGroup | None:
+        return next((g for g in self.view_groups(tenant, state, namespace) if g.checkpoint is not None), None)
+
+    def view_checkpoint(
+        self, tenant: str, state: CheckpointThreadState, namespace: str, checkpoint_id: str
+    ) -> CheckpointGroup | None:
+        bound = (checkpoint_id, True)
+        found = self.view_groups(tenant, state, namespace, lower=bound, upper=bound)
+        return next((g for g in found if g.checkpoint is not None), None)
+
+    def own_items(self, tenant: str, thread_id: str) -> list[StoredCheckpoint | StoredCheckpointWrite]:
+        items: list[StoredCheckpoint | StoredCheckpointWrite] = []
+        for ns in self.namespaces(tenant, thread_id):
+            for group in self.groups(tenant, thread_id, ns, lower=None, upper=None):
+                items.extend(group.writes)
+                if group.checkpoint is not None:
+                    items.append(group.checkpoint)
+        return items
 
     # ---- writes ---------------------------------------------------------------------------------------------
     def put_checkpoint(
@@ -425,6 +487,47 @@ class DynamoDbCheckpointStore:
             return getattr(self.client, operation)(**params)
         except (ClientError, BotoCoreError) as exc:
             raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
+
+
+def _sources(state: CheckpointThreadState) -> list[tuple[str, dict[str, str] | None, float | None]]:
+    """The partitions a thread reads, nearest first: its own (no cut), then each source's with its cuts and the
+    time the copy was made (items written later are the source's own)."""
+    return [(state.thread_id, None, None), *state.ancestry]
+
+
+def _tighter(a: IdBound | None, b: IdBound | None, *, lower_bound: bool) -> IdBound | None:
+    if a is None or b is None:
+        return a or b
+    if a[0] != b[0]:
+        return max(a, b) if lower_bound else min(a, b)
+    return (a[0], a[1] and b[1])
+
+
+def _as_of(found: Iterator[CheckpointGroup], at: float) -> Iterator[CheckpointGroup]:
+    """A source's groups as they were when the copy was made."""
+    for group in found:
+        checkpoint = group.checkpoint if group.checkpoint and group.checkpoint.written_at <= at else None
+        writes = tuple(w for w in group.writes if w.written_at <= at)
+        if checkpoint is not None or writes:
+            yield CheckpointGroup(group.namespace, group.checkpoint_id, checkpoint, writes)
+
+
+def _combine(ordered: Iterator[CheckpointGroup]) -> Iterator[CheckpointGroup]:
+    """Adjacent groups of one id (nearest partition first: heapq.merge is stable) as one: the nearest checkpoint
+    item, the writes of all (the nearest winning for the same task_id and idx)."""
+    pending: CheckpointGroup | None = None
+    for group in ordered:
+        if pending is not None and group.checkpoint_id == pending.checkpoint_id:
+            writes = {(w.task_id, w.idx): w for w in group.writes}
+            writes.update({(w.task_id, w.idx): w for w in pending.writes})
+            checkpoint = pending.checkpoint or group.checkpoint
+            pending = CheckpointGroup(pending.namespace, pending.checkpoint_id, checkpoint, tuple(writes.values()))
+            continue
+        if pending is not None:
+            yield pending
+        pending = group
+    if pending is not None:
+        yield pending
 
 
 def _within(checkpoint_id: str, lower: IdBound | None, upper: IdBound | None) -> bool:

@@ -1,5 +1,5 @@
-"""Blobs and identifiers at the checkpoints boundary: base64 decoded and size-checked (400 / 413), stored inline or
-in S3 past the item budget, read back; thread and checkpoint ids checked (docs/adr/0039)."""
+"""Blobs and identifiers at the checkpoints boundary (pure): base64 decoded and size-checked (400 / 413), whether a
+blob stays inline; thread and checkpoint ids checked (docs/adr/0039). The use cases store and read S3 themselves."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import re
 
 from offprompt.errors import InvalidInput, PayloadTooLarge
 from offprompt.identifiers import check_identifier
-from offprompt.ports import TypedBlob
 from offprompt.services.checkpoints.context import Checkpoints
 from offprompt.services.checkpoints.requests import CHECKPOINT_ID_PATTERN, Blob
 
@@ -51,26 +50,14 @@ def encode(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def store(
-    ck: Checkpoints, tenant: str, thread_id: str, namespace: str, name: str, type_: str, data: bytes, other: int
-) -> TypedBlob:
-    """The blob inline when its item (with `other` bytes of metadata) stays under the budget, else an S3 object."""
-    if len(data) + other + ITEM_OVERHEAD < ck.inline_bytes:
-        return TypedBlob(type=type_, size=len(data), data=data)
+def inline(ck: Checkpoints, size: int, other: int) -> bool:
+    """Whether a blob stays in its item (with `other` bytes of metadata) under the budget; PayloadTooLarge when it
+    does not and the deployment has no bucket."""
+    if size + other + ITEM_OVERHEAD < ck.inline_bytes:
+        return True
     if not ck.big_blobs:
         raise PayloadTooLarge(
             f"blobs over {ck.inline_bytes} bytes need the deployment's bucket, and none is configured",
             details={"limit": ck.inline_bytes},
         )
-    key = ck.blobs.put_blob(tenant, thread_id, namespace, name, data)
-    return TypedBlob(type=type_, size=len(data), key=key)
-
-
-def load(ck: Checkpoints, blob: TypedBlob) -> dict[str, str]:
-    data = blob.data if blob.key is None else ck.blobs.get_blob(blob.key)
-    return {"type": blob.type, "data": encode(data or b"")}
-
-
-def drop(ck: Checkpoints, blob: TypedBlob | None) -> None:
-    if blob is not None and blob.key is not None:
-        ck.blobs.drop(blob.key)
+    return False

@@ -14,23 +14,23 @@ from typing import Any
 
 from offprompt.limits import MAX_FORK_DEPTH
 from offprompt.ports import CheckpointThreadState
-from offprompt.services.checkpoints import blobs, merged
+from offprompt.services.checkpoints.blobs import check_thread
 from offprompt.services.checkpoints.context import Checkpoints
 from offprompt.services.checkpoints.errors import CheckpointThreadExists, CheckpointThreadNotFound, CopyTooDeep
 from offprompt.services.checkpoints.requests import CheckpointCopy
 
 
 def copy_thread(ck: Checkpoints, tenant: str, source: str, request: CheckpointCopy) -> dict[str, Any]:
-    blobs.check_thread(source)
-    target = blobs.check_thread(request.target_thread_id)
+    check_thread(source)
+    target = check_thread(request.target_thread_id)
     if target == source:
         raise CheckpointThreadExists(target)
     state = ck.store.thread(tenant, source)
     if state is None:
         raise CheckpointThreadNotFound(source)
     through: dict[str, str] = {}
-    for ns in merged.namespaces(ck, tenant, state):
-        newest = merged.latest(ck, tenant, state, ns)
+    for ns in ck.store.view_namespaces(tenant, state):
+        newest = ck.store.view_latest(tenant, state, ns)
         if newest is not None:
             through[ns] = newest.checkpoint_id
     if not through:

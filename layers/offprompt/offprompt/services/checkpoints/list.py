@@ -17,7 +17,7 @@ from typing import Any
 
 from offprompt.errors import InvalidInput
 from offprompt.ports import CheckpointGroup, IdBound
-from offprompt.services.checkpoints import blobs, merged
+from offprompt.services.checkpoints.blobs import check_thread
 from offprompt.services.checkpoints.context import Checkpoints
 from offprompt.services.checkpoints.requests import CheckpointList
 from offprompt.services.checkpoints.views import tuple_view, view_bytes
@@ -59,7 +59,7 @@ def _matches(group: CheckpointGroup, wanted: dict[str, Any] | None) -> bool:
 
 
 def list_checkpoints(ck: Checkpoints, tenant: str, thread_id: str, request: CheckpointList) -> dict[str, Any]:
-    blobs.check_thread(thread_id)
+    check_thread(thread_id)
     ns = request.checkpoint_ns
     limit = request.limit
     upper: IdBound | None = (request.before, False) if request.before else None
@@ -73,9 +73,9 @@ def list_checkpoints(ck: Checkpoints, tenant: str, thread_id: str, request: Chec
     if state is None:
         return {"checkpoints": [], "next_cursor": None}
     found: Iterator[CheckpointGroup] = (
-        merged.all_groups(ck, tenant, state, upper=upper)
+        ck.store.view_all_groups(tenant, state, upper=upper)
         if ns is None
-        else merged.groups(ck, tenant, state, ns, upper=upper)
+        else ck.store.view_groups(tenant, state, ns, upper=upper)
     )
     page: list[dict[str, Any]] = []
     used = 0
@@ -92,5 +92,5 @@ def list_checkpoints(ck: Checkpoints, tenant: str, thread_id: str, request: Chec
             cursor = _pack({"t": thread_id, "n": ns, "i": last["checkpoint_id"], "s": last["checkpoint_ns"], "l": left})
             return {"checkpoints": page, "next_cursor": cursor}
         used += size
-        page.append(tuple_view(ck, thread_id, group))
+        page.append(tuple_view(thread_id, group, lambda key: ck.blobs.get_blob(key)))
     return {"checkpoints": page, "next_cursor": None}

@@ -15,9 +15,9 @@ from typing import Any
 
 from offprompt.errors import PayloadTooLarge
 from offprompt.metering import Charge, Meter
-from offprompt.ports import CheckpointRace, CheckpointThreadState, StoredCheckpoint
+from offprompt.ports import CheckpointRace, CheckpointThreadState, StoredCheckpoint, TypedBlob
 from offprompt.ports import CheckpointShared as SharedInStore
-from offprompt.services.checkpoints import blobs, merged
+from offprompt.services.checkpoints import blobs, rules
 from offprompt.services.checkpoints.context import Checkpoints
 from offprompt.services.checkpoints.errors import CheckpointShared
 from offprompt.services.checkpoints.requests import CheckpointPut
@@ -51,11 +51,17 @@ def put_checkpoint(
     meta = metadata_json(request.metadata)
     for attempt in range(ATTEMPTS):
         state, existing = ck.store.thread_and_checkpoint(tenant, thread_id, ns, checkpoint_id)
-        held = state is not None and _held(state, ns, checkpoint_id)
-        if state is not None and (merged.hidden(state, ns, checkpoint_id) or (held and existing is not None)):
+        held = state is not None and rules.held(state, ns, checkpoint_id)
+        if state is not None and (rules.hidden(state, ns, checkpoint_id) or (held and existing is not None)):
             raise CheckpointShared(thread_id, ns, checkpoint_id)
         now = ck.clock()
-        blob = blobs.store(ck, tenant, thread_id, ns, checkpoint_id, request.checkpoint.type, data, len(meta))
+        type_ = request.checkpoint.type
+        if blobs.inline(ck, len(data), len(meta)):
+            blob = TypedBlob(type=type_, size=len(data), data=data)
+        else:
+            blob = TypedBlob(
+                type=type_, size=len(data), key=ck.blobs.put_blob(tenant, thread_id, ns, checkpoint_id, data)
+            )
         charge = _charge(meter, len(data), blob.key is not None, existing)
         checkpoint = StoredCheckpoint(
             namespace=ns,
@@ -77,27 +83,27 @@ def put_checkpoint(
                 charge=charge,
             )
         except SharedInStore:
-            blobs.drop(ck, blob)
+            _drop(ck, blob)
             raise CheckpointShared(thread_id, ns, checkpoint_id) from None
         except CheckpointRace:
-            blobs.drop(ck, blob)
+            _drop(ck, blob)
             if attempt + 1 < ATTEMPTS:
                 continue
             raise
         except Exception:
-            blobs.drop(ck, blob)
+            _drop(ck, blob)
             raise
         if meter is not None and charge is not None:
             meter.settle(charge)
         if existing is not None and existing.blob.key != blob.key:
-            blobs.drop(ck, existing.blob)
+            _drop(ck, existing.blob)
         return {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _held(state: CheckpointThreadState, namespace: str, checkpoint_id: str) -> bool:
-    through = merged.held_through(state, namespace)
-    return through is not None and checkpoint_id <= through
+def _drop(ck: Checkpoints, blob: TypedBlob) -> None:
+    if blob.key is not None:
+        ck.blobs.drop(blob.key)
 
 
 def _charge(meter: Meter | None, size: int, big: bool, replaced: StoredCheckpoint | None) -> Charge | None:

@@ -5,14 +5,20 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
-from offprompt.ports import CheckpointGroup
-from offprompt.services.checkpoints.blobs import load
-from offprompt.services.checkpoints.context import Checkpoints
+from offprompt.ports import CheckpointGroup, TypedBlob
+from offprompt.services.checkpoints.blobs import encode
 
 
-def tuple_view(ck: Checkpoints, thread_id: str, group: CheckpointGroup) -> dict[str, Any]:
+def blob_view(blob: TypedBlob, fetch: Callable[[str], bytes]) -> dict[str, str]:
+    data = blob.data if blob.key is None else fetch(blob.key)
+    return {"type": blob.type, "data": encode(data or b"")}
+
+
+def tuple_view(thread_id: str, group: CheckpointGroup, fetch: Callable[[str], bytes]) -> dict[str, Any]:
+    """`fetch` reads an offloaded blob (the use case's own callback: S3 stays three modules from the handler)."""
     checkpoint = group.checkpoint
     assert checkpoint is not None
     writes = sorted(group.writes, key=lambda w: (w.task_path, w.task_id, w.idx))
@@ -21,7 +27,7 @@ def tuple_view(ck: Checkpoints, thread_id: str, group: CheckpointGroup) -> dict[
         "checkpoint_ns": group.namespace,
         "checkpoint_id": group.checkpoint_id,
         "parent_checkpoint_id": checkpoint.parent_id,
-        "checkpoint": load(ck, checkpoint.blob),
+        "checkpoint": blob_view(checkpoint.blob, fetch),
         "metadata": json.loads(checkpoint.metadata_json),
         "pending_writes": [
             {
@@ -29,7 +35,7 @@ def tuple_view(ck: Checkpoints, thread_id: str, group: CheckpointGroup) -> dict[
                 "task_path": w.task_path,
                 "idx": w.idx,
                 "channel": w.channel,
-                "value": load(ck, w.blob),
+                "value": blob_view(w.blob, fetch),
             }
             for w in writes
         ],

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from offprompt.metering import Meter
-from offprompt.ports import StoredCheckpointWrite
-from offprompt.services.checkpoints import blobs, merged
+from offprompt.ports import StoredCheckpointWrite, TypedBlob
+from offprompt.services.checkpoints import blobs, rules
 from offprompt.services.checkpoints.context import Checkpoints
 from offprompt.services.checkpoints.errors import CheckpointNotFound
 from offprompt.services.checkpoints.requests import WritesPut
@@ -33,7 +33,7 @@ def put_writes(
     ns = request.checkpoint_ns
     decoded = [(w, blobs.decode(w.value, f"writes[{n}].value")) for n, w in enumerate(request.writes)]
     state = ck.store.thread(tenant, thread_id)
-    group = None if state is None else merged.by_id(ck, tenant, state, ns, checkpoint_id)
+    group = None if state is None else ck.store.view_checkpoint(tenant, state, ns, checkpoint_id)
     if state is None or group is None:
         raise CheckpointNotFound(thread_id, ns, checkpoint_id)
     stored = {(w.task_id, w.idx) for w in group.writes}
@@ -46,8 +46,12 @@ def put_writes(
     written: list[StoredCheckpointWrite] = []
     try:
         for write, data in chosen.values():
-            name = f"{checkpoint_id}/{request.task_id}/{write.idx}"
-            blob = blobs.store(ck, tenant, thread_id, ns, name, write.value.type, data, len(write.channel))
+            if blobs.inline(ck, len(data), len(write.channel) + len(request.task_path)):
+                blob = TypedBlob(type=write.value.type, size=len(data), data=data)
+            else:
+                name = f"{checkpoint_id}/{request.task_id}/{write.idx}"
+                key = ck.blobs.put_blob(tenant, thread_id, ns, name, data)
+                blob = TypedBlob(type=write.value.type, size=len(data), key=key)
             written.append(
                 StoredCheckpointWrite(
                     namespace=ns,
@@ -73,8 +77,8 @@ def put_writes(
             )
         ck.store.put_writes(tenant, thread_id, written, head=state if state.special else None, charge=charge)
     except Exception:
-        for w in written:
-            blobs.drop(ck, w.blob)
+        for key in rules.offloaded(list(written)):
+            ck.blobs.drop(key)
         raise
     if meter is not None and charge is not None:
         meter.settle(charge)
