@@ -279,3 +279,60 @@ class RecordNamespaces(_Open):
 class RecordNamespaceSettings(_Open):
     namespace: list[str]
     default_ttl_minutes: float | None
+
+
+class TypedBlobView(_Open):
+    """LangGraph's `serde.dumps_typed` pair: its type and the bytes as base64."""
+
+    type: str
+    data: str
+
+
+class CheckpointKey(_Open):
+    thread_id: str
+    checkpoint_ns: str
+    checkpoint_id: str
+
+
+class PendingWriteView(_Open):
+    task_id: str
+    task_path: str
+    idx: int
+    channel: str
+    value: TypedBlobView
+
+
+class CheckpointTupleView(_Open):
+    """A checkpoint tuple (docs/adr/0039): pending writes sorted by (task_path, task_id, idx)."""
+
+    thread_id: str
+    checkpoint_ns: str
+    checkpoint_id: str
+    parent_checkpoint_id: str | None
+    checkpoint: TypedBlobView
+    metadata: dict[str, Any]
+    pending_writes: list[PendingWriteView]
+
+
+class CheckpointsPage(_Open):
+    """Newest first; `next_cursor` continues a page cut by its blob budget (null: no more)."""
+
+    checkpoints: list[CheckpointTupleView]
+    next_cursor: str | None
+
+
+class WritesStored(_Open):
+    stored: int
+
+
+class CheckpointThreadCopied(_Open):
+    """A copy (a fork): the source and the newest checkpoint id it shares in each namespace."""
+
+    thread_id: str
+    copied_from: str
+    through: dict[str, str]
+
+
+class CheckpointThreadPruned(_Open):
+    thread_id: str
+    strategy: str

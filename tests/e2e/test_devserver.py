@@ -84,6 +84,7 @@ EXPECTED_PARAMETERS = {
     "key_id": "k 1",
     "key": "fact #1 ü?",
     "asset": "app.js",
+    "checkpoint_id": "1ef4f797-8335-6428-8001-8a1503f9b875",
 }
 
 

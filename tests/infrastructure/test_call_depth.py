@@ -420,6 +420,58 @@ def records_use_cases(rec: Recorder) -> None:
         composition.default_records.cache_clear()
 
 
+def checkpoints_use_cases(rec: Recorder) -> None:
+    """LangGraph checkpoints (docs/adr/0039): puts inline and offloaded to S3, writes, the latest and by id, list,
+    a copy read through its source, prune and deletes (the merged view is walked in the adapter)."""
+    import checkpoints.handler as checkpoints
+
+    from offprompt.composition import checkpoints as composition
+
+    composition.default_checkpoints.cache_clear()
+    try:
+        ids = ["1ef00000-0000-6000-8000-000000000001", "1ef00000-0000-6000-8000-000000000002"]
+        thread = {"thread_id": "depth"}
+        with rec.use_case("checkpoints"):
+            for n, cid in enumerate(ids):
+                params = {**thread, "checkpoint_id": cid}
+                data = base64.b64encode(b"x" * (400_000 if n else 10)).decode()
+                body: dict[str, Any] = {"checkpoint": {"type": "bytes", "data": data}, "metadata": {"n": n}}
+                path = f"/checkpoint-threads/depth/checkpoints/{cid}"
+                invoke(checkpoints, event("checkpoint_put_http.json", path, params=params, body=body), 200)
+                value = {"type": "bytes", "data": data}
+                body = {"task_id": "t", "writes": [{"idx": 0, "channel": "c", "value": value}]}
+                invoke(
+                    checkpoints, event("checkpoint_writes_http.json", f"{path}/writes", params=params, body=body), 200
+                )
+            get = event("checkpoint_get_http.json", "/checkpoint-threads/depth/checkpoint", params=thread)
+            invoke(checkpoints, get, 200)
+            body = {"target_thread_id": "depth-copy"}
+            invoke(
+                checkpoints,
+                event("checkpoint_copy_http.json", "/checkpoint-threads/depth/copy", params=thread, body=body),
+                201,
+            )
+            copied = {"thread_id": "depth-copy"}
+            get = event("checkpoint_get_http.json", "/checkpoint-threads/depth-copy/checkpoint", params=copied)
+            invoke(checkpoints, get, 200)
+            listing = event(
+                "checkpoint_list_http.json", "/checkpoint-threads/depth-copy/checkpoints/list", params=copied, body={}
+            )
+            invoke(checkpoints, listing, 200)
+            prune = {"strategy": "keep_latest"}
+            invoke(
+                checkpoints,
+                event("checkpoint_prune_http.json", "/checkpoint-threads/depth/prune", params=thread, body=prune),
+                200,
+            )
+            invoke(checkpoints, event("checkpoint_delete_http.json", "/checkpoint-threads/depth", params=thread), 204)
+            invoke(
+                checkpoints, event("checkpoint_delete_http.json", "/checkpoint-threads/depth-copy", params=copied), 204
+            )
+    finally:
+        composition.default_checkpoints.cache_clear()
+
+
 def mcp_use_cases(rec: Recorder) -> None:
     """The MCP endpoint's tools: each one calls its use case from the handler, as a route does (the protocol module
     on the stack between them calls back into the handler, so it does not count)."""
@@ -456,6 +508,7 @@ USE_CASES = [
     "namespaces",
     "search",
     "records",
+    "checkpoints",
     "MCP tools",
 ]
 STORES = {"dynamodb": "DynamoDB", "s3": "S3", "opensearch": "OpenSearch"}
@@ -485,6 +538,7 @@ def test_every_use_case_reaches_its_stores_through_at_most_three_modules(deploym
     conversation_use_cases(recorder)
     task_memory_use_cases(recorder)
     records_use_cases(recorder)
+    checkpoints_use_cases(recorder)
     mcp_use_cases(recorder)
     rows, too_deep = depth_table(recorder)
     print("\n".join(rows + too_deep))

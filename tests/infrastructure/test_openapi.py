@@ -66,6 +66,7 @@ def test_every_operation_has_one_tag_of_its_function_and_every_tag_is_described(
         "keys and usage",
         "tenant data",
         "records",
+        "LangGraph checkpoints",
         "console",
         "MCP",
     ]
@@ -82,6 +83,7 @@ def test_every_operation_has_one_tag_of_its_function_and_every_tag_is_described(
     assert used["task memory"] == {"process_output", "load_artifacts", "memories"}
     assert used["keys and usage"] == {"account"} and used["tenant data"] == {"tenant_data"}
     assert used["console"] == {"console"}
+    assert used["LangGraph checkpoints"] == {"checkpoints"}
 
 
 def test_every_operation_accepts_any_one_of_the_three_security_schemes(generated: dict[str, Any]) -> None:

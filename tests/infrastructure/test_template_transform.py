@@ -75,7 +75,7 @@ def test_transform_emits_the_expected_resource_types() -> None:
     # records: issue 22) + the example tool + the memory events' publisher and the example extractor (issue 22); the
     # API-key authorizer only with AuthMode=apikey (below)
     functions = _functions(cfn)
-    assert len(functions) == 17  # + the console's static files (issue 24)
+    assert len(functions) == 18  # + the console's static files (issue 24), LangGraph checkpoints (issue 23)
     assert functions["AuthorizerFunction"]["Condition"] == "UseApiKey"
 
 

@@ -49,6 +49,7 @@ EXERCISED = {
     "TenantDataFunction",
     "McpFunction",
     "RecordsFunction",
+    "CheckpointsFunction",
     "EventsFunction",
     "ExampleExtractorFunction",
     "ConsoleFunction",
@@ -366,6 +367,43 @@ def test_records_function(start_text_function: Start, local_aws: dict[str, Any])
     assert status == 404 and gone["code"] == "record_not_found", gone
     direct = records.invoke(event("record_put_direct.json"))
     assert direct["version"] == 4 and direct["value"] == {"text": "likes sushi", "since": 2024}, records.logs()
+
+
+def test_checkpoints_function(start_function: Start, local_aws: dict[str, Any]) -> None:
+    """LangGraph checkpoints (docs/adr/0039) as Lambda runs them, on the core layer: the sample put and writes, the
+    latest tuple with them, a 2 MB checkpoint through S3 byte-exact, list, copy, prune, the deletes; the direct put
+    answers as the HTTP one does."""
+    import base64
+    import os
+
+    checkpoints = start_function("CheckpointsFunction")
+    status, key, _ = checkpoints.http(event("checkpoint_put_http.json"))
+    assert status == 200 and key["thread_id"] == "graph-1", key
+    status, stored, _ = checkpoints.http(event("checkpoint_writes_http.json"))
+    assert (status, stored) == (200, {"stored": 1}), stored
+    status, got, _ = checkpoints.http(event("checkpoint_get_http.json"))
+    assert status == 200 and got["checkpoint_id"] == key["checkpoint_id"] and len(got["pending_writes"]) == 1, got
+    big = event("checkpoint_put_http.json")
+    data = os.urandom(2 * 1024 * 1024)
+    newer = "1ef4f797-8335-6428-8002-000000000000"
+    big["pathParameters"]["checkpoint_id"] = newer
+    big["body"] = json.dumps({"checkpoint": {"type": "bytes", "data": base64.b64encode(data).decode()}, "metadata": {}})
+    assert checkpoints.http(big)[0] == 200
+    status, latest, _ = checkpoints.http(event("checkpoint_get_http.json"))
+    assert status == 200 and latest["checkpoint_id"] == newer, latest["checkpoint_id"]
+    assert base64.b64decode(latest["checkpoint"]["data"]) == data
+    objects = local_aws["s3"].list_objects_v2(Bucket=local_aws["bucket"]).get("Contents", [])
+    assert [o["Key"].split("/")[0] for o in objects] == ["checkpoints"], objects
+    status, page, _ = checkpoints.http(event("checkpoint_list_http.json"))
+    assert status == 200 and [c["checkpoint_id"] for c in page["checkpoints"]] == [key["checkpoint_id"]], page
+    assert checkpoints.invoke(event("checkpoint_put_direct.json")) == key, checkpoints.logs()  # a re-put replaces
+    assert checkpoints.invoke(event("checkpoint_get_direct.json"))["checkpoint_id"] == newer
+    status, copied, _ = checkpoints.http(event("checkpoint_copy_http.json"))
+    assert status == 201 and copied["through"] == {"": newer}, copied
+    assert checkpoints.http(event("checkpoint_prune_http.json"))[0] == 200
+    assert checkpoints.http(event("checkpoint_delete_http.json"))[0] == 204
+    status, gone, _ = checkpoints.http(event("checkpoint_get_http.json"))
+    assert status == 404 and gone["code"] == "checkpoint_not_found", gone
 
 
 def test_events_function_publishes_the_stream_batch(start_function: Start, local_aws: dict[str, Any]) -> None:

@@ -71,6 +71,11 @@ def every_item(tenant: str, ident: str = "t#1") -> dict[str, dict[str, dict[str,
         "record_version": item(record_pk(tenant), record_version_sk(_labels(ident), ident, 7)),
         "record_namespace": item(record_pk(tenant), record_namespace_sk(_labels(ident))),
         "record_expired_marker": item(record_pk(tenant), expired_sk("event-1")),
+        "checkpoint_thread": item(layout.checkpoint_thread_pk(tenant, ident), layout.CHECKPOINT_THREAD_SK),
+        "checkpoint": item(
+            layout.checkpoint_thread_pk(tenant, ident),
+            layout.checkpoint_write_sk("n" * 1024, "1ef" + "-" * 61, ident, -(2**63)),
+        ),
     }
 
 
@@ -159,11 +164,11 @@ def test_fixed_partitions_are_the_account_stores_keys(tenant: str) -> None:
 @pytest.mark.parametrize("tenant", ["alice", "alice#1", "a%23", "é€🦊"])
 def test_partition_roots_carry_the_index_value_and_nothing_else_does(tenant: str) -> None:
     written = every_item(tenant)
-    for kind in ("thread", "alias", "namespace", "receipt", "api_key"):
+    for kind in ("thread", "alias", "namespace", "receipt", "api_key", "checkpoint_thread"):
         value = with_index_attribute(written[kind], tenant)[TENANT_INDEX_ATTRIBUTE]["S"]
         assert value == tenant_index_value(tenant, written[kind]["pk"]["S"]) and value in tenant_index_values(tenant)
         assert layout.tenant_of_root(written[kind]) == tenant
-    for kind in set(written) - {"thread", "alias", "namespace", "receipt", "api_key"}:
+    for kind in set(written) - {"thread", "alias", "namespace", "receipt", "api_key", "checkpoint_thread"}:
         assert with_index_attribute(written[kind], tenant) is written[kind], kind
 
 
@@ -175,6 +180,7 @@ def test_every_s3_key_is_under_the_tenants_prefixes() -> None:
         layout.upload_prefix("alice", "m") + "0" * 32,
         layout.download_key("alice", "x"),
         layout.record_body_key("alice", ("a", "b"), "k", 3, "tok"),
+        layout.checkpoint_blob_key("alice", "t", "ns", "1ef-id", "tok"),
         layout.export_prefix("alice", "e") + "manifest.json",
     ]
     assert all(k.startswith(s3_prefixes("alice", include_transient=True)) for k in keys)
@@ -182,6 +188,7 @@ def test_every_s3_key_is_under_the_tenants_prefixes() -> None:
     assert [k.startswith(s3_prefixes("alice", include_transient=False)) for k in keys] == [True] * 3 + [
         False,
         False,
+        True,
         True,
         False,
     ]

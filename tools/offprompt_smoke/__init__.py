@@ -65,6 +65,8 @@ The checks, in order (`offprompt-smoke --list`):
     records.namespaces                PUT /record-namespaces/{ns} default TTL taken by a put without one; POST
                                       /records/namespaces by prefix, max_depth, suffix
     records.delete                    DELETE → 204, GET → 404, DELETE again → 204; the history ends in a tombstone
+    checkpoints.round-trip            PUT /checkpoint-threads/{id}/checkpoints/{cid} twice + writes; GET the latest
+                                      byte-exact; list by metadata; copy; prune; DELETE the source: the copy keeps it
     errors.400                        not JSON / not UTF-8 / empty → 400 invalid_input; unknown artifact type → 400
                                       invalid_artifact (runs, outputs); nothing written
     errors.404                        unknown thread, namespace, /api thread → 404 not_found, their contents empty;

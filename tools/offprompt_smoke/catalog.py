@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import cloud, conversation, errors, hosted, records, task_memory
+from . import checkpoints, cloud, conversation, errors, hosted, records, task_memory
 from .runner import Check, Smoke
 
 
@@ -132,6 +132,11 @@ CHECKS: tuple[Check, ...] = (
         records.check_namespaces,
     ),
     Check("records.delete", "DELETE → 204, then 404; again 204; history ends in a tombstone", records.check_delete),
+    Check(
+        "checkpoints.round-trip",
+        "LangGraph checkpoints: put, writes, latest, list, copy, prune, delete",
+        checkpoints.check_round_trip,
+    ),
     Check("errors.400", "not JSON, unknown artifact type → 400 (runs, outputs)", errors.check_400),
     Check("errors.404", "unknown thread, namespace, /api thread, path → 404", errors.check_404),
     Check("errors.405", "a known path with another method → 405 + Allow (deployed: 404)", errors.check_405),

@@ -48,6 +48,13 @@ ROUTES: tuple[str, ...] = (
     "POST /records/search",
     "POST /records/namespaces",
     "PUT /record-namespaces/{namespace}",
+    "PUT /checkpoint-threads/{thread_id}/checkpoints/{checkpoint_id}",
+    "PUT /checkpoint-threads/{thread_id}/checkpoints/{checkpoint_id}/writes",
+    "GET /checkpoint-threads/{thread_id}/checkpoint",
+    "POST /checkpoint-threads/{thread_id}/checkpoints/list",
+    "DELETE /checkpoint-threads/{thread_id}",
+    "POST /checkpoint-threads/{thread_id}/copy",
+    "POST /checkpoint-threads/{thread_id}/prune",
     # The framework doors (ADR 0032, 0033): no smoke check drives them yet, so the summary names them as not exercised.
     "POST /threads/{thread_id}/items",
     "GET /threads/{thread_id}/items",

@@ -40,6 +40,7 @@ KEYS_AND_USAGE = "keys and usage"
 TENANT_DATA = "tenant data"
 MCP = "MCP"
 RECORDS = "records"
+CHECKPOINTS = "LangGraph checkpoints"
 CONSOLE = "console"
 #: The document's tags, in the order Swagger UI lists them.
 TAGS: tuple[dict[str, str], ...] = (
@@ -76,6 +77,12 @@ TAGS: tuple[dict[str, str], ...] = (
         "as_of reads the past).",
     },
     {
+        "name": CHECKPOINTS,
+        "description": "LangGraph's checkpointer (offprompt_client.langgraph.OffpromptSaver): checkpoints and "
+        "pending writes one item each, blobs past the item limit in S3, the latest in one DynamoDB Query, "
+        "copy_thread as a fork that shares the history, prune and delete that keep what live copies read.",
+    },
+    {
         "name": CONSOLE,
         "description": "The memory console (a web page at /console): its static files, with no credentials; it "
         "signs in with an API key (or the local tenant) and calls the routes above (docs/adr/0038).",
@@ -100,6 +107,7 @@ FUNCTION_TAGS: dict[str, str] = {
     "tenant_data": TENANT_DATA,
     "mcp_server": MCP,
     "records": RECORDS,
+    "checkpoints": CHECKPOINTS,
     "console": CONSOLE,
 }
 #: The three ways a deployment authenticates (template.yaml's AuthMode), as OpenAPI can say them.

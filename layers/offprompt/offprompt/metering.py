@@ -28,6 +28,8 @@ COUNTERS = (
     "runs_added",
     "artifacts_stored",
     "records_stored",
+    "checkpoints_stored",
+    "checkpoint_writes_stored",
     "bytes_stored_dynamodb",
     "bytes_stored_s3",
     "bytes_stored_opensearch",

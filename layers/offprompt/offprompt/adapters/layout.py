@@ -25,6 +25,10 @@ long for the key it goes into, `%~` + its SHA-256):
   `VER#{labels}##{key}#{version}` record_version (a past version), `RNS#{labels}` record_namespace (its settings),
   `EXPIRED#{event}` record_expired_marker (a swept version's bytes taken off the gauge); labels are
   `record_labels()` (docs/adr/0034); values over 350 KB are S3 objects under the `records/` root
+- checkpoint: `CKP#{tenant}#{thread}` → `#CKP` checkpoint_thread (root), `C#{ns}#{checkpoint_id}` checkpoint,
+  `C#{ns}#{checkpoint_id}#W#{task}#{idx}` checkpoint_write, `C#{ns}#~` checkpoint_head (a copy's or a pruned
+  thread's read state, first in a newest-first Query of the namespace); `{ns}` is `checkpoint_ns_part()`
+  (base64url, or `%~` + a digest), blobs over 350 KB are S3 objects under the `checkpoints/` root (docs/adr/0039)
 - not a tenant's: `DEPLOYMENT` → `#INDEXED` (every tenant's data is in the tenant index)
 
 The sparse KEYS_ONLY global secondary index `TenantRoots` (hash key `tenant_dir` only) lists each partition root
@@ -40,6 +44,7 @@ version, write_id)` on a provisioned domain (Serverless assigns ids); every docu
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import math
 import zlib
@@ -117,6 +122,14 @@ RECORD_NAMESPACE_PREFIX = "RNS"
 #: the longest key of 8 labels fits DynamoDB's 1,024 bytes: 4 + 8 * (66 + 1) + 1 + 300 + 13 < 1024.
 MAX_LABEL_PART_BYTES = 64
 MAX_RECORD_KEY_PART_BYTES = 300
+CHECKPOINT_THREAD_SK = "#CKP"
+CHECKPOINT_PREFIX = "C"
+CHECKPOINT_WRITE_MARK = "W"
+#: The last sort key of a namespace's items: "~" sorts after every checkpoint-id character ([0-9A-Za-z-_.:]) and
+#: after "#", so a newest-first Query of `C#{ns}#` meets it first.
+CHECKPOINT_HEAD = "~"
+#: A checkpoint namespace whose base64url form is longer than this goes into a sort key as its digest.
+MAX_CHECKPOINT_NS_PART_BYTES = 340
 #: The usage shard that the transactions charging runs write (exact day counters; `offprompt.metering.Charge`).
 RUNS_SHARD = "Q"
 
@@ -252,6 +265,49 @@ def record_namespace_sk(namespace: tuple[str, ...] | list[str]) -> str:
     return f"{RECORD_NAMESPACE_PREFIX}#{record_labels(namespace)}"
 
 
+def checkpoint_thread_pk(tenant: str, thread_id: str) -> str:
+    """A LangGraph checkpoint thread (docs/adr/0039): one partition, not an offprompt conversation thread."""
+    return _key("CKP", part(tenant), part(thread_id))
+
+
+def checkpoint_ns_part(namespace: str) -> str:
+    """A checkpoint namespace as sort-key text: base64url without padding (never "#", "%" or "~"; "" for ""), or
+    `%~` + its SHA-256 when that would be too long."""
+    raw = namespace.encode("utf-8", "surrogatepass")
+    encoded = base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+    if len(encoded) > MAX_CHECKPOINT_NS_PART_BYTES:
+        return DIGEST_MARK + hashlib.sha256(raw).hexdigest()
+    return encoded
+
+
+def checkpoint_ns_prefix(namespace: str) -> str:
+    """The sort-key prefix of every item of one namespace (its checkpoints, their writes, its head)."""
+    return f"{CHECKPOINT_PREFIX}#{checkpoint_ns_part(namespace)}#"
+
+
+def checkpoint_sk(namespace: str, checkpoint_id: str) -> str:
+    return checkpoint_ns_prefix(namespace) + checkpoint_id
+
+
+def checkpoint_last_sk(namespace: str, checkpoint_id: str) -> str:
+    """The greatest sort key a checkpoint's items (itself and its writes) can have: `BETWEEN checkpoint_sk AND this`
+    is exactly that checkpoint's items ("#" sorts below every id character, "~" above "W")."""
+    return checkpoint_sk(namespace, checkpoint_id) + "#" + CHECKPOINT_HEAD
+
+
+def checkpoint_write_sk(namespace: str, checkpoint_id: str, task_id: str, idx: int) -> str:
+    return f"{checkpoint_sk(namespace, checkpoint_id)}#{CHECKPOINT_WRITE_MARK}#{part_bounded(task_id, 300)}#{idx}"
+
+
+def checkpoint_head_sk(namespace: str) -> str:
+    return checkpoint_ns_prefix(namespace) + CHECKPOINT_HEAD
+
+
+def part_bounded(identifier: str, limit: int) -> str:
+    """`_bounded` for other modules: the escaped identifier, or `%~` + its digest past `limit` bytes."""
+    return _bounded(identifier, limit)
+
+
 # ---- the families, for the inventory ------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Kind:
@@ -329,6 +385,14 @@ def _families() -> tuple[Family, ...]:
                 Kind("record_expired_marker", EXPIRED_PREFIX + "#"),
             ),
             fixed=True,
+        ),
+        Family(
+            "checkpoint",
+            "CKP#{tenant}#",
+            (
+                Kind("checkpoint_thread", CHECKPOINT_THREAD_SK, exported=True, root=True),
+                Kind("checkpoint", CHECKPOINT_PREFIX + "#", exported=True),
+            ),
         ),
     )
 
@@ -558,6 +622,7 @@ S3_ROOTS: tuple[S3Root, ...] = (
     S3Root("t", exported=True),  # big runs
     S3Root("taskmem", exported=True),  # blobs, batch manifests, text records (Serverless mode)
     S3Root("records", exported=True),  # record values over 350 KB (docs/adr/0034)
+    S3Root("checkpoints", exported=True),  # LangGraph checkpoint and write blobs over 350 KB (docs/adr/0039)
     S3Root("uploads", exported=False),  # pending uploads
     S3Root("downloads", exported=False),  # materialized load responses (a day)
     S3Root("exports", exported=False),  # the tenant's own exports
@@ -625,6 +690,12 @@ def record_body_key(
     """Where a big record version's value goes; `token` is the writer's own, so two writers racing for the same
     version never overwrite each other's body (the loser's is removed)."""
     return f"records/{digest(tenant)}/{digest(tenant, *namespace)}/{digest(record_key, version, token)}.json"
+
+
+def checkpoint_blob_key(tenant: str, thread_id: str, namespace: str, name: str, token: str) -> str:
+    """Where a big checkpoint's (or pending write's) blob goes; `token` is the writer's own, so a re-put never
+    overwrites the bytes the stored item still names (the replaced blob is removed after the commit)."""
+    return f"checkpoints/{digest(tenant)}/{digest(tenant, thread_id)}/{digest(namespace, name, token)}"
 
 
 # ---- OpenSearch -----------------------------------------------------------------------------------------------

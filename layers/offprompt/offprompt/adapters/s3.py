@@ -183,6 +183,41 @@ class S3RecordBodies(S3BlobStore):
             raise DependencyUnavailable(f"S3 delete failed: {failure_reason(exc)}") from exc
 
 
+class S3CheckpointBlobs(S3BlobStore):
+    """The CheckpointBlobStore port: LangGraph checkpoint and write blobs over the item limit (docs/adr/0039), where
+    the storage layout puts them (`layout.checkpoint_blob_key`, under the `checkpoints/` root)."""
+
+    def put_blob(self, tenant: str, thread_id: str, namespace: str, name: str, data: bytes) -> str:
+        key = layout.checkpoint_blob_key(tenant, thread_id, namespace, name, uuid.uuid4().hex)
+        self.put(key, data)
+        return key
+
+    def get_blob(self, key: str) -> bytes:
+        try:
+            return self.get(key)
+        except NotFound:  # deleted under a reader that read the item first
+            raise DependencyUnavailable("a checkpoint's stored blob is missing; retry") from None
+
+    def drop(self, key: str) -> None:
+        try:
+            self.client.delete_object(Bucket=self.bucket, Key=key)
+        except Exception:  # best effort: an orphaned blob is removed by the tenant's erase
+            _record_log.exception("could not delete a checkpoint blob")
+
+
+class InlineCheckpointBlobs:
+    """A deployment without a bucket: every blob inline (larger ones are refused)."""
+
+    def put_blob(self, tenant: str, thread_id: str, namespace: str, name: str, data: bytes) -> str:
+        raise DependencyUnavailable("no bucket is configured for checkpoint blobs over the item limit")
+
+    def get_blob(self, key: str) -> bytes:
+        raise DependencyUnavailable("a checkpoint's blob is held in S3 and no bucket is configured")
+
+    def drop(self, key: str) -> None:
+        """Nothing is offloaded without a bucket."""
+
+
 class InlineRecordBodies:
     """The record bodies of a deployment without a bucket: every value inline (larger ones are refused)."""
 

@@ -1,0 +1,689 @@
+"""CheckpointStore on DynamoDB: a LangGraph checkpoint thread in one partition (docs/adr/0039).
+
+Partition `CKP#{tenant}#{thread}` (adapters/layout.py):
+- `#CKP`                                   the thread: created_at, ancestry, floors, holds, deleted (JSON / map);
+- `C#{ns}#{checkpoint_id}`                 a checkpoint: parent_id, metadata (JSON), type, data (B) or blob_key;
+- `C#{ns}#{checkpoint_id}#W#{task}#{idx}`  a pending write: task_id, task_path, idx, channel, type, data/blob_key;
+- `C#{ns}#~`                               the head of a namespace of a copy or of a thread with hidden items: the
+                                           thread's read state, so a newest-first Query meets it first.
+Every item carries `ns` (its namespace, digested in the key when long) and `tenant`; `metered_bytes` what it added to
+the tenant's gauge (taken off when the item is deleted, in the same transaction).
+
+The latest checkpoint of a namespace is one Query (`newest`): newest first, its writes, then itself. The merged
+view of a copy (`view_*`: its own items and each source's at ids up to its cut, written before the copy, hidden
+below its floors) is walked here, as the thread forks' ancestry is in the RunStore (docs/adr/0037), so a use case
+reaches DynamoDB through three modules.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from offprompt.errors import DependencyUnavailable
+from offprompt.metering import Charge
+from offprompt.ports import (
+    CheckpointGroup,
+    CheckpointRace,
+    CheckpointShared,
+    CheckpointThreadState,
+    IdBound,
+    NewestRead,
+    StoredCheckpoint,
+    StoredCheckpointWrite,
+    TypedBlob,
+)
+
+from .aws_errors import failure_reason
+from .clients import aws_client
+from .dynamodb_account import charge_items, refuse_charge, stored_bytes_release
+from .dynamodb_transaction import MAX_ITEMS, Cancelled, Transaction
+from .layout import (
+    CHECKPOINT_HEAD,
+    CHECKPOINT_PREFIX,
+    CHECKPOINT_THREAD_SK,
+    TENANT_INDEX_ATTRIBUTE,
+    checkpoint_head_sk,
+    checkpoint_last_sk,
+    checkpoint_ns_prefix,
+    checkpoint_sk,
+    checkpoint_thread_pk,
+    checkpoint_write_sk,
+    tenant_index_value,
+)
+
+#: The first page of `newest`: a checkpoint with fewer pending writes than this is one Query.
+NEWEST_PAGE = 100
+_PAGE = 200
+_BATCH_WRITE = 25
+
+
+class DynamoDbCheckpointStore:
+    def __init__(self, table_name: str, client: Any | None = None) -> None:
+        self.table_name = table_name
+        self._client = client
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = aws_client("dynamodb")
+        return self._client
+
+    # ---- reads ----------------------------------------------------------------------------------------------
+    def thread(self, tenant: str, thread_id: str) -> CheckpointThreadState | None:
+        out = self._call(
+            "get_item",
+            TableName=self.table_name,
+            Key=_k(checkpoint_thread_pk(tenant, thread_id), CHECKPOINT_THREAD_SK),
+            ConsistentRead=True,
+        )
+        item = out.get("Item")
+        return _state(item) if item else None
+
+    def thread_and_checkpoint(
+        self, tenant: str, thread_id: str, namespace: str, checkpoint_id: str
+    ) -> tuple[CheckpointThreadState | None, StoredCheckpoint | None]:
+        pk = checkpoint_thread_pk(tenant, thread_id)
+        keys = [_k(pk, CHECKPOINT_THREAD_SK), _k(pk, checkpoint_sk(namespace, checkpoint_id))]
+        request: dict[str, Any] = {self.table_name: {"Keys": keys, "ConsistentRead": True}}
+        found: list[dict[str, Any]] = []
+        for _attempt in range(8):
+            out = self._call("batch_get_item", RequestItems=request)
+            found.extend(out.get("Responses", {}).get(self.table_name, []))
+            request = out.get("UnprocessedKeys") or {}
+            if not request:
+                break
+        else:
+            raise DependencyUnavailable("DynamoDB batch_get_item left keys unprocessed")
+        state = next((_state(i) for i in found if i["sk"]["S"] == CHECKPOINT_THREAD_SK), None)
+        checkpoint = next((_checkpoint(i) for i in found if i["sk"]["S"] != CHECKPOINT_THREAD_SK), None)
+        return state, checkpoint
+
+    def newest(self, tenant: str, thread_id: str, namespace: str) -> NewestRead:
+        head: CheckpointThreadState | None = None
+        items: list[dict[str, Any]] = []
+        for item in self._query(tenant, thread_id, namespace, None, None, first_page=NEWEST_PAGE):
+            if item["sk"]["S"] == checkpoint_head_sk(namespace):
+                head = _state(item)
+                continue
+            items.append(item)
+            if item.get("kind", {}).get("S") == "c":
+                break
+        groups = list(_group(iter(items)))
+        return NewestRead(head, groups[0] if groups else None)
+
+    def groups(
+        self, tenant: str, thread_id: str, namespace: str, *, lower: IdBound | None, upper: IdBound | None
+    ) -> Iterator[CheckpointGroup]:
+        items = self._query(tenant, thread_id, namespace, lower, upper)
+        for group in _group(items):
+            if _within(group.checkpoint_id, lower, upper):
+                yield group
+
+    def namespaces(self, tenant: str, thread_id: str) -> list[str]:
+        """Skip-scan: the first item of each namespace, then past that namespace's last possible key."""
+        pk = checkpoint_thread_pk(tenant, thread_id)
+        found: list[str] = []
+        start = CHECKPOINT_PREFIX + "#"
+        while True:
+            out = self._call(
+                "query",
+                TableName=self.table_name,
+                KeyConditionExpression="pk = :pk AND sk > :start",
+                ExpressionAttributeValues={":pk": {"S": pk}, ":start": {"S": start}},
+                ConsistentRead=True,
+                Limit=1,
+                ProjectionExpression="sk, ns",
+            )
+            items = out.get("Items") or []
+            if not items or not items[0]["sk"]["S"].startswith(CHECKPOINT_PREFIX + "#"):
+                return found
+            ns = items[0]["ns"]["S"]
+            found.append(ns)
+            start = checkpoint_ns_prefix(ns) + CHECKPOINT_HEAD + "~"
+
+    # ---- the merged view of a thread (a copy reads its sources' partitions too) ------------------------------
+    def view_namespaces(self, tenant: str, state: CheckpointThreadState) -> list[str]:
+        found: set[str] = set()
+        for thread, cuts, _at in _sources(state):
+            own = self.namespaces(tenant, thread)
+            found.update(own if cuts is None else [ns for ns in own if ns in cuts])
+        return sorted(found)
+
+    def view_groups(
+        self,
+        tenant: str,
+        state: CheckpointThreadState,
+        namespace: str,
+        *,
+        lower: IdBound | None = None,
+        upper: IdBound | None = None,
+    ) -> Iterator[CheckpointGroup]:
+        floor = (state.floors or {}).get(namespace)
+        low = _tighter(lower, floor, lower_bound=True)
+        streams: list[Iterator[CheckpointGroup]] = []
+        for thread, cuts, at in _sources(state):
+            high = upper
+            if cuts is not None:
+                if namespace not in cuts:
+                    continue
+                high = _tighter(upper, (cuts[namespace], True), lower_bound=False)
+            found = self.groups(tenant, thread, namespace, lower=low, upper=high)
+            streams.append(found if at is None else _as_of(found, at))
+        if len(streams) == 1:
+            yield from streams[0]
+            return
+        yield from _combine(heapq.merge(*streams, key=lambda g: g.checkpoint_id, reverse=True))
+
+    def view_all_groups(
+        self, tenant: str, state: CheckpointThreadState, *, upper: IdBound | None = None
+    ) -> Iterator[CheckpointGroup]:
+        streams = [self.view_groups(tenant, state, ns, upper=upper) for ns in self.view_namespaces(tenant, state)]
+        return heapq.merge(*streams, key=lambda g: (g.checkpoint_id, g.namespace), reverse=True)
+
+    def view_latest(self, tenant: str, state: CheckpointThreadState, namespace: str) -> CheckpointGroup | None:
+        return next((g for g in self.view_groups(tenant, state, namespace) if g.checkpoint is not None), None)
+
+    def view_checkpoint(
+        self, tenant: str, state: CheckpointThreadState, namespace: str, checkpoint_id: str
+    ) -> CheckpointGroup | None:
+        bound = (checkpoint_id, True)
+        found = self.view_groups(tenant, state, namespace, lower=bound, upper=bound)
+        return next((g for g in found if g.checkpoint is not None), None)
+
+    def own_items(self, tenant: str, thread_id: str) -> list[StoredCheckpoint | StoredCheckpointWrite]:
+        items: list[StoredCheckpoint | StoredCheckpointWrite] = []
+        for ns in self.namespaces(tenant, thread_id):
+            for group in self.groups(tenant, thread_id, ns, lower=None, upper=None):
+                items.extend(group.writes)
+                if group.checkpoint is not None:
+                    items.append(group.checkpoint)
+        return items
+
+    # ---- writes ---------------------------------------------------------------------------------------------
+    def put_checkpoint(
+        self,
+        tenant: str,
+        thread_id: str,
+        checkpoint: StoredCheckpoint,
+        *,
+        create: CheckpointThreadState | None,
+        head: CheckpointThreadState | None,
+        must_be_new: bool,
+        charge: Charge | None = None,
+    ) -> None:
+        pk = checkpoint_thread_pk(tenant, thread_id)
+        tx = Transaction()
+        put: dict[str, Any] = {
+            "TableName": self.table_name,
+            "Item": _checkpoint_item(pk, tenant, thread_id, checkpoint),
+        }
+        if must_be_new:
+            put["ConditionExpression"] = "attribute_not_exists(sk)"
+        tx.put("checkpoint", put)
+        if create is not None:
+            thread = _state_item(pk, tenant, create)
+            thread[TENANT_INDEX_ATTRIBUTE] = {"S": tenant_index_value(tenant, pk)}
+            tx.put(
+                "thread",
+                {"TableName": self.table_name, "Item": thread, "ConditionExpression": "attribute_not_exists(sk)"},
+            )
+        if head is not None:
+            tx.put("head", {"TableName": self.table_name, "Item": _head_item(pk, tenant, head, checkpoint.namespace)})
+        if charge is not None:
+            tx.extend(charge_items(self.table_name, charge))
+        self._transact(tx, charge, shared=("checkpoint",), raced=("thread",))
+
+    def put_writes(
+        self,
+        tenant: str,
+        thread_id: str,
+        writes: Sequence[StoredCheckpointWrite],
+        *,
+        head: CheckpointThreadState | None,
+        charge: Charge | None = None,
+    ) -> None:
+        pk = checkpoint_thread_pk(tenant, thread_id)
+        items = [_write_item(pk, tenant, thread_id, w) for w in writes]
+        if head is not None and writes:
+            items.append(_head_item(pk, tenant, head, writes[0].namespace))
+        if charge is not None:
+            # The charge commits first: a refused charge stores nothing (a retried request charges again, as a
+            # record's retried put does).
+            tx = Transaction()
+            tx.extend(charge_items(self.table_name, charge))
+            self._transact(tx, charge)
+        self._batch_write([{"PutRequest": {"Item": item}} for item in items])
+
+    def copy(
+        self,
+        tenant: str,
+        target: CheckpointThreadState,
+        holds: Sequence[tuple[str, dict[str, str]]],
+    ) -> bool:
+        pk = checkpoint_thread_pk(tenant, target.thread_id)
+        tx = Transaction()
+        thread = _state_item(pk, tenant, target)
+        thread[TENANT_INDEX_ATTRIBUTE] = {"S": tenant_index_value(tenant, pk)}
+        tx.put(
+            "target", {"TableName": self.table_name, "Item": thread, "ConditionExpression": "attribute_not_exists(pk)"}
+        )
+        for n, (ancestor, cuts) in enumerate(holds):
+            tx.update(
+                f"hold.{n}",
+                {
+                    "TableName": self.table_name,
+                    "Key": _k(checkpoint_thread_pk(tenant, ancestor), CHECKPOINT_THREAD_SK),
+                    "UpdateExpression": "SET holds.#h = :cuts",
+                    "ConditionExpression": "attribute_exists(holds)",
+                    "ExpressionAttributeNames": {"#h": target.thread_id},
+                    "ExpressionAttributeValues": {":cuts": {"S": json.dumps(cuts, sort_keys=True)}},
+                },
+            )
+        try:
+            with tx.cancellation():
+                self.client.transact_write_items(TransactItems=tx.request())
+        except Cancelled as cancelled:
+            if cancelled.failed_tags():
+                return False
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+        return True
+
+    def save_state(self, tenant: str, state: CheckpointThreadState, namespaces: Sequence[str]) -> None:
+        pk = checkpoint_thread_pk(tenant, state.thread_id)
+        names = {"#a": "ancestry", "#f": "floors", "#d": "deleted"}
+        values = {
+            ":a": {"S": json.dumps([[t, c, at] for t, c, at in state.ancestry])},
+            ":f": {"S": json.dumps({ns: list(b) for ns, b in (state.floors or {}).items()})},
+            ":d": {"BOOL": state.deleted},
+        }
+        self._call(
+            "update_item",
+            TableName=self.table_name,
+            Key=_k(pk, CHECKPOINT_THREAD_SK),
+            UpdateExpression="SET #a = :a, #f = :f, #d = :d",
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+        )
+        if state.special:
+            requests = [{"PutRequest": {"Item": _head_item(pk, tenant, state, ns)}} for ns in namespaces]
+        else:
+            requests = [{"DeleteRequest": {"Key": _k(pk, checkpoint_head_sk(ns))}} for ns in namespaces]
+        self._batch_write(requests)
+
+    def release_hold(self, tenant: str, ancestor: str, holder: str) -> None:
+        try:
+            self.client.update_item(
+                TableName=self.table_name,
+                Key=_k(checkpoint_thread_pk(tenant, ancestor), CHECKPOINT_THREAD_SK),
+                UpdateExpression="REMOVE holds.#h",
+                ConditionExpression="attribute_exists(holds)",
+                ExpressionAttributeNames={"#h": holder},
+            )
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return
+            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
+
+    def delete_items(
+        self, tenant: str, thread_id: str, items: Sequence[StoredCheckpoint | StoredCheckpointWrite]
+    ) -> None:
+        """Chunks of one transaction each: the deletes (each conditioned on the item being there) and their bytes
+        off the gauge. A chunk cancelled because an item was gone already is retried without it, so no byte is
+        taken off twice."""
+        pk = checkpoint_thread_pk(tenant, thread_id)
+        pending = list(items)
+        while pending:
+            chunk, pending = pending[: MAX_ITEMS - 1], pending[MAX_ITEMS - 1 :]
+            for _attempt in range(4):
+                if not chunk:
+                    break
+                tx = Transaction()
+                for n, item in enumerate(chunk):
+                    tx.delete(
+                        str(n),
+                        {
+                            "TableName": self.table_name,
+                            "Key": _k(pk, _sk_of(item)),
+                            "ConditionExpression": "attribute_exists(sk)",
+                        },
+                    )
+                released = sum(i.metered_bytes for i in chunk)
+                if released:
+                    tx.add("release", stored_bytes_release(self.table_name, tenant, released))
+                try:
+                    with tx.cancellation():
+                        self.client.transact_write_items(TransactItems=tx.request())
+                    break
+                except Cancelled as cancelled:
+                    gone = {int(t) for t in cancelled.failed_tags() if t.isdigit()}
+                    if cancelled.failed("release"):
+                        self._batch_write([{"DeleteRequest": {"Key": _k(pk, _sk_of(i))}} for i in chunk])
+                        break  # an erased tenant's gauge: nothing to take bytes off
+                    if not gone and not cancelled.conflicted:
+                        raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+                    chunk = [i for n, i in enumerate(chunk) if n not in gone]
+                except (ClientError, BotoCoreError) as exc:
+                    raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+            else:
+                raise DependencyUnavailable("checkpoint items kept changing while they were deleted")
+
+    def delete_thread_item(self, tenant: str, thread_id: str) -> bool:
+        pk = checkpoint_thread_pk(tenant, thread_id)
+        heads = [
+            item
+            for item in self._all(pk)
+            if item["sk"]["S"].startswith(CHECKPOINT_PREFIX + "#") and item["sk"]["S"].endswith("#" + CHECKPOINT_HEAD)
+        ]
+        self._batch_write([{"DeleteRequest": {"Key": _k(pk, h["sk"]["S"])}} for h in heads])
+        try:
+            self.client.delete_item(
+                TableName=self.table_name,
+                Key=_k(pk, CHECKPOINT_THREAD_SK),
+                ConditionExpression="attribute_not_exists(holds) OR size(holds) = :zero",
+                ExpressionAttributeValues={":zero": {"N": "0"}},
+            )
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return False
+            raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
+        return True
+
+    # ---- helpers --------------------------------------------------------------------------------------------
+    def _transact(
+        self, tx: Transaction, charge: Charge | None, *, shared: tuple[str, ...] = (), raced: tuple[str, ...] = ()
+    ) -> None:
+        try:
+            with tx.cancellation():
+                self.client.transact_write_items(TransactItems=tx.request())
+        except Cancelled as cancelled:
+            if charge is not None:
+                refuse_charge(cancelled, charge)
+            if any(cancelled.failed(t) for t in shared):
+                raise CheckpointShared() from None
+            if any(cancelled.failed(t) for t in raced) or cancelled.conflicted:
+                raise CheckpointRace() from None
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+
+    def _batch_write(self, requests: list[dict[str, Any]]) -> None:
+        for start in range(0, len(requests), _BATCH_WRITE):
+            pending: dict[str, Any] = {self.table_name: requests[start : start + _BATCH_WRITE]}
+            for _attempt in range(8):
+                out = self._call("batch_write_item", RequestItems=pending)
+                pending = out.get("UnprocessedItems") or {}
+                if not pending:
+                    break
+            else:
+                raise DependencyUnavailable("DynamoDB batch_write_item left items unprocessed")
+
+    def _query(
+        self,
+        tenant: str,
+        thread_id: str,
+        namespace: str,
+        lower: IdBound | None,
+        upper: IdBound | None,
+        *,
+        first_page: int = _PAGE,
+    ) -> Iterator[dict[str, Any]]:
+        low = checkpoint_ns_prefix(namespace)
+        high = checkpoint_head_sk(namespace)
+        if lower is not None:
+            low = checkpoint_sk(namespace, lower[0]) if lower[1] else checkpoint_last_sk(namespace, lower[0])
+        if upper is not None:
+            high = checkpoint_last_sk(namespace, upper[0]) if upper[1] else checkpoint_sk(namespace, upper[0])
+        params: dict[str, Any] = {
+            "TableName": self.table_name,
+            "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": checkpoint_thread_pk(tenant, thread_id)},
+                ":low": {"S": low},
+                ":high": {"S": high},
+            },
+            "ScanIndexForward": False,
+            "ConsistentRead": True,
+        }
+        start: dict[str, Any] | None = None
+        limit = first_page
+        while True:
+            out = self._call("query", **params, Limit=limit, **({"ExclusiveStartKey": start} if start else {}))
+            yield from out.get("Items", [])
+            start = out.get("LastEvaluatedKey")
+            if not start:
+                return
+            limit = _PAGE
+
+    def _all(self, pk: str) -> Iterator[dict[str, Any]]:
+        start: dict[str, Any] | None = None
+        while True:
+            out = self._call(
+                "query",
+                TableName=self.table_name,
+                KeyConditionExpression="pk = :pk",
+                ExpressionAttributeValues={":pk": {"S": pk}},
+                ConsistentRead=True,
+                ProjectionExpression="pk, sk",
+                **({"ExclusiveStartKey": start} if start else {}),
+            )
+            yield from out.get("Items", [])
+            start = out.get("LastEvaluatedKey")
+            if not start:
+                return
+
+    def _call(self, operation: str, **params: Any) -> Any:
+        try:
+            return getattr(self.client, operation)(**params)
+        except (ClientError, BotoCoreError) as exc:
+            raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
+
+
+def _sources(state: CheckpointThreadState) -> list[tuple[str, dict[str, str] | None, float | None]]:
+    """The partitions a thread reads, nearest first: its own (no cut), then each source's with its cuts and the
+    time the copy was made (items written later are the source's own)."""
+    return [(state.thread_id, None, None), *state.ancestry]
+
+
+def _tighter(a: IdBound | None, b: IdBound | None, *, lower_bound: bool) -> IdBound | None:
+    if a is None or b is None:
+        return a or b
+    if a[0] != b[0]:
+        return max(a, b) if lower_bound else min(a, b)
+    return (a[0], a[1] and b[1])
+
+
+def _as_of(found: Iterator[CheckpointGroup], at: float) -> Iterator[CheckpointGroup]:
+    """A source's groups as they were when the copy was made."""
+    for group in found:
+        checkpoint = group.checkpoint if group.checkpoint and group.checkpoint.written_at <= at else None
+        writes = tuple(w for w in group.writes if w.written_at <= at)
+        if checkpoint is not None or writes:
+            yield CheckpointGroup(group.namespace, group.checkpoint_id, checkpoint, writes)
+
+
+def _combine(ordered: Iterator[CheckpointGroup]) -> Iterator[CheckpointGroup]:
+    """Adjacent groups of one id (nearest partition first: heapq.merge is stable) as one: the nearest checkpoint
+    item, the writes of all (the nearest winning for the same task_id and idx)."""
+    pending: CheckpointGroup | None = None
+    for group in ordered:
+        if pending is not None and group.checkpoint_id == pending.checkpoint_id:
+            writes = {(w.task_id, w.idx): w for w in group.writes}
+            writes.update({(w.task_id, w.idx): w for w in pending.writes})
+            checkpoint = pending.checkpoint or group.checkpoint
+            pending = CheckpointGroup(pending.namespace, pending.checkpoint_id, checkpoint, tuple(writes.values()))
+            continue
+        if pending is not None:
+            yield pending
+        pending = group
+    if pending is not None:
+        yield pending
+
+
+def _within(checkpoint_id: str, lower: IdBound | None, upper: IdBound | None) -> bool:
+    if lower is not None and (checkpoint_id < lower[0] or (checkpoint_id == lower[0] and not lower[1])):
+        return False
+    return not (upper is not None and (checkpoint_id > upper[0] or (checkpoint_id == upper[0] and not upper[1])))
+
+
+def _group(items: Iterator[dict[str, Any]]) -> Iterator[CheckpointGroup]:
+    """Newest-first items (a checkpoint's writes, then the checkpoint) as groups; heads are skipped."""
+    current: tuple[str, str] | None = None
+    writes: list[StoredCheckpointWrite] = []
+    for item in items:
+        kind = item.get("kind", {}).get("S")
+        if kind == "h":
+            continue
+        ident = (item["ns"]["S"], item["checkpoint_id"]["S"])
+        if current is not None and ident != current:
+            yield CheckpointGroup(current[0], current[1], None, tuple(reversed(writes)))
+            writes = []
+        current = ident
+        if kind == "w":
+            writes.append(_write(item))
+            continue
+        yield CheckpointGroup(ident[0], ident[1], _checkpoint(item), tuple(reversed(writes)))
+        current, writes = None, []
+    if current is not None:
+        yield CheckpointGroup(current[0], current[1], None, tuple(reversed(writes)))
+
+
+def _sk_of(item: StoredCheckpoint | StoredCheckpointWrite) -> str:
+    if isinstance(item, StoredCheckpoint):
+        return checkpoint_sk(item.namespace, item.checkpoint_id)
+    return checkpoint_write_sk(item.namespace, item.checkpoint_id, item.task_id, item.idx)
+
+
+def _k(pk: str, sk: str) -> dict[str, Any]:
+    return {"pk": {"S": pk}, "sk": {"S": sk}}
+
+
+def _blob_attributes(blob: TypedBlob) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": {"S": blob.type}, "size": {"N": str(blob.size)}}
+    if blob.key is not None:
+        out["blob_key"] = {"S": blob.key}
+    else:
+        out["data"] = {"B": blob.data or b""}
+    return out
+
+
+def _blob(item: dict[str, Any]) -> TypedBlob:
+    return TypedBlob(
+        type=item["type"]["S"],
+        size=int(item["size"]["N"]),
+        data=bytes(item["data"]["B"]) if "data" in item else None,
+        key=item["blob_key"]["S"] if "blob_key" in item else None,
+    )
+
+
+def _checkpoint_item(pk: str, tenant: str, thread_id: str, c: StoredCheckpoint) -> dict[str, Any]:
+    item = {
+        **_k(pk, checkpoint_sk(c.namespace, c.checkpoint_id)),
+        "kind": {"S": "c"},
+        "tenant": {"S": tenant},
+        "thread_id": {"S": thread_id},
+        "ns": {"S": c.namespace},
+        "checkpoint_id": {"S": c.checkpoint_id},
+        "parent_id": {"S": c.parent_id or ""},
+        "metadata": {"S": c.metadata_json},
+        "written_at": {"N": repr(float(c.written_at))},
+        **_blob_attributes(c.blob),
+    }
+    if c.metered_bytes:
+        item["metered_bytes"] = {"N": str(c.metered_bytes)}
+    return item
+
+
+def _checkpoint(item: dict[str, Any]) -> StoredCheckpoint:
+    return StoredCheckpoint(
+        namespace=item["ns"]["S"],
+        checkpoint_id=item["checkpoint_id"]["S"],
+        parent_id=item["parent_id"]["S"] or None,
+        metadata_json=item["metadata"]["S"],
+        blob=_blob(item),
+        metered_bytes=int(item.get("metered_bytes", {}).get("N", "0")),
+        written_at=float(item.get("written_at", {}).get("N", "0")),
+    )
+
+
+def _write_item(pk: str, tenant: str, thread_id: str, w: StoredCheckpointWrite) -> dict[str, Any]:
+    item = {
+        **_k(pk, checkpoint_write_sk(w.namespace, w.checkpoint_id, w.task_id, w.idx)),
+        "kind": {"S": "w"},
+        "tenant": {"S": tenant},
+        "thread_id": {"S": thread_id},
+        "ns": {"S": w.namespace},
+        "checkpoint_id": {"S": w.checkpoint_id},
+        "task_id": {"S": w.task_id},
+        "task_path": {"S": w.task_path},
+        "idx": {"N": str(w.idx)},
+        "channel": {"S": w.channel},
+        "written_at": {"N": repr(float(w.written_at))},
+        **_blob_attributes(w.blob),
+    }
+    if w.metered_bytes:
+        item["metered_bytes"] = {"N": str(w.metered_bytes)}
+    return item
+
+
+def _write(item: dict[str, Any]) -> StoredCheckpointWrite:
+    return StoredCheckpointWrite(
+        namespace=item["ns"]["S"],
+        checkpoint_id=item["checkpoint_id"]["S"],
+        task_id=item["task_id"]["S"],
+        task_path=item["task_path"]["S"],
+        idx=int(item["idx"]["N"]),
+        channel=item["channel"]["S"],
+        blob=_blob(item),
+        metered_bytes=int(item.get("metered_bytes", {}).get("N", "0")),
+        written_at=float(item.get("written_at", {}).get("N", "0")),
+    )
+
+
+def _state_attributes(state: CheckpointThreadState) -> dict[str, Any]:
+    return {
+        "thread_id": {"S": state.thread_id},
+        "created_at": {"N": repr(float(state.created_at))},
+        "ancestry": {"S": json.dumps([[t, c, at] for t, c, at in state.ancestry])},
+        "floors": {"S": json.dumps({ns: list(b) for ns, b in (state.floors or {}).items()})},
+        "deleted": {"BOOL": state.deleted},
+    }
+
+
+def _state_item(pk: str, tenant: str, state: CheckpointThreadState) -> dict[str, Any]:
+    # `holds` starts as an empty map, so a copy's hold is one path update (`SET holds.#h`).
+    return {**_k(pk, CHECKPOINT_THREAD_SK), "tenant": {"S": tenant}, "holds": {"M": {}}, **_state_attributes(state)}
+
+
+def _head_item(pk: str, tenant: str, state: CheckpointThreadState, namespace: str) -> dict[str, Any]:
+    return {
+        **_k(pk, checkpoint_head_sk(namespace)),
+        "kind": {"S": "h"},
+        "tenant": {"S": tenant},
+        "ns": {"S": namespace},
+        **_state_attributes(state),
+    }
+
+
+def _state(item: dict[str, Any]) -> CheckpointThreadState:
+    ancestry = json.loads(item.get("ancestry", {}).get("S", "[]"))
+    floors = json.loads(item.get("floors", {}).get("S", "{}"))
+    holds = {name: json.loads(value["S"]) for name, value in item.get("holds", {}).get("M", {}).items()}
+    return CheckpointThreadState(
+        thread_id=item["thread_id"]["S"],
+        created_at=float(item.get("created_at", {}).get("N", "0")),
+        ancestry=tuple((str(t), dict(c), float(at)) for t, c, at in ancestry),
+        floors={ns: (str(b[0]), bool(b[1])) for ns, b in floors.items()} or None,
+        holds=holds or None,
+        deleted=bool(item.get("deleted", {}).get("BOOL", False)),
+    )
