@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
 from checkpoints_support import BUCKET, TABLE, blob, bucket_keys, table_items
+from tenant_data_support import NoDocuments, Sink
 
 from offprompt.adapters.dynamodb_account import DynamoDbAccountStore
 from offprompt.adapters.tenant_items import DynamoDbTenantItems
@@ -25,36 +25,6 @@ from offprompt.services.checkpoints.writes import put_writes
 from offprompt.services.tenant_data.erase import erase_tenant
 from offprompt.services.tenant_data.export import export_tenant
 from offprompt.services.tenant_data.ports import TenantStores
-
-
-class NoDocuments:
-    """The OpenSearch part of the tenant stores, empty: checkpoints have no documents."""
-
-    def scan(self, tenant: str) -> Iterator[tuple[str, dict[str, Any]]]:
-        return iter(())
-
-    def count(self, tenant: str) -> int:
-        return 0
-
-    def put(self, docs: Sequence[tuple[str, dict[str, Any]]]) -> None:
-        raise AssertionError("nothing to put")
-
-    def delete(self, tenant: str) -> int:
-        return 0
-
-    def delete_ids(self, tenant: str, ids: Sequence[str]) -> int:
-        return 0
-
-
-class Sink:
-    def __init__(self) -> None:
-        self.files: dict[str, bytes] = {}
-
-    def write_file(self, name: str, data: bytes, content_type: str) -> None:
-        self.files[name] = data
-
-    def url(self, name: str) -> str | None:
-        return None
 
 
 def _checkpoints_of(ck: Checkpoints, tenant: str) -> None:
