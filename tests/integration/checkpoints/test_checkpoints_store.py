@@ -105,11 +105,14 @@ def test_latest_is_one_query_and_one_get_object_when_offloaded(ck: Checkpoints, 
         put(ck, "th", n, b"x" * 100)
         writes(ck, "th", n, "t", [(0, "c", b"v"), (-1, "__error__", b"e")])
     put(ck, "th", 30, os.urandom(500_000))
-    writes(ck, "th", 30, "t", [(i, "c", b"v") for i in range(20)])
+    writes(ck, "th", 30, "t", [(i, "c", b"v") for i in range(12)])
     with counting(aws["dynamodb"], aws["s3"]) as calls:
         got = latest(ck, "th")
-    assert got["checkpoint_id"] == cid(30) and len(got["pending_writes"]) == 20
+    assert got["checkpoint_id"] == cid(30) and len(got["pending_writes"]) == 12
     assert dict(calls) == {"dynamodb.Query": 1, "s3.GetObject": 1}
+    writes(ck, "th", 30, "u", [(i, "c", b"v") for i in range(300)])  # past the first page: the rest are read too
+    got = latest(ck, "th")
+    assert got["checkpoint_id"] == cid(30) and len(got["pending_writes"]) == 312
 
 
 def test_bad_input_is_refused_and_nothing_is_written(ck: Checkpoints, aws: dict[str, Any]) -> None:

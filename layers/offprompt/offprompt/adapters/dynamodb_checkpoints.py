@@ -38,7 +38,7 @@ from offprompt.ports import (
     TypedBlob,
 )
 
-from .aws_errors import failure_reason
+from .aws_errors import error_code, failure_reason
 from .clients import aws_client
 from .dynamodb_account import charge_items, refuse_charge, stored_bytes_release
 from .dynamodb_transaction import MAX_ITEMS, Cancelled, Transaction
@@ -56,8 +56,9 @@ from .layout import (
     tenant_index_value,
 )
 
-#: The first page of `newest`: a checkpoint with fewer pending writes than this is one Query.
-NEWEST_PAGE = 100
+#: The first page of `newest`: the latest checkpoint with fewer pending writes than this is one Query (a larger page
+#: reads, and pays for, items of older checkpoints it does not need; bench/bench_checkpoints.py).
+NEWEST_PAGE = 16
 _PAGE = 200
 _BATCH_WRITE = 25
 
@@ -236,6 +237,16 @@ class DynamoDbCheckpointStore:
             tx.put("head", {"TableName": self.table_name, "Item": _head_item(pk, tenant, head, checkpoint.namespace)})
         if charge is not None:
             tx.extend(charge_items(self.table_name, charge))
+        if len(tx) == 1:  # the common put (no first put, no head, no charge): one PutItem, not a transaction
+            try:
+                self.client.put_item(**put)
+            except ClientError as exc:
+                if error_code(exc) == "ConditionalCheckFailedException":
+                    raise CheckpointShared() from None
+                raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
+            except BotoCoreError as exc:
+                raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
+            return
         self._transact(tx, charge, shared=("checkpoint",), raced=("thread",))
 
     def put_writes(
@@ -327,7 +338,7 @@ class DynamoDbCheckpointStore:
                 ExpressionAttributeNames={"#h": holder},
             )
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+            if error_code(exc) == "ConditionalCheckFailedException":
                 return
             raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
         except BotoCoreError as exc:
@@ -392,7 +403,7 @@ class DynamoDbCheckpointStore:
                 ExpressionAttributeValues={":zero": {"N": "0"}},
             )
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+            if error_code(exc) == "ConditionalCheckFailedException":
                 return False
             raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
         except BotoCoreError as exc:
