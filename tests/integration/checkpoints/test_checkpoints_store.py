@@ -266,6 +266,34 @@ def test_deleting_a_source_keeps_what_its_copy_reads_until_the_copy_goes(ck: Che
     assert table_items(aws["dynamodb"]) == [] and bucket_keys(aws["s3"]) == []
 
 
+def test_a_chain_of_copies_deleted_in_any_order_keeps_what_the_last_reads(
+    ck: Checkpoints, aws: dict[str, Any]
+) -> None:
+    put(ck, "s", 1, os.urandom(400_000))
+    put(ck, "s", 2)
+    copy(ck, "s", "c")
+    put(ck, "c", 3)
+    copy(ck, "c", "c2")
+    put(ck, "c2", 4)
+    delete_thread(ck, T, "s")
+    delete_thread(ck, T, "c")
+    assert ids(ck, "c2") == [cid(4), cid(3), cid(2), cid(1)]
+    assert len(unblob(by_id(ck, "c2", 1)["checkpoint"])) == 400_000
+    assert ids(ck, "s") == [] and ids(ck, "c") == []
+    delete_thread(ck, T, "c2")  # the last reader: the hidden sources go with it
+    assert table_items(aws["dynamodb"]) == [] and bucket_keys(aws["s3"]) == []
+
+
+def test_a_copy_of_a_pruned_thread_sees_what_it_saw(ck: Checkpoints) -> None:
+    for n in range(1, 4):
+        put(ck, "s", n)
+    copy(ck, "s", "keeper")  # holds the history: the prune hides instead of deleting
+    keep_latest(ck, T, "s")
+    copy(ck, "s", "c")
+    assert ids(ck, "c") == [cid(3)]
+    assert ids(ck, "keeper") == [cid(3), cid(2), cid(1)]
+
+
 def test_prune_keep_latest_without_copies_deletes_the_rest(ck: Checkpoints, aws: dict[str, Any]) -> None:
     for n in range(1, 4):
         put(ck, "th", n)
