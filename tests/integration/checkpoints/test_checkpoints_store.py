@@ -266,6 +266,21 @@ def test_deleting_a_source_keeps_what_its_copy_reads_until_the_copy_goes(ck: Che
     assert table_items(aws["dynamodb"]) == [] and bucket_keys(aws["s3"]) == []
 
 
+def test_a_special_write_replaced_in_a_shared_checkpoint_stays_for_the_copy(ck: Checkpoints) -> None:
+    put(ck, "src", 1)
+    writes(ck, "src", 1, "t", [(-1, "__error__", b"before the copy")])
+    copy(ck, "src", "dst")
+    writes(ck, "src", 1, "t", [(-1, "__error__", b"the source's"), (-2, "__interrupt__", b"new")])
+    writes(ck, "src", 1, "t", [(-1, "__error__", b"the source's again")])
+    mine = {w["idx"]: unblob(w["value"]) for w in latest(ck, "src")["pending_writes"]}
+    assert mine == {-1: b"the source's again", -2: b"new"}
+    assert [unblob(w["value"]) for w in latest(ck, "dst")["pending_writes"]] == [b"before the copy"]
+    delete_thread(ck, T, "dst")
+    writes(ck, "src", 1, "t", [(-1, "__error__", b"no copy now")])  # no hold: replaced in place, newest wins
+    assert {w["idx"]: unblob(w["value"]) for w in latest(ck, "src")["pending_writes"]}[-1] == b"no copy now"
+    delete_thread(ck, T, "src")
+
+
 def test_a_chain_of_copies_deleted_in_any_order_keeps_what_the_last_reads(
     ck: Checkpoints, aws: dict[str, Any]
 ) -> None:

@@ -115,7 +115,7 @@ class DynamoDbCheckpointStore:
             if item.get("kind", {}).get("S") == "c":
                 break
         groups = list(_group(iter(items)))
-        return NewestRead(head, groups[0] if groups else None)
+        return NewestRead(head, _current(groups[0]) if groups else None)
 
     def groups(
         self, tenant: str, thread_id: str, namespace: str, *, lower: IdBound | None, upper: IdBound | None
@@ -174,7 +174,7 @@ class DynamoDbCheckpointStore:
                     continue
                 high = _tighter(upper, (cuts[namespace], True), lower_bound=False)
             found = self.groups(tenant, thread, namespace, lower=low, upper=high)
-            streams.append(found if at is None else _as_of(found, at))
+            streams.append(_current_of(found if at is None else _as_of(found, at)))
         if len(streams) == 1:
             yield from streams[0]
             return
@@ -523,6 +523,23 @@ def _as_of(found: Iterator[CheckpointGroup], at: float) -> Iterator[CheckpointGr
             yield CheckpointGroup(group.namespace, group.checkpoint_id, checkpoint, writes)
 
 
+def _current(group: CheckpointGroup) -> CheckpointGroup:
+    """One write per (task_id, idx): the newest version (older ones are kept for the live copies that read them)."""
+    if all(w.version == 0 for w in group.writes):
+        return group
+    newest: dict[tuple[str, int], StoredCheckpointWrite] = {}
+    for w in group.writes:
+        kept = newest.get((w.task_id, w.idx))
+        if kept is None or (w.written_at, w.version) > (kept.written_at, kept.version):
+            newest[(w.task_id, w.idx)] = w
+    return CheckpointGroup(group.namespace, group.checkpoint_id, group.checkpoint, tuple(newest.values()))
+
+
+def _current_of(found: Iterator[CheckpointGroup]) -> Iterator[CheckpointGroup]:
+    for group in found:
+        yield _current(group)
+
+
 def _combine(ordered: Iterator[CheckpointGroup]) -> Iterator[CheckpointGroup]:
     """Adjacent groups of one id (nearest partition first: heapq.merge is stable) as one: the nearest checkpoint
     item, the writes of all (the nearest winning for the same task_id and idx)."""
@@ -572,7 +589,7 @@ def _group(items: Iterator[dict[str, Any]]) -> Iterator[CheckpointGroup]:
 def _sk_of(item: StoredCheckpoint | StoredCheckpointWrite) -> str:
     if isinstance(item, StoredCheckpoint):
         return checkpoint_sk(item.namespace, item.checkpoint_id)
-    return checkpoint_write_sk(item.namespace, item.checkpoint_id, item.task_id, item.idx)
+    return checkpoint_write_sk(item.namespace, item.checkpoint_id, item.task_id, item.idx, item.version)
 
 
 def _k(pk: str, sk: str) -> dict[str, Any]:
@@ -629,7 +646,7 @@ def _checkpoint(item: dict[str, Any]) -> StoredCheckpoint:
 
 def _write_item(pk: str, tenant: str, thread_id: str, w: StoredCheckpointWrite) -> dict[str, Any]:
     item = {
-        **_k(pk, checkpoint_write_sk(w.namespace, w.checkpoint_id, w.task_id, w.idx)),
+        **_k(pk, checkpoint_write_sk(w.namespace, w.checkpoint_id, w.task_id, w.idx, w.version)),
         "kind": {"S": "w"},
         "tenant": {"S": tenant},
         "thread_id": {"S": thread_id},
@@ -644,6 +661,8 @@ def _write_item(pk: str, tenant: str, thread_id: str, w: StoredCheckpointWrite) 
     }
     if w.metered_bytes:
         item["metered_bytes"] = {"N": str(w.metered_bytes)}
+    if w.version:
+        item["version"] = {"N": str(w.version)}
     return item
 
 
@@ -658,6 +677,7 @@ def _write(item: dict[str, Any]) -> StoredCheckpointWrite:
         blob=_blob(item),
         metered_bytes=int(item.get("metered_bytes", {}).get("N", "0")),
         written_at=float(item.get("written_at", {}).get("N", "0")),
+        version=int(item.get("version", {}).get("N", "0")),
     )
 
 
