@@ -281,9 +281,7 @@ def test_a_special_write_replaced_in_a_shared_checkpoint_stays_for_the_copy(ck: 
     delete_thread(ck, T, "src")
 
 
-def test_a_chain_of_copies_deleted_in_any_order_keeps_what_the_last_reads(
-    ck: Checkpoints, aws: dict[str, Any]
-) -> None:
+def test_a_chain_of_copies_deleted_in_any_order_keeps_what_the_last_reads(ck: Checkpoints, aws: dict[str, Any]) -> None:
     put(ck, "s", 1, os.urandom(400_000))
     put(ck, "s", 2)
     copy(ck, "s", "c")
