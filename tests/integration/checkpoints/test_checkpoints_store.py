@@ -347,3 +347,10 @@ def test_another_tenant_reaches_nothing(ck: Checkpoints) -> None:
         copy_thread(ck, "tenant-b", "th", CheckpointCopy(target_thread_id="mine"))
     delete_thread(ck, "tenant-b", "th")
     assert latest(ck, "th")["checkpoint_id"] == cid(1)
+
+
+def test_hiding_a_thread_deleted_meanwhile_writes_no_partial_item(ck: Checkpoints, aws: dict[str, Any]) -> None:
+    from offprompt.ports import CheckpointThreadState
+
+    ck.store.save_state(T, CheckpointThreadState("ghost", 0.0, floors={"": (cid(1), True)}), [])
+    assert table_items(aws["dynamodb"]) == []

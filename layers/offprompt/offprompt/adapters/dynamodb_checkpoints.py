@@ -314,14 +314,21 @@ class DynamoDbCheckpointStore:
             ":f": {"S": json.dumps({ns: list(b) for ns, b in (state.floors or {}).items()})},
             ":d": {"BOOL": state.deleted},
         }
-        self._call(
-            "update_item",
-            TableName=self.table_name,
-            Key=_k(pk, CHECKPOINT_THREAD_SK),
-            UpdateExpression="SET #a = :a, #f = :f, #d = :d",
-            ExpressionAttributeNames=names,
-            ExpressionAttributeValues=values,
-        )
+        try:
+            self.client.update_item(
+                TableName=self.table_name,
+                Key=_k(pk, CHECKPOINT_THREAD_SK),
+                UpdateExpression="SET #a = :a, #f = :f, #d = :d",
+                ConditionExpression="attribute_exists(pk)",  # never a partial thread item of a deleted thread
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=values,
+            )
+        except ClientError as exc:
+            if error_code(exc) == "ConditionalCheckFailedException":
+                return  # deleted meanwhile: nothing to hide
+            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
         if state.special:
             requests = [{"PutRequest": {"Item": _head_item(pk, tenant, state, ns)}} for ns in namespaces]
         else:
