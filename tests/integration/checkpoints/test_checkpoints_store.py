@@ -354,3 +354,17 @@ def test_hiding_a_thread_deleted_meanwhile_writes_no_partial_item(ck: Checkpoint
 
     ck.store.save_state(T, CheckpointThreadState("ghost", 0.0, floors={"": (cid(1), True)}), [])
     assert table_items(aws["dynamodb"]) == []
+
+
+def test_two_first_puts_racing_both_store(ck: Checkpoints, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loser of the thread item's creation reads again and stores its checkpoint (no 503, no lost put)."""
+    put(ck, "th", 1)  # the winner
+    real = ck.store.thread_and_checkpoint
+    stale = iter([(None, None)])  # the loser read before the winner wrote
+
+    def first_stale(*args: Any) -> Any:
+        return next(stale, None) or real(*args)
+
+    monkeypatch.setattr(ck.store, "thread_and_checkpoint", first_stale)
+    put(ck, "th", 2)
+    assert ids(ck, "th") == [cid(2), cid(1)]
