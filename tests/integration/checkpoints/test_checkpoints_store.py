@@ -368,3 +368,16 @@ def test_two_first_puts_racing_both_store(ck: Checkpoints, monkeypatch: pytest.M
     monkeypatch.setattr(ck.store, "thread_and_checkpoint", first_stale)
     put(ck, "th", 2)
     assert ids(ck, "th") == [cid(2), cid(1)]
+
+
+@pytest.mark.parametrize("ns", ["#", "a#b|c:1", "~", "🦊" * 1024, "x" * 1024])
+def test_any_namespace_is_its_own(ck: Checkpoints, ns: str) -> None:
+    """Namespaces are base64url in keys (digested when long): "#", "~" or 1,024 characters never collide."""
+    put(ck, "th", 1)
+    put(ck, "th", 2, ns=ns)
+    writes(ck, "th", 2, "t", [(0, "c", b"v")], ns=ns)
+    assert latest(ck, "th", ns=ns)["checkpoint_id"] == cid(2) and latest(ck, "th")["checkpoint_id"] == cid(1)
+    assert len(latest(ck, "th", ns=ns)["pending_writes"]) == 1
+    assert ids(ck, "th", checkpoint_ns=ns) == [cid(2)] and ids(ck, "th") == [cid(2), cid(1)]
+    page = list_checkpoints(ck, T, "th", CheckpointList(checkpoint_ns=None))["checkpoints"]
+    assert [c["checkpoint_ns"] for c in page] == [ns, ""]
