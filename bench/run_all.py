@@ -82,6 +82,20 @@ def forks() -> tuple[str, list[Row]]:
     ]  # fmt: skip
 
 
+def checkpoints() -> tuple[str, list[Row]]:
+    cmd = ["bench/bench_checkpoints.py", "--quick"]
+    r = trailing_json(run(cmd))
+    rows: list[Row] = []
+    for size in ("10KB", "2MB"):
+        f = r[size]
+        rows.append((f"checkpoint put {size}", f"{r['history']} earlier checkpoints", f"{f['ours_put_median_ms']} ms",
+                     f"raw boto3 {f['raw_put_median_ms']} ms", f"{f['put_over_raw']:.2f}x"))  # fmt: skip
+        calls = " + ".join(f"{n} {op.split('.')[1]}" for op, n in f["latest_calls"].items())
+        rows.append((f"checkpoint latest {size}", calls, f"{f['ours_get_median_ms']} ms",
+                     f"raw boto3 {f['raw_get_median_ms']} ms", f"{f['get_over_raw']:.2f}x"))  # fmt: skip
+    return " ".join(cmd), rows
+
+
 def add_run() -> tuple[str, list[Row]]:
     cmd = ["bench/bench_add_run.py", "--quick"]
     r = trailing_json(run(cmd))
@@ -185,6 +199,7 @@ BENCHES = {
     "prompt_stack": prompt_stack,
     "add_run": add_run,
     "forks": forks,
+    "checkpoints": checkpoints,
     "task_memory": task_memory,
     "text_store": text_store,
     "records_search": records_search,

@@ -977,6 +977,8 @@ class StoredCheckpointWrite:
     blob: TypedBlob
     metered_bytes: int = 0
     written_at: float = 0.0
+    #: > 0: an idx < 0 write replacing one a live copy reads, stored beside it (the newest is the thread's)
+    version: int = 0
 
 
 @dataclass(frozen=True)

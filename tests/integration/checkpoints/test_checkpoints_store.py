@@ -105,11 +105,14 @@ def test_latest_is_one_query_and_one_get_object_when_offloaded(ck: Checkpoints, 
         put(ck, "th", n, b"x" * 100)
         writes(ck, "th", n, "t", [(0, "c", b"v"), (-1, "__error__", b"e")])
     put(ck, "th", 30, os.urandom(500_000))
-    writes(ck, "th", 30, "t", [(i, "c", b"v") for i in range(20)])
+    writes(ck, "th", 30, "t", [(i, "c", b"v") for i in range(12)])
     with counting(aws["dynamodb"], aws["s3"]) as calls:
         got = latest(ck, "th")
-    assert got["checkpoint_id"] == cid(30) and len(got["pending_writes"]) == 20
+    assert got["checkpoint_id"] == cid(30) and len(got["pending_writes"]) == 12
     assert dict(calls) == {"dynamodb.Query": 1, "s3.GetObject": 1}
+    writes(ck, "th", 30, "u", [(i, "c", b"v") for i in range(300)])  # past the first page: the rest are read too
+    got = latest(ck, "th")
+    assert got["checkpoint_id"] == cid(30) and len(got["pending_writes"]) == 312
 
 
 def test_bad_input_is_refused_and_nothing_is_written(ck: Checkpoints, aws: dict[str, Any]) -> None:
@@ -263,6 +266,47 @@ def test_deleting_a_source_keeps_what_its_copy_reads_until_the_copy_goes(ck: Che
     assert table_items(aws["dynamodb"]) == [] and bucket_keys(aws["s3"]) == []
 
 
+def test_a_special_write_replaced_in_a_shared_checkpoint_stays_for_the_copy(ck: Checkpoints) -> None:
+    put(ck, "src", 1)
+    writes(ck, "src", 1, "t", [(-1, "__error__", b"before the copy")])
+    copy(ck, "src", "dst")
+    writes(ck, "src", 1, "t", [(-1, "__error__", b"the source's"), (-2, "__interrupt__", b"new")])
+    writes(ck, "src", 1, "t", [(-1, "__error__", b"the source's again")])
+    mine = {w["idx"]: unblob(w["value"]) for w in latest(ck, "src")["pending_writes"]}
+    assert mine == {-1: b"the source's again", -2: b"new"}
+    assert [unblob(w["value"]) for w in latest(ck, "dst")["pending_writes"]] == [b"before the copy"]
+    delete_thread(ck, T, "dst")
+    writes(ck, "src", 1, "t", [(-1, "__error__", b"no copy now")])  # no hold: replaced in place, newest wins
+    assert {w["idx"]: unblob(w["value"]) for w in latest(ck, "src")["pending_writes"]}[-1] == b"no copy now"
+    delete_thread(ck, T, "src")
+
+
+def test_a_chain_of_copies_deleted_in_any_order_keeps_what_the_last_reads(ck: Checkpoints, aws: dict[str, Any]) -> None:
+    put(ck, "s", 1, os.urandom(400_000))
+    put(ck, "s", 2)
+    copy(ck, "s", "c")
+    put(ck, "c", 3)
+    copy(ck, "c", "c2")
+    put(ck, "c2", 4)
+    delete_thread(ck, T, "s")
+    delete_thread(ck, T, "c")
+    assert ids(ck, "c2") == [cid(4), cid(3), cid(2), cid(1)]
+    assert len(unblob(by_id(ck, "c2", 1)["checkpoint"])) == 400_000
+    assert ids(ck, "s") == [] and ids(ck, "c") == []
+    delete_thread(ck, T, "c2")  # the last reader: the hidden sources go with it
+    assert table_items(aws["dynamodb"]) == [] and bucket_keys(aws["s3"]) == []
+
+
+def test_a_copy_of_a_pruned_thread_sees_what_it_saw(ck: Checkpoints) -> None:
+    for n in range(1, 4):
+        put(ck, "s", n)
+    copy(ck, "s", "keeper")  # holds the history: the prune hides instead of deleting
+    keep_latest(ck, T, "s")
+    copy(ck, "s", "c")
+    assert ids(ck, "c") == [cid(3)]
+    assert ids(ck, "keeper") == [cid(3), cid(2), cid(1)]
+
+
 def test_prune_keep_latest_without_copies_deletes_the_rest(ck: Checkpoints, aws: dict[str, Any]) -> None:
     for n in range(1, 4):
         put(ck, "th", n)
@@ -303,3 +347,37 @@ def test_another_tenant_reaches_nothing(ck: Checkpoints) -> None:
         copy_thread(ck, "tenant-b", "th", CheckpointCopy(target_thread_id="mine"))
     delete_thread(ck, "tenant-b", "th")
     assert latest(ck, "th")["checkpoint_id"] == cid(1)
+
+
+def test_hiding_a_thread_deleted_meanwhile_writes_no_partial_item(ck: Checkpoints, aws: dict[str, Any]) -> None:
+    from offprompt.ports import CheckpointThreadState
+
+    ck.store.save_state(T, CheckpointThreadState("ghost", 0.0, floors={"": (cid(1), True)}), [])
+    assert table_items(aws["dynamodb"]) == []
+
+
+def test_two_first_puts_racing_both_store(ck: Checkpoints, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loser of the thread item's creation reads again and stores its checkpoint (no 503, no lost put)."""
+    put(ck, "th", 1)  # the winner
+    real = ck.store.thread_and_checkpoint
+    stale = iter([(None, None)])  # the loser read before the winner wrote
+
+    def first_stale(*args: Any) -> Any:
+        return next(stale, None) or real(*args)
+
+    monkeypatch.setattr(ck.store, "thread_and_checkpoint", first_stale)
+    put(ck, "th", 2)
+    assert ids(ck, "th") == [cid(2), cid(1)]
+
+
+@pytest.mark.parametrize("ns", ["#", "a#b|c:1", "~", "🦊" * 1024, "x" * 1024])
+def test_any_namespace_is_its_own(ck: Checkpoints, ns: str) -> None:
+    """Namespaces are base64url in keys (digested when long): "#", "~" or 1,024 characters never collide."""
+    put(ck, "th", 1)
+    put(ck, "th", 2, ns=ns)
+    writes(ck, "th", 2, "t", [(0, "c", b"v")], ns=ns)
+    assert latest(ck, "th", ns=ns)["checkpoint_id"] == cid(2) and latest(ck, "th")["checkpoint_id"] == cid(1)
+    assert len(latest(ck, "th", ns=ns)["pending_writes"]) == 1
+    assert ids(ck, "th", checkpoint_ns=ns) == [cid(2)] and ids(ck, "th") == [cid(2), cid(1)]
+    page = list_checkpoints(ck, T, "th", CheckpointList(checkpoint_ns=None))["checkpoints"]
+    assert [c["checkpoint_ns"] for c in page] == [ns, ""]

@@ -6,11 +6,11 @@ documents are erased by `tenant` with the rest of the index: tenant_documents, t
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
 from records_support import BUCKET, TABLE, Clock, bucket_keys, table_items
+from tenant_data_support import NoDocuments, Sink
 
 from offprompt.adapters.dynamodb_account import DynamoDbAccountStore
 from offprompt.adapters.tenant_items import DynamoDbTenantItems
@@ -24,36 +24,6 @@ from offprompt.services.records.requests import NamespaceSettings, RecordPut
 from offprompt.services.tenant_data.erase import erase_tenant
 from offprompt.services.tenant_data.export import export_tenant
 from offprompt.services.tenant_data.ports import TenantStores
-
-
-class NoDocuments:
-    """The OpenSearch part of the tenant stores, empty: records' documents are the index adapter's to erase."""
-
-    def scan(self, tenant: str) -> Iterator[tuple[str, dict[str, Any]]]:
-        return iter(())
-
-    def count(self, tenant: str) -> int:
-        return 0
-
-    def put(self, docs: Sequence[tuple[str, dict[str, Any]]]) -> None:
-        raise AssertionError("nothing to put")
-
-    def delete(self, tenant: str) -> int:
-        return 0
-
-    def delete_ids(self, tenant: str, ids: Sequence[str]) -> int:
-        return 0
-
-
-class Sink:
-    def __init__(self) -> None:
-        self.files: dict[str, bytes] = {}
-
-    def write_file(self, name: str, data: bytes, content_type: str) -> None:
-        self.files[name] = data
-
-    def url(self, name: str) -> str | None:
-        return None
 
 
 def _records_of(rec: Records, clock: Clock, tenant: str) -> None:

@@ -38,7 +38,7 @@ from offprompt.ports import (
     TypedBlob,
 )
 
-from .aws_errors import failure_reason
+from .aws_errors import error_code, failure_reason
 from .clients import aws_client
 from .dynamodb_account import charge_items, refuse_charge, stored_bytes_release
 from .dynamodb_transaction import MAX_ITEMS, Cancelled, Transaction
@@ -56,8 +56,9 @@ from .layout import (
     tenant_index_value,
 )
 
-#: The first page of `newest`: a checkpoint with fewer pending writes than this is one Query.
-NEWEST_PAGE = 100
+#: The first page of `newest`: the latest checkpoint with fewer pending writes than this is one Query (a larger page
+#: reads, and pays for, items of older checkpoints it does not need; bench/bench_checkpoints.py).
+NEWEST_PAGE = 16
 _PAGE = 200
 _BATCH_WRITE = 25
 
@@ -114,7 +115,7 @@ class DynamoDbCheckpointStore:
             if item.get("kind", {}).get("S") == "c":
                 break
         groups = list(_group(iter(items)))
-        return NewestRead(head, groups[0] if groups else None)
+        return NewestRead(head, _current(groups[0]) if groups else None)
 
     def groups(
         self, tenant: str, thread_id: str, namespace: str, *, lower: IdBound | None, upper: IdBound | None
@@ -173,7 +174,7 @@ class DynamoDbCheckpointStore:
                     continue
                 high = _tighter(upper, (cuts[namespace], True), lower_bound=False)
             found = self.groups(tenant, thread, namespace, lower=low, upper=high)
-            streams.append(found if at is None else _as_of(found, at))
+            streams.append(_current_of(found if at is None else _as_of(found, at)))
         if len(streams) == 1:
             yield from streams[0]
             return
@@ -236,6 +237,16 @@ class DynamoDbCheckpointStore:
             tx.put("head", {"TableName": self.table_name, "Item": _head_item(pk, tenant, head, checkpoint.namespace)})
         if charge is not None:
             tx.extend(charge_items(self.table_name, charge))
+        if len(tx) == 1:  # the common put (no first put, no head, no charge): one PutItem, not a transaction
+            try:
+                self.client.put_item(**put)
+            except ClientError as exc:
+                if error_code(exc) == "ConditionalCheckFailedException":
+                    raise CheckpointShared() from None
+                raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
+            except BotoCoreError as exc:
+                raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
+            return
         self._transact(tx, charge, shared=("checkpoint",), raced=("thread",))
 
     def put_writes(
@@ -303,14 +314,21 @@ class DynamoDbCheckpointStore:
             ":f": {"S": json.dumps({ns: list(b) for ns, b in (state.floors or {}).items()})},
             ":d": {"BOOL": state.deleted},
         }
-        self._call(
-            "update_item",
-            TableName=self.table_name,
-            Key=_k(pk, CHECKPOINT_THREAD_SK),
-            UpdateExpression="SET #a = :a, #f = :f, #d = :d",
-            ExpressionAttributeNames=names,
-            ExpressionAttributeValues=values,
-        )
+        try:
+            self.client.update_item(
+                TableName=self.table_name,
+                Key=_k(pk, CHECKPOINT_THREAD_SK),
+                UpdateExpression="SET #a = :a, #f = :f, #d = :d",
+                ConditionExpression="attribute_exists(pk)",  # never a partial thread item of a deleted thread
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=values,
+            )
+        except ClientError as exc:
+            if error_code(exc) == "ConditionalCheckFailedException":
+                return  # deleted meanwhile: nothing to hide
+            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
         if state.special:
             requests = [{"PutRequest": {"Item": _head_item(pk, tenant, state, ns)}} for ns in namespaces]
         else:
@@ -327,7 +345,7 @@ class DynamoDbCheckpointStore:
                 ExpressionAttributeNames={"#h": holder},
             )
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+            if error_code(exc) == "ConditionalCheckFailedException":
                 return
             raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
         except BotoCoreError as exc:
@@ -392,7 +410,7 @@ class DynamoDbCheckpointStore:
                 ExpressionAttributeValues={":zero": {"N": "0"}},
             )
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+            if error_code(exc) == "ConditionalCheckFailedException":
                 return False
             raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
         except BotoCoreError as exc:
@@ -512,6 +530,23 @@ def _as_of(found: Iterator[CheckpointGroup], at: float) -> Iterator[CheckpointGr
             yield CheckpointGroup(group.namespace, group.checkpoint_id, checkpoint, writes)
 
 
+def _current(group: CheckpointGroup) -> CheckpointGroup:
+    """One write per (task_id, idx): the newest version (older ones are kept for the live copies that read them)."""
+    if all(w.version == 0 for w in group.writes):
+        return group
+    newest: dict[tuple[str, int], StoredCheckpointWrite] = {}
+    for w in group.writes:
+        kept = newest.get((w.task_id, w.idx))
+        if kept is None or (w.written_at, w.version) > (kept.written_at, kept.version):
+            newest[(w.task_id, w.idx)] = w
+    return CheckpointGroup(group.namespace, group.checkpoint_id, group.checkpoint, tuple(newest.values()))
+
+
+def _current_of(found: Iterator[CheckpointGroup]) -> Iterator[CheckpointGroup]:
+    for group in found:
+        yield _current(group)
+
+
 def _combine(ordered: Iterator[CheckpointGroup]) -> Iterator[CheckpointGroup]:
     """Adjacent groups of one id (nearest partition first: heapq.merge is stable) as one: the nearest checkpoint
     item, the writes of all (the nearest winning for the same task_id and idx)."""
@@ -561,7 +596,7 @@ def _group(items: Iterator[dict[str, Any]]) -> Iterator[CheckpointGroup]:
 def _sk_of(item: StoredCheckpoint | StoredCheckpointWrite) -> str:
     if isinstance(item, StoredCheckpoint):
         return checkpoint_sk(item.namespace, item.checkpoint_id)
-    return checkpoint_write_sk(item.namespace, item.checkpoint_id, item.task_id, item.idx)
+    return checkpoint_write_sk(item.namespace, item.checkpoint_id, item.task_id, item.idx, item.version)
 
 
 def _k(pk: str, sk: str) -> dict[str, Any]:
@@ -618,7 +653,7 @@ def _checkpoint(item: dict[str, Any]) -> StoredCheckpoint:
 
 def _write_item(pk: str, tenant: str, thread_id: str, w: StoredCheckpointWrite) -> dict[str, Any]:
     item = {
-        **_k(pk, checkpoint_write_sk(w.namespace, w.checkpoint_id, w.task_id, w.idx)),
+        **_k(pk, checkpoint_write_sk(w.namespace, w.checkpoint_id, w.task_id, w.idx, w.version)),
         "kind": {"S": "w"},
         "tenant": {"S": tenant},
         "thread_id": {"S": thread_id},
@@ -633,6 +668,8 @@ def _write_item(pk: str, tenant: str, thread_id: str, w: StoredCheckpointWrite) 
     }
     if w.metered_bytes:
         item["metered_bytes"] = {"N": str(w.metered_bytes)}
+    if w.version:
+        item["version"] = {"N": str(w.version)}
     return item
 
 
@@ -647,6 +684,7 @@ def _write(item: dict[str, Any]) -> StoredCheckpointWrite:
         blob=_blob(item),
         metered_bytes=int(item.get("metered_bytes", {}).get("N", "0")),
         written_at=float(item.get("written_at", {}).get("N", "0")),
+        version=int(item.get("version", {}).get("N", "0")),
     )
 
 

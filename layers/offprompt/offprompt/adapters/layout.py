@@ -295,8 +295,10 @@ def checkpoint_last_sk(namespace: str, checkpoint_id: str) -> str:
     return checkpoint_sk(namespace, checkpoint_id) + "#" + CHECKPOINT_HEAD
 
 
-def checkpoint_write_sk(namespace: str, checkpoint_id: str, task_id: str, idx: int) -> str:
-    return f"{checkpoint_sk(namespace, checkpoint_id)}#{CHECKPOINT_WRITE_MARK}#{part_bounded(task_id, 300)}#{idx}"
+def checkpoint_write_sk(namespace: str, checkpoint_id: str, task_id: str, idx: int, version: int = 0) -> str:
+    """A pending write; `version` > 0 for a replacement kept beside the write a live copy reads (docs/adr/0039)."""
+    head = f"{checkpoint_sk(namespace, checkpoint_id)}#{CHECKPOINT_WRITE_MARK}#{part_bounded(task_id, 300)}#{idx}"
+    return f"{head}#v{version:015d}" if version else head
 
 
 def checkpoint_head_sk(namespace: str) -> str:

@@ -2,7 +2,9 @@
 /checkpoint-threads/{thread_id}/checkpoints/{checkpoint_id}/writes`, direct `put_checkpoint_writes`).
 
 LangGraph's rule: a write with idx >= 0 already stored for (checkpoint, task_id, idx) is kept (the first one wins, in
-one request too); a write with idx < 0 (a special channel) replaces it. The checkpoint must be visible in the thread
+one request too); a write with idx < 0 (a special channel) replaces it — in a checkpoint a live copy reads, the
+replacement is stored beside the write it replaces (a versioned key), so the copy keeps reading the old one. The
+checkpoint must be visible in the thread
 (a copy's shared checkpoint too: its writes go into the copy's partition), else 404 `checkpoint_not_found`. The
 charge commits first (nothing is stored when it is refused), then the writes in batches.
 """
@@ -43,6 +45,8 @@ def put_writes(
             continue
         chosen[write.idx] = (write, data)
     now = ck.clock()
+    # A special-channel write replacing one a live copy reads is kept beside it (the copy reads the old one).
+    version = int(now * 1000) if rules.held(state, ns, checkpoint_id) else 0
     written: list[StoredCheckpointWrite] = []
     try:
         for write, data in chosen.values():
@@ -63,6 +67,7 @@ def put_writes(
                     blob=blob,
                     metered_bytes=len(data) if meter is not None else 0,
                     written_at=now,
+                    version=version if write.idx < 0 else 0,
                 )
             )
         size = sum(w.blob.size for w in written)

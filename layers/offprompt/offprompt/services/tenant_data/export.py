@@ -15,6 +15,7 @@ documents and objects, so loads and run lists are byte-identical in the importin
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from collections import Counter
@@ -48,8 +49,17 @@ class ExportResult:
         }
 
 
+def _binary(value: object) -> str:
+    """A DynamoDB binary value (`B`, `BS`; LangGraph checkpoint blobs, docs/adr/0039) in JSON: base64, as DynamoDB's
+    own JSON writes it (`importer.binary_values` reads it back)."""
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def _line(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8") + b"\n"
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, default=_binary)
+    return text.encode("utf-8") + b"\n"
 
 
 def export_tenant(

@@ -7,6 +7,7 @@ overwrite under the exported key or id, so an interrupted import is finished by 
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from collections import Counter
@@ -17,6 +18,23 @@ from offprompt.services.tenant_data.export import FORMAT, MANIFEST, VERSION
 from offprompt.services.tenant_data.ports import ExportSource, TenantStores
 
 ITEM_BATCH = 500
+
+
+def binary_values(value: Any) -> Any:
+    """An exported item's attribute values with `B` / `BS` back as bytes (the export wrote them as base64)."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for name, inner in value.items():
+            if name == "B" and isinstance(inner, str) and len(value) == 1:
+                out[name] = base64.b64decode(inner)
+            elif name == "BS" and isinstance(inner, list) and len(value) == 1:
+                out[name] = [base64.b64decode(v) for v in inner]
+            else:
+                out[name] = binary_values(inner)
+        return out
+    if isinstance(value, list):
+        return [binary_values(v) for v in value]
+    return value
 
 
 def _jsonl(data: bytes) -> list[Any]:
@@ -76,7 +94,9 @@ def import_tenant(tenant: str, stores: TenantStores, source: ExportSource, *, me
     batch: list[dict[str, Any]] = []
     for line in lines:
         # An export of data older than the tenant index lacks its attribute: partition roots get it here.
-        item = stores.items.with_index_attribute(stores.items.without_gauge_attributes(line["item"]), tenant)
+        item = stores.items.with_index_attribute(
+            stores.items.without_gauge_attributes(binary_values(line["item"])), tenant
+        )
         batch.append(item)
         kind = line["kind"]
         counts[f"dynamodb.{kind}"] += 1
