@@ -1111,8 +1111,11 @@ class CheckpointStore(Protocol):
         writes: Sequence[StoredCheckpointWrite],
         *,
         head: CheckpointThreadState | None,
+        create: CheckpointThreadState | None = None,
         charge: Charge | None = None,
-    ) -> None: ...
+    ) -> None:
+        """Store the writes (after the charge); `create`: the thread's root item too, unless one exists."""
+        ...
 
     def copy(
         self,

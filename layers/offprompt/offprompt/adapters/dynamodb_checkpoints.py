@@ -256,6 +256,7 @@ class DynamoDbCheckpointStore:
         writes: Sequence[StoredCheckpointWrite],
         *,
         head: CheckpointThreadState | None,
+        create: CheckpointThreadState | None = None,
         charge: Charge | None = None,
     ) -> None:
         pk = checkpoint_thread_pk(tenant, thread_id)
@@ -268,7 +269,21 @@ class DynamoDbCheckpointStore:
             tx = Transaction()
             tx.extend(charge_items(self.table_name, charge))
             self._transact(tx, charge)
+        if create is not None:  # writes ahead of the thread's first checkpoint: its root item first (never orphans)
+            self._create_thread(pk, tenant, create)
         self._batch_write([{"PutRequest": {"Item": item}} for item in items])
+
+    def _create_thread(self, pk: str, tenant: str, state: CheckpointThreadState) -> None:
+        """The thread's root item (with its tenant-index attribute) unless one exists: another writer's is kept."""
+        thread = _state_item(pk, tenant, state)
+        thread[TENANT_INDEX_ATTRIBUTE] = {"S": tenant_index_value(tenant, pk)}
+        try:
+            self.client.put_item(TableName=self.table_name, Item=thread, ConditionExpression="attribute_not_exists(sk)")
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":
+                raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
 
     def copy(
         self,

@@ -3,10 +3,11 @@
 
 LangGraph's rule: a write with idx >= 0 already stored for (checkpoint, task_id, idx) is kept (the first one wins, in
 one request too); a write with idx < 0 (a special channel) replaces it — in a checkpoint a live copy reads, the
-replacement is stored beside the write it replaces (a versioned key), so the copy keeps reading the old one. The
-checkpoint must be visible in the thread
-(a copy's shared checkpoint too: its writes go into the copy's partition), else 404 `checkpoint_not_found`. The
-charge commits first (nothing is stored when it is refused), then the writes in batches.
+replacement is stored beside the write it replaces (a versioned key), so the copy keeps reading the old one.
+Writes go into the thread's own partition (a copy's writes to a shared checkpoint too) and may arrive before their
+checkpoint: LangGraph saves a checkpoint in the background while the next step's tasks run and write, unordered.
+Writes to a checkpoint a delete or prune hid are 404 `checkpoint_not_found`. The charge commits first (nothing is
+stored when it is refused), then the thread's root item if it has none yet, then the writes in batches.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from offprompt.metering import Meter
-from offprompt.ports import StoredCheckpointWrite, TypedBlob
+from offprompt.ports import CheckpointThreadState, StoredCheckpointWrite, TypedBlob
 from offprompt.services.checkpoints import blobs, rules
 from offprompt.services.checkpoints.context import Checkpoints
 from offprompt.services.checkpoints.errors import CheckpointNotFound
@@ -35,10 +36,13 @@ def put_writes(
     ns = request.checkpoint_ns
     decoded = [(w, blobs.decode(w.value, f"writes[{n}].value")) for n, w in enumerate(request.writes)]
     state = ck.store.thread(tenant, thread_id)
-    group = None if state is None else ck.store.view_checkpoint(tenant, state, ns, checkpoint_id)
-    if state is None or group is None:
+    if state is not None and rules.hidden(state, ns, checkpoint_id):
         raise CheckpointNotFound(thread_id, ns, checkpoint_id)
-    stored = {(w.task_id, w.idx) for w in group.writes}
+    stored: set[tuple[str, int]] = set()
+    if state is not None:
+        bound = (checkpoint_id, True)
+        for group in ck.store.view_groups(tenant, state, ns, lower=bound, upper=bound):
+            stored.update((w.task_id, w.idx) for w in group.writes)
     chosen: dict[int, tuple[Any, bytes]] = {}
     for write, data in decoded:
         if write.idx >= 0 and ((request.task_id, write.idx) in stored or write.idx in chosen):
@@ -46,7 +50,7 @@ def put_writes(
         chosen[write.idx] = (write, data)
     now = ck.clock()
     # A special-channel write replacing one a live copy reads is kept beside it (the copy reads the old one).
-    version = int(now * 1000) if rules.held(state, ns, checkpoint_id) else 0
+    version = int(now * 1000) if state is not None and rules.held(state, ns, checkpoint_id) else 0
     written: list[StoredCheckpointWrite] = []
     try:
         for write, data in chosen.values():
@@ -80,7 +84,14 @@ def put_writes(
                 bytes_stored_dynamodb=size - offloaded,
                 bytes_stored_s3=offloaded,
             )
-        ck.store.put_writes(tenant, thread_id, written, head=state if state.special else None, charge=charge)
+        ck.store.put_writes(
+            tenant,
+            thread_id,
+            written,
+            head=state if state is not None and state.special else None,
+            create=CheckpointThreadState(thread_id, now) if state is None else None,
+            charge=charge,
+        )
     except Exception:
         for key in rules.offloaded(list(written)):
             ck.blobs.drop(key)
