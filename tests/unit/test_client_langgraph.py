@@ -29,7 +29,7 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from offprompt_client import OffpromptClientError, OffpromptConnectionError
+from offprompt_client import OffpromptClientError, OffpromptConnectionError, retries
 from offprompt_client import langgraph as lg
 from offprompt_client.langgraph import OffpromptStore
 
@@ -51,7 +51,7 @@ def record(namespace: tuple[str, ...] = ("users", "ada"), key: str = "prefs", **
 
 @pytest.fixture(autouse=True)
 def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lg.time, "sleep", lambda _s: None)
+    monkeypatch.setattr(retries.time, "sleep", lambda _s: None)
 
 
 def store_on(answer: Callable[[str, str, dict[str, str], Any], tuple[int, Any]] | None = None, **kw: Any) -> Any:

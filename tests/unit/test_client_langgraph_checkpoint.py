@@ -17,8 +17,7 @@ from langgraph.checkpoint.base import CheckpointTuple
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import ERROR, INTERRUPT
 
-from offprompt_client import OffpromptClientError, OffpromptConnectionError
-from offprompt_client import langgraph_checkpoint as lgc
+from offprompt_client import OffpromptClientError, OffpromptConnectionError, retries
 from offprompt_client.langgraph import OffpromptSaver
 
 SERDE = JsonPlusSerializer()
@@ -28,7 +27,7 @@ PARENT_ID = "1f0a0000-0000-6000-8000-000000000001"
 
 @pytest.fixture(autouse=True)
 def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lgc.time, "sleep", lambda _s: None)
+    monkeypatch.setattr(retries.time, "sleep", lambda _s: None)
 
 
 def saver_on(answer: Callable[[str, str, dict[str, str], Any], tuple[int, Any]] | None = None) -> Any:

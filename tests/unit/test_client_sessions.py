@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from offprompt_client import OffpromptClient, OffpromptClientError, OffpromptConnectionError, openai_agents
+from offprompt_client import OffpromptClient, OffpromptClientError, OffpromptConnectionError, retries
 from offprompt_client.openai_agents import OffpromptSession, request_chunks
 
 
@@ -51,7 +51,7 @@ class FakeClient(OffpromptClient):
 
 @pytest.fixture(autouse=True)
 def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(openai_agents.time, "sleep", lambda _s: None)
+    monkeypatch.setattr(retries.time, "sleep", lambda _s: None)
 
 
 def test_get_items_none_reads_every_page_oldest_first() -> None:

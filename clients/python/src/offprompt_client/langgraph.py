@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -57,11 +56,11 @@ from langgraph.store.base import (
     TTLConfig,
 )
 
-from offprompt_client.client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
+from offprompt_client.client import OffpromptClient, OffpromptClientError
+from offprompt_client.retries import busy, with_retries
 
 __all__ = ["OffpromptStore"]
 
-ATTEMPTS = 4
 WILDCARD = "*"
 #: The most items one search request asks for, and namespaces one listing request: larger `limit`s are paged.
 SEARCH_PAGE = 100
@@ -170,22 +169,12 @@ class OffpromptStore(BaseStore):
         return found
 
     def _retry(self, call: Callable[[], Any]) -> Any:
-        for attempt in range(ATTEMPTS):
-            try:
-                return call()
-            except OffpromptConnectionError:
-                if attempt == ATTEMPTS - 1:
-                    raise
-            except OffpromptClientError as error:
-                if not _retryable(error) or attempt == ATTEMPTS - 1:
-                    raise
-            time.sleep(0.2 * 2**attempt)
-        raise AssertionError("unreachable")
+        return with_retries(call, retryable=_retryable)
 
 
 def _retryable(error: OffpromptClientError) -> bool:
     """429, 503, and 409 `record_conflict` (other writers kept replacing the record): nothing was stored."""
-    return error.status in (429, 503) or (error.status == 409 and error.code == "record_conflict")
+    return busy(error) or (error.status == 409 and error.code == "record_conflict")
 
 
 # ---- op -> request (pure) -------------------------------------------------------------------------------------

@@ -37,7 +37,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
@@ -54,11 +53,11 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
-from offprompt_client.client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
+from offprompt_client.client import OffpromptClient, OffpromptClientError
+from offprompt_client.retries import with_retries
 
 __all__ = ["OffpromptSaver"]
 
-ATTEMPTS = 4
 #: At most this many writes go in one request (the route takes 1..1000).
 WRITES_PER_REQUEST = 500
 
@@ -299,17 +298,7 @@ class OffpromptSaver(BaseCheckpointSaver[int]):
         )
 
     def _retry(self, call: Callable[[], Any], *, connection_errors: bool = True) -> Any:
-        for attempt in range(ATTEMPTS):
-            try:
-                return call()
-            except OffpromptConnectionError:
-                if not connection_errors or attempt == ATTEMPTS - 1:
-                    raise
-            except OffpromptClientError as error:
-                if error.status not in (429, 503) or attempt == ATTEMPTS - 1:
-                    raise
-            time.sleep(0.2 * 2**attempt)
-        raise AssertionError("unreachable")
+        return with_retries(call, resend=connection_errors)
 
 
 def _wire(typed: tuple[str, bytes]) -> dict[str, str]:

@@ -22,12 +22,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-import time
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from offprompt_client.client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
+from offprompt_client.client import OffpromptClient
+from offprompt_client.retries import with_retries
 
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem
@@ -40,7 +40,6 @@ PAGE = 100
 APPEND = 32
 #: Attempts of a request that committed nothing (503) or may not have reached the API (a connection error: an
 #: append is retried with the same request id, so it is stored once).
-ATTEMPTS = 4
 
 
 def request_chunks(client: OffpromptClient, items: list[Any]) -> list[list[Any]]:
@@ -130,15 +129,4 @@ class OffpromptSession:
             self._retry(functools.partial(self.client.add_items, self.session_id, chunk, request_id=request_id), True)
 
     def _retry(self, call: Callable[[], Any], idempotent: bool) -> Any:
-        for attempt in range(ATTEMPTS):
-            try:
-                return call()
-            except OffpromptConnectionError:
-                # It may have reached the API: only a request that is safe to repeat is sent again.
-                if not idempotent or attempt == ATTEMPTS - 1:
-                    raise
-            except OffpromptClientError as error:
-                if error.status not in (429, 503) or attempt == ATTEMPTS - 1:  # 503/429: nothing was committed
-                    raise
-            time.sleep(0.2 * 2**attempt)
-        raise AssertionError("unreachable")
+        return with_retries(call, resend=idempotent)

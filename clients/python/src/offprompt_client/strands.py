@@ -22,7 +22,6 @@ Connection settings as the other doors: `base_url` (default `OFFPROMPT_API_URL`,
 from __future__ import annotations
 
 import functools
-import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -32,12 +31,12 @@ from strands.session.session_repository import SessionRepository
 from strands.types.exceptions import SessionException
 from strands.types.session import Session, SessionAgent, SessionMessage
 
-from offprompt_client.client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
+from offprompt_client.client import OffpromptClient
+from offprompt_client.retries import with_retries
 
 __all__ = ["OffpromptSessionManager", "OffpromptSessionRepository"]
 
 PAGE = 100
-ATTEMPTS = 4
 
 
 class OffpromptSessionRepository(SessionRepository):
@@ -147,17 +146,7 @@ class OffpromptSessionRepository(SessionRepository):
         self._retry(lambda: self.client.add_items(thread, items, request_id=request_id), True)
 
     def _retry(self, call: Callable[[], Any], idempotent: bool) -> Any:
-        for attempt in range(ATTEMPTS):
-            try:
-                return call()
-            except OffpromptConnectionError:
-                if not idempotent or attempt == ATTEMPTS - 1:
-                    raise
-            except OffpromptClientError as error:
-                if error.status not in (429, 503) or attempt == ATTEMPTS - 1:
-                    raise
-            time.sleep(0.2 * 2**attempt)
-        raise AssertionError("unreachable")
+        return with_retries(call, resend=idempotent)
 
 
 class OffpromptSessionManager(RepositorySessionManager):
