@@ -30,13 +30,16 @@ def service_from_settings(settings: Settings) -> ConversationService:
     from offprompt.adapters.s3 import S3RunBodies
     from offprompt.adapters.tokenizer import TiktokenTokenizer
 
+    tokenizer = TiktokenTokenizer()
     return ConversationService(
         DynamoDbRunStore(settings.require("table_name")),
-        TiktokenTokenizer(),
+        tokenizer,
         blobs=S3RunBodies(settings.bucket_name) if settings.bucket_name else None,
         summarizer=_summarizer_override or BedrockSummarizer(settings.summary_model_id),
         summarize_mode=settings.summarize_mode,
         encodings=TiktokenTokenizer,
+        # add-run counts only when the tokenizer is loaded already (docs/adr/0040); a SnapStart hook loads it
+        count_on_add=lambda: tokenizer.loaded,
     )
 
 

@@ -49,8 +49,17 @@ def _message(artifact: BaseArtifact, role: str) -> Message:
 
 def run_token_counts(run: Run, tokenizer: Tokenizer) -> tuple[int, int]:
     """Tokens of the run's rendered user and assistant messages, as the prompt drivers render them."""
-    user, assistant = run_messages(run)
+    return message_counts(*run_messages(run), tokenizer)
+
+
+def message_counts(user: Message, assistant: Message, tokenizer: Tokenizer) -> tuple[int, int]:
     return tokenizer.count_tokens(render_message(user)), tokenizer.count_tokens(render_message(assistant))
+
+
+def estimated_tokens(size: int) -> int:
+    """A run's tokens guessed from its stored JSON's bytes (about 4 per token in English prose, less the JSON's own
+    keys): only to size reads, never to choose what a prompt holds (docs/adr/0040)."""
+    return size // 5
 
 
 def summary_message(summary: str) -> Message:
@@ -81,14 +90,24 @@ class PreparedRun:
     shared by every stack that includes the run.
     """
 
-    __slots__ = ("_json", "_separators", "messages", "run")
+    __slots__ = ("_counts", "_json", "_separators", "messages", "run")
 
     def __init__(self, run: Run) -> None:
         self.run = run
         user, assistant = run_messages(run)
         self.messages = (user, assistant)
         self._separators: dict[tuple[type, str], tuple[int, int]] = {}
+        self._counts: dict[tuple[type, str], tuple[int, int]] = {}
         self._json: tuple[str, str] | None = None
+
+    def counts(self, tokenizer: Tokenizer) -> tuple[int, int]:
+        """`run_token_counts` of the run, per encoding, counted once: what a reader uses for a run stored uncounted
+        (docs/adr/0040)."""
+        key = (type(tokenizer), tokenizer.encoding_name)
+        hit = self._counts.get(key)
+        if hit is None:
+            hit = self._counts[key] = message_counts(*self.messages, tokenizer)
+        return hit
 
     def separators(self, tokenizer: Tokenizer) -> tuple[int, int]:
         """Tokens the separator after each rendered message adds (see "token arithmetic"), per encoding."""
@@ -125,6 +144,7 @@ class HistoryRun:
     _run: Run | None = field(default=None, repr=False)
     prepare: Callable[[], PreparedRun] | None = field(default=None, repr=False)
     _prepared: PreparedRun | None = field(default=None, repr=False)
+    counted: bool = True  # False: stored uncounted, the two counts are 0 and the run is counted when priced
 
     @property
     def run(self) -> Run:
@@ -341,7 +361,11 @@ def candidate(history: HistoryRun, tokenizer: Tokenizer) -> _Candidate:
     """Load the run and price its two messages with the stored counts plus their separators."""
     prepared = history.prepared
     user_separator, assistant_separator = prepared.separators(tokenizer)
-    cost = history.input_tokens + user_separator + history.output_tokens + assistant_separator
+    if history.counted:
+        user, assistant = history.input_tokens, history.output_tokens
+    else:  # stored uncounted (docs/adr/0040): counted here, once per process (the prepared run caches it)
+        user, assistant = prepared.counts(tokenizer)
+    cost = user + user_separator + assistant + assistant_separator
     return _Candidate(history, prepared.messages, cost)
 
 
