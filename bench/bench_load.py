@@ -215,7 +215,8 @@ def main() -> None:
             errors: dict[str, int] = defaultdict(int)
             window = Window(n, seconds)  # seeding (20 runs per client) is not measured
             threads = [
-                threading.Thread(target=worker, args=(base, n * 100 + i, window, samples, errors, mix)) for i in range(n)
+                threading.Thread(target=worker, args=(base, n * 100 + i, window, samples, errors, mix))
+                for i in range(n)
             ]
             for t in threads:
                 t.start()

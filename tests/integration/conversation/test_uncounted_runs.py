@@ -74,9 +74,9 @@ def test_readers_of_uncounted_runs_answer_as_for_counted_ones(
 def test_a_metered_add_run_counts_even_in_a_fresh_process(aws: dict[str, Any], fresh_process: dict[str, Any]) -> None:
     """Hosted mode charges `tokens_stored` with the run: those are counted, never estimated."""
     from offprompt.composition.conversation import default_service
+    from offprompt.memory.run import Run
     from offprompt.metering import Meter
     from offprompt.services.conversation.add_run import add_counts
-    from offprompt.memory.run import Run
 
     conv = default_service()
     run = Run.from_dict(RUNS[1])

@@ -55,3 +55,16 @@ def default_service() -> ConversationService:
 def default_cloud_threads() -> CloudThreadsService:
     """The Griptape Cloud-compatible Threads API over the process's conversation service."""
     return CloudThreadsService(default_service())
+
+
+def prime_conversation() -> None:
+    """What a warm conversation function holds (SnapStart's before-snapshot hook, docs/adr/0040): the service,
+    the DynamoDB (and S3) clients and the tokenizer."""
+    from offprompt.adapters.clients import aws_client
+    from offprompt.adapters.tokenizer import get_encoding
+
+    service = default_service()
+    get_encoding(service.tokenizer.encoding_name)
+    aws_client("dynamodb")
+    if service.blobs is not None:
+        aws_client("s3")

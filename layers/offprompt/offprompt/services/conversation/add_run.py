@@ -2,8 +2,8 @@
 inline mode, summarize. Handler: functions/add_run (also the `/api/threads` messages route, `cloud_threads`).
 
 Order: validate → count tokens (only when the tokenizer is loaded already or the run is metered; else the run is
-stored uncounted and its readers count it, docs/adr/0040) → allocate a seq (DynamoDB counter) → offload a large body to S3
-(`RunBodyStore.put_body`) → put the run item (conditional on the run id) → best-effort follow-ups.
+stored uncounted and its readers count it, docs/adr/0040) → allocate a seq (DynamoDB counter) → offload a large
+body to S3 (`RunBodyStore.put_body`) → put the run item (conditional on the run id) → best-effort follow-ups.
 """
 
 from __future__ import annotations

@@ -151,7 +151,9 @@ def newest_first(
         )
         for r in runs:
             read += 1
-            tokens += (r.input_tokens + r.output_tokens if r.counted else estimated_tokens(r.size)) + RUN_SEPARATOR_TOKENS
+            tokens += (
+                r.input_tokens + r.output_tokens if r.counted else estimated_tokens(r.size)
+            ) + RUN_SEPARATOR_TOKENS
             yield HistoryRun(
                 r.seq,
                 r.input_tokens,
