@@ -10,8 +10,9 @@ time; the priming itself runs in the before-snapshot hook.
 After a restore, as AWS advises for SnapStart: state that must differ between environments is re-seeded (Python's
 `random`; `uuid4` and `secrets` read the OS's entropy each time) and network connections opened before the
 snapshot are dropped (each cached boto3 client's connection pool is closed; the client itself, with its loaded
-service model, is kept and opens new connections on its next call). Credentials are not cached by us: boto3 reads
-them from the environment Lambda gives the restored process on its first call.
+service model, is kept and opens new connections on its next call). Credentials are not cached by us: a SnapStart
+environment gives the SDK refreshable ones (a container credentials provider), so a client made before the
+snapshot keeps signing with current credentials after a restore.
 """
 
 from __future__ import annotations
