@@ -56,10 +56,14 @@ def message_counts(user: Message, assistant: Message, tokenizer: Tokenizer) -> t
     return tokenizer.count_tokens(render_message(user)), tokenizer.count_tokens(render_message(assistant))
 
 
+#: Bytes of a stored run's JSON that are not its two texts (types, ids, names, meta), about.
+RUN_JSON_OVERHEAD = 400
+
+
 def estimated_tokens(size: int) -> int:
-    """A run's tokens guessed from its stored JSON's bytes (about 4 per token in English prose, less the JSON's own
-    keys): only to size reads, never to choose what a prompt holds (docs/adr/0040)."""
-    return size // 5
+    """A run's tokens guessed from its stored JSON's bytes (about 4 per token in English prose, after the JSON's own
+    keys): only to size reads (the thread's `run_tokens`), never to choose what a prompt holds (docs/adr/0040)."""
+    return max(1, (size - RUN_JSON_OVERHEAD) // 4)
 
 
 def summary_message(summary: str) -> Message:
@@ -144,7 +148,6 @@ class HistoryRun:
     _run: Run | None = field(default=None, repr=False)
     prepare: Callable[[], PreparedRun] | None = field(default=None, repr=False)
     _prepared: PreparedRun | None = field(default=None, repr=False)
-    counted: bool = True  # False: stored uncounted, the two counts are 0 and the run is counted when priced
 
     @property
     def run(self) -> Run:
@@ -361,11 +364,7 @@ def candidate(history: HistoryRun, tokenizer: Tokenizer) -> _Candidate:
     """Load the run and price its two messages with the stored counts plus their separators."""
     prepared = history.prepared
     user_separator, assistant_separator = prepared.separators(tokenizer)
-    if history.counted:
-        user, assistant = history.input_tokens, history.output_tokens
-    else:  # stored uncounted (docs/adr/0040): counted here, once per process (the prepared run caches it)
-        user, assistant = prepared.counts(tokenizer)
-    cost = user + user_separator + assistant + assistant_separator
+    cost = history.input_tokens + user_separator + history.output_tokens + assistant_separator
     return _Candidate(history, prepared.messages, cost)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from offprompt.artifacts import BaseArtifact
 from offprompt.errors import InvalidInput
 from offprompt.identifiers import check_identifier
-from offprompt.memory.conversation import HistoryRun, PreparedRun, estimated_tokens, select_history
+from offprompt.memory.conversation import HistoryRun, PreparedRun, select_history
 from offprompt.memory.run import Run
 from offprompt.memory.tokenizers import CHARS_PREFIX, CharsTokenizer, tokenizer_name
 from offprompt.ports import StoredRun, ThreadState, Tokenizer
@@ -151,16 +151,18 @@ def newest_first(
         )
         for r in runs:
             read += 1
-            tokens += (
-                r.input_tokens + r.output_tokens if r.counted else estimated_tokens(r.size)
-            ) + RUN_SEPARATOR_TOKENS
+            # A run stored uncounted (docs/adr/0040) is counted here, once per process (the prepared-run cache), in
+            # the stored counts' encoding: select_history prices every run read, and the next page is sized by them.
+            user, assistant = (
+                (r.input_tokens, r.output_tokens) if r.counted else _prepare(conv, r).counts(conv.tokenizer)
+            )
+            tokens += user + assistant + RUN_SEPARATOR_TOKENS
             yield HistoryRun(
                 r.seq,
-                r.input_tokens,
-                r.output_tokens,
+                user,
+                assistant,
                 load=functools.partial(_load, conv, r),
                 prepare=functools.partial(_prepare, conv, r),
-                counted=r.counted,
             )
         if after is None or after <= lo:
             return
