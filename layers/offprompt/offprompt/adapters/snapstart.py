@@ -19,10 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
-import random
 from collections.abc import Callable
-
-from offprompt.adapters.clients import aws_client, built_services
 
 logger = logging.getLogger("offprompt.snapstart")
 
@@ -37,12 +34,21 @@ def register(before_snapshot: Callable[[], None], after_restore: Callable[[], No
     from snapshot_restore_py import register_after_restore, register_before_snapshot
 
     register_before_snapshot(_logged("before-snapshot", before_snapshot))
-    register_after_restore(_logged("after-restore", lambda: (refresh_after_restore(), after_restore())))
+
+    def restored() -> None:
+        refresh_after_restore()
+        after_restore()
+
+    register_after_restore(_logged("after-restore", restored))
     return True
 
 
 def refresh_after_restore() -> None:
     """What must not be shared by the environments restored from one snapshot: the random seed, open sockets."""
+    import random
+
+    from offprompt.adapters.clients import aws_client, built_services  # boto3: imported by the first request anyway
+
     random.seed()  # from os.urandom: each restored environment its own sequence
     for service in built_services():
         http = getattr(getattr(aws_client(service), "_endpoint", None), "http_session", None)

@@ -49,7 +49,8 @@ def _message(artifact: BaseArtifact, role: str) -> Message:
 
 def run_token_counts(run: Run, tokenizer: Tokenizer) -> tuple[int, int]:
     """Tokens of the run's rendered user and assistant messages, as the prompt drivers render them."""
-    return message_counts(*run_messages(run), tokenizer)
+    user, assistant = run_messages(run)
+    return message_counts(user, assistant, tokenizer)
 
 
 def message_counts(user: Message, assistant: Message, tokenizer: Tokenizer) -> tuple[int, int]:
