@@ -147,9 +147,9 @@ def store_run(
 def add_counts(conv: Conversation, run: Run, meter: Meter | None) -> tuple[int, int, bool]:
     """(input tokens, output tokens, counted): counted when it is cheap — the process's tokenizer is loaded already
     (a warm environment, or one restored from a SnapStart snapshot primed with it) — or when the tokens are charged
-    (hosted mode meters `tokens_stored`). Otherwise (0, 0, False): the first request of a fresh environment does
-    not build the tokenizer (~120 ms) for counts that only prompt-stack and list-runs read, and they count a run
-    stored uncounted themselves, once per environment (docs/adr/0040)."""
+    (hosted mode meters `tokens_stored`). Otherwise (0, 0, False): add-run does not build the tokenizer (~120 ms of
+    a fresh environment's first request) for counts that only prompt-stack and list-runs read; they count a run
+    stored uncounted themselves, once per environment and run (docs/adr/0040)."""
     if meter is None and conv.count_on_add is not None and not conv.count_on_add():
         return 0, 0, False
     return (*run_token_counts(run, conv.tokenizer), True)
