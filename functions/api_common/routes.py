@@ -37,7 +37,7 @@ from offprompt.errors import InvalidInput
 from offprompt.metering import Meter
 
 from .caller import http_tenant
-from .entry import METER_CONTEXT_KEY, _build_app, make_handler_for
+from .entry import METER_CONTEXT_KEY, _build_app, make_handler_for, prime_validation
 from .powertools import APIGatewayHttpResolver
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -151,8 +151,9 @@ class FunctionRoutes:
         return make_handler_for(self.app, self.dispatch if self.directs else None)
 
     def prime(self) -> None:
-        """Build what the first request would: the resolver, the deferred pydantic models, the function's own."""
-        self.app()
+        """Build what the first request would: the resolver and its routes' validation, the deferred pydantic models,
+        the function's own."""
+        prime_validation(self.app())
         prime_models()
         if self.primer is not None:
             self.primer()

@@ -56,3 +56,18 @@ def test_a_restore_reseeds_random() -> None:
     random.seed(7)
     snapstart.refresh_after_restore()
     assert random.random() != first  # every restored environment draws its own sequence
+
+
+def test_priming_a_function_builds_its_routes_validation_and_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the before-snapshot hook of a FunctionRoutes handler builds (without its family's primer, which needs
+    AWS): every route's request-validation models, and no deferred library model is left unbuilt."""
+    from add_run.handler import routes
+
+    from offprompt.composition.warm import prime_models
+
+    monkeypatch.setattr(routes, "primer", None)
+    routes.prime()
+    app = routes.app()
+    built = [*app._static_routes, *app._dynamic_routes]
+    assert built and all(r._dependant is not None and r._body_field is not None for r in built)
+    assert prime_models() == 0  # all built by prime(): no deferred model is left to build
