@@ -10,6 +10,7 @@ floor for the code paths, not a prediction of deployed latency.
 
     PYTHONPATH=functions:layers/offprompt .venv/bin/python bench/bench_load.py [--quick] [--seconds 60]
         [--clients 1,8,32] [--port 3917] [--url http://127.0.0.1:3000] [--json out.json]
+        [--routes process-output-100k]   # only these routes (equal weights), e.g. issue 25's 100 KB text store
 """
 
 from __future__ import annotations
@@ -37,7 +38,22 @@ MIX = {  # route: weight
     "process-output-small": 10,
     "load-small": 15,
 }
+# Routes outside the default mix, measured only when --routes names them: process-output of a 100 KB text
+# (issue 25's target), each into a namespace of its own, as Griptape names every output afresh.
+EXTRA_ROUTES = ("process-output-100k",)
 SEED_RUNS = 20
+TEXT_100K_WORDS = ("memory", "agent", "budget", "latency", "tokenizer", "snapshot", "thread", "prompt", "store")
+
+
+def text_100k(rng: random.Random) -> str:
+    """About 100 KB of prose-like text (words and sentences), different for every request."""
+    parts: list[str] = []
+    size = 0
+    while size < 100_000:
+        sentence = " ".join(rng.choices(TEXT_100K_WORDS, k=rng.randint(6, 18))).capitalize() + ". "
+        parts.append(sentence)
+        size += len(sentence)
+    return "".join(parts)[:100_000]
 
 
 def run_body(i: int) -> dict[str, Any]:
@@ -75,12 +91,13 @@ def worker(
     window: Window,
     samples: dict[str, list[float]],
     errors: dict[str, int],
+    mix: dict[str, int] = MIX,
 ) -> None:
     rng = random.Random(index)
     client = Client(base, f"load-tenant-{index % 4}")
     thread, namespace = f"load-thread-{index}", f"ns{index}"
     seq = 0
-    routes, weights = list(MIX), list(MIX.values())
+    routes, weights = list(mix), list(mix.values())
     requests = {
         "prompt-stack": lambda: ("POST", f"/threads/{thread}/prompt-stack", {"input": "next?", "max_tokens": 4000}),
         "add-run": lambda: ("POST", f"/threads/{thread}/runs", run_body(seq)),
@@ -95,6 +112,15 @@ def worker(
             },
         ),
         "load-small": lambda: ("GET", f"/memories/TaskMemory/namespaces/{namespace}/artifacts", None),
+        "process-output-100k": lambda: (
+            "POST",
+            "/memories/TaskMemory/outputs",
+            {
+                "tool": "WebScraper",
+                "activity": "get_content",
+                "artifact": {"type": "TextArtifact", "name": f"{namespace}-{seq}", "value": text_100k(rng)},
+            },
+        ),
     }
     try:
         for _ in range(SEED_RUNS):
@@ -173,7 +199,12 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=3917)
     parser.add_argument("--url", help="use a running stack instead of starting one")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--routes", help=f"comma-separated, equal weights (default: the mix; extra: {EXTRA_ROUTES})")
     args = parser.parse_args()
+    mix = {route: 1 for route in args.routes.split(",")} if args.routes else MIX
+    unknown = set(mix) - set(MIX) - set(EXTRA_ROUTES)
+    if unknown:
+        parser.error(f"unknown routes: {sorted(unknown)}")
     seconds = 10.0 if args.quick else args.seconds
     proc = None if args.url else start_stack(args.port)
     base = args.url or f"http://127.0.0.1:{args.port}"
@@ -184,7 +215,8 @@ def main() -> None:
             errors: dict[str, int] = defaultdict(int)
             window = Window(n, seconds)  # seeding (20 runs per client) is not measured
             threads = [
-                threading.Thread(target=worker, args=(base, n * 100 + i, window, samples, errors)) for i in range(n)
+                threading.Thread(target=worker, args=(base, n * 100 + i, window, samples, errors, mix))
+                for i in range(n)
             ]
             for t in threads:
                 t.start()
@@ -198,7 +230,7 @@ def main() -> None:
                     "p95_ms": percentile(samples[route], 0.95),
                     "p99_ms": percentile(samples[route], 0.99),
                 }
-                for route in MIX
+                for route in mix
             }
             total = sum(len(v) for v in samples.values())
             results[str(n)]["_throughput_rps"] = total / seconds
@@ -215,7 +247,7 @@ def main() -> None:
     )
     print(f"{'clients':>7} {'route':<22} {'n':>6} {'err':>4} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}")
     for n, routes in results.items():
-        for route in MIX:
+        for route in mix:
             r = routes[route]
             ms = f"{r['p50_ms']:8.1f} {r['p95_ms']:8.1f} {r['p99_ms']:8.1f}"
             print(f"{n:>7} {route:<22} {r['n']:>6} {r['errors']:>4} {ms}")

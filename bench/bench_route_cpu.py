@@ -145,8 +145,25 @@ def main() -> None:
     from threads import handler as threads
 
     from offprompt.adapters.clients import aws_client
+    from offprompt.adapters.tokenizer import get_encoding
+    from offprompt.composition.conversation import default_service
+
+    def uncounted(handler: Any) -> Any:
+        """`handler` with add-run's tokenizer check answering "not loaded" (code before ADR 0040: no effect)."""
+
+        def call(e: dict[str, Any], context: Any) -> Any:
+            service = default_service()
+            saved = getattr(service, "count_on_add", None)
+            service.count_on_add = lambda: False  # type: ignore[method-assign,assignment,unused-ignore]
+            try:
+                return handler(e, context)
+            finally:
+                service.count_on_add = saved  # type: ignore[method-assign,assignment,unused-ignore]
+
+        return call
 
     thread = "bench-thread"
+    counted_thread = "bench-thread-counted"  # seeded once the tokenizer is loaded: its runs carry their counts
     runs = run_dicts(200, lo=30, hi=120)
     blob = base64.b64encode(os.urandom(1024)).decode()
     artifact = {"type": "BlobArtifact", "id": "b" * 32, "name": "blob", "meta": {}, "reference": None, "value": blob}
@@ -164,6 +181,23 @@ def main() -> None:
                 {"thread_id": thread},
                 {"system": "You are a helpful assistant.", "input": "And of Italy?", "max_tokens": BUDGET},
             ),
+        ),
+        # the same thread's runs stored with their counts (a warm add-run's, ADR 0040); the route above reads runs
+        # a fresh add-run environment stored uncounted (this process seeds before anything loads the tokenizer)
+        "prompt-stack-counted": (
+            prompt_stack.lambda_handler,
+            event(
+                "prompt_stack_http.json",
+                "POST",
+                f"/threads/{counted_thread}/prompt-stack",
+                {"thread_id": counted_thread},
+                {"system": "You are a helpful assistant.", "input": "And of Italy?", "max_tokens": BUDGET},
+            ),
+        ),
+        # add-run as a fresh environment runs it (tokenizer not loaded: the run is stored uncounted, ADR 0040)
+        "add-run-uncounted": (
+            uncounted(add_run.lambda_handler),
+            event("add_run_http.json", "POST", f"/threads/{thread}/runs", {"thread_id": thread}, runs[1] | {"id": "u"}),
         ),
         "list-runs": (
             threads.lambda_handler,
@@ -251,6 +285,12 @@ def main() -> None:
         with contextlib.redirect_stdout(devnull):
             for r in runs:
                 out = add_run.lambda_handler({**seed, "body": json.dumps(r)}, None)
+                assert out["statusCode"] in (200, 201), out
+            get_encoding("cl100k_base")  # loaded: add-run counts from here on
+            counted_path = f"/threads/{counted_thread}/runs"
+            counted_seed = event("add_run_http.json", "POST", counted_path, {"thread_id": counted_thread})
+            for r in runs:
+                out = add_run.lambda_handler({**counted_seed, "body": json.dumps(r)}, None)
                 assert out["statusCode"] in (200, 201), out
             out = records.lambda_handler(copy.deepcopy(routes["record-put"][1]), None)  # so the timed put replaces
             assert out["statusCode"] == 200, out

@@ -40,7 +40,7 @@ from offprompt.memory.chunking import chunk_text  # noqa: E402
 from offprompt.ports import TextScope, Tokenizer  # noqa: E402
 from offprompt_local.opensearch import LocalOpenSearch  # noqa: E402
 
-SIZES = {"1k": 1_000, "1m": 1_000_000, "50m": 50_000_000}
+SIZES = {"1k": 1_000, "100k": 100_000, "1m": 1_000_000, "50m": 50_000_000}
 SCOPE = TextScope("bench-tenant", "TaskMemory", "bench-namespace")
 TOKENIZERS: dict[str, type[Tokenizer]] = {"bpe-openai": BpeOpenAiTokenizer, "tiktoken": TiktokenTokenizer}
 

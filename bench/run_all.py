@@ -178,6 +178,27 @@ def load_test() -> tuple[str, list[Row]]:
     return " ".join(cmd[:4]), rows
 
 
+#: Issue 25's process-output targets (LOCAL stack, p50 ms) by client count
+PROCESS_OUTPUT_100K_TARGET_MS = {"1": 100.0, "32": 250.0}
+
+
+def load_100k() -> tuple[str, list[Row]]:
+    """Issue 25: process-output of a 100 KB text on the local stack at 1 and 32 clients, against its targets."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "load100k.json"
+        cmd = ["bench/bench_load.py", "--quick", "--clients", "1,32", "--routes", "process-output-100k"]
+        run([*cmd, "--json", str(out)])
+        data = json.loads(out.read_text())
+    rows: list[Row] = []
+    for n, routes in data.items():
+        r, target = routes["process-output-100k"], PROCESS_OUTPUT_100K_TARGET_MS[n]
+        ours = f"p50 {r['p50_ms']:.1f} / p99 {r['p99_ms']:.1f} ms"
+        ratio = f"{r['p50_ms'] / target:.2f}x of target"
+        anchor = f"target p50 {target:.0f} ms"
+        rows.append((f"LOCAL load, {n} clients", "process-output 100 KB text", ours, anchor, ratio))
+    return " ".join(cmd), rows
+
+
 def hosted_overhead() -> tuple[str, list[Row]]:
     cmd = ["bench/bench_hosted_overhead.py", "--quick", "--json"]
     data = json.loads(run(cmd).strip().splitlines()[-1])
@@ -205,6 +226,7 @@ BENCHES = {
     "records_search": records_search,
     "cold_start": cold_start,
     "load": load_test,
+    "load_100k": load_100k,
 }
 
 

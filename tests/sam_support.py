@@ -142,6 +142,28 @@ def resolve_conditions(node: Any, conditions: Mapping[str, bool]) -> Any:
     return node
 
 
+ALIAS_SUFFIX = "Aliaslive"
+
+
+def without_aliases(cfn: dict[str, Any]) -> dict[str, Any]:
+    """`cfn` without AWS::Lambda::Version / Alias resources; a Ref to `<Function>Aliaslive` is `<Function>`'s ARN."""
+    dropped = {k for k, r in cfn["Resources"].items() if r["Type"] in ("AWS::Lambda::Version", "AWS::Lambda::Alias")}
+    assert any(k.endswith(ALIAS_SUFFIX) for k in dropped), "no alias left to compensate for: drop compensation 7"
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            if set(node) == {"Ref"} and node["Ref"] in dropped:
+                return {"Fn::GetAtt": [node["Ref"].removesuffix(ALIAS_SUFFIX), "Arn"]}  # an alias' Ref is an ARN
+            return {k: walk(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    out = walk({k: v for k, v in cfn.items() if k != "Resources"})
+    out["Resources"] = {k: walk(r) for k, r in cfn["Resources"].items() if k not in dropped}
+    return dict(out)
+
+
 @dataclass
 class Deployed:
     stack: str
@@ -162,13 +184,17 @@ def deploy_to_moto(stack: str = "offprompt", parameters: Mapping[str, str] = MOT
     5. `AWS::NoValue` from an `Fn::If` inside a list reaches moto's IAM as a null policy and crashes it →
        conditions are resolved for the stack's parameters before create_stack (`resolve_conditions`);
     6. state machines land in the non-executing backend with `${...}` substitutions left literal → tests that
-       execute the flow re-create it through the API with the substituted definition (test_state_machine.py).
+       execute the flow re-create it through the API with the substituted definition (test_state_machine.py);
+    7. a Ref to a function's `live` alias (AutoPublishAlias, docs/adr/0040) reaches moto's Lambda permission and
+       event source mapping without a function name (KeyError) → the versions and aliases are left out and those
+       Refs become the function's ARN (`without_aliases`).
     """
     session = boto3.session.Session(region_name="us-east-1")
     upload_artifacts(session.client("s3"))
     cfn = sam_transform(parameters)
     compensations: list[str] = ["resolved:Fn::If"]
-    resolved = resolve_conditions(cfn, condition_values(cfn, parameters))
+    resolved = without_aliases(resolve_conditions(cfn, condition_values(cfn, parameters)))
+    compensations.append("unaliased:AutoPublishAlias")
     resolved["Conditions"] = cfn.get("Conditions", {})
     cloudformation = session.client("cloudformation")
     cloudformation.create_stack(

@@ -17,14 +17,14 @@ from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Response
 from api_common.routes import FunctionRoutes
 from api_common.schemas import AddRunResponse, json_content
-from offprompt.composition.conversation import default_service
+from offprompt.composition.conversation import default_service, prime_conversation
 from offprompt.metering import Meter
 from offprompt.services.conversation import RunIn
 from offprompt.services.conversation.add_run import add_run
 
 DIRECT_ONLY_KEYS = ("tenant", "thread_id", "action")
 
-routes = FunctionRoutes("add_run", default_action="add")
+routes = FunctionRoutes("add_run", default_action="add", prime=prime_conversation)
 
 
 def add(tenant: str, thread_id: str, payload: Any, meter: Meter | None) -> dict[str, Any]:

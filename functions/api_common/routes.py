@@ -31,12 +31,13 @@ from typing import Any, TypeVar
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
+from offprompt.composition.warm import prime_models, register_snapstart
 from offprompt.config import get_settings
 from offprompt.errors import InvalidInput
 from offprompt.metering import Meter
 
 from .caller import http_tenant
-from .entry import METER_CONTEXT_KEY, _build_app, make_handler_for
+from .entry import METER_CONTEXT_KEY, _build_app, make_handler_for, prime_validation
 from .powertools import APIGatewayHttpResolver
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -62,9 +63,17 @@ class FunctionRoutes:
     """A function's routes and direct actions (see the module docstring)."""
 
     def __init__(
-        self, function: str, *, default_action: str | None = None, event_prefixes: tuple[str, ...] = ()
+        self,
+        function: str,
+        *,
+        default_action: str | None = None,
+        event_prefixes: tuple[str, ...] = (),
+        prime: Callable[[], None] | None = None,
     ) -> None:
         self.function = function
+        #: What a warm environment of this function holds beyond its resolver and models (`warm.prime_*`), built
+        #: by SnapStart's before-snapshot hook (docs/adr/0040).
+        self.primer = prime
         #: How its sample events under `events/` are named (`<prefix>_..._http.json`, `<prefix>_..._direct.json`).
         self.event_prefixes = event_prefixes or (function,)
         self.router = Router()
@@ -136,7 +145,18 @@ class FunctionRoutes:
         return fn(tenant, event, None)  # direct invocations are not metered (IAM-authorized infrastructure)
 
     def handler(self) -> Callable[[dict[str, Any], Any], Any]:
+        """The function's `lambda_handler`; on a SnapStart init (only there), `prime` is registered to run before
+        the snapshot (docs/adr/0040)."""
+        register_snapstart(self.prime)
         return make_handler_for(self.app, self.dispatch if self.directs else None)
+
+    def prime(self) -> None:
+        """Build what the first request would: the resolver and its routes' validation, the deferred pydantic models,
+        the function's own."""
+        prime_validation(self.app())
+        prime_models()
+        if self.primer is not None:
+            self.primer()
 
     # ---- inside a route: the request being resolved ---------------------------------------------------------
     @property

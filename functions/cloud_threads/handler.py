@@ -22,11 +22,11 @@ from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Query, Response
 from api_common.routes import FunctionRoutes
 from api_common.schemas import NO_CONTENT, CloudMessagesPage, CloudThread, CloudThreadsPage, json_content
-from offprompt.composition.conversation import default_cloud_threads
+from offprompt.composition.conversation import default_cloud_threads, prime_conversation
 from offprompt.limits import DEFAULT_CLOUD_PAGE_SIZE, IDENTIFIER_MAX_CHARS, MAX_CLOUD_PAGE_SIZE
 from offprompt.services.conversation import CloudThreadIn, CloudThreadPatch
 
-routes = FunctionRoutes("cloud_threads")
+routes = FunctionRoutes("cloud_threads", prime=prime_conversation)
 
 
 @routes.post(

@@ -31,7 +31,7 @@ from api_common.errors import error_responses
 from api_common.powertools import Path, Response
 from api_common.routes import FunctionRoutes
 from api_common.schemas import Download, LoadedNamespace, json_content
-from offprompt.composition.task_memory import default_service
+from offprompt.composition.task_memory import default_service, prime_task_memory
 from offprompt.limits import DIRECT_MAX_INLINE_BYTES
 from offprompt.metering import Meter
 from offprompt.services.task_memory import MAX_INLINE_RESPONSE_BYTES, LoadedArtifacts, parse_request
@@ -40,7 +40,7 @@ from offprompt.services.task_memory.load import load_artifacts
 # Looked up at call time, so tests can substitute a service built on their own adapters.
 service = default_service
 
-routes = FunctionRoutes("load_artifacts", default_action="load")
+routes = FunctionRoutes("load_artifacts", default_action="load", prime=prime_task_memory)
 
 
 def download(loaded: LoadedArtifacts) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from api_common.entry import json_body, json_response, observability
 from api_common.errors import error_responses
 from api_common.powertools import Response
 from api_common.routes import FunctionRoutes
-from offprompt.composition.conversation import default_cloud_threads
+from offprompt.composition.conversation import default_cloud_threads, prime_conversation
 from offprompt.composition.conversation import default_service as conversation
 from offprompt.composition.records import default_records
 from offprompt.composition.task_memory import default_receipts
@@ -64,7 +64,7 @@ from .tools import (
     transcript,
 )
 
-routes = FunctionRoutes("mcp_server", event_prefixes=("mcp",))
+routes = FunctionRoutes("mcp_server", event_prefixes=("mcp",), prime=prime_conversation)
 # Looked up at call time (as in functions/records), so tests can substitute records built on their own adapters.
 records = default_records
 

@@ -21,7 +21,7 @@ from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Query, Response
 from api_common.routes import FunctionRoutes
 from api_common.schemas import NO_CONTENT, MetaPage, NamespaceRecord, NamespacesPage, SearchHits, json_content
-from offprompt.composition.task_memory import default_service
+from offprompt.composition.task_memory import default_service, prime_task_memory
 from offprompt.limits import DEFAULT_PAGE_LIMIT, MAX_CURSOR_CHARS, MAX_PAGE_LIMIT
 from offprompt.metering import Meter
 from offprompt.services.task_memory import (
@@ -40,7 +40,7 @@ service = default_service
 Limit = Annotated[int, Query(ge=1, le=MAX_PAGE_LIMIT)]
 Cursor = Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)]
 
-routes = FunctionRoutes("memories")
+routes = FunctionRoutes("memories", prime=prime_task_memory)
 
 
 def list_namespaces(tenant: str, memory: str, page: PageQuery) -> dict[str, Any]:

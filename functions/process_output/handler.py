@@ -23,7 +23,7 @@ from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Response
 from api_common.routes import FunctionRoutes
 from api_common.schemas import ArtifactJSON, Upload, json_content
-from offprompt.composition.task_memory import default_receipts, default_service
+from offprompt.composition.task_memory import default_receipts, default_service, prime_task_memory
 from offprompt.errors import Conflict
 from offprompt.metering import Meter
 from offprompt.services.task_memory import (
@@ -41,7 +41,7 @@ from offprompt.services.task_memory.uploads import create_upload
 service = default_service
 receipts = default_receipts
 
-routes = FunctionRoutes("process_output", default_action="process_output")
+routes = FunctionRoutes("process_output", default_action="process_output", prime=prime_task_memory)
 
 
 def process(tenant: str, memory: str, request: OutputRequest, meter: Meter | None) -> OnceResult:

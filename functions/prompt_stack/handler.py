@@ -19,7 +19,7 @@ from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Response
 from api_common.routes import FunctionRoutes
 from api_common.schemas import PromptStackJSON, json_content
-from offprompt.composition.conversation import default_service
+from offprompt.composition.conversation import default_service, prime_conversation
 from offprompt.metering import Meter
 from offprompt.services.conversation import PromptStackRequest, PromptStackResult, parse_model
 from offprompt.services.conversation.prompt_stack import build_prompt_stack
@@ -27,7 +27,7 @@ from offprompt.services.conversation.prompt_stack import build_prompt_stack
 TOKENS_HEADER = "X-Offprompt-Prompt-Tokens"
 OVER_BUDGET_HEADER = "X-Offprompt-Over-Budget"
 
-routes = FunctionRoutes("prompt_stack", default_action="prompt_stack")
+routes = FunctionRoutes("prompt_stack", default_action="prompt_stack", prime=prime_conversation)
 
 
 def build(tenant: str, thread_id: str, request: PromptStackRequest) -> tuple[PromptStackResult, int, bool]:

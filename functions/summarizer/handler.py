@@ -23,7 +23,8 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from api_common.entry import invocation_deadline, make_handler, observability
 from api_common.powertools import DATA_CLASSES, APIGatewayHttpResolver, complete_lazy_package
-from offprompt.composition.conversation import default_service
+from offprompt.composition.conversation import default_service, prime_conversation
+from offprompt.composition.warm import register_snapstart
 from offprompt.errors import InvalidInput
 from offprompt.services.conversation.expiry import release_expired_run
 from offprompt.services.conversation.summarize import summarize as summarize_thread
@@ -126,6 +127,7 @@ def direct(tenant: str, event: dict[str, Any]) -> dict[str, Any]:
 
 
 _direct_handler = make_handler(_no_routes, direct)
+_snapstart = register_snapstart(prime_conversation)  # on a SnapStart init only (docs/adr/0040)
 
 
 def lambda_handler(event: dict[str, Any], context: Any) -> Any:

@@ -43,7 +43,7 @@ from api_common.schemas import (
     ThreadView,
     json_content,
 )
-from offprompt.composition.conversation import default_service
+from offprompt.composition.conversation import default_service, prime_conversation
 from offprompt.limits import (
     DEFAULT_RUNS_LIMIT,
     IDENTIFIER_MAX_CHARS,
@@ -65,7 +65,7 @@ from offprompt.services.conversation import (
 )
 from offprompt.services.conversation.requests import ForkRequest, ItemsIn, ItemsQuery
 
-routes = FunctionRoutes("threads", event_prefixes=("thread",))
+routes = FunctionRoutes("threads", event_prefixes=("thread",), prime=prime_conversation)
 
 
 def list_threads(tenant: str, query: ThreadsQuery) -> dict[str, Any]:

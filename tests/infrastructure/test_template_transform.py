@@ -143,12 +143,14 @@ def test_bucket_policy_denies_insecure_transport() -> None:
 
 def test_summarizer_stream_settings() -> None:
     cfn = sam_transform()
-    mappings = {
+    targets = {
         r["Properties"]["FunctionName"]["Ref"]: r
         for r in cfn["Resources"].values()
         if r["Type"] == "AWS::Lambda::EventSourceMapping"
     }
-    assert set(mappings) == {"SummarizerFunction", "RecordsFunction", "EventsFunction"}
+    # each stream consumer invokes its function's `live` alias: the published version SnapStart applies to (0040)
+    assert set(targets) == {"SummarizerFunctionAliaslive", "RecordsFunctionAliaslive", "EventsFunctionAliaslive"}
+    mappings = {name.removesuffix("Aliaslive"): r for name, r in targets.items()}
     # records: only REMOVEs by DynamoDB's TTL of record items (their S3 bodies and documents; ADR 0034)
     records = mappings["RecordsFunction"]["Properties"]
     assert records["EventSourceArn"] == {"Fn::GetAtt": ["MemoryTable", "StreamArn"]}
@@ -178,7 +180,7 @@ def test_memory_events_stream_settings() -> None:
         r["Properties"]
         for r in cfn["Resources"].values()
         if r["Type"] == "AWS::Lambda::EventSourceMapping"
-        and r["Properties"]["FunctionName"] == {"Ref": "EventsFunction"}
+        and r["Properties"]["FunctionName"] == {"Ref": "EventsFunctionAliaslive"}  # the `live` alias (0040)
     )
     assert mapping["EventSourceArn"] == {"Fn::GetAtt": ["MemoryTable", "StreamArn"]}
     assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]

@@ -64,12 +64,17 @@ def _start_factory(
     )
     started: list[LambdaProcess] = []
 
-    def start(logical_id: str, extra_env: dict[str, str] | None = None, handler: str | None = None) -> LambdaProcess:
+    def start(
+        logical_id: str,
+        extra_env: dict[str, str] | None = None,
+        handler: str | None = None,
+        extra_sys_path: tuple[str, ...] = (),
+    ) -> LambdaProcess:
         function = functions[logical_id]
         if handler is not None:
             function = dataclasses.replace(function, handler=handler)
         env = lambda_environment(function, resolve, endpoint_url=local_aws["endpoint"], extra=extra_env)
-        process = LambdaProcess(function, env, deps)
+        process = LambdaProcess(function, env, deps, extra_sys_path)
         started.append(process)
         return process
 

@@ -8,7 +8,10 @@ uses nothing but the standard library.
 Protocol: the driver imports the handler (Lambda's init phase), then reads one JSON object per line from stdin
 (`{"event": ..., "remaining_ms": int}`) and writes one JSON line per invocation to its *original* stdout:
 `{"result": ...}` or `{"error": {"type", "message", "traceback"}}`, with `elapsed_ms`. A line
-`{"report": "modules"}` is answered with `{"modules": [...]}`, the top-level names in `sys.modules`. The handler's own
+`{"report": "modules"}` is answered with `{"modules": [...]}`, the top-level names in `sys.modules`;
+`{"snapstart": "before_snapshot" | "after_restore"}` runs the hooks the function registered with
+`snapshot_restore_py` (the runtime tier's stand-in, tests/runtime/snapstart_stand_in), where SnapStart would, and is
+answered with `{"hooks": n}` (0 when the function never imported the module). The handler's own
 output (Powertools logs, EMF metrics), which Lambda sends to CloudWatch, goes to stderr instead.
 An import failure is reported as `{"init_error": ...}` and ends the process, as Lambda's Runtime.ImportModuleError.
 """
@@ -70,6 +73,14 @@ def main() -> int:
         if request.get("report") == "modules":  # the harness asks what the function imported
             top_level = sorted({name.partition(".")[0] for name in sys.modules})
             results.write(json.dumps({"modules": top_level}) + "\n")
+            continue
+        if "snapstart" in request:  # SnapStart's phases: the hooks the function registered, if any
+            hooks = sys.modules.get("snapshot_restore_py")
+            try:
+                ran = hooks._run(request["snapstart"]) if hooks is not None else 0
+                results.write(json.dumps({"hooks": ran}) + "\n")
+            except Exception as exc:
+                results.write(json.dumps({"error": _error(exc)}) + "\n")
             continue
         # Lambda sets a new trace header for every invocation (sampled: Tracing: Active).
         now = int(time.time())

@@ -30,7 +30,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -296,7 +296,9 @@ class LambdaError(AssertionError):
 class LambdaProcess:
     """One execution environment: a fresh interpreter that imports the handler once and serves invocations."""
 
-    def __init__(self, function: LambdaFunction, env: Mapping[str, str], deps: Path) -> None:
+    def __init__(
+        self, function: LambdaFunction, env: Mapping[str, str], deps: Path, extra_sys_path: Sequence[str] = ()
+    ) -> None:
         self.function = function
         config = {
             "handler": function.handler,
@@ -307,6 +309,7 @@ class LambdaProcess:
                 *map(str, layer_trees(deps, function.layers)),
                 str(LAYER_PACKAGE_DIR),
                 env["LAMBDA_TASK_ROOT"],
+                *extra_sys_path,
             ],
         }
         # What the function writes (its logs, EMF metrics): CloudWatch's share, kept for failure messages.
@@ -369,6 +372,16 @@ class LambdaProcess:
         self.process.stdin.write(json.dumps({"report": "modules"}) + "\n")
         self.process.stdin.flush()
         return set(self._read()["modules"])
+
+    def snapstart(self, phase: str) -> int:
+        """Run the SnapStart hooks of `phase` ("before_snapshot", "after_restore") the function registered; how many."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps({"snapstart": phase}) + "\n")
+        self.process.stdin.flush()
+        outcome = self._read()
+        if "error" in outcome:
+            raise LambdaError(f"{self.function.logical_id} {phase}: {outcome['error']['traceback']}\n{self.logs()}")
+        return int(outcome["hooks"])
 
     def close(self) -> None:
         if self.process.poll() is None and self.process.stdin is not None:

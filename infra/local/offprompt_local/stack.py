@@ -269,6 +269,11 @@ class LocalStack:
         if opensearch_failure:
             raise opensearch_failure[0]
         self._set_handler_environment()
+        with self._timed("tokenizer"):
+            # The stack is one long-lived warm environment: add-run counts every run (docs/adr/0040)
+            from offprompt.adapters.tokenizer import get_encoding
+
+            get_encoding("cl100k_base")
         self.summaries = configure_summaries()
         self.embeddings = configure_embeddings()
         with self._timed("events"):

@@ -205,8 +205,9 @@ class ThreadState:
     summary_through_seq: int = 0  # runs with seq <= this are folded into `summary`
     summary_version: int = 0  # bumped by every committed summary (compare-and-swap)
     burned_seqs: int = 0  # sequence numbers handed out that never became a run (retries, failures)
-    # Sum of the stored token counts of every run allocated (burned and pruned ones too): with next_seq, the
-    # thread's average run size, which sizes prompt-stack's first Query page. 0 on threads older than it.
+    # Sum of the stored token counts of every run allocated (burned and pruned ones too; a run stored uncounted adds
+    # an estimate from its size, docs/adr/0040): with next_seq, the thread's average run size, which sizes
+    # prompt-stack's first Query page. 0 on threads older than it.
     run_tokens: int = 0
     created_at: str | None = None
     updated_at: str | None = None
@@ -285,6 +286,9 @@ class StoredRun:
     input_tokens: int = 0  # tokens of the rendered user message ("User: ...")
     output_tokens: int = 0  # tokens of the rendered assistant message ("Assistant: ...")
     size: int = 0  # bytes of the run JSON (UTF-8)
+    # False: stored without its counts (add-run without a loaded tokenizer, docs/adr/0040); the two counts above are
+    # 0 then, and a reader that needs them counts the run itself (prompt-stack, list-runs).
+    counted: bool = True
     created_at: str = ""
     run_json: str | None = None
     blob_key: str | None = None

@@ -35,6 +35,14 @@ _READ_TIMEOUT_S = {"s3": 30.0, "bedrock-runtime": 60.0}
 _TIMEOUTS = (ReadTimeoutError, ConnectTimeoutError, ConnectionClosedError)
 
 
+_BUILT: list[str] = []  # the services whose client aws_client has built, in order
+
+
+def built_services() -> tuple[str, ...]:
+    """The services whose client this process has built (SnapStart's restore closes their connections)."""
+    return tuple(_BUILT)
+
+
 @functools.cache
 def aws_client(service: str) -> Any:
     """The process's boto3 client for `service` (dynamodb, s3, bedrock-runtime, lambda)."""
@@ -49,6 +57,7 @@ def aws_client(service: str) -> Any:
     events = client.meta.events
     events.register_first("before-send", functools.partial(_before_send, service=service, read_timeout=read_timeout))
     events.register_first("needs-retry", functools.partial(_needs_retry, service=service))
+    _BUILT.append(service)
     return client
 
 
@@ -74,3 +83,4 @@ def _needs_retry(caught_exception: Exception | None = None, *, service: str, **_
 def reset_clients() -> None:
     """Forget cached clients (tests start moto before building new ones)."""
     aws_client.cache_clear()
+    _BUILT.clear()

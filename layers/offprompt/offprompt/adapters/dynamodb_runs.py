@@ -1102,12 +1102,13 @@ def _run_item(pk: str, run: StoredRun, tenant: str, thread_id: str, *, metered_b
         "seq": {"N": str(run.seq)},
         "run_id": {"S": run.run_id},
         "hash": {"S": run.content_hash},
-        "input_tokens": {"N": str(run.input_tokens)},
-        "output_tokens": {"N": str(run.output_tokens)},
         "size": {"N": str(run.size)},
         "created_at": {"S": run.created_at},
         "memory_type": {"S": run.memory_type},
     }
+    if run.counted:  # an uncounted run has no counts at all (docs/adr/0040), not zeros
+        item["input_tokens"] = {"N": str(run.input_tokens)}
+        item["output_tokens"] = {"N": str(run.output_tokens)}
     if run.run_json is not None:
         item["run"] = {"S": run.run_json}
     if run.blob_key is not None:
@@ -1134,6 +1135,7 @@ def _stored_run(item: dict[str, Any]) -> StoredRun:
         content_hash=str(content_hash["S"]) if content_hash is not None else "",
         input_tokens=int(input_tokens["N"]) if input_tokens is not None else 0,
         output_tokens=int(output_tokens["N"]) if output_tokens is not None else 0,
+        counted=input_tokens is not None,
         size=int(size["N"]) if size is not None else 0,
         created_at=str(created_at["S"]) if created_at is not None else "",
         run_json=str(run["S"]) if run is not None else None,

@@ -244,6 +244,11 @@ class TiktokenTokenizer:
     def __repr__(self) -> str:
         return f"TiktokenTokenizer(encoding_name={self.encoding_name!r})"
 
+    @property
+    def loaded(self) -> bool:
+        """Whether this process has built the encoding already (counting is cheap then: add-run counts, ADR 0040)."""
+        return self.encoding_name in _ENCODINGS
+
     def count_tokens(self, text: str) -> int:
         return len(self.encode(text))
 

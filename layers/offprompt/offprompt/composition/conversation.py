@@ -30,13 +30,16 @@ def service_from_settings(settings: Settings) -> ConversationService:
     from offprompt.adapters.s3 import S3RunBodies
     from offprompt.adapters.tokenizer import TiktokenTokenizer
 
+    tokenizer = TiktokenTokenizer()
     return ConversationService(
         DynamoDbRunStore(settings.require("table_name")),
-        TiktokenTokenizer(),
+        tokenizer,
         blobs=S3RunBodies(settings.bucket_name) if settings.bucket_name else None,
         summarizer=_summarizer_override or BedrockSummarizer(settings.summary_model_id),
         summarize_mode=settings.summarize_mode,
         encodings=TiktokenTokenizer,
+        # add-run counts only when the tokenizer is loaded already (docs/adr/0040); a SnapStart hook loads it
+        count_on_add=lambda: tokenizer.loaded,
     )
 
 
@@ -52,3 +55,16 @@ def default_service() -> ConversationService:
 def default_cloud_threads() -> CloudThreadsService:
     """The Griptape Cloud-compatible Threads API over the process's conversation service."""
     return CloudThreadsService(default_service())
+
+
+def prime_conversation() -> None:
+    """What a warm conversation function holds (SnapStart's before-snapshot hook, docs/adr/0040): the service,
+    the DynamoDB (and S3) clients and the tokenizer."""
+    from offprompt.adapters.clients import aws_client
+    from offprompt.adapters.tokenizer import get_encoding
+
+    service = default_service()
+    get_encoding(service.tokenizer.encoding_name)
+    aws_client("dynamodb")
+    if service.blobs is not None:
+        aws_client("s3")

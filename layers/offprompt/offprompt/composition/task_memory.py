@@ -121,3 +121,13 @@ def default_receipts() -> ReceiptStore:
     from offprompt.config import get_settings
 
     return DynamoDbReceiptStore(get_settings().require("table_name"))
+
+
+def prime_task_memory() -> None:
+    """What a warm task-memory function holds (SnapStart's before-snapshot hook, docs/adr/0040): the service,
+    the DynamoDB / S3 clients."""
+    from offprompt.adapters.clients import aws_client
+
+    default_service()
+    aws_client("dynamodb")
+    aws_client("s3")

@@ -50,7 +50,21 @@ def _message(artifact: BaseArtifact, role: str) -> Message:
 def run_token_counts(run: Run, tokenizer: Tokenizer) -> tuple[int, int]:
     """Tokens of the run's rendered user and assistant messages, as the prompt drivers render them."""
     user, assistant = run_messages(run)
+    return message_counts(user, assistant, tokenizer)
+
+
+def message_counts(user: Message, assistant: Message, tokenizer: Tokenizer) -> tuple[int, int]:
     return tokenizer.count_tokens(render_message(user)), tokenizer.count_tokens(render_message(assistant))
+
+
+#: Bytes of a stored run's JSON that are not its two texts (types, ids, names, meta), about.
+RUN_JSON_OVERHEAD = 400
+
+
+def estimated_tokens(size: int) -> int:
+    """A run's tokens guessed from its stored JSON's bytes (about 4 per token in English prose, after the JSON's own
+    keys): only to size reads (the thread's `run_tokens`), never to choose what a prompt holds (docs/adr/0040)."""
+    return max(1, (size - RUN_JSON_OVERHEAD) // 4)
 
 
 def summary_message(summary: str) -> Message:
@@ -81,14 +95,24 @@ class PreparedRun:
     shared by every stack that includes the run.
     """
 
-    __slots__ = ("_json", "_separators", "messages", "run")
+    __slots__ = ("_counts", "_json", "_separators", "messages", "run")
 
     def __init__(self, run: Run) -> None:
         self.run = run
         user, assistant = run_messages(run)
         self.messages = (user, assistant)
         self._separators: dict[tuple[type, str], tuple[int, int]] = {}
+        self._counts: dict[tuple[type, str], tuple[int, int]] = {}
         self._json: tuple[str, str] | None = None
+
+    def counts(self, tokenizer: Tokenizer) -> tuple[int, int]:
+        """`run_token_counts` of the run, per encoding, counted once: what a reader uses for a run stored uncounted
+        (docs/adr/0040)."""
+        key = (type(tokenizer), tokenizer.encoding_name)
+        hit = self._counts.get(key)
+        if hit is None:
+            hit = self._counts[key] = message_counts(*self.messages, tokenizer)
+        return hit
 
     def separators(self, tokenizer: Tokenizer) -> tuple[int, int]:
         """Tokens the separator after each rendered message adds (see "token arithmetic"), per encoding."""

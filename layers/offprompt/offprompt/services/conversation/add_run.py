@@ -1,8 +1,9 @@
 """Use case: add-run — append a run to a thread (idempotent by run id), then prune what max_runs hides and, in
 inline mode, summarize. Handler: functions/add_run (also the `/api/threads` messages route, `cloud_threads`).
 
-Order: validate → count tokens → allocate a seq (DynamoDB counter) → offload a large body to S3
-(`RunBodyStore.put_body`) → put the run item (conditional on the run id) → best-effort follow-ups.
+Order: validate → count tokens (only when the tokenizer is loaded already or the run is metered; else the run is
+stored uncounted and its readers count it, docs/adr/0040) → allocate a seq (DynamoDB counter) → offload a large
+body to S3 (`RunBodyStore.put_body`) → put the run item (conditional on the run id) → best-effort follow-ups.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from offprompt.errors import Conflict, PayloadTooLarge
 from offprompt.identifiers import canonical_hash, check_identifier
-from offprompt.memory.conversation import run_token_counts
+from offprompt.memory.conversation import estimated_tokens, run_token_counts
 from offprompt.memory.run import Run
 from offprompt.metering import Charge, Meter
 from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState, WrongThreadKind
@@ -68,14 +69,15 @@ def store_run(
 ) -> AddRunResult:
     run, body, content_hash = parsed.run, parsed.body, parsed.content_hash
     data = body.encode("utf-8")
-    input_tokens, output_tokens = run_token_counts(run, conv.tokenizer)
+    input_tokens, output_tokens, counted = add_counts(conv, run, meter)
+    tokens = input_tokens + output_tokens if counted else estimated_tokens(len(data))
     blob_key = None
     if len(data) > conv.inline_run_bytes and conv.blobs is None:
         raise PayloadTooLarge(f"run is larger than {conv.inline_run_bytes} bytes and no bucket is configured")
 
     now = conv.clock()
     try:
-        state = conv.runs.allocate_seq(tenant, thread_id, now_iso(now), tokens=input_tokens + output_tokens)
+        state = conv.runs.allocate_seq(tenant, thread_id, now_iso(now), tokens=tokens)
     except ThreadDeleting:
         raise ThreadDeleted(thread_id) from None
     except WrongThreadKind as wrong:
@@ -90,6 +92,7 @@ def store_run(
         content_hash=content_hash,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
+        counted=counted,
         size=len(data),
         created_at=now_iso(now),
         run_json=None if blob_key else body,
@@ -141,6 +144,17 @@ def store_run(
     return AddRunResult(run.to_dict(), seq, replayed=False)
 
 
+def add_counts(conv: Conversation, run: Run, meter: Meter | None) -> tuple[int, int, bool]:
+    """(input tokens, output tokens, counted): counted when it is cheap — the process's tokenizer is loaded already
+    (a warm environment, or one restored from a SnapStart snapshot primed with it) — or when the tokens are charged
+    (hosted mode meters `tokens_stored`). Otherwise (0, 0, False): add-run does not build the tokenizer (~120 ms of
+    a fresh environment's first request) for counts that only prompt-stack and list-runs read; they count a run
+    stored uncounted themselves, once per environment and run (docs/adr/0040)."""
+    if meter is None and conv.count_on_add is not None and not conv.count_on_add():
+        return 0, 0, False
+    return (*run_token_counts(run, conv.tokenizer), True)
+
+
 #: Runs per batch of `store_batch`: two items each, plus the thread's counts and the charge, in one transaction of
 #: at most 100 items; and at most this many bytes of run JSON (a transaction carries at most 4 MB).
 BATCH_RUNS = 32
@@ -167,11 +181,11 @@ def store_batch(
     """Append the runs of `batch` in order, as one seq allocation and one transaction (all or none) instead of two
     writes per run. A batch holding a run id already stored (a retry, or a conflicting reuse) is stored run by run
     instead, each with add-run's own answer (replayed, or 409)."""
-    counted = [(p, *run_token_counts(p.run, conv.tokenizer), p.body.encode("utf-8")) for p in batch]
+    counted = [(p, *add_counts(conv, p.run, meter), p.body.encode("utf-8")) for p in batch]
     if conv.blobs is None and any(len(data) > conv.inline_run_bytes for *_, data in counted):
         raise PayloadTooLarge(f"a run is larger than {conv.inline_run_bytes} bytes and no bucket is configured")
     now = conv.clock()
-    tokens = sum(i + o for _, i, o, _ in counted)
+    tokens = sum(i + o if exact else estimated_tokens(len(data)) for _, i, o, exact, data in counted)
     try:
         state = conv.runs.allocate_seq(tenant, thread_id, now_iso(now), tokens=tokens, count=len(batch))
     except ThreadDeleting:
@@ -183,7 +197,7 @@ def store_batch(
     stored: list[StoredRun] = []
     bodies: list[str] = []
     try:
-        for k, (parsed, input_tokens, output_tokens, data) in enumerate(counted):
+        for k, (parsed, input_tokens, output_tokens, exact, data) in enumerate(counted):
             blob_key = None
             if len(data) > conv.inline_run_bytes:
                 assert conv.blobs is not None
@@ -196,6 +210,7 @@ def store_batch(
                     content_hash=parsed.content_hash,
                     input_tokens=input_tokens,
                     output_tokens=output_tokens,
+                    counted=exact,
                     size=len(data),
                     created_at=now_iso(now),
                     run_json=None if blob_key else parsed.body,

@@ -30,9 +30,13 @@ class Conversation:
         clock: Callable[[], float] = time.time,
         inline_run_bytes: int = INLINE_RUN_BYTES,
         encodings: Callable[[str], Tokenizer] | None = None,
+        count_on_add: Callable[[], bool] | None = None,
     ) -> None:
         self.runs = runs
-        self.tokenizer = tokenizer  # counts stored at write time (ADR 0013: eager cl100k_base)
+        self.tokenizer = tokenizer  # counts stored at write time (ADR 0013: eager cl100k_base) when cheap (0040)
+        # Whether add-run counts a run now (True) or stores it uncounted for its readers to count (docs/adr/0040):
+        # production asks whether the tokenizer is loaded already; None: always count.
+        self.count_on_add = count_on_add
         self.encodings = encodings  # other tiktoken encodings, built on demand for prompt-stack
         self.blobs = blobs
         self.bodies: RunBodyStore | InlineRunBodies = blobs if blobs is not None else InlineRunBodies()

@@ -153,11 +153,16 @@ def newest_first(
         )
         for r in runs:
             read += 1
-            tokens += r.input_tokens + r.output_tokens + RUN_SEPARATOR_TOKENS
+            # A run stored uncounted (docs/adr/0040) is counted here, once per process (the prepared-run cache), in
+            # the stored counts' encoding: select_history prices every run read, and the next page is sized by them.
+            user, assistant = (
+                (r.input_tokens, r.output_tokens) if r.counted else _prepare(conv, r).counts(conv.tokenizer)
+            )
+            tokens += user + assistant + RUN_SEPARATOR_TOKENS
             yield HistoryRun(
                 r.seq,
-                r.input_tokens,
-                r.output_tokens,
+                user,
+                assistant,
                 load=functools.partial(_load, conv, r),
                 prepare=functools.partial(_prepare, conv, r),
             )

@@ -19,6 +19,7 @@ from offprompt.services.conversation.cursor import (
 )
 from offprompt.services.conversation.errors import ThreadDeleted, ThreadForked, ThreadKindMismatch, require_run
 from offprompt.services.conversation.requests import ThreadConfigRequest
+from offprompt.services.conversation.run_cache import prepare_stored_run
 
 
 def get_thread(conv: Conversation, tenant: str, thread_id: str) -> dict[str, Any]:
@@ -154,12 +155,17 @@ def list_runs(
     summary_memory = state.memory_type == "summary"
     items = []
     for r in runs:
+        run_json = conv.bodies.run_json(r)
+        # A run stored uncounted (docs/adr/0040) is counted here, once per process (the prepared-run cache).
+        input_tokens, output_tokens = (
+            (r.input_tokens, r.output_tokens) if r.counted else prepare_stored_run(run_json).counts(conv.tokenizer)
+        )
         entry: dict[str, Any] = {
             "seq": r.seq,
-            "run": json.loads(conv.bodies.run_json(r)),
+            "run": json.loads(run_json),
             "created_at": r.created_at,
-            "input_tokens": r.input_tokens,
-            "output_tokens": r.output_tokens,
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
             "size": r.size,
         }
         if summary_memory:
