@@ -227,11 +227,13 @@ class DynamoDbCheckpointStore:
             put["ConditionExpression"] = "attribute_not_exists(sk)"
         tx.put("checkpoint", put)
         if create is not None:
-            thread = _state_item(pk, tenant, create)
-            thread[TENANT_INDEX_ATTRIBUTE] = {"S": tenant_index_value(tenant, pk)}
             tx.put(
                 "thread",
-                {"TableName": self.table_name, "Item": thread, "ConditionExpression": "attribute_not_exists(sk)"},
+                {
+                    "TableName": self.table_name,
+                    "Item": _root_item(pk, tenant, create),
+                    "ConditionExpression": "attribute_not_exists(sk)",
+                },
             )
         if head is not None:
             tx.put("head", {"TableName": self.table_name, "Item": _head_item(pk, tenant, head, checkpoint.namespace)})
@@ -275,10 +277,12 @@ class DynamoDbCheckpointStore:
 
     def _create_thread(self, pk: str, tenant: str, state: CheckpointThreadState) -> None:
         """The thread's root item (with its tenant-index attribute) unless one exists: another writer's is kept."""
-        thread = _state_item(pk, tenant, state)
-        thread[TENANT_INDEX_ATTRIBUTE] = {"S": tenant_index_value(tenant, pk)}
         try:
-            self.client.put_item(TableName=self.table_name, Item=thread, ConditionExpression="attribute_not_exists(sk)")
+            self.client.put_item(
+                TableName=self.table_name,
+                Item=_root_item(pk, tenant, state),
+                ConditionExpression="attribute_not_exists(sk)",
+            )
         except ClientError as exc:
             if error_code(exc) != "ConditionalCheckFailedException":
                 raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
@@ -293,10 +297,13 @@ class DynamoDbCheckpointStore:
     ) -> bool:
         pk = checkpoint_thread_pk(tenant, target.thread_id)
         tx = Transaction()
-        thread = _state_item(pk, tenant, target)
-        thread[TENANT_INDEX_ATTRIBUTE] = {"S": tenant_index_value(tenant, pk)}
         tx.put(
-            "target", {"TableName": self.table_name, "Item": thread, "ConditionExpression": "attribute_not_exists(pk)"}
+            "target",
+            {
+                "TableName": self.table_name,
+                "Item": _root_item(pk, tenant, target),
+                "ConditionExpression": "attribute_not_exists(pk)",
+            },
         )
         for n, (ancestor, cuts) in enumerate(holds):
             tx.update(
@@ -716,6 +723,11 @@ def _state_attributes(state: CheckpointThreadState) -> dict[str, Any]:
 def _state_item(pk: str, tenant: str, state: CheckpointThreadState) -> dict[str, Any]:
     # `holds` starts as an empty map, so a copy's hold is one path update (`SET holds.#h`).
     return {**_k(pk, CHECKPOINT_THREAD_SK), "tenant": {"S": tenant}, "holds": {"M": {}}, **_state_attributes(state)}
+
+
+def _root_item(pk: str, tenant: str, state: CheckpointThreadState) -> dict[str, Any]:
+    """A new thread item: the family's root, so it carries the tenant-index attribute (export and erase find it)."""
+    return {**_state_item(pk, tenant, state), TENANT_INDEX_ATTRIBUTE: {"S": tenant_index_value(tenant, pk)}}
 
 
 def _head_item(pk: str, tenant: str, state: CheckpointThreadState, namespace: str) -> dict[str, Any]:
