@@ -20,9 +20,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/e2e: the local stack's helpers
 
-from test_local_stack import RunningStack, running_stack  # noqa: E402
+from test_local_stack import RunningStack, running_stack
 
-from offprompt_client import OffpromptClient  # noqa: E402
+from offprompt_client import OffpromptClient
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -53,4 +53,3 @@ def peer_tenant(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def peer_client(peer_stack: RunningStack, peer_tenant: str) -> OffpromptClient:
     return OffpromptClient(peer_stack.url, tenant=peer_tenant, timeout=120)
-
