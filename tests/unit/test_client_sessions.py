@@ -8,6 +8,7 @@ every page oldest first, and appends are cut by count and by Lambda's payload li
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any
 
 import pytest
@@ -110,3 +111,21 @@ def test_a_session_with_a_token_budget_reads_once_with_it() -> None:
     session = OffpromptSession("s", client=Budgeted(), max_tokens=500)
     assert asyncio.run(session.get_items()) == [{"n": 9}]
     assert seen == [{"limit": None, "max_tokens": 500}]
+
+
+def test_session_settings_are_the_sdks_and_none_only_without_the_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agents.memory import SessionSettings
+
+    client = FakeClient()
+    client.items = [{"n": i} for i in range(5)]
+    session = OffpromptSession("s", client=client, session_settings={"limit": 2})
+    assert session.session_settings == SessionSettings(limit=2)
+    assert asyncio.run(session.get_items()) == client.items[-2:]
+    assert asyncio.run(session.get_items(limit=3)) == client.items[-3:]
+    assert OffpromptSession("s", client=client).session_settings == SessionSettings()
+    with pytest.raises(TypeError, match="limitt"):
+        OffpromptSession("s", client=client, session_settings={"limitt": 1})
+    monkeypatch.setitem(sys.modules, "agents.memory.session_settings", None)  # as where the SDK is not installed
+    assert OffpromptSession("s", client=client).session_settings is None
+    with pytest.raises(ImportError, match="openai-agents"):
+        OffpromptSession("s", client=client, session_settings={"limit": 2})

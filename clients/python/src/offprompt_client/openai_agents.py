@@ -8,10 +8,12 @@ every offprompt thread (docs/adr/0033).
     session = OffpromptSession("support-42", base_url="http://127.0.0.1:3000")
     await Runner.run(Agent(name="helper"), "Hello", session=session)
 
-It implements the SDK's `Session` protocol (`session_id`, async `get_items(limit=None)`, `add_items(items)`,
-`pop_item()`, `clear_session()`) over `/threads/{session_id}/items` with the standard-library client; the SDK is
-needed only to run an agent, never to import this module. The thread's kind is fixed at its first append: a thread
-holding Griptape runs answers 409 `thread_kind_mismatch` (OffpromptClientError).
+It implements the SDK's `Session` protocol (`session_id`, `session_settings`, async `get_items(limit=None)`,
+`add_items(items)`, `pop_item()`, `clear_session()`) over `/threads/{session_id}/items` with the standard-library
+client; the SDK is needed only to run an agent, never to import this module. `session_settings=` takes the SDK's
+`SessionSettings` or a dict, as its SQLiteSession does (`limit`: the default of `get_items`); its own tests
+(`tests/memory/test_session.py`) pass against it (tests/e2e/peers/openai_agents). The thread's kind is fixed at its
+first append: a thread holding Griptape runs answers 409 `thread_kind_mismatch` (OffpromptClientError).
 
 Connection settings as the Griptape drivers': `base_url` (default `OFFPROMPT_API_URL`, else the local stack),
 `api_key` (default `OFFPROMPT_API_KEY`, sent as `Authorization: Bearer`), `tenant` (the local stack's header).
@@ -59,6 +61,20 @@ def request_chunks(client: OffpromptClient, items: list[Any]) -> list[list[Any]]
     return chunks
 
 
+def session_settings_of(given: SessionSettings | dict[str, Any] | None) -> SessionSettings | None:
+    """`session_settings` as the SDK's SessionSettings (`coerce_session_settings`, as SQLiteSession does it); None
+    only where the SDK is not installed and none was given (nothing can read them there)."""
+    try:
+        from agents.memory.session_settings import SessionSettings, coerce_session_settings
+    except ImportError:
+        if given is None:
+            return None
+        raise ImportError(
+            "session_settings needs the OpenAI Agents SDK: pip install 'offprompt-client[openai-agents]'"
+        ) from None
+    return SessionSettings() if given is None else coerce_session_settings(given)
+
+
 class OffpromptSession:
     """The Agents SDK `Session` protocol over one offprompt thread (`session_id` is the thread id)."""
 
@@ -74,8 +90,12 @@ class OffpromptSession:
         timeout: float = 30.0,
         client: OffpromptClient | None = None,
         max_tokens: int | None = None,
+        session_settings: SessionSettings | dict[str, Any] | None = None,
     ) -> None:
         self.session_id = session_id
+        # The SDK's own settings, as its SQLiteSession keeps them: a SessionSettings (a dict is normalized into one,
+        # an unknown key refused with TypeError); `limit` is what get_items() returns when it is given none.
+        self.session_settings = session_settings_of(session_settings)
         # History trimmed to a token budget server-side: every get_items is the newest items that fit it (counted
         # with cl100k_base over each item's JSON), never a function call's output without the call.
         self.max_tokens = max_tokens
@@ -87,7 +107,10 @@ class OffpromptSession:
         return f"OffpromptSession({self.session_id!r}, {self.client!r})"
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
-        """The latest `limit` items in chronological order (every item when None)."""
+        """The latest `limit` items in chronological order (when None, `session_settings.limit`; every item when
+        that is None too)."""
+        if limit is None and self.session_settings is not None:
+            limit = self.session_settings.limit
         return await asyncio.to_thread(self._get, limit)
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
