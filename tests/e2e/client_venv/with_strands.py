@@ -1,6 +1,7 @@
 """offprompt_client with the `strands` extra, in a venv holding only `offprompt-client[strands]` (the real Strands
 Agents SDK, no server library, no repository), against the real local stack: a Strands `Agent` on a scripted model
-(no network) keeps its session (messages, agent state, redactions) in `offprompt_client.strands`. Run by
+(no network) keeps its session (messages, agent state, redactions) in `offprompt_client.strands`, and a Strands
+`Graph` of two such agents keeps its multi-agent state there (docs/adr/0046). Run by
 tests/e2e/test_framework_sessions.py, once per check, each in a fresh interpreter (so `turn_two` reads what
 `turn_one`, another process, stored):
 
@@ -21,6 +22,7 @@ from typing import Any
 
 from strands import Agent
 from strands.models import Model
+from strands.multiagent import GraphBuilder
 
 from offprompt_client import OffpromptClient, OffpromptClientError
 from offprompt_client.strands import OffpromptSessionManager, OffpromptSessionRepository
@@ -117,10 +119,38 @@ def delete_and_isolation() -> None:
         raise AssertionError("a Strands session on a thread of Griptape runs was accepted")
 
 
+def graph_session() -> None:
+    session = f"strands-graph-{uuid.uuid4().hex[:8]}"
+    repository = OffpromptSessionRepository(base_url=URL, tenant=TENANT)
+
+    def graph() -> Any:
+        builder = GraphBuilder()
+        builder.add_node(Agent(model=ScriptedModel(), agent_id="first", callback_handler=None), "first")
+        builder.add_node(Agent(model=ScriptedModel(), agent_id="second", callback_handler=None), "second")
+        builder.add_edge("first", "second")
+        builder.set_graph_id("planner")
+        builder.set_max_node_executions(10)
+        builder.set_session_manager(OffpromptSessionManager(session, base_url=URL, tenant=TENANT, timeout=120))
+        return builder.build()
+
+    result = graph()("My name is Cy.")
+    assert result.status.value == "completed", result
+    state = repository.read_multi_agent(session, "planner")
+    assert state is not None and state["type"] == "graph" and state["id"] == "planner", state
+    assert state["status"] == "completed" and sorted(state["completed_nodes"]) == ["first", "second"], state
+    assert state["execution_order"] == ["first", "second"] and state["current_task"] == "My name is Cy."
+    again = graph()  # another graph on the same session reads the stored state (completed: it starts afresh)
+    assert again("What is my name?").status.value == "completed"
+    assert repository.read_multi_agent(session, "planner")["current_task"] == "What is my name?"
+    repository.delete_session(session)
+    assert repository.read_session(session) is None and repository.read_multi_agent(session, "planner") is None
+
+
 CHECKS: dict[str, Callable[[], None]] = {
     "turn_one": turn_one,
     "turn_two": turn_two,
     "delete_and_isolation": delete_and_isolation,
+    "graph_session": graph_session,
 }
 
 if __name__ == "__main__":

@@ -8,12 +8,15 @@ storage: concurrency-safe appends, payloads past 400 KB in S3, tenant isolation,
     agent = Agent(session_manager=OffpromptSessionManager("support-42", base_url="http://127.0.0.1:3000"))
 
 Storage, each record one item appended to a thread (latest wins; nothing is rewritten in place):
-- thread `{session_id}`: the session record, then one `agent` marker per agent created in it;
+- thread `{session_id}`: the session record, then one `agent` marker per agent created in it (and one
+  `multi_agent` marker per Swarm or Graph);
 - thread `{session_id}.agent.{agent_id}`: the agent's state, one item per `create_agent`/`update_agent` (a read is
   the newest item: one GetItem + one Query of one item, however often the agent was synced);
 - thread `{session_id}.messages.{agent_id}`: one item per `create_message`, and one per `update_message` (a
-  redaction) carrying the same `message_id`: reads fold them, the newest version of each message id wins.
-`delete_session` deletes the three kinds of threads (the agents from the session thread's markers).
+  redaction) carrying the same `message_id`: reads fold them, the newest version of each message id wins;
+- thread `{session_id}.multi_agent.{multi_agent_id}`: a Swarm's or Graph's state (`serialize_state()`), one item
+  per `create_multi_agent`/`update_multi_agent`, read as the newest item, as an agent's (docs/adr/0046).
+`delete_session` deletes every kind of thread (the agents and multi-agents from the session thread's markers).
 
 Connection settings as the other doors: `base_url` (default `OFFPROMPT_API_URL`, else the local stack),
 `api_key` (default `OFFPROMPT_API_KEY`), `tenant` (the local stack's header).
@@ -24,7 +27,7 @@ from __future__ import annotations
 import functools
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from strands.session.repository_session_manager import RepositorySessionManager
 from strands.session.session_repository import SessionRepository
@@ -33,6 +36,9 @@ from strands.types.session import Session, SessionAgent, SessionMessage
 
 from offprompt_client.client import OffpromptClient
 from offprompt_client.retries import with_retries
+
+if TYPE_CHECKING:
+    from strands.multiagent.base import MultiAgentBase
 
 __all__ = ["OffpromptSessionManager", "OffpromptSessionRepository"]
 
@@ -64,6 +70,10 @@ class OffpromptSessionRepository(SessionRepository):
     def _messages_thread(session_id: str, agent_id: str) -> str:
         return f"{session_id}.messages.{agent_id}"
 
+    @staticmethod
+    def _multi_agent_thread(session_id: str, multi_agent_id: str) -> str:
+        return f"{session_id}.multi_agent.{multi_agent_id}"
+
     # ---- sessions -----------------------------------------------------------------------------------------
     def create_session(self, session: Session, **kwargs: Any) -> Session:
         if self._records(session.session_id, "session"):
@@ -79,9 +89,15 @@ class OffpromptSessionRepository(SessionRepository):
         records = self._all(session_id)
         if not any(r.get("record") == "session" for r in records):
             raise SessionException(f"Session {session_id} does not exist")
-        for agent_id in {r["agent_id"] for r in records if r.get("record") == "agent"}:
-            for thread in (self._agent_thread(session_id, agent_id), self._messages_thread(session_id, agent_id)):
-                self._retry(functools.partial(self.client.delete_thread, thread), True)
+        threads: set[str] = set()
+        for record in records:
+            if record.get("record") == "agent":
+                agent_id = record["agent_id"]
+                threads |= {self._agent_thread(session_id, agent_id), self._messages_thread(session_id, agent_id)}
+            elif record.get("record") == "multi_agent":
+                threads.add(self._multi_agent_thread(session_id, record["multi_agent_id"]))
+        for thread in sorted(threads):
+            self._retry(functools.partial(self.client.delete_thread, thread), True)
         self._retry(lambda: self.client.delete_thread(session_id), True)
 
     # ---- agents -------------------------------------------------------------------------------------------
@@ -90,8 +106,8 @@ class OffpromptSessionRepository(SessionRepository):
         self._append(session_id, [{"record": "agent", "agent_id": session_agent.agent_id}])
 
     def read_agent(self, session_id: str, agent_id: str, **kwargs: Any) -> SessionAgent | None:
-        page = self._retry(lambda: self.client.get_items(self._agent_thread(session_id, agent_id), limit=1), True)
-        return SessionAgent.from_dict(page["items"][-1]) if page["items"] else None
+        found = self._latest(self._agent_thread(session_id, agent_id))
+        return SessionAgent.from_dict(found) if found is not None else None
 
     def update_agent(self, session_id: str, session_agent: SessionAgent, **kwargs: Any) -> None:
         previous = self.read_agent(session_id, session_agent.agent_id)
@@ -127,9 +143,28 @@ class OffpromptSessionRepository(SessionRepository):
             latest[message.message_id] = message
         return latest
 
+    # ---- multi-agents (a Swarm's or Graph's state) ------------------------------------------------------------
+    def create_multi_agent(self, session_id: str, multi_agent: MultiAgentBase, **kwargs: Any) -> None:
+        self._append(self._multi_agent_thread(session_id, multi_agent.id), [multi_agent.serialize_state()])
+        self._append(session_id, [{"record": "multi_agent", "multi_agent_id": multi_agent.id}])
+
+    def read_multi_agent(self, session_id: str, multi_agent_id: str, **kwargs: Any) -> dict[str, Any] | None:
+        found: dict[str, Any] | None = self._latest(self._multi_agent_thread(session_id, multi_agent_id))
+        return found
+
+    def update_multi_agent(self, session_id: str, multi_agent: MultiAgentBase, **kwargs: Any) -> None:
+        if self.read_multi_agent(session_id, multi_agent.id) is None:
+            raise SessionException(f"MultiAgent state {multi_agent.id} in session {session_id} does not exist")
+        self._append(self._multi_agent_thread(session_id, multi_agent.id), [multi_agent.serialize_state()])
+
     # ---- transport ----------------------------------------------------------------------------------------
     def _records(self, thread: str, record: str) -> list[dict[str, Any]]:
         return [r for r in self._all(thread) if r.get("record") == record]
+
+    def _latest(self, thread: str) -> Any:
+        """The thread's newest item (None when it has none): one GetItem + one Query of one item."""
+        page = self._retry(lambda: self.client.get_items(thread, limit=1), True)
+        return page["items"][-1] if page["items"] else None
 
     def _all(self, thread: str) -> list[Any]:
         found: list[Any] = []
