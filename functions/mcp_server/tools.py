@@ -200,8 +200,8 @@ class RecallArgs(_Args):
     query: str | None = Field(default=None, description="Text to look for (default: newest records first)")
     filter: dict[str, Any] | None = Field(
         default=None,
-        description='Conditions on top-level value fields: {"field": value} or {"field": {"$eq"|"$ne"|"$gt"|"$gte"|'
-        '"$lt"|"$lte": value}}, all ANDed',
+        description='Conditions on value fields (a dotted name such as "user.level" reaches into nested objects): '
+        '{"field": value} or {"field": {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte": value}}, all ANDed',
     )
     limit: int = Field(default=10, ge=1, le=MAX_RECORD_SEARCH_LIMIT, description="How many records at most")
     as_of: str | float | int | None = Field(

@@ -107,6 +107,21 @@ def test_filter_operators() -> None:
     assert not matches(value, {"b": {"$lt": 1}}) and not matches(value, {"missing": {"$gte": 0}})
 
 
+def test_a_dotted_filter_field_is_a_path_unless_the_value_has_that_field() -> None:
+    value = {"access-level": "public", "user": {"access-level": "nested", "n": 3, "deep": {"k": [1]}}, "a.b": 1}
+    assert matches(value, {"user.access-level": "nested"})  # LangGraph's SqliteStore: a path into nested objects
+    assert matches(value, {"user.n": {"$gt": 2, "$lte": 3}}) and matches(value, {"user.deep.k": [1]})
+    assert matches(value, {"user.deep": {"k": [1]}}) and not matches(value, {"user.access-level": "public"})
+    assert matches(value, {"a.b": 1})  # a field so named wins (InMemoryStore, PostgresStore read it)
+    assert not matches({"a.b": 1, "a": {"b": 2}}, {"a.b": 2}) and matches({"a": {"b": 2}}, {"a.b": 2})
+    # A path through a missing field, or through a non-object, finds nothing (as a missing top-level field).
+    assert matches(value, {"user.missing": None}) and matches(value, {"user.n.x": None})
+    assert not matches(value, {"user.n.x": 3}) and not matches(value, {"access-level.x": {"$gte": ""}})
+    assert matches(value, {"user.access-level.x": {"$ne": 1}}) and not matches(value, {"nobody.n": 3})
+    assert not matches(value, {"user..n": 3}) and not matches(value, {".user": {"n": 3}})
+    assert not matches({"l": [{"k": 1}]}, {"l.0.k": 1})  # list elements are not path steps
+
+
 # ---- indexed text
 @pytest.mark.parametrize("bad", ["x", [1], ["a..b"], [""], ["a["], ["a[x]"], ["[0]"], ["a"] * 33, ["x" * 300], {}])
 def test_bad_index_specs_are_refused(bad: object) -> None:

@@ -407,7 +407,8 @@ class OffpromptClient:
         refresh_ttl: bool | None = None,
     ) -> Any:
         """Records under a namespace prefix: `{"items": [record + "score"]}` (BM25 with `query`, newest first
-        without); `filter` on top-level value fields (`{"f": v}` or `{"f": {"$gt": v}}`, ...; LangGraph's)."""
+        without); `filter` on value fields (`{"f": v}` or `{"f": {"$gt": v}}`, ...; LangGraph's; `"a.b"` is the
+        field `b` of the object at `a` unless the value has a field named `a.b`)."""
         fields = {
             "query": query,
             "filter": dict(filter) if filter is not None else None,

@@ -4,7 +4,8 @@
   by "." (LangGraph's own rule, so every LangGraph namespace maps and the path form is unambiguous);
 - keys: identifiers; values: JSON objects;
 - the filter language of a search: `{"field": value}` (equality) or `{"field": {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|
-  "$lte": value}}` on top-level value fields, ANDed, as LangGraph's `InMemoryStore` compares (a nested object
+  "$lte": value}}` on value fields (a top-level field, else a dotted path into nested objects, `user.level`, as
+  LangGraph's SqliteStore reads it), ANDed, as LangGraph's `InMemoryStore` compares (a nested object
   without operators matches field by field; `$gt`…`$lte` compare numbers with numbers and strings with strings,
   anything else does not match);
 - the text a record indexes: the strings at its index paths (`index: false` → none; default: every string);
@@ -126,7 +127,21 @@ def _check_condition(field: str, condition: object) -> None:
 
 def matches(value: Mapping[str, Any], spec: Mapping[str, Any]) -> bool:
     """Whether a record's value passes every condition of a checked filter."""
-    return all(_compare(value.get(field), condition) for field, condition in spec.items())
+    return all(_compare(field_value(value, field), condition) for field, condition in spec.items())
+
+
+def field_value(value: Mapping[str, Any], field: str) -> Any:
+    """What a filter's field names in a value: its top-level field of that name when it has one (as LangGraph's
+    InMemoryStore and PostgresStore read a field), else, for a name holding ".", the path through nested objects
+    (`user.access-level`, as LangGraph's SqliteStore reads it); None when there is neither (a list is no step)."""
+    if field in value or "." not in field:
+        return value.get(field)
+    found: Any = value
+    for step in field.split("."):
+        if not isinstance(found, Mapping) or step not in found:
+            return None
+        found = found[step]
+    return found
 
 
 def _compare(item: Any, condition: Any) -> bool:
