@@ -10,6 +10,8 @@ tests/e2e/test_langgraph_store.py.
 from __future__ import annotations
 
 import asyncio
+import json
+import sys
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
@@ -18,6 +20,8 @@ from typing import Any
 
 import pytest
 from client_support import FakeTransport
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from langgraph.store.base import (
     GetOp,
     InvalidNamespaceError,
@@ -29,6 +33,7 @@ from langgraph.store.base import (
     SearchOp,
 )
 
+from offprompt.memory.records import matches
 from offprompt_client import OffpromptClientError, OffpromptConnectionError, retries
 from offprompt_client import langgraph as lg
 from offprompt_client.langgraph import OffpromptStore
@@ -363,3 +368,51 @@ def test_settings_come_from_the_environment_like_the_other_doors(monkeypatch: py
     assert store.client.base_url == "https://api.example"
     assert store.client.headers["Authorization"] == "Bearer op_k_s"
     assert "OffpromptStore(" in repr(store)
+
+
+# ---- non-finite filter operands (JSON has none; the API refuses them) ---------------------------------------------
+INF, NAN = float("inf"), float("nan")
+finite_values = st.fixed_dictionaries(
+    {},
+    optional={
+        "p": st.one_of(
+            st.integers(-5, 5), st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(["a", "z"])
+        ),
+        "q": st.one_of(st.none(), st.booleans(), st.just({"k": 1}), st.just([1.5])),
+    },
+)
+operands = st.sampled_from([INF, -INF, NAN, 0, 2.5, -3, "m", True, None, {"k": INF}, [NAN], {"k": 1}])
+non_finite_filters = st.dictionaries(
+    st.sampled_from(["p", "q", "missing"]),
+    operands | st.dictionaries(st.sampled_from(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte"]), operands, min_size=1),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(non_finite_filters, finite_values)
+def test_a_filter_with_nan_or_infinity_is_sent_finite_and_means_the_same(spec: dict[str, Any], value: Any) -> None:
+    """LangGraph's stores take float("inf") and NaN operands; the API, like JSON, takes neither (422). The filter is
+    sent as one that the server's own matching (offprompt.memory.records.matches) answers the same for every value
+    a record can hold (finite numbers), or not at all when no value can meet it."""
+    finite = lg.finite_filter(spec)
+    if finite is None:
+        assert not matches(value, spec)
+        return
+    json.dumps(finite, allow_nan=False)  # no NaN or infinity left to send
+    assert matches(value, finite) == matches(value, spec), finite
+
+
+def test_searches_with_infinite_operands_send_finite_filters_or_nothing() -> None:
+    store, sent = store_on(lambda *_: (200, {"items": []}))
+    store.search(("items",), filter={"price": {"$lt": INF}})
+    store.search(("items",), filter={"price": {"$gt": -INF, "$lte": 9}, "n": {"$ne": NAN}})
+    assert [body["filter"] for *_, body in sent.sent] == [
+        {"price": {"$gte": -sys.float_info.max}},
+        {"price": {"$lte": 9}},
+    ]
+    assert store.search(("items",), filter={"price": {"$eq": NAN}}) == []
+    assert store.search(("items",), filter={"price": INF}) == []
+    assert store.search(("items",), filter={"price": {"$gt": INF}}) == []
+    assert len(sent.sent) == 2  # a filter no value meets sends nothing

@@ -22,6 +22,9 @@ cover records.
 - TTL: `supports_ttl = True`; `ttl` of a put is in minutes, `ttl=TTLConfig(default_ttl=..., refresh_on_read=...)`
   as LangGraph defines them. Expired records are never returned, even before DynamoDB's sweep (`omit_expired`
   always holds; no `sweep_interval_minutes`: the server sweeps).
+- A filter's NaN or infinite operands (LangGraph's stores take them; JSON has neither and the API refuses them) are
+  sent as the finite filter that means the same for stored values (`$lt: inf` is "any number"), or the search
+  answers [] without a request when no value can meet it (`$eq: nan`): `finite_filter`.
 - A batch runs its reads in order first, then its writes (the last write of a key wins), as LangGraph's own
   InMemoryStore and PostgresStore do: a read in a batch sees the store as it was before the batch's writes.
   Each operation is one request (a batch is not a transaction).
@@ -38,6 +41,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import math
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -140,6 +145,8 @@ class OffpromptStore(BaseStore):
     def _search(self, op: SearchOp) -> list[SearchItem]:
         found: list[SearchItem] = []
         fields = search_fields(op)
+        if fields.get("filter", {}) is None:
+            return found  # a filter no stored value can meet (see finite_filter)
         while len(found) < op.limit:
             size = min(SEARCH_PAGE, op.limit - len(found))
             offset = op.offset + len(found)
@@ -240,8 +247,68 @@ def search_fields(op: SearchOp) -> dict[str, Any]:
     if op.query and op.query.strip():  # "" is no query in LangGraph's stores; a blank one has no terms either
         fields["query"] = op.query
     if op.filter:
-        fields["filter"] = dict(op.filter)
+        fields["filter"] = finite_filter(dict(op.filter))
     return fields
+
+
+#: The largest double: a number a stored value holds is within ±FLOAT_MAX (JSON has no infinities).
+FLOAT_MAX = sys.float_info.max
+#: A condition every value meets (it is left out).
+_ANY = ("", 0.0)
+#: An infinite operand of a comparison, as a finite one meaning the same for finite numbers (absent: no finite
+#: number meets it, as `$gt: inf`), or _ANY when every value does (`$ne: inf`).
+_INFINITE: dict[tuple[str, bool], tuple[str, float]] = {
+    ("$lt", True): ("$gte", -FLOAT_MAX),  # below +inf: any number
+    ("$lte", True): ("$gte", -FLOAT_MAX),
+    ("$gt", False): ("$lte", FLOAT_MAX),  # above -inf: any number
+    ("$gte", False): ("$lte", FLOAT_MAX),
+    ("$ne", True): _ANY,
+    ("$ne", False): _ANY,
+}
+
+
+def _non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_non_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_non_finite(v) for v in value)
+    return False
+
+
+def finite_filter(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """`spec` without NaN or an infinity (JSON has neither, and the API refuses them: 422), meaning what it means for
+    every value a record can hold (whose numbers are finite); None when no value meets it. LangGraph's stores take
+    such operands (`{"price": {"$lt": float("inf")}}` in its SqliteStore's own tests): equality with one, or a
+    comparison no finite number passes, meets nothing; `$ne` one meets everything; `$lt: inf` is "any number"."""
+    finite: dict[str, Any] = {}
+    for field, condition in spec.items():
+        operators = isinstance(condition, dict) and any(isinstance(k, str) and k.startswith("$") for k in condition)
+        if not operators:
+            if _non_finite(condition):
+                return None  # equal to a number no value holds
+            finite[field] = condition
+            continue
+        kept = {op: operand for op, operand in condition.items() if not _non_finite(operand)}
+        for op, operand in condition.items():
+            if op in kept:
+                continue
+            meaning = _INFINITE.get((op, operand > 0)) if isinstance(operand, float) and math.isinf(operand) else None
+            if meaning is None and op == "$ne":
+                meaning = _ANY  # NaN, or an object or list holding one: equal to no value
+            if meaning is None:
+                return None
+            if meaning == _ANY:
+                continue
+            bound_op, bound = meaning
+            if bound_op not in kept:
+                kept[bound_op] = bound
+            elif not isinstance(kept[bound_op], int | float) or isinstance(kept[bound_op], bool):
+                return None  # also compared with a string (or another type): no value is both
+        if kept:
+            finite[field] = kept
+    return finite
 
 
 def list_fields(op: ListNamespacesOp) -> dict[str, list[str]] | None:
