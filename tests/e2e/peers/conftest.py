@@ -5,21 +5,19 @@ stand-in for the fresh SQLite database or temporary directory each upstream test
 
 The project does not install pytest-asyncio: `@pytest.mark.asyncio` coroutine tests run here each in a fresh event
 loop (`asyncio.run`), as pytest-asyncio's default function-scoped loop runs them.
+
+The directories are packages (`__init__.py`): so the package-scoped stack stops when the package's tests are done
+(before another module's stack starts on the same data directory), and tests/e2e is on sys.path for its helpers.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-import sys
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/e2e: the local stack's helpers
-
 from test_local_stack import RunningStack, running_stack
 
 from offprompt_client import OffpromptClient

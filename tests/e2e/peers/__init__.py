@@ -1,0 +1,1 @@
+"""(a package: its conftest's package-scoped stack stops when the package's tests are done)"""

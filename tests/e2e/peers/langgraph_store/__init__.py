@@ -1,0 +1,1 @@
+"""(a package of tests/e2e/peers)"""
