@@ -857,6 +857,10 @@ class DevServer(ThreadingHTTPServer):
         host, port = self.server_address[:2]
         return f"http://{host!s}:{port}"
 
+    def own_origins(self) -> list[str]:
+        """The web origins of this server's pages (its console), sorted: `http://` + each of `own_hosts`."""
+        return sorted(f"http://{host}" for host in self.own_hosts)
+
     def find_route(self, method: str, raw_path: str) -> tuple[Route, dict[str, str]] | None:
         for route in self.routes:
             params = route.match(method, raw_path)
