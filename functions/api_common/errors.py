@@ -29,6 +29,7 @@ from offprompt.errors import (
     Unauthenticated,
 )
 
+
 class UnsupportedMediaType(OffpromptError):
     """A request body whose Content-Type is not JSON (HTTP 415): what a web page can send without a CORS preflight
     (docs/adr/0044-front-door.md). HTTP only: a direct invocation has no Content-Type."""
@@ -107,8 +108,7 @@ _DESCRIPTIONS: dict[int, str] = {
     409: "Conflicts with what is stored (conflict)",
     403: "A browser request from a web origin this endpoint does not allow (origin_refused)",
     413: "Too large (payload_too_large)",
-    415: "The body's Content-Type is not JSON: application/json or application/*+json, UTF-8 "
-    "(unsupported_media_type)",
+    415: "The body's Content-Type is not JSON: application/json or application/*+json, UTF-8 (unsupported_media_type)",
     422: "Valid JSON that does not fit the schema (schema_invalid; details lists [{loc, type, msg}]; NaN, Infinity "
     "and numbers beyond a double, such as 1e400, are not JSON: finite_number)",
     429: "The tenant's plan refuses the request now (rate_limited, quota_exceeded; Retry-After says when to retry); "

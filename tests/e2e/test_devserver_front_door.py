@@ -171,7 +171,11 @@ def request(
     **extra: str,
 ) -> tuple[int, Any]:
     host, port = address(running)
-    headers = {"Host": f"{host}:{port}", "X-Offprompt-Tenant": tenant, **{k.replace("_", "-"): v for k, v in extra.items()}}
+    headers = {
+        "Host": f"{host}:{port}",
+        "X-Offprompt-Tenant": tenant,
+        **{k.replace("_", "-"): v for k, v in extra.items()},
+    }
     if content_type is not None:
         headers["Content-Type"] = content_type
     status, _, raw = send(host, port, method, path, headers, body)
@@ -192,19 +196,37 @@ def no_runs(running: RunningStack, thread: str) -> bool:
     return status == 404 or (status == 200 and body["runs"] == [])
 
 
-def mcp_call(name: str, arguments: str) -> bytes:
-    """A tools/call message whose arguments are JSON text (so it can hold `NaN`)."""
-    return (
-        '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "%s", "arguments": %s}}'
-        % (name, arguments)
-    ).encode()
+#: Stands for a number JSON cannot hold in a body built with `with_number`.
+N = "__NUMBER__"
+
+
+def with_number(value: Any, number: str) -> str:
+    """`value` as JSON text with each `N` replaced by the bare `number` (`NaN`, `1e400`: json.dumps cannot write
+    them all)."""
+    return json.dumps(value).replace(json.dumps(N), number)
+
+
+def mcp_call(name: str, arguments: dict[str, Any], number: str = "0") -> bytes:
+    """A tools/call message; `N` in `arguments` becomes `number`."""
+    message = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    return with_number(message, number).encode()
 
 
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "MCP_Protocol_Version": "2025-11-25"}
 
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "content_type", ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx", "application/json-patch", "text/json"]
+    "content_type",
+    [
+        "text/plain",
+        "text/plain;charset=UTF-8",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+        "application/jsonx",
+        "application/json-patch",
+        "text/json",
+    ],
 )
 def test_a_body_that_is_not_json_by_its_content_type_is_a_415(
     stack: RunningStack,  # noqa: F811
@@ -212,16 +234,16 @@ def test_a_body_that_is_not_json_by_its_content_type_is_a_415(
 ) -> None:
     """What a web page can send without a preflight: nothing is written, no tool runs."""
     thread = f"ct-{uuid.uuid4().hex[:8]}"
-    status, body = request(stack, "POST", f"/threads/{thread}/runs", json.dumps(RUN).encode(), content_type=content_type)
-    assert (status, body["code"]) == (415, "unsupported_media_type"), body
     status, body = request(
-        stack, "PUT", f"/records/ct/{thread}", b'{"value": 1}', content_type=content_type
+        stack, "POST", f"/threads/{thread}/runs", json.dumps(RUN).encode(), content_type=content_type
     )
     assert (status, body["code"]) == (415, "unsupported_media_type"), body
-    remember = mcp_call("remember", '{"namespace": ["ct"], "key": "%s", "value": "x"}' % thread)
+    status, body = request(stack, "PUT", f"/records/ct/{thread}", b'{"value": 1}', content_type=content_type)
+    assert (status, body["code"]) == (415, "unsupported_media_type"), body
+    remember = mcp_call("remember", {"namespace": ["ct"], "key": thread, "value": "x"})
     status, body = request(stack, "POST", "/mcp", remember, content_type=content_type, **MCP_HEADERS)
     assert status == 415, body
-    append = mcp_call("append_turn", '{"thread_id": "%s", "input": "q", "output": "a"}' % thread)
+    append = mcp_call("append_turn", {"thread_id": thread, "input": "q", "output": "a"})
     assert request(stack, "POST", "/mcp", append, content_type=content_type, **MCP_HEADERS)[0] == 415
     assert no_runs(stack, thread)
     assert request(stack, "GET", f"/records/ct/{thread}", content_type=None)[0] == 404
@@ -229,13 +251,22 @@ def test_a_body_that_is_not_json_by_its_content_type_is_a_415(
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "content_type", ["application/json", "application/json; charset=utf-8", "Application/JSON;charset=UTF-8", "application/vnd.api+json", None]
+    "content_type",
+    [
+        "application/json",
+        "application/json; charset=utf-8",
+        "Application/JSON;charset=UTF-8",
+        "application/vnd.api+json",
+        None,
+    ],
 )
 def test_json_content_types_and_none_go_on(stack: RunningStack, content_type: str | None) -> None:  # noqa: F811
     thread = f"ok-{uuid.uuid4().hex[:8]}"
-    status, body = request(stack, "POST", f"/threads/{thread}/runs", json.dumps(RUN).encode(), content_type=content_type)
+    status, body = request(
+        stack, "POST", f"/threads/{thread}/runs", json.dumps(RUN).encode(), content_type=content_type
+    )
     assert status == 201, body
-    append = mcp_call("append_turn", '{"thread_id": "%s-m", "input": "q", "output": "a"}' % thread)
+    append = mcp_call("append_turn", {"thread_id": f"{thread}-m", "input": "q", "output": "a"})
     status, body = request(stack, "POST", "/mcp", append, content_type=content_type, **MCP_HEADERS)
     assert status == 200 and body["result"]["isError"] is False, body
 
@@ -247,7 +278,7 @@ def test_a_cross_site_page_can_neither_write_nor_read(stack: RunningStack) -> No
     run = json.dumps(RUN).encode()
     status, body = request(stack, "POST", f"/threads/{thread}/runs", run, Origin="https://evil.example")
     assert (status, body["code"]) == (403, "origin_refused")
-    append = mcp_call("append_turn", '{"thread_id": "%s", "input": "q", "output": "a"}' % thread)
+    append = mcp_call("append_turn", {"thread_id": thread, "input": "q", "output": "a"})
     status, body = request(stack, "POST", "/mcp", append, Origin="https://evil.example", **MCP_HEADERS)
     assert (status, body["code"]) == (403, "origin_refused")
     assert no_runs(stack, thread)
@@ -267,31 +298,25 @@ NOT_JSON_NUMBERS = ["NaN", "Infinity", "-Infinity", "1e400", "-1e400"]
 
 def bodies(n: str, key: str) -> list[tuple[str, str, str]]:
     """(method, path, body) for every JSON body that takes a free-form value, with the number `n` in it."""
-    return [
-        ("PUT", f"/records/nan/{key}", '{"value": {"x": %s}}' % n),
-        ("PUT", f"/records/nan/{key}-b", '{"value": %s}' % n),
-        ("POST", "/records/search", '{"namespace_prefix": ["nan"], "filter": {"x": {"$gte": %s}}}' % n),
-        ("POST", f"/threads/{key}/items", '{"items": [{"role": "user", "content": "x", "n": %s}]}' % n),
+    run = {"input": {"type": "TextArtifact", "value": "q"}, "output": {"type": "TextArtifact", "value": "a"}}
+    checkpoint = {"checkpoint_ns": "", "checkpoint": {"type": "json", "data": "e30="}, "metadata": {"step": N}}
+    cases: list[tuple[str, str, Any]] = [
+        ("PUT", f"/records/nan/{key}", {"value": {"x": N}}),
+        ("PUT", f"/records/nan/{key}-b", {"value": N}),
+        ("POST", "/records/search", {"namespace_prefix": ["nan"], "filter": {"x": {"$gte": N}}}),
+        ("POST", f"/threads/{key}/items", {"items": [{"role": "user", "content": "x", "n": N}]}),
+        ("POST", f"/threads/{key}/runs", {"meta": {"n": N}, **run}),
         (
             "POST",
-            f"/threads/{key}/runs",
-            '{"meta": {"n": %s}, "input": {"type": "TextArtifact", "value": "q"}, '
-            '"output": {"type": "TextArtifact", "value": "a"}}' % n,
+            "/memories/m/outputs",
+            {"tool": "T", "activity": "a", "artifact": {"type": "JsonArtifact", "value": N}},
         ),
-        (
-            "POST",
-            f"/memories/m/outputs",
-            '{"tool": "T", "activity": "a", "artifact": {"type": "JsonArtifact", "value": {"n": %s}}}' % n,
-        ),
-        (
-            "PUT",
-            f"/checkpoint-threads/{key}/checkpoints/c1",
-            '{"checkpoint_ns": "", "checkpoint": {"type": "json", "data": "e30="}, "metadata": {"step": %s}}' % n,
-        ),
-        ("POST", f"/checkpoint-threads/{key}/checkpoints/list", '{"filter": {"step": %s}}' % n),
-        ("POST", "/api/threads", '{"name": "x", "alias": "%s", "metadata": {"n": %s}}' % (key, n)),
-        ("PUT", f"/threads/{key}-c", '{"max_runs": %s}' % n),
+        ("PUT", f"/checkpoint-threads/{key}/checkpoints/c1", checkpoint),
+        ("POST", f"/checkpoint-threads/{key}/checkpoints/list", {"filter": {"step": N}}),
+        ("POST", "/api/threads", {"name": "x", "alias": key, "metadata": {"n": N}}),
+        ("PUT", f"/threads/{key}-c", {"max_runs": N}),
     ]
+    return [(method, path, with_number(body, n)) for method, path, body in cases]
 
 
 @pytest.mark.slow
@@ -314,12 +339,12 @@ def test_numbers_json_cannot_hold_are_a_422_on_every_route(stack: RunningStack, 
 def test_numbers_json_cannot_hold_are_a_422_in_every_mcp_tool(stack: RunningStack, number: str) -> None:  # noqa: F811
     key = f"m{uuid.uuid4().hex[:8]}"
     for name, arguments in [
-        ("remember", '{"namespace": ["nan"], "key": "%s", "value": {"x": %s}}' % (key, number)),
-        ("recall", '{"namespace_prefix": ["nan"], "filter": {"x": %s}}' % number),
-        ("get_recent_turns", '{"thread_id": "%s", "limit": %s}' % (key, number)),
-        ("get_context", '{"thread_id": "%s", "max_tokens": %s}' % (key, number)),
+        ("remember", {"namespace": ["nan"], "key": key, "value": {"x": N}}),
+        ("recall", {"namespace_prefix": ["nan"], "filter": {"x": N}}),
+        ("get_recent_turns", {"thread_id": key, "limit": N}),
+        ("get_context", {"thread_id": key, "max_tokens": N}),
     ]:
-        status, answer = request(stack, "POST", "/mcp", mcp_call(name, arguments), **MCP_HEADERS)
+        status, answer = request(stack, "POST", "/mcp", mcp_call(name, arguments, number), **MCP_HEADERS)
         assert status == 200, answer
         result = answer["result"]
         assert result["isError"] is True, (name, result)

@@ -694,7 +694,9 @@ class _RequestHandler(BaseHTTPRequestHandler):
 
     def _dispatch(self) -> tuple[HttpResult, str]:
         body = self._read_body()
-        fields = {name: ",".join(self.headers.get_all(name) or []) for name in ("Host", "Origin") if name in self.headers}
+        fields = {
+            name: ",".join(self.headers.get_all(name) or []) for name in ("Host", "Origin") if name in self.headers
+        }
         refused = front_door_refusal({k.lower(): v for k, v in fields.items()}, self.server.own_hosts)
         if refused is not None:
             return refused, "-"
