@@ -47,9 +47,10 @@ def check_unicode(value: Any, raw: str | None = None) -> None:
 
 
 #: What JSON text must hold for a number in it to parse as NaN or ±Infinity: Python's `json` reads the bare words
-#: `NaN`, `Infinity`, `-Infinity` (not JSON, RFC 8259 §6), and a number beyond a double's range (`1e400`, or 309+
-#: digits) becomes `inf`. Text without any of these holds none of them.
-_NON_FINITE_TEXT = re.compile(r"NaN|Infinity|[eE]\+?0*[1-9][0-9]{2}|[0-9]{309}")
+#: `NaN`, `Infinity`, `-Infinity` (not JSON, RFC 8259 §6), and a number beyond a double's range becomes `inf`, which
+#: takes a positive exponent (`1e400`, or `1e10` after 300 digits) or 309 digits. Text without any of these holds
+#: none of them (it may hold these and no such number: then the walk decides).
+_NON_FINITE_TEXT = re.compile(r"NaN|Infinity|[0-9.][eE]\+?0*[1-9]|[0-9]{309}")
 
 
 def non_finite_at(value: Any) -> list[str | int] | None:
