@@ -19,15 +19,16 @@ from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.middlewares.openapi_validation import OpenAPIRequestValidationMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.shared.json_encoder import Encoder
 
 from offprompt import metering
 from offprompt.deadline import deadline_after, invocation_budget, remaining
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge, schema_invalid
 from offprompt.limits import MAX_BODY_BYTES
-from offprompt.validation import check_unicode
+from offprompt.validation import check_finite, check_unicode
 
 from .caller import direct_tenant, hosted_principal
-from .errors import METHOD_NOT_ALLOWED, ROUTE_NOT_FOUND, error_headers, status_for
+from .errors import METHOD_NOT_ALLOWED, ROUTE_NOT_FOUND, UnsupportedMediaType, error_headers, status_for
 
 RouteRegistrar = Callable[[APIGatewayHttpResolver], None]
 DirectHandler = Callable[[str, dict[str, Any]], Any]
@@ -38,11 +39,21 @@ def observability() -> tuple[Logger, Metrics]:
     return Logger(), Metrics()
 
 
+def dumps(body: Any) -> str:
+    """An answer's JSON: never a bare `NaN` or `Infinity` (not JSON; every input that could hold one is refused at
+    the boundary, so this raising is a bug, never a client's doing: docs/adr/0044-front-door.md)."""
+    return json.dumps(body, allow_nan=False)
+
+
+#: Powertools' own serializer (compact, its Encoder for models and dataclasses), with no NaN or Infinity either.
+_POWERTOOLS_DUMPS = functools.partial(json.dumps, separators=(",", ":"), cls=Encoder, allow_nan=False)
+
+
 def json_response(body: Any, status: int = HTTPStatus.OK, headers: dict[str, str] | None = None) -> Response:
     return Response(
         status_code=int(status),
         content_type=content_types.APPLICATION_JSON,
-        body=json.dumps(body),
+        body=dumps(body),
         headers=headers,
     )
 
@@ -56,8 +67,37 @@ def error_body(exc: OffpromptError) -> dict[str, Any]:
     return exc.to_dict()
 
 
-def json_body(app: APIGatewayHttpResolver) -> Any:
-    """The request body as JSON: 413 past Lambda's limit, 400 when it is not UTF-8 JSON."""
+def is_json_media_type(content_type: str) -> bool:
+    """`application/json` or `application/<anything>+json`, any case, with no parameter but `charset=utf-8` (JSON is
+    UTF-8, RFC 8259 §8.1)."""
+    media, *parameters = (part.strip().lower() for part in content_type.split(";"))
+    kind, _, subtype = media.partition("/")
+    if kind != "application" or not (subtype == "json" or (subtype.endswith("+json") and len(subtype) > 5)):
+        return False
+    for parameter in parameters:
+        name, _, value = parameter.partition("=")
+        if parameter and (name.strip() != "charset" or value.strip().strip('"') not in ("utf-8", "utf8")):
+            return False
+    return True
+
+
+def check_content_type(headers: Any) -> None:
+    """UnsupportedMediaType (415) when the request names a Content-Type that is not JSON (`is_json_media_type`).
+
+    A body without one is read as JSON: a browser cannot send a cross-site body with a JSON type without a CORS
+    preflight, and every other type (`text/plain`, a form) is refused here; a Blob without a type is the one
+    exception, and it carries an `Origin`, which the dev server and `/mcp` check (docs/adr/0044-front-door.md)."""
+    content_type = next((str(v) for k, v in (headers or {}).items() if str(k).lower() == "content-type"), None)
+    if content_type is not None and not is_json_media_type(content_type):
+        raise UnsupportedMediaType(
+            f"the request body must be JSON (Content-Type: application/json), not {content_type[:100]!r}"
+        )
+
+
+def json_body(app: APIGatewayHttpResolver, *, finite: bool = True) -> Any:
+    """The request body as JSON: 415 when its Content-Type is not JSON, 413 past Lambda's limit, 400 when it is not
+    UTF-8 JSON, 422 when it holds NaN or Infinity (`finite=False`: left to the caller, the MCP endpoint)."""
+    check_content_type(app.current_event.headers)
     try:
         raw = app.current_event.decoded_body or ""
     except ValueError:  # UnicodeDecodeError, binascii.Error: API Gateway base64-encodes bodies that are not text
@@ -71,15 +111,18 @@ def json_body(app: APIGatewayHttpResolver) -> Any:
     except (ValueError, RecursionError) as exc:
         raise InvalidInput(f"request body is not valid JSON: {str(exc)[:200]}") from None
     check_unicode(body, raw)
+    if finite:
+        check_finite(body, raw)
     return body
 
 
 class _BodyValidation(OpenAPIRequestValidationMiddleware):
     """Powertools' request validation, with the body read by `json_body` whatever the Content-Type.
 
-    So a body that is not UTF-8 JSON is a 400 `invalid_input` (not Powertools' 422 `json_invalid` or a 500 on
-    bytes that do not decode), too large a body a 413, and JSON that does not fit the declared model a 422
-    `schema_invalid`: the same answers a direct invocation gets from the same models (`offprompt.validation`).
+    So a body that is not JSON by its Content-Type is a 415, one that is not UTF-8 JSON a 400 `invalid_input` (not
+    Powertools' 422 `json_invalid` or a 500 on bytes that do not decode), too large a body a 413, and JSON that
+    does not fit the declared model (or holds NaN or Infinity) a 422 `schema_invalid`: the same answers a direct
+    invocation gets from the same models (`offprompt.validation`).
     """
 
     def _get_body(self, app: Any) -> Any:
@@ -118,7 +161,7 @@ def prime_validation(app: APIGatewayHttpResolver) -> int:
 
 
 def _build_app(register: RouteRegistrar) -> APIGatewayHttpResolver:
-    app = APIGatewayHttpResolver(enable_validation=True)
+    app = APIGatewayHttpResolver(enable_validation=True, serializer=_POWERTOOLS_DUMPS)
     app._request_validation_middleware = _BodyValidation()  # read before any route builds its middleware stack
 
     def _error(exc: OffpromptError) -> Response:
@@ -184,7 +227,7 @@ def _error_result(exc: OffpromptError) -> dict[str, Any]:
     return {
         "statusCode": int(status_for(exc)),
         "headers": {"Content-Type": "application/json", **(error_headers(exc) or {})},
-        "body": json.dumps(error_body(exc)),
+        "body": dumps(error_body(exc)),
         "isBase64Encoded": False,
     }
 
@@ -231,6 +274,15 @@ def hosted_request(app: APIGatewayHttpResolver, event: dict[str, Any], context: 
     return result
 
 
+def check_finite_event(event: dict[str, Any]) -> None:
+    """SchemaInvalid (422) when a direct event holds NaN or Infinity (Lambda's runtime reads the bare words and
+    1e400 as floats): the same answer the HTTP body gets. One C-speed encoding decides; the walk runs on a refusal."""
+    try:
+        json.dumps(event, allow_nan=False)
+    except (ValueError, RecursionError):
+        check_finite(event)
+
+
 def make_handler(register: RouteRegistrar, direct: DirectHandler | None = None) -> Callable[[dict[str, Any], Any], Any]:
     """The `lambda_handler` of a function whose routes `register` adds to a resolver of its own."""
     built: list[APIGatewayHttpResolver] = []
@@ -269,6 +321,7 @@ def make_handler_for(
                 if not isinstance(event, dict):
                     raise InvalidInput("a direct invocation event must be a JSON object")
                 check_unicode(event)
+                check_finite_event(event)
                 return direct(direct_tenant(event), event)
         finally:
             if metrics.metric_set:  # one EMF line for what this request recorded

@@ -29,6 +29,21 @@ from offprompt.errors import (
     Unauthenticated,
 )
 
+
+class UnsupportedMediaType(OffpromptError):
+    """A request body whose Content-Type is not JSON (HTTP 415): what a web page can send without a CORS preflight
+    (docs/adr/0044-front-door.md). HTTP only: a direct invocation has no Content-Type."""
+
+    code = "unsupported_media_type"
+
+
+class OriginRefused(OffpromptError):
+    """A browser request from a web origin the deployment does not allow (HTTP 403; the MCP endpoint's rule,
+    docs/adr/0044-front-door.md)."""
+
+    code = "origin_refused"
+
+
 STATUS_BY_ERROR: dict[type[OffpromptError], HTTPStatus] = {
     InvalidInput: HTTPStatus.BAD_REQUEST,
     ArtifactError: HTTPStatus.BAD_REQUEST,
@@ -43,6 +58,8 @@ STATUS_BY_ERROR: dict[type[OffpromptError], HTTPStatus] = {
     RateLimited: HTTPStatus.TOO_MANY_REQUESTS,
     QuotaExceeded: HTTPStatus.TOO_MANY_REQUESTS,
     ConfigurationError: HTTPStatus.INTERNAL_SERVER_ERROR,
+    UnsupportedMediaType: HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
+    OriginRefused: HTTPStatus.FORBIDDEN,
 }
 
 #: Codes the HTTP layer answers with itself (no library class): the route table's.
@@ -89,8 +106,11 @@ _DESCRIPTIONS: dict[int, str] = {
     404: "Not found (not_found)",
     405: "Known path, wrong method (method_not_allowed; the Allow header lists the methods)",
     409: "Conflicts with what is stored (conflict)",
+    403: "A browser request from a web origin this endpoint does not allow (origin_refused)",
     413: "Too large (payload_too_large)",
-    422: "Valid JSON that does not fit the schema (schema_invalid; details lists [{loc, type, msg}])",
+    415: "The body's Content-Type is not JSON: application/json or application/*+json, UTF-8 (unsupported_media_type)",
+    422: "Valid JSON that does not fit the schema (schema_invalid; details lists [{loc, type, msg}]; NaN, Infinity "
+    "and numbers beyond a double, such as 1e400, are not JSON: finite_number)",
     429: "The tenant's plan refuses the request now (rate_limited, quota_exceeded; Retry-After says when to retry); "
     "nothing was written",
     500: "Server misconfiguration (configuration_error)",
@@ -99,7 +119,7 @@ _DESCRIPTIONS: dict[int, str] = {
 
 #: Statuses any route can answer with (404 and 409 too: an identifier may be refused by the route table, and a
 #: delete racing any request makes it a conflict).
-COMMON_ERRORS = (400, 401, 404, 405, 409, 413, 422, 429, 500, 503)
+COMMON_ERRORS = (400, 401, 404, 405, 409, 413, 415, 422, 429, 500, 503)
 
 
 def error_responses(*extra: int) -> dict[int, Any]:

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from api_common.entry import json_body, json_response, observability
-from api_common.errors import error_responses
+from api_common.errors import OriginRefused, UnsupportedMediaType, error_responses
 from api_common.powertools import Response
 from api_common.routes import FunctionRoutes
 from offprompt.composition.conversation import default_cloud_threads, prime_conversation
@@ -29,6 +29,7 @@ from offprompt.composition.conversation import default_service as conversation
 from offprompt.composition.records import default_records
 from offprompt.composition.task_memory import default_receipts
 from offprompt.composition.task_memory import default_service as task_memory
+from offprompt.config import get_settings
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge
 from offprompt.services.conversation import PromptStackRequest, parse_model, thread_admin
 from offprompt.services.conversation.add_run import add_run
@@ -92,6 +93,27 @@ def _send(reply: protocol.Reply) -> Response[Any]:
 _JSONRPC = {"application/json": {"model": JsonRpcMessage}}
 
 
+def origin_allowed(headers: dict[str, str], allowed: frozenset[str]) -> bool:
+    """Whether a request may go on by its `Origin` (lower-case header names): none (not a browser), the API's own
+    origin (`x-forwarded-proto` + `host`: the console it serves; API Gateway and the dev server set both, and the
+    dev server refuses a foreign Host first) or one of `allowed` (docs/adr/0044-front-door.md)."""
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    origin = origin.strip().lower().rstrip("/")
+    scheme = headers.get("x-forwarded-proto", "https").split(",", 1)[0].strip().lower()
+    host = headers.get("host", "").strip().lower()
+    return (bool(host) and origin == f"{scheme}://{host}") or origin in allowed
+
+
+def check_origin() -> None:
+    """OriginRefused (403 `origin_refused`) for a browser request from a foreign web page: the MCP specification's
+    rule against DNS rebinding and cross-site calls (servers MUST validate Origin)."""
+    headers = {k.lower(): v for k, v in (routes.event.headers or {}).items()}
+    if not origin_allowed(headers, get_settings().mcp_origins()):
+        raise OriginRefused("requests from this web origin are refused (OFFPROMPT_MCP_ALLOWED_ORIGINS lists others)")
+
+
 @routes.post(
     "/mcp",
     summary="MCP endpoint (Model Context Protocol over Streamable HTTP, stateless JSON-RPC 2.0)",
@@ -101,19 +123,28 @@ _JSONRPC = {"application/json": {"model": JsonRpcMessage}}
             "content": _JSONRPC,
         },
         202: {"description": "A notification or a response was accepted (no body)", "content": {}},
-        **error_responses(),
+        **error_responses(403),
         400: {"description": "Not JSON (-32700), not a JSON-RPC 2.0 request (-32600)", "content": _JSONRPC},
         406: {"description": "Accept does not allow application/json (-32600)", "content": _JSONRPC},
         413: {"description": "Too large (-32600)", "content": _JSONRPC},
+        415: {"description": "Content-Type is not JSON (-32600)", "content": _JSONRPC},
     },
 )
 def post_mcp() -> Response[Any]:
+    check_origin()  # a foreign web page: 403 before anything else
     tenant = routes.tenant()  # no identity: 401 like every route, before the body is read
     try:
-        message = json_body(routes.app())
+        # NaN and Infinity are refused by the protocol: in a tool's arguments, as that tool's 422 (protocol.handle)
+        message = json_body(routes.app(), finite=False)
     except PayloadTooLarge as exc:
         return _send(
             protocol.transport_error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, protocol.INVALID_REQUEST, exc.message)
+        )
+    except UnsupportedMediaType as exc:
+        return _send(
+            protocol.transport_error(
+                HTTPStatus.UNSUPPORTED_MEDIA_TYPE, protocol.INVALID_REQUEST, exc.message, data={"code": exc.code}
+            )
         )
     except InvalidInput as exc:
         return _send(protocol.transport_error(HTTPStatus.BAD_REQUEST, protocol.PARSE_ERROR, exc.message))
@@ -125,9 +156,10 @@ def post_mcp() -> Response[Any]:
 @routes.get(
     "/mcp",
     summary="MCP endpoint: no SSE stream (405, as Streamable HTTP allows)",
-    responses={**error_responses()},
+    responses={**error_responses(403)},
 )
 def get_mcp() -> Response[Any]:
+    check_origin()
     routes.tenant()
     body = {"code": "method_not_allowed", "message": "this MCP server offers no SSE stream: POST JSON-RPC messages"}
     return json_response(body, HTTPStatus.METHOD_NOT_ALLOWED, headers={"Allow": "POST"})

@@ -29,7 +29,7 @@ from pydantic import BaseModel
 
 from api_common.errors import status_for
 from offprompt.errors import OffpromptError, TooManyRequests
-from offprompt.validation import validate
+from offprompt.validation import check_finite, non_finite_at, validate
 
 #: Revisions of the initialize handshake this server speaks, oldest to newest (the 2026-07-28 revision's
 #: per-request envelope is not implemented: its clients fall back to the handshake, ADR 0032).
@@ -119,9 +119,9 @@ def error(request_id: Any, code: int, message: str, status: int = HTTPStatus.OK,
     return Reply(status, {"jsonrpc": "2.0", "id": request_id, "error": err})
 
 
-def transport_error(status: int, code: int, message: str) -> Reply:
+def transport_error(status: int, code: int, message: str, data: Any = None) -> Reply:
     """A JSON-RPC error with no id (the request could not be read), at an HTTP error status."""
-    return error(None, code, message, status)
+    return error(None, code, message, status, data)
 
 
 class _InvalidParams(Exception):
@@ -197,6 +197,11 @@ def handle(
         params = {}
     if not isinstance(params, dict):
         return error(request_id, INVALID_PARAMS, '"params" must be an object')
+    outside = {k: v for k, v in params.items() if not (method == "tools/call" and k == "arguments")}
+    where = non_finite_at(outside)
+    if where is not None:  # a tool's arguments get the tool's 422 (_call_tool); elsewhere the params are invalid
+        at = ".".join(str(p) for p in ["params", *where])
+        return error(request_id, INVALID_PARAMS, f"{at[:200]}: NaN and Infinity are not JSON numbers")
     method_fn = _METHODS.get(method)
     if method_fn is None:
         return error(request_id, METHOD_NOT_FOUND, f"method not found: {method[:100]}")
@@ -245,6 +250,7 @@ def _call_tool(
     if not isinstance(arguments, dict):
         raise _InvalidParams('"arguments" must be an object')
     try:
+        check_finite(arguments)  # NaN, Infinity, 1e400: schema_invalid (finite_number), the routes' 422
         done = tool.run(call, validate(tool.arguments, arguments))
     except OffpromptError as exc:
         if on_tool_error is not None:

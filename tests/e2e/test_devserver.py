@@ -382,7 +382,9 @@ def test_a_burst_of_100_connections_is_queued_not_dropped() -> None:
         def exchange(i: int) -> bytes:
             sock = connected[i]
             sock.settimeout(30)
-            sock.sendall(f"GET /threads/t{i}/runs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+            sock.sendall(
+                f"GET /threads/t{i}/runs HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode()
+            )
             data = b""
             while chunk := sock.recv(65536):
                 data += chunk

@@ -106,14 +106,15 @@ def closed_within(sock: socket.socket, seconds: float) -> bool:
     return False
 
 
-REQUEST = b"POST /threads/t/runs HTTP/1.1\r\nHost: local\r\nContent-Type: application/json\r\n"
+#: Raw requests here carry no Host (the dev server refuses a foreign one, and these know no port: ADR 0044).
+REQUEST = b"POST /threads/t/runs HTTP/1.1\r\nContent-Type: application/json\r\n"
 
 
 def test_idle_keep_alive_connections_are_closed(served: Served) -> None:
     connections = [served.connect() for _ in range(20)]
     try:
         for sock in connections:
-            sock.sendall(b"GET /threads/t/runs HTTP/1.1\r\nHost: local\r\n\r\n")
+            sock.sendall(b"GET /threads/t/runs HTTP/1.1\r\n\r\n")
             response = read_response(sock)
             assert response is not None and response.status == 200
             assert response.headers.get("connection", "keep-alive").lower() != "close"
@@ -222,7 +223,7 @@ def test_well_formed_framing_is_served_on_a_kept_connection(served: Served, fram
 
 def test_a_method_that_is_not_a_plain_token_is_http_servers_501(served: Served) -> None:
     with served.connect() as sock:
-        sock.sendall(b"M-SEARCH /threads/t/runs HTTP/1.1\r\nHost: local\r\n\r\n")
+        sock.sendall(b"M-SEARCH /threads/t/runs HTTP/1.1\r\n\r\n")
         response = read_response(sock)
         assert response is not None and response.status == 501
     assert served.calls.events == []
@@ -234,7 +235,7 @@ def test_connections_past_the_cap_get_a_503_and_the_others_are_served(served: Se
     held = [served.connect() for _ in range(4)]
     try:
         for sock in held:  # each is being served (a request in flight keeps its slot)
-            sock.sendall(b"GET /threads/t/runs HTTP/1.1\r\nHost: local\r\n\r\n")
+            sock.sendall(b"GET /threads/t/runs HTTP/1.1\r\n\r\n")
             assert (response := read_response(sock)) is not None and response.status == 200
         with served.connect() as extra:
             response = read_response(extra)
@@ -245,7 +246,7 @@ def test_connections_past_the_cap_get_a_503_and_the_others_are_served(served: Se
         deadline = time.monotonic() + SLACK
         while True:  # the slot is given back once the server sees the close
             with served.connect() as again:
-                again.sendall(b"GET /threads/t/runs HTTP/1.1\r\nHost: local\r\n\r\n")
+                again.sendall(b"GET /threads/t/runs HTTP/1.1\r\n\r\n")
                 response = read_response(again)
             if response is not None and response.status == 200:
                 break

@@ -28,8 +28,8 @@ def test_it_is_openapi_3_1_with_every_route(generated: dict[str, Any]) -> None:
 
 
 #: The MCP endpoint's own errors are JSON-RPC errors (docs/adr/0032): POST /mcp answers a body it cannot read as
-#: JSON-RPC (400, 406, 413) with a JSON-RPC error object; GET /mcp only ever answers 405 (no SSE stream).
-JSONRPC_ERRORS = {("post", "/mcp"): {400, 406, 413}}
+#: JSON-RPC (400, 406, 413, 415) with a JSON-RPC error object; GET /mcp only ever answers 405 (no SSE stream).
+JSONRPC_ERRORS = {("post", "/mcp"): {400, 406, 413, 415}}
 NO_SUCCESS = {("get", "/mcp")}
 
 
@@ -37,7 +37,7 @@ def test_every_operation_documents_the_error_body_for_every_error_status(generat
     for path, ops in generated["paths"].items():
         for method, op in ops.items():
             statuses = {int(s) for s in op["responses"]}
-            assert {400, 401, 404, 405, 409, 413, 422, 500, 503} <= statuses, (method, path)
+            assert {400, 401, 404, 405, 409, 413, 415, 422, 500, 503} <= statuses, (method, path)
             assert any(200 <= s < 400 for s in statuses) != ((method, path) in NO_SUCCESS), (method, path)
             for status in statuses:
                 if status >= 400:

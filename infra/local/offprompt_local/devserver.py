@@ -26,6 +26,12 @@ Clients that misbehave are cut off, as a gateway cuts them off (the values are `
   a Content-Length, a bad chunk size or chunk end, a body shorter than its length;
 - a client that disconnects early is one log line ("client disconnected"), never a traceback.
 
+Only the developer's own programs and pages may use it (docs/adr/0044-front-door.md): a request whose `Host` is not
+the server's own (127.0.0.1, localhost, [::1] or the host it was told to bind, with its port) is a 421
+`host_refused` (DNS rebinding: a foreign name resolved to 127.0.0.1), and one whose `Origin` is present and not one
+of the server's own origins (`http://` + those hosts + the port; the console is served from them) is a 403
+`origin_refused` (a web page the developer visits); neither runs a function. Non-browser clients send no Origin.
+
 The process must have `functions/` and `layers/offprompt` on `sys.path` (the Makefile's PYTHONPATH), as Lambda
 has `/var/task` and `/opt/python`.
 """
@@ -303,6 +309,35 @@ def map_result(result: Any) -> HttpResult:
     if not any(name.lower() == "content-type" for name, _ in headers) and body:
         headers.append(("Content-Type", "text/plain; charset=utf-8"))
     return HttpResult(int(result["statusCode"]), headers, body)
+
+
+#: The names a request to the dev server may carry in its Host (and its Origin's host), besides the bound host.
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def own_hosts(host: str, port: int) -> frozenset[str]:
+    """The `Host` values that name a server bound to `host:port`: the loopback names and `host`, each with the
+    port (and without it on port 80), lower-case."""
+    bound = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    names = {name.lower() for name in (*LOOPBACK_NAMES, bound) if name not in ("0.0.0.0", "[::]")}
+    hosts = {f"{name}:{port}" for name in names}
+    if port == 80:
+        hosts |= names
+    return frozenset(hosts)
+
+
+def front_door_refusal(headers: Mapping[str, str], hosts: frozenset[str]) -> HttpResult | None:
+    """421 when `Host` is present and not one of `hosts`, 403 when `Origin` is present and not `http://` one of
+    them (lower-case header names); None when the request may go on."""
+    host = headers.get("host")
+    if host is not None and host.strip().lower() not in hosts:
+        return error_result(421, "host_refused", "this server answers only requests addressed to its own host")
+    origin = headers.get("origin")
+    if origin is not None:
+        scheme, _, rest = origin.strip().lower().partition("://")
+        if scheme != "http" or rest not in hosts:
+            return error_result(403, "origin_refused", "requests from other web origins are refused")
+    return None
 
 
 def error_result(status: int, code: str, message: str) -> HttpResult:
@@ -659,6 +694,12 @@ class _RequestHandler(BaseHTTPRequestHandler):
 
     def _dispatch(self) -> tuple[HttpResult, str]:
         body = self._read_body()
+        fields = {
+            name: ",".join(self.headers.get_all(name) or []) for name in ("Host", "Origin") if name in self.headers
+        }
+        refused = front_door_refusal({k.lower(): v for k, v in fields.items()}, self.server.own_hosts)
+        if refused is not None:
+            return refused, "-"
         raw_path = self.path.partition("?")[0]
         if self.command == "GET" and raw_path in self.server.documents:
             return self.server.documents[raw_path](), "docs"
@@ -776,6 +817,8 @@ class DevServer(ThreadingHTTPServer):
             self.server_close()
             raise
         self.listening = listen
+        #: The `Host` values this server answers (front_door_refusal): its loopback names and `host`, with its port.
+        self.own_hosts = own_hosts(host, int(self.server_address[1]))
         self.routes = routes if routes is not None else declared_routes()
         self.functions = FunctionHost(handlers)
         #: Paths the dev server answers itself (GET): the OpenAPI document and Swagger UI (docs.py).
@@ -815,6 +858,10 @@ class DevServer(ThreadingHTTPServer):
     def url(self) -> str:
         host, port = self.server_address[:2]
         return f"http://{host!s}:{port}"
+
+    def own_origins(self) -> list[str]:
+        """The web origins of this server's pages (its console), sorted: `http://` + each of `own_hosts`."""
+        return sorted(f"http://{host}" for host in self.own_hosts)
 
     def find_route(self, method: str, raw_path: str) -> tuple[Route, dict[str, str]] | None:
         for route in self.routes:

@@ -496,6 +496,8 @@ class LocalStack:
                 "OFFPROMPT_OPENSEARCH_AUTH": "none",
                 "OFFPROMPT_SUMMARIZE_MODE": "inline",
                 "OFFPROMPT_TRUST_TENANT_HEADER": "1",
+                # the dev server's own origins (it refuses every other one first): the MCP function's setting
+                "OFFPROMPT_MCP_ALLOWED_ORIGINS": ",".join(self._server.own_origins() if self._server else ()),
             }
         )
 

@@ -40,8 +40,17 @@ class Settings(BaseModel):
     extraction_model_id: str = Field(default="amazon.nova-micro-v1:0", alias="OFFPROMPT_EXTRACTION_MODEL_ID")
     # The EventBridge bus the memory events go to (functions/memory_events; docs/adr/0036-memory-events.md).
     event_bus_name: str | None = Field(default=None, alias="OFFPROMPT_EVENT_BUS")
+    # Web origins (`https://app.example.com`, comma-separated) whose pages may call the MCP endpoint besides the API's
+    # own origin; a request with any other `Origin` is a 403 (docs/adr/0044-front-door.md). Empty: none.
+    mcp_allowed_origins: str = Field(default="", alias="OFFPROMPT_MCP_ALLOWED_ORIGINS")
     # Local stack only: take the tenant from the X-Offprompt-Tenant header. Never set in template.yaml.
     trust_tenant_header: bool = Field(default=False, alias="OFFPROMPT_TRUST_TENANT_HEADER")
+
+    def mcp_origins(self) -> frozenset[str]:
+        """`mcp_allowed_origins` as a set of origins, lower-case, without a trailing slash."""
+        return frozenset(
+            part.strip().lower().rstrip("/") for part in self.mcp_allowed_origins.split(",") if part.strip()
+        )
 
     def require(self, field: str) -> str:
         value = getattr(self, field)

@@ -8,6 +8,7 @@ by the service (HTTP 400 with its own code).
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any, TypeVar
 
@@ -43,3 +44,44 @@ def check_unicode(value: Any, raw: str | None = None) -> None:
             f"the request holds a lone surrogate (U+{ord(exc.object[exc.start]):04X}, a half of a UTF-16 pair): "
             "text must be valid Unicode"
         ) from None
+
+
+#: What JSON text must hold for a number in it to parse as NaN or ±Infinity: Python's `json` reads the bare words
+#: `NaN`, `Infinity`, `-Infinity` (not JSON, RFC 8259 §6), and a number beyond a double's range becomes `inf`, which
+#: takes a positive exponent (`1e400`, or `1e10` after 300 digits) or 309 digits. Text without any of these holds
+#: none of them (it may hold these and no such number: then the walk decides).
+_NON_FINITE_TEXT = re.compile(r"NaN|Infinity|[0-9.][eE]\+?0*[1-9]|[0-9]{309}")
+
+
+def non_finite_at(value: Any) -> list[str | int] | None:
+    """Where (a pydantic-style `loc`) `value` holds the first float that is NaN or ±Infinity; None if nowhere."""
+    stack: list[tuple[Any, list[str | int]]] = [(value, [])]
+    while stack:
+        item, loc = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return loc
+        elif isinstance(item, dict):
+            stack.extend((v, [*loc, str(k)]) for k, v in item.items())
+        elif isinstance(item, list | tuple):
+            stack.extend((v, [*loc, i]) for i, v in enumerate(item))
+    return None
+
+
+def check_finite(value: Any, raw: str | None = None, *, loc_prefix: tuple[str | int, ...] = ()) -> None:
+    """SchemaInvalid (`finite_number`, HTTP 422) when a number anywhere in `value` is NaN or ±Infinity: JSON has no
+    such numbers, so nothing could store or answer them as JSON (docs/adr/0044-front-door.md). `raw`: the JSON text
+    `value` came from, so a body that cannot hold one is a single regex scan."""
+    if raw is not None and not _NON_FINITE_TEXT.search(raw):
+        return
+    loc = non_finite_at(value)
+    if loc is not None:
+        raise schema_invalid(
+            [
+                {
+                    "loc": (*loc_prefix, *loc),
+                    "type": "finite_number",
+                    "msg": "Input should be a finite number (JSON has no NaN or Infinity; 1e400 is beyond a double)",
+                }
+            ]
+        )
