@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
@@ -39,14 +40,31 @@ def observability() -> tuple[Logger, Metrics]:
     return Logger(), Metrics()
 
 
-def dumps(body: Any) -> str:
-    """An answer's JSON: never a bare `NaN` or `Infinity` (not JSON; every input that could hold one is refused at
-    the boundary, so this raising is a bug, never a client's doing: docs/adr/0044-front-door.md)."""
-    return json.dumps(body, allow_nan=False)
+def _finite(value: Any) -> Any:
+    """`value` with every NaN or ±Infinity float as None: what `JSON.stringify` writes for them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def dumps(body: Any, **options: Any) -> str:
+    """An answer's JSON: never a bare `NaN` or `Infinity`, which are not JSON (docs/adr/0044-front-door.md).
+
+    Every input that could hold one is refused at the boundary, but a value stored before that rule may still hold
+    one: it is answered as `null` (as JavaScript's `JSON.stringify` does) rather than as a 500 or text no client
+    parses. The fallback walk runs only when the one C-speed encoding refuses."""
+    try:
+        return json.dumps(body, allow_nan=False, **options)
+    except ValueError:
+        return json.dumps(_finite(body), allow_nan=False, **options)
 
 
 #: Powertools' own serializer (compact, its Encoder for models and dataclasses), with no NaN or Infinity either.
-_POWERTOOLS_DUMPS = functools.partial(json.dumps, separators=(",", ":"), cls=Encoder, allow_nan=False)
+_POWERTOOLS_DUMPS = functools.partial(dumps, separators=(",", ":"), cls=Encoder)
 
 
 def json_response(body: Any, status: int = HTTPStatus.OK, headers: dict[str, str] | None = None) -> Response:

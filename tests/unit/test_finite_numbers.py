@@ -38,3 +38,16 @@ def test_every_spelling_of_a_number_json_cannot_hold_is_refused(number: str) -> 
 def test_finite_numbers_and_strings_go_on(number: str) -> None:
     raw = '{"a": [1, {"b": %s}]}' % number  # noqa: UP031
     check_finite(json.loads(raw), raw)
+
+
+def test_an_answer_holding_a_value_stored_before_the_rule_is_json_with_null_in_its_place() -> None:
+    """A record or item stored before NaN was refused still answers: valid JSON (`null` where the NaN was, as
+    `JSON.stringify` writes it), never a 500 from the encoder nor a bare `NaN` (it raised ValueError before)."""
+    from api_common.entry import _POWERTOOLS_DUMPS, json_response
+
+    stored = {"value": {"score": float("nan"), "bounds": [float("-inf"), 1.5, float("inf")]}, "n": 2}
+    for text in (json_response(stored).body, _POWERTOOLS_DUMPS(stored)):
+        assert json.loads(text, parse_constant=lambda word: pytest.fail(f"bare {word} in {text}")) == {
+            "value": {"score": None, "bounds": [None, 1.5, None]},
+            "n": 2,
+        }
