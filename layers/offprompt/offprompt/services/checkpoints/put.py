@@ -23,7 +23,8 @@ from offprompt.services.checkpoints.errors import CheckpointShared
 from offprompt.services.checkpoints.requests import CheckpointPut
 
 MAX_METADATA_BYTES = 64 * 1024
-ATTEMPTS = 2
+#: Tries of a put whose read went stale (another put or a delete changed the item or the thread meanwhile).
+ATTEMPTS = 4
 
 
 def metadata_json(metadata: dict[str, Any]) -> str:
@@ -62,7 +63,7 @@ def put_checkpoint(
             blob = TypedBlob(
                 type=type_, size=len(data), key=ck.blobs.put_blob(tenant, thread_id, ns, checkpoint_id, data)
             )
-        charge = _charge(meter, len(data), blob.key is not None, existing)
+        charge = _charge(meter, len(data), blob.key is not None)
         checkpoint = StoredCheckpoint(
             namespace=ns,
             checkpoint_id=checkpoint_id,
@@ -80,6 +81,7 @@ def put_checkpoint(
                 create=None if state is not None else CheckpointThreadState(thread_id, now),
                 head=state if state is not None and state.special else None,
                 must_be_new=held,
+                replacing=existing.metered_bytes if existing is not None else None,
                 charge=charge,
             )
         except SharedInStore:
@@ -106,10 +108,10 @@ def _drop(ck: Checkpoints, blob: TypedBlob) -> None:
         ck.blobs.drop(blob.key)
 
 
-def _charge(meter: Meter | None, size: int, big: bool, replaced: StoredCheckpoint | None) -> Charge | None:
-    """A put stores its blob's bytes (a replace adds what it grew by) and counts one checkpoint stored today."""
+def _charge(meter: Meter | None, size: int, big: bool) -> Charge | None:
+    """A put stores its blob's bytes and counts one checkpoint stored today; the store moves the gauge by what the
+    item holds now less what the item it replaces held (ADR 0042)."""
     if meter is None:
         return None
-    grown = max(0, size - (replaced.metered_bytes if replaced is not None else 0))
     where = "bytes_stored_s3" if big else "bytes_stored_dynamodb"
-    return meter.charge(stored_bytes=grown, checkpoints_stored=1, **{where: size})
+    return meter.charge(stored_bytes=size, checkpoints_stored=1, **{where: size})
