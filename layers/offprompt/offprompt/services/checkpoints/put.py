@@ -19,7 +19,7 @@ from offprompt.ports import CheckpointRace, CheckpointThreadState, StoredCheckpo
 from offprompt.ports import CheckpointShared as SharedInStore
 from offprompt.services.checkpoints import blobs, rules
 from offprompt.services.checkpoints.context import Checkpoints
-from offprompt.services.checkpoints.errors import CheckpointShared
+from offprompt.services.checkpoints.errors import CheckpointShared, CheckpointTooLarge
 from offprompt.services.checkpoints.requests import CheckpointPut
 
 MAX_METADATA_BYTES = 64 * 1024
@@ -55,6 +55,12 @@ def put_checkpoint(
         held = state is not None and rules.held(state, ns, checkpoint_id)
         if state is not None and (rules.hidden(state, ns, checkpoint_id) or (held and existing is not None)):
             raise CheckpointShared(thread_id, ns, checkpoint_id)
+        if state is not None:  # its pending writes may be there first: the tuple must fit one answer (ADR 0042)
+            bound = (checkpoint_id, True)
+            _, pending = rules.tuple_sizes(ck.store.view_groups(tenant, state, ns, lower=bound, upper=bound))
+            too_large = rules.fits(len(data), pending)
+            if too_large is not None:
+                raise CheckpointTooLarge(thread_id, ns, checkpoint_id, too_large)
         now = ck.clock()
         type_ = request.checkpoint.type
         if blobs.inline(ck, len(data), len(meta)):

@@ -21,7 +21,7 @@ from offprompt.metering import Charge, Meter
 from offprompt.ports import CheckpointThreadState, StoredCheckpointWrite, TypedBlob
 from offprompt.services.checkpoints import blobs, rules
 from offprompt.services.checkpoints.context import Checkpoints
-from offprompt.services.checkpoints.errors import CheckpointNotFound
+from offprompt.services.checkpoints.errors import CheckpointNotFound, CheckpointTooLarge
 from offprompt.services.checkpoints.requests import WritesPut
 
 
@@ -41,16 +41,19 @@ def put_writes(
     state = ck.store.thread(tenant, thread_id)
     if state is not None and rules.hidden(state, ns, checkpoint_id):
         raise CheckpointNotFound(thread_id, ns, checkpoint_id)
-    stored: set[tuple[str, int]] = set()
+    checkpoint_size, stored = 0, dict[tuple[str, int], int]()
     if state is not None:
         bound = (checkpoint_id, True)
-        for group in ck.store.view_groups(tenant, state, ns, lower=bound, upper=bound):
-            stored.update((w.task_id, w.idx) for w in group.writes)
+        checkpoint_size, stored = rules.tuple_sizes(ck.store.view_groups(tenant, state, ns, lower=bound, upper=bound))
     chosen: dict[int, tuple[Any, bytes]] = {}
     for write, data in decoded:
         if write.idx >= 0 and ((request.task_id, write.idx) in stored or write.idx in chosen):
             continue
         chosen[write.idx] = (write, data)
+    grown = {**stored, **{(request.task_id, idx): len(data) for idx, (_w, data) in chosen.items()}}
+    too_large = rules.fits(checkpoint_size, grown)
+    if too_large is not None:  # every tuple stored must fit one answer (ADR 0042)
+        raise CheckpointTooLarge(thread_id, ns, checkpoint_id, too_large)
     now = ck.clock()
     # A special-channel write replacing one a live copy reads is kept beside it (the copy reads the old one).
     version = int(now * 1000) if state is not None and rules.held(state, ns, checkpoint_id) else 0
