@@ -9,7 +9,8 @@ import threading
 from typing import Any
 
 import pytest
-from test_checkpoint_metering import TENANT, aws, gauge, put_checkpoint, put_writes, recount  # noqa: F401
+import test_checkpoint_metering as metering
+from test_checkpoint_metering import TENANT, gauge, put_checkpoint, put_writes, recount
 
 from offprompt.errors import OffpromptError
 from offprompt.ports import CheckpointRace
@@ -17,6 +18,8 @@ from offprompt.services.checkpoints import copy, delete, prune
 from offprompt.services.checkpoints.context import Checkpoints
 from offprompt.services.checkpoints.requests import CheckpointCopy
 
+#: The table and bucket on the atomic moto server (test_checkpoint_metering's fixture, overriding conftest's).
+aws = metering.aws
 THREADS = ("a", "b")
 IDS = ("1ef-1", "1ef-2")
 WORKERS = 4
@@ -54,7 +57,7 @@ def step(ck: Checkpoints, rng: random.Random) -> None:
 def test_random_concurrent_checkpoint_traffic_keeps_the_gauge_exact(
     ck: Checkpoints,
     aws: dict[str, Any],
-    seed: int,  # noqa: F811
+    seed: int,
 ) -> None:
     errors: list[BaseException] = []
 
