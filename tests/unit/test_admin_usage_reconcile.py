@@ -4,13 +4,12 @@ its items, drift repaired and reported before/after; --dry-run changes nothing; 
 from __future__ import annotations
 
 import base64
-import json
 from typing import Any
 
-import boto3
 import pytest
+from test_admin_cli import TABLE, table
+from test_admin_cli import run as run_cli
 
-from offprompt.adapters.clients import reset_clients
 from offprompt.adapters.dynamodb_checkpoints import DynamoDbCheckpointStore
 from offprompt.adapters.layout import TENANT_SK, tenant_pk
 from offprompt.adapters.s3 import S3CheckpointBlobs
@@ -18,26 +17,16 @@ from offprompt.metering import PLANS, Meter
 from offprompt.services.checkpoints import put, writes
 from offprompt.services.checkpoints.context import Checkpoints
 from offprompt.services.checkpoints.requests import CheckpointPut, WritesPut
-from offprompt_admin.__main__ import main
-from offprompt_local import resources
 
-TABLE = "admin-reconcile-test"
+#: The operator CLI's test table (test_admin_cli's fixture: moto, OFFPROMPT_TABLE unset).
+ddb = table
 KEY = {"pk": {"S": tenant_pk("acme")}, "sk": {"S": TENANT_SK}}
 
 
-@pytest.fixture
-def ddb(moto_aws: None, monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.delenv("OFFPROMPT_TABLE", raising=False)
-    reset_clients()
-    client = boto3.client("dynamodb")
-    resources.create_table(client, TABLE)
-    yield client
-    reset_clients()
-
-
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
-    assert main(["--table", TABLE, *args]) == 0
-    return json.loads(capsys.readouterr().out)
+    status, out = run_cli(capsys, "--table", TABLE, *args)
+    assert status == 0
+    return out
 
 
 def gauges(ddb: Any) -> tuple[int, int]:

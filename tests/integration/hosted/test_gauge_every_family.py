@@ -10,6 +10,7 @@ import base64
 import random
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hosted_support import MEMORY, Deployment, call, new_key, text_run
@@ -39,92 +40,71 @@ class Doors:
     def __init__(self, token: str) -> None:
         self.token = token
 
+    def send(self, function: str, event: str, method: str, path: str, body: Any = None, **params: str) -> int:
+        return call(function, event, self.token, path=path, method=method, body=body, **params)[0]
+
     def run(self, thread: str, n: int, size: int) -> int:
-        path = f"/threads/{thread}/runs"
         body = text_run(f"r{n}", "x" * size)
-        return call("add_run", "add_run_http.json", self.token, path=path, method="POST", body=body, thread_id=thread)[
-            0
-        ]
+        return self.send("add_run", "add_run_http.json", "POST", f"/threads/{thread}/runs", body, thread_id=thread)
 
     def items(self, thread: str, size: int) -> int:
-        path, body = f"/threads/{thread}/items", {"items": [{"role": "user", "content": "i" * size}]}
-        return call(
-            "threads", "thread_items_add_http.json", self.token, path=path, method="POST", body=body, thread_id=thread
-        )[0]
+        body = {"items": [{"role": "user", "content": "i" * size}]}
+        path = f"/threads/{thread}/items"
+        return self.send("threads", "thread_items_add_http.json", "POST", path, body, thread_id=thread)
 
     def pop(self, thread: str) -> int:
         path = f"/threads/{thread}/items/pop"
-        return call("threads", "thread_items_pop_http.json", self.token, path=path, method="POST", thread_id=thread)[0]
+        return self.send("threads", "thread_items_pop_http.json", "POST", path, thread_id=thread)
 
     def fork(self, thread: str, target: str) -> int:
-        path, body = f"/threads/{thread}/fork", {"thread_id": target}
-        return call(
-            "threads", "thread_fork_http.json", self.token, path=path, method="POST", body=body, thread_id=thread
-        )[0]
+        path = f"/threads/{thread}/fork"
+        return self.send("threads", "thread_fork_http.json", "POST", path, {"thread_id": target}, thread_id=thread)
 
     def delete_thread(self, thread: str) -> int:
-        path = f"/threads/{thread}"
-        return call("threads", "thread_delete_http.json", self.token, path=path, method="DELETE", thread_id=thread)[0]
+        return self.send("threads", "thread_delete_http.json", "DELETE", f"/threads/{thread}", thread_id=thread)
 
     def output(self, name: str, size: int, kind: str) -> int:
         if kind == "blob":
-            artifact = {"type": "BlobArtifact", "id": f"b-{name}", "name": name, "meta": {}, "value": "o" * size}
-            artifact["value"] = base64.b64encode(b"o" * size).decode()
+            value = base64.b64encode(b"o" * size).decode()
+            artifact = {"type": "BlobArtifact", "id": f"b-{name}", "name": name, "meta": {}, "value": value}
         else:
             artifact = {"type": "TextArtifact", "id": f"t-{name}", "name": name, "meta": {}, "value": "t" * size}
         body = {"tool": "T", "activity": "a", "artifact": artifact}
         path = f"/memories/{MEMORY}/outputs"
-        return call(
-            "process_output", "process_output_http.json", self.token, path=path, method="POST", body=body,
-            memory_name=MEMORY,
-        )[0]  # fmt: skip
+        return self.send("process_output", "process_output_http.json", "POST", path, body, memory_name=MEMORY)
 
     def delete_namespace(self, name: str) -> int:
         path = f"/memories/{MEMORY}/namespaces/{name}"
-        return call(
-            "memories", "memories_delete_namespace_http.json", self.token, path=path, method="DELETE",
-            memory_name=MEMORY, namespace=name,
-        )[0]  # fmt: skip
+        event = "memories_delete_namespace_http.json"
+        return self.send("memories", event, "DELETE", path, memory_name=MEMORY, namespace=name)
 
     def record(self, key: str, size: int) -> int:
-        path, body = f"/records/r.1/{key}", {"value": {"v": "v" * size}}
-        return call(
-            "records", "record_put_http.json", self.token, path=path, method="PUT", body=body, namespace="r.1", key=key
-        )[0]
+        body = {"value": {"v": "v" * size}}
+        path = f"/records/r.1/{key}"
+        return self.send("records", "record_put_http.json", "PUT", path, body, namespace="r.1", key=key)
 
     def delete_record(self, key: str) -> int:
         path = f"/records/r.1/{key}"
-        return call(
-            "records", "record_delete_http.json", self.token, path=path, method="DELETE", namespace="r.1", key=key
-        )[0]
+        return self.send("records", "record_delete_http.json", "DELETE", path, namespace="r.1", key=key)
 
     def checkpoint(self, thread: str, cid: str, size: int) -> int:
         path, body = f"/checkpoint-threads/{thread}/checkpoints/{cid}", {"checkpoint": blob(size), "metadata": {}}
-        return call(
-            "checkpoints", "checkpoint_put_http.json", self.token, path=path, method="PUT", body=body,
-            thread_id=thread, checkpoint_id=cid,
-        )[0]  # fmt: skip
+        event = "checkpoint_put_http.json"
+        return self.send("checkpoints", event, "PUT", path, body, thread_id=thread, checkpoint_id=cid)
 
     def writes(self, thread: str, cid: str, idx: int, size: int) -> int:
         path = f"/checkpoint-threads/{thread}/checkpoints/{cid}/writes"
         body = {"task_id": "t", "writes": [{"idx": idx, "channel": "c", "value": blob(size)}]}
-        return call(
-            "checkpoints", "checkpoint_writes_http.json", self.token, path=path, method="PUT", body=body,
-            thread_id=thread, checkpoint_id=cid,
-        )[0]  # fmt: skip
+        event = "checkpoint_writes_http.json"
+        return self.send("checkpoints", event, "PUT", path, body, thread_id=thread, checkpoint_id=cid)
 
     def copy(self, thread: str, target: str) -> int:
         path, body = f"/checkpoint-threads/{thread}/copy", {"target_thread_id": target}
-        return call(
-            "checkpoints", "checkpoint_copy_http.json", self.token, path=path, method="POST", body=body,
-            thread_id=thread,
-        )[0]  # fmt: skip
+        return self.send("checkpoints", "checkpoint_copy_http.json", "POST", path, body, thread_id=thread)
 
     def delete_checkpoints(self, thread: str) -> int:
         path = f"/checkpoint-threads/{thread}"
-        return call(
-            "checkpoints", "checkpoint_delete_http.json", self.token, path=path, method="DELETE", thread_id=thread
-        )[0]
+        return self.send("checkpoints", "checkpoint_delete_http.json", "DELETE", path, thread_id=thread)
 
 
 @pytest.fixture

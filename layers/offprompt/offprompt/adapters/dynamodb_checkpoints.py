@@ -95,16 +95,7 @@ class DynamoDbCheckpointStore:
     ) -> tuple[CheckpointThreadState | None, StoredCheckpoint | None]:
         pk = checkpoint_thread_pk(tenant, thread_id)
         keys = [_k(pk, CHECKPOINT_THREAD_SK), _k(pk, checkpoint_sk(namespace, checkpoint_id))]
-        request: dict[str, Any] = {self.table_name: {"Keys": keys, "ConsistentRead": True}}
-        found: list[dict[str, Any]] = []
-        for _attempt in range(8):
-            out = self._call("batch_get_item", RequestItems=request)
-            found.extend(out.get("Responses", {}).get(self.table_name, []))
-            request = out.get("UnprocessedKeys") or {}
-            if not request:
-                break
-        else:
-            raise DependencyUnavailable("DynamoDB batch_get_item left keys unprocessed")
+        found = self._batch_get(keys)
         state = next((_state(i) for i in found if i["sk"]["S"] == CHECKPOINT_THREAD_SK), None)
         checkpoint = next((_checkpoint(i) for i in found if i["sk"]["S"] != CHECKPOINT_THREAD_SK), None)
         return state, checkpoint
@@ -320,26 +311,25 @@ class DynamoDbCheckpointStore:
 
     def _metered(self, pk: str, sks: Sequence[str]) -> dict[str, int]:
         """The metered bytes of the items stored at `sks` (absent: no item)."""
+        keys = [_k(pk, sk) for sk in dict.fromkeys(sks)]
         found: dict[str, int] = {}
-        for start in range(0, len(sks), 100):
-            request: dict[str, Any] = {
-                self.table_name: {
-                    "Keys": [_k(pk, sk) for sk in dict.fromkeys(sks[start : start + 100])],
-                    "ConsistentRead": True,
-                    "ProjectionExpression": "sk, #mb",
-                    "ExpressionAttributeNames": gauge.names(),
-                }
-            }
-            for _attempt in range(8):
-                out = self._call("batch_get_item", RequestItems=request)
-                for item in out.get("Responses", {}).get(self.table_name, []):
-                    found[item["sk"]["S"]] = gauge.metered_of(item)
-                request = out.get("UnprocessedKeys") or {}
-                if not request:
-                    break
-            else:
-                raise DependencyUnavailable("DynamoDB batch_get_item left keys unprocessed")
+        for start in range(0, len(keys), 100):
+            projection = {"ProjectionExpression": "sk, #mb", "ExpressionAttributeNames": gauge.names()}
+            for item in self._batch_get(keys[start : start + 100], **projection):
+                found[item["sk"]["S"]] = gauge.metered_of(item)
         return found
+
+    def _batch_get(self, keys: list[dict[str, Any]], **options: Any) -> list[dict[str, Any]]:
+        """The items at ≤ 100 `keys` (consistent reads), unprocessed keys asked again."""
+        request: dict[str, Any] = {self.table_name: {"Keys": keys, "ConsistentRead": True, **options}}
+        found: list[dict[str, Any]] = []
+        for _attempt in range(8):
+            out = self._call("batch_get_item", RequestItems=request)
+            found.extend(out.get("Responses", {}).get(self.table_name, []))
+            request = out.get("UnprocessedKeys") or {}
+            if not request:
+                return found
+        raise DependencyUnavailable("DynamoDB batch_get_item left keys unprocessed")
 
     def _create_thread(self, pk: str, tenant: str, state: CheckpointThreadState) -> None:
         """The thread's root item (with its tenant-index attribute) unless one exists: another writer's is kept."""
