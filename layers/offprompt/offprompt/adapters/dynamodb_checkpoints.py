@@ -307,7 +307,7 @@ class DynamoDbCheckpointStore:
                 previous = self._metered(pk, [_sk_of(w) for w in chunk if w.idx < 0])
             except (ClientError, BotoCoreError) as exc:
                 raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
-        raise CheckpointRace()
+        raise DependencyUnavailable("pending writes kept changing while they were stored; retry")
 
     def _metered(self, pk: str, sks: Sequence[str]) -> dict[str, int]:
         """The metered bytes of the items stored at `sks` (absent: no item)."""

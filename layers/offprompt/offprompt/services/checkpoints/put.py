@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from offprompt.errors import PayloadTooLarge
+from offprompt.errors import DependencyUnavailable, PayloadTooLarge
 from offprompt.metering import Charge, Meter
 from offprompt.ports import CheckpointRace, CheckpointThreadState, StoredCheckpoint, TypedBlob
 from offprompt.ports import CheckpointShared as SharedInStore
@@ -97,7 +97,7 @@ def put_checkpoint(
             _drop(ck, blob)
             if attempt + 1 < ATTEMPTS:
                 continue
-            raise
+            raise DependencyUnavailable("the checkpoint kept changing while it was stored; retry") from None
         except Exception:
             _drop(ck, blob)
             raise
