@@ -57,7 +57,7 @@ def put_checkpoint(
             raise CheckpointShared(thread_id, ns, checkpoint_id)
         if state is not None:  # its pending writes may be there first: the tuple must fit one answer (ADR 0042)
             bound = (checkpoint_id, True)
-            _, pending = rules.tuple_sizes(ck.store.view_groups(tenant, state, ns, lower=bound, upper=bound))
+            _, pending = rules.tuple_sizes(list(ck.store.view_groups(tenant, state, ns, lower=bound, upper=bound)))
             too_large = rules.fits(len(data), pending)
             if too_large is not None:
                 raise CheckpointTooLarge(thread_id, ns, checkpoint_id, too_large)

@@ -44,7 +44,8 @@ def put_writes(
     checkpoint_size, stored = 0, dict[tuple[str, int], int]()
     if state is not None:
         bound = (checkpoint_id, True)
-        checkpoint_size, stored = rules.tuple_sizes(ck.store.view_groups(tenant, state, ns, lower=bound, upper=bound))
+        groups = list(ck.store.view_groups(tenant, state, ns, lower=bound, upper=bound))  # read here: 3 modules deep
+        checkpoint_size, stored = rules.tuple_sizes(groups)
     chosen: dict[int, tuple[Any, bytes]] = {}
     for write, data in decoded:
         if write.idx >= 0 and ((request.task_id, write.idx) in stored or write.idx in chosen):
