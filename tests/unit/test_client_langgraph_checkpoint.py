@@ -19,6 +19,7 @@ from langgraph.checkpoint.serde.types import ERROR, INTERRUPT
 
 from offprompt_client import OffpromptClientError, OffpromptConnectionError, retries
 from offprompt_client.langgraph import OffpromptSaver
+from offprompt_client.langgraph_checkpoint import CheckpointTooLarge
 
 SERDE = JsonPlusSerializer()
 CP_ID = "1f0a0000-0000-6000-8000-000000000002"
@@ -257,3 +258,15 @@ def test_the_async_methods_give_the_same_answers() -> None:
     found, listed = asyncio.run(both())
     assert found == saver.get_tuple(config) and listed == list(saver.list(config))
     assert [m for m, *_ in sent.sent[:7]] == ["GET", "POST", "PUT", "PUT", "DELETE", "POST", "POST"]
+
+
+def test_a_tuple_too_large_is_a_typed_error_and_not_resent() -> None:
+    refusal = {"code": "checkpoint_too_large", "message": "over 4194304", "details": {"limit": 4194304}}
+    saver, sent = saver_on(lambda *_: (413, refusal))
+    config = {"configurable": {"thread_id": "t", "checkpoint_id": CP_ID}}
+    with pytest.raises(CheckpointTooLarge) as raised:
+        saver.put_writes(config, [("k", "v" * 10)], "task")
+    assert (raised.value.status, raised.value.code) == (413, "checkpoint_too_large")
+    with pytest.raises(CheckpointTooLarge):
+        saver.put({"configurable": {"thread_id": "t"}}, checkpoint(), {"source": "loop", "step": 0}, {})
+    assert len(sent.sent) == 2

@@ -37,6 +37,10 @@ UPLOAD_EXPIRES_IN = 900
 DOWNLOAD_EXPIRES_IN = 900
 # A ListArtifact JSON larger than this is handed out as a presigned S3 GET (Lambda responses are capped at 6 MB).
 MAX_INLINE_RESPONSE_BYTES = 5 * 1024 * 1024
+#: The blob bytes one checkpoint tuple may carry: its checkpoint's and its current pending writes' (docs/adr/0042).
+#: Base64 makes them 4/3 on the wire (5,592,406 bytes), plus ≤ 64 KB of metadata: under Lambda's 6 MB answer, so
+#: every tuple stored can be read; a put or writes past it are refused (413 `checkpoint_too_large`).
+MAX_CHECKPOINT_TUPLE_BYTES = 4 * 1024 * 1024
 # ... and for direct invocations: a Step Functions state (input or output) is capped at 256 KB.
 DIRECT_MAX_INLINE_BYTES = 200 * 1024
 SEARCH_MODES = ("bm25", "knn", "hybrid")

@@ -6,7 +6,7 @@ is also tested against the real thing (moto for DynamoDB/S3, the local OpenSearc
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -1102,10 +1102,13 @@ class CheckpointStore(Protocol):
         create: CheckpointThreadState | None,
         head: CheckpointThreadState | None,
         must_be_new: bool,
+        replacing: int | None = None,
         charge: Charge | None = None,
     ) -> None:
         """One transaction: the checkpoint item, the thread item when `create`, the namespace's head when `head`,
-        the charge. `must_be_new`: CheckpointShared when the item exists."""
+        the charge with the gauge moved by new - old metered bytes (ADR 0042). `must_be_new`: CheckpointShared when
+        the item exists. Otherwise conditioned on what the caller read: no item (`replacing` None) or one holding
+        `replacing` metered bytes; CheckpointRace when it changed meanwhile (read again and retry)."""
         ...
 
     def put_writes(
@@ -1116,9 +1119,12 @@ class CheckpointStore(Protocol):
         *,
         head: CheckpointThreadState | None,
         create: CheckpointThreadState | None = None,
-        charge: Charge | None = None,
-    ) -> None:
-        """Store the writes (after the charge); `create`: the thread's root item too, unless one exists."""
+        pricing: Callable[[Sequence[StoredCheckpointWrite]], Charge | None] | None = None,
+    ) -> list[StoredCheckpointWrite]:
+        """Store the writes, each conditioned on the stored item (ADR 0042): an idx ≥ 0 only where none is stored
+        (the first wins), an idx < 0 replacing what is stored; `pricing(writes)` the charge of the writes stored
+        together, committed with them (the gauge moved by new - old). `create`: the thread's root item too, unless
+        one exists. The writes stored."""
         ...
 
     def copy(

@@ -369,6 +369,6 @@ def search_item_from(record: dict[str, Any]) -> SearchItem:
 
 
 # The checkpointer lives in its own module (LangGraph's checkpoint API, not its store API); both are this extra's.
-from offprompt_client.langgraph_checkpoint import OffpromptSaver  # noqa: E402
+from offprompt_client.langgraph_checkpoint import CheckpointTooLarge, OffpromptSaver  # noqa: E402
 
-__all__ += ["OffpromptSaver"]
+__all__ += ["CheckpointTooLarge", "OffpromptSaver"]

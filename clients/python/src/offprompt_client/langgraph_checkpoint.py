@@ -27,7 +27,9 @@ checkpoints.
 - `delete_for_runs` is not offered (it needs an index by run; see ADR 0039).
 
 Requests that fail with a connection error, 429 or 503 are retried (a put or a write repeated after a lost answer
-stores the same item again); a copy is retried on 429/503 only. Other errors raise `OffpromptClientError`.
+stores the same item again); a copy is retried on 429/503 only. Other errors raise `OffpromptClientError`; a put or
+writes that would make a checkpoint tuple larger than one answer can carry (4 MiB of blobs: the checkpoint and its
+pending writes) raise its subclass `CheckpointTooLarge` (413 `checkpoint_too_large`, nothing stored).
 Connection settings as the other doors: `base_url` (default `OFFPROMPT_API_URL`, else the local stack), `api_key`
 (default `OFFPROMPT_API_KEY`), `tenant` (the local stack's header), or `client`.
 """
@@ -56,7 +58,15 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from offprompt_client.client import OffpromptClient, OffpromptClientError
 from offprompt_client.retries import with_retries
 
-__all__ = ["OffpromptSaver"]
+__all__ = ["CheckpointTooLarge", "OffpromptSaver"]
+
+
+class CheckpointTooLarge(OffpromptClientError):
+    """413 `checkpoint_too_large`: the put or writes would take the checkpoint tuple past the blob bytes one answer
+    carries (`body["details"]["limit"]`); nothing was stored."""
+
+    code_name = "checkpoint_too_large"
+
 
 #: At most this many writes go in one request (the route takes 1..1000).
 WRITES_PER_REQUEST = 500
@@ -298,7 +308,12 @@ class OffpromptSaver(BaseCheckpointSaver[int]):
         )
 
     def _retry(self, call: Callable[[], Any], *, connection_errors: bool = True) -> Any:
-        return with_retries(call, resend=connection_errors)
+        try:
+            return with_retries(call, resend=connection_errors)
+        except OffpromptClientError as error:
+            if error.code == CheckpointTooLarge.code_name:
+                raise CheckpointTooLarge(error.status, error.code, error.message, error.body) from None
+            raise
 
 
 def _wire(typed: tuple[str, bytes]) -> dict[str, str]:

@@ -145,7 +145,7 @@ def charge_items(table: str, charge: Charge) -> list[TaggedItem]:
             "ExpressionAttributeValues": {":stored": {"N": str(charge.stored_bytes)}},
         }
         limit = charge.plan.stored_bytes
-        if limit:
+        if limit and charge.stored_bytes > 0:  # a write that gives bytes back (new < old) is never refused
             gauge["ConditionExpression"] = "attribute_not_exists(#stored) OR #stored <= :stored_max"
             gauge["ExpressionAttributeValues"][":stored_max"] = {"N": str(limit - charge.stored_bytes)}
         items.append(TaggedItem(CHARGE_GAUGE, {"Update": gauge}))

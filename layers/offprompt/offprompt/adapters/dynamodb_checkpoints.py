@@ -17,9 +17,10 @@ reaches DynamoDB through three modules.
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -38,9 +39,10 @@ from offprompt.ports import (
     TypedBlob,
 )
 
+from . import gauge
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
-from .dynamodb_account import charge_items, refuse_charge, stored_bytes_release
+from .dynamodb_account import refuse_charge, stored_bytes_release
 from .dynamodb_transaction import MAX_ITEMS, Cancelled, Transaction
 from .layout import (
     CHECKPOINT_HEAD,
@@ -61,6 +63,9 @@ from .layout import (
 NEWEST_PAGE = 16
 _PAGE = 200
 _BATCH_WRITE = 25
+#: One transaction of pending writes: at most this many, and this many bytes inline (DynamoDB's 4 MB a transaction).
+WRITES_PER_TRANSACTION = 25
+_TRANSACTION_INLINE_BYTES = 3 * 1024 * 1024
 
 
 class DynamoDbCheckpointStore:
@@ -90,16 +95,7 @@ class DynamoDbCheckpointStore:
     ) -> tuple[CheckpointThreadState | None, StoredCheckpoint | None]:
         pk = checkpoint_thread_pk(tenant, thread_id)
         keys = [_k(pk, CHECKPOINT_THREAD_SK), _k(pk, checkpoint_sk(namespace, checkpoint_id))]
-        request: dict[str, Any] = {self.table_name: {"Keys": keys, "ConsistentRead": True}}
-        found: list[dict[str, Any]] = []
-        for _attempt in range(8):
-            out = self._call("batch_get_item", RequestItems=request)
-            found.extend(out.get("Responses", {}).get(self.table_name, []))
-            request = out.get("UnprocessedKeys") or {}
-            if not request:
-                break
-        else:
-            raise DependencyUnavailable("DynamoDB batch_get_item left keys unprocessed")
+        found = self._batch_get(keys)
         state = next((_state(i) for i in found if i["sk"]["S"] == CHECKPOINT_THREAD_SK), None)
         checkpoint = next((_checkpoint(i) for i in found if i["sk"]["S"] != CHECKPOINT_THREAD_SK), None)
         return state, checkpoint
@@ -215,16 +211,17 @@ class DynamoDbCheckpointStore:
         create: CheckpointThreadState | None,
         head: CheckpointThreadState | None,
         must_be_new: bool,
+        replacing: int | None = None,
         charge: Charge | None = None,
     ) -> None:
         pk = checkpoint_thread_pk(tenant, thread_id)
         tx = Transaction()
-        put: dict[str, Any] = {
-            "TableName": self.table_name,
-            "Item": _checkpoint_item(pk, tenant, thread_id, checkpoint),
-        }
-        if must_be_new:
-            put["ConditionExpression"] = "attribute_not_exists(sk)"
+        # Conditioned on what the put read (ADR 0042): no item (`replacing` None), or one holding `replacing`
+        # metered bytes; the gauge moves by new - old in the same transaction.
+        put = gauge.conditioned(
+            {"TableName": self.table_name, "Item": _checkpoint_item(pk, tenant, thread_id, checkpoint)},
+            None if must_be_new else replacing,
+        )
         tx.put("checkpoint", put)
         if create is not None:
             tx.put(
@@ -237,19 +234,19 @@ class DynamoDbCheckpointStore:
             )
         if head is not None:
             tx.put("head", {"TableName": self.table_name, "Item": _head_item(pk, tenant, head, checkpoint.namespace)})
-        if charge is not None:
-            tx.extend(charge_items(self.table_name, charge))
-        if len(tx) == 1:  # the common put (no first put, no head, no charge): one PutItem, not a transaction
+        tx.extend(gauge.gauge_change(self.table_name, charge, checkpoint.metered_bytes - (replacing or 0)))
+        shared = ("checkpoint",) if must_be_new else ()
+        if len(tx) == 1:  # the common unmetered put (no first put, no head): one PutItem, not a transaction
             try:
                 self.client.put_item(**put)
             except ClientError as exc:
                 if error_code(exc) == "ConditionalCheckFailedException":
-                    raise CheckpointShared() from None
+                    raise CheckpointShared() if must_be_new else CheckpointRace() from None
                 raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
             except BotoCoreError as exc:
                 raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
             return
-        self._transact(tx, charge, shared=("checkpoint",), raced=("thread",))
+        self._transact(tx, charge, shared=shared, raced=("thread", "checkpoint"))
 
     def put_writes(
         self,
@@ -259,21 +256,80 @@ class DynamoDbCheckpointStore:
         *,
         head: CheckpointThreadState | None,
         create: CheckpointThreadState | None = None,
-        charge: Charge | None = None,
-    ) -> None:
+        pricing: Callable[[Sequence[StoredCheckpointWrite]], Charge | None] | None = None,
+    ) -> list[StoredCheckpointWrite]:
+        """Transactions of ≤ WRITES_PER_TRANSACTION writes, each write conditioned on the stored item (ADR 0042): an
+        idx ≥ 0 only where none is stored (the first wins: a lost race drops it), an idx < 0 on the metered bytes
+        of the one it replaces (re-read and retried when it changed); `pricing(chunk)` the chunk's charge, its
+        gauge moved by new - old. The writes stored."""
         pk = checkpoint_thread_pk(tenant, thread_id)
-        items = [_write_item(pk, tenant, thread_id, w) for w in writes]
-        if head is not None and writes:
-            items.append(_head_item(pk, tenant, head, writes[0].namespace))
-        if charge is not None:
-            # The charge commits first: a refused charge stores nothing (a retried request charges again, as a
-            # record's retried put does).
-            tx = Transaction()
-            tx.extend(charge_items(self.table_name, charge))
-            self._transact(tx, charge)
         if create is not None:  # writes ahead of the thread's first checkpoint: its root item first (never orphans)
             self._create_thread(pk, tenant, create)
-        self._batch_write([{"PutRequest": {"Item": item}} for item in items])
+        stored: list[StoredCheckpointWrite] = []
+        for chunk in _write_chunks(writes):
+            stored.extend(self._put_write_chunk(pk, tenant, thread_id, chunk, pricing))
+        if head is not None and writes:
+            self._batch_write([{"PutRequest": {"Item": _head_item(pk, tenant, head, writes[0].namespace)}}])
+        return stored
+
+    def _put_write_chunk(
+        self,
+        pk: str,
+        tenant: str,
+        thread_id: str,
+        chunk: list[StoredCheckpointWrite],
+        pricing: Callable[[Sequence[StoredCheckpointWrite]], Charge | None] | None,
+    ) -> list[StoredCheckpointWrite]:
+        previous = self._metered(pk, [_sk_of(w) for w in chunk if w.idx < 0])
+        for _attempt in range(8):
+            if not chunk:
+                return []
+            tx = Transaction()
+            delta = 0
+            for n, w in enumerate(chunk):
+                old = previous.get(_sk_of(w)) if w.idx < 0 else None
+                item = {"TableName": self.table_name, "Item": _write_item(pk, tenant, thread_id, w)}
+                tx.put(str(n), gauge.conditioned(item, old))
+                delta += w.metered_bytes - (old or 0)
+            charge = pricing(chunk) if pricing is not None else None
+            tx.extend(gauge.gauge_change(self.table_name, charge, delta))
+            try:
+                with tx.cancellation():
+                    self.client.transact_write_items(TransactItems=tx.request())
+                return chunk
+            except Cancelled as cancelled:
+                if charge is not None:
+                    refuse_charge(cancelled, charge)
+                failed = {int(t) for t in cancelled.failed_tags() if t.isdigit()}
+                if not failed and not cancelled.conflicted:
+                    raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+                chunk = [w for n, w in enumerate(chunk) if n not in failed or w.idx < 0]  # idx ≥ 0: the first won
+                previous = self._metered(pk, [_sk_of(w) for w in chunk if w.idx < 0])
+            except (ClientError, BotoCoreError) as exc:
+                raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+        raise DependencyUnavailable("pending writes kept changing while they were stored; retry")
+
+    def _metered(self, pk: str, sks: Sequence[str]) -> dict[str, int]:
+        """The metered bytes of the items stored at `sks` (absent: no item)."""
+        keys = [_k(pk, sk) for sk in dict.fromkeys(sks)]
+        found: dict[str, int] = {}
+        for start in range(0, len(keys), 100):
+            projection = {"ProjectionExpression": "sk, #mb", "ExpressionAttributeNames": gauge.names()}
+            for item in self._batch_get(keys[start : start + 100], **projection):
+                found[item["sk"]["S"]] = gauge.metered_of(item)
+        return found
+
+    def _batch_get(self, keys: list[dict[str, Any]], **options: Any) -> list[dict[str, Any]]:
+        """The items at ≤ 100 `keys` (consistent reads), unprocessed keys asked again."""
+        request: dict[str, Any] = {self.table_name: {"Keys": keys, "ConsistentRead": True, **options}}
+        found: list[dict[str, Any]] = []
+        for _attempt in range(8):
+            out = self._call("batch_get_item", RequestItems=request)
+            found.extend(out.get("Responses", {}).get(self.table_name, []))
+            request = out.get("UnprocessedKeys") or {}
+            if not request:
+                return found
+        raise DependencyUnavailable("DynamoDB batch_get_item left keys unprocessed")
 
     def _create_thread(self, pk: str, tenant: str, state: CheckpointThreadState) -> None:
         """The thread's root item (with its tenant-index attribute) unless one exists: another writer's is kept."""
@@ -387,15 +443,9 @@ class DynamoDbCheckpointStore:
                 if not chunk:
                     break
                 tx = Transaction()
-                for n, item in enumerate(chunk):
-                    tx.delete(
-                        str(n),
-                        {
-                            "TableName": self.table_name,
-                            "Key": _k(pk, _sk_of(item)),
-                            "ConditionExpression": "attribute_exists(sk)",
-                        },
-                    )
+                for n, item in enumerate(chunk):  # conditioned on what it takes off the gauge (ADR 0042)
+                    delete = {"TableName": self.table_name, "Key": _k(pk, _sk_of(item))}
+                    tx.delete(str(n), gauge.conditioned(delete, item.metered_bytes))
                 released = sum(i.metered_bytes for i in chunk)
                 if released:
                     tx.add("release", stored_bytes_release(self.table_name, tenant, released))
@@ -410,7 +460,13 @@ class DynamoDbCheckpointStore:
                         break  # an erased tenant's gauge: nothing to take bytes off
                     if not gone and not cancelled.conflicted:
                         raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
-                    chunk = [i for n, i in enumerate(chunk) if n not in gone]
+                    # an item replaced meanwhile is deleted for what it holds now; one gone is skipped
+                    now = self._metered(pk, [_sk_of(i) for n, i in enumerate(chunk) if n in gone])
+                    chunk = [
+                        i if n not in gone else dataclasses.replace(i, metered_bytes=now[_sk_of(i)])
+                        for n, i in enumerate(chunk)
+                        if n not in gone or _sk_of(i) in now
+                    ]
                 except (ClientError, BotoCoreError) as exc:
                     raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
             else:
@@ -527,6 +583,20 @@ class DynamoDbCheckpointStore:
             return getattr(self.client, operation)(**params)
         except (ClientError, BotoCoreError) as exc:
             raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
+
+
+def _write_chunks(writes: Sequence[StoredCheckpointWrite]) -> Iterator[list[StoredCheckpointWrite]]:
+    chunk: list[StoredCheckpointWrite] = []
+    size = 0
+    for w in writes:
+        inline = len(w.blob.data or b"")
+        if chunk and (len(chunk) >= WRITES_PER_TRANSACTION or size + inline > _TRANSACTION_INLINE_BYTES):
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(w)
+        size += inline
+    if chunk:
+        yield chunk
 
 
 def _sources(state: CheckpointThreadState) -> list[tuple[str, dict[str, str] | None, float | None]]:

@@ -268,18 +268,16 @@ class DynamoDbNamespaceStore:
     ) -> None:
         """The commit's items after the batch and the record: the meta entry, the upload marker, the charge."""
         if meta_entry is not None:
-            tx.put(
-                "meta",
-                {
-                    "TableName": self.table,
-                    "Item": {
-                        "pk": {"S": pk},
-                        "sk": {"S": meta_sk(time.time_ns(), uuid.uuid4().hex)},
-                        "entry": {"S": json.dumps(meta_entry)},
-                        "created_at": {"S": now},
-                    },
-                },
-            )
+            meta: dict[str, Any] = {
+                "pk": {"S": pk},
+                "sk": {"S": meta_sk(time.time_ns(), uuid.uuid4().hex)},
+                "entry": {"S": json.dumps(meta_entry)},
+                "created_at": {"S": now},
+            }
+            meta_bytes = charge.stored_bytes - update.total_bytes if charge is not None else 0
+            if meta_bytes > 0:  # the entry's share of the charge: what it added to the gauge (ADR 0042)
+                meta["metered_bytes"] = {"N": str(meta_bytes)}
+            tx.put("meta", {"TableName": self.table, "Item": meta, "ConditionExpression": "attribute_not_exists(sk)"})
         if update.upload_id is not None:  # an upload is consumed once: the first commit that names it
             tx.put(
                 "upload",

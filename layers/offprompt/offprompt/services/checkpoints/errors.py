@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from offprompt.errors import Conflict, NotFound
-from offprompt.limits import MAX_FORK_DEPTH
+from offprompt.errors import Conflict, NotFound, PayloadTooLarge
+from offprompt.limits import MAX_CHECKPOINT_TUPLE_BYTES, MAX_FORK_DEPTH
 
 
 class CheckpointNotFound(NotFound):
@@ -58,4 +58,24 @@ class CheckpointShared(Conflict):
             f'checkpoint "{checkpoint_id}" of checkpoint thread "{thread_id[:100]}" is read by a copy (or was deleted '
             "while copies read it): it cannot be replaced; nothing was stored",
             details={"thread_id": thread_id, "checkpoint_ns": namespace, "checkpoint_id": checkpoint_id},
+        )
+
+
+class CheckpointTooLarge(PayloadTooLarge):
+    """A put or pending writes would take a checkpoint tuple past what one answer can carry (docs/adr/0042)."""
+
+    code = "checkpoint_too_large"
+
+    def __init__(self, thread_id: str, namespace: str, checkpoint_id: str, size: int) -> None:
+        super().__init__(
+            f'checkpoint "{checkpoint_id}" of checkpoint thread "{thread_id[:100]}" with its pending writes would hold '
+            f"{size} blob bytes, more than the {MAX_CHECKPOINT_TUPLE_BYTES} a checkpoint tuple may carry (every "
+            "tuple must fit one answer); nothing was stored",
+            details={
+                "thread_id": thread_id,
+                "checkpoint_ns": namespace,
+                "checkpoint_id": checkpoint_id,
+                "size": size,
+                "limit": MAX_CHECKPOINT_TUPLE_BYTES,
+            },
         )

@@ -16,14 +16,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from offprompt.errors import InvalidInput
+from offprompt.limits import MAX_CHECKPOINT_TUPLE_BYTES
 from offprompt.ports import CheckpointGroup, IdBound
 from offprompt.services.checkpoints.blobs import check_thread
 from offprompt.services.checkpoints.context import Checkpoints
 from offprompt.services.checkpoints.requests import CheckpointList
 from offprompt.services.checkpoints.views import tuple_view, view_bytes
 
-#: The blob bytes of one page (base64 makes them 4/3 on the wire: the page stays under Lambda's 6 MB answer).
-PAGE_BLOB_BYTES = 4 * 1024 * 1024
+#: The blob bytes of one page (base64 makes them 4/3 on the wire: the page stays under Lambda's 6 MB answer); one
+#: tuple always fits, since puts and writes keep each under the same limit (ADR 0042).
+PAGE_BLOB_BYTES = MAX_CHECKPOINT_TUPLE_BYTES
 
 
 def _pack(fields: dict[str, object]) -> str:

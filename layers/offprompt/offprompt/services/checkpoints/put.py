@@ -13,17 +13,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from offprompt.errors import PayloadTooLarge
+from offprompt.errors import DependencyUnavailable, PayloadTooLarge
 from offprompt.metering import Charge, Meter
 from offprompt.ports import CheckpointRace, CheckpointThreadState, StoredCheckpoint, TypedBlob
 from offprompt.ports import CheckpointShared as SharedInStore
 from offprompt.services.checkpoints import blobs, rules
 from offprompt.services.checkpoints.context import Checkpoints
-from offprompt.services.checkpoints.errors import CheckpointShared
+from offprompt.services.checkpoints.errors import CheckpointShared, CheckpointTooLarge
 from offprompt.services.checkpoints.requests import CheckpointPut
 
 MAX_METADATA_BYTES = 64 * 1024
-ATTEMPTS = 2
+#: Tries of a put whose read went stale (another put or a delete changed the item or the thread meanwhile).
+ATTEMPTS = 4
 
 
 def metadata_json(metadata: dict[str, Any]) -> str:
@@ -54,6 +55,12 @@ def put_checkpoint(
         held = state is not None and rules.held(state, ns, checkpoint_id)
         if state is not None and (rules.hidden(state, ns, checkpoint_id) or (held and existing is not None)):
             raise CheckpointShared(thread_id, ns, checkpoint_id)
+        if state is not None:  # its pending writes may be there first: the tuple must fit one answer (ADR 0042)
+            bound = (checkpoint_id, True)
+            _, pending = rules.tuple_sizes(list(ck.store.view_groups(tenant, state, ns, lower=bound, upper=bound)))
+            too_large = rules.fits(len(data), pending)
+            if too_large is not None:
+                raise CheckpointTooLarge(thread_id, ns, checkpoint_id, too_large)
         now = ck.clock()
         type_ = request.checkpoint.type
         if blobs.inline(ck, len(data), len(meta)):
@@ -62,7 +69,7 @@ def put_checkpoint(
             blob = TypedBlob(
                 type=type_, size=len(data), key=ck.blobs.put_blob(tenant, thread_id, ns, checkpoint_id, data)
             )
-        charge = _charge(meter, len(data), blob.key is not None, existing)
+        charge = _charge(meter, len(data), blob.key is not None)
         checkpoint = StoredCheckpoint(
             namespace=ns,
             checkpoint_id=checkpoint_id,
@@ -80,6 +87,7 @@ def put_checkpoint(
                 create=None if state is not None else CheckpointThreadState(thread_id, now),
                 head=state if state is not None and state.special else None,
                 must_be_new=held,
+                replacing=existing.metered_bytes if existing is not None else None,
                 charge=charge,
             )
         except SharedInStore:
@@ -89,7 +97,7 @@ def put_checkpoint(
             _drop(ck, blob)
             if attempt + 1 < ATTEMPTS:
                 continue
-            raise
+            raise DependencyUnavailable("the checkpoint kept changing while it was stored; retry") from None
         except Exception:
             _drop(ck, blob)
             raise
@@ -106,10 +114,10 @@ def _drop(ck: Checkpoints, blob: TypedBlob) -> None:
         ck.blobs.drop(blob.key)
 
 
-def _charge(meter: Meter | None, size: int, big: bool, replaced: StoredCheckpoint | None) -> Charge | None:
-    """A put stores its blob's bytes (a replace adds what it grew by) and counts one checkpoint stored today."""
+def _charge(meter: Meter | None, size: int, big: bool) -> Charge | None:
+    """A put stores its blob's bytes and counts one checkpoint stored today; the store moves the gauge by what the
+    item holds now less what the item it replaces held (ADR 0042)."""
     if meter is None:
         return None
-    grown = max(0, size - (replaced.metered_bytes if replaced is not None else 0))
     where = "bytes_stored_s3" if big else "bytes_stored_dynamodb"
-    return meter.charge(stored_bytes=grown, checkpoints_stored=1, **{where: size})
+    return meter.charge(stored_bytes=size, checkpoints_stored=1, **{where: size})

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from offprompt.ports import CheckpointThreadState, StoredCheckpoint, StoredCheckpointWrite
+from collections.abc import Iterable
+
+from offprompt.limits import MAX_CHECKPOINT_TUPLE_BYTES
+from offprompt.ports import CheckpointGroup, CheckpointThreadState, StoredCheckpoint, StoredCheckpointWrite
 
 Item = StoredCheckpoint | StoredCheckpointWrite
 
@@ -33,3 +36,21 @@ def unread(state: CheckpointThreadState, item: Item) -> bool:
 def offloaded(items: list[Item]) -> list[str]:
     """The S3 keys of the items' blobs."""
     return [i.blob.key for i in items if i.blob.key is not None]
+
+
+def tuple_sizes(groups: Iterable[CheckpointGroup]) -> tuple[int, dict[tuple[str, int], int]]:
+    """A checkpoint's blob bytes as its tuple would carry them: the checkpoint's, and each current write's by
+    (task_id, idx) (the read of one id: `view_groups` bounded to it)."""
+    checkpoint = 0
+    writes: dict[tuple[str, int], int] = {}
+    for group in groups:
+        if group.checkpoint is not None:
+            checkpoint = group.checkpoint.blob.size
+        writes.update({(w.task_id, w.idx): w.blob.size for w in group.writes})
+    return checkpoint, writes
+
+
+def fits(checkpoint: int, writes: dict[tuple[str, int], int]) -> int | None:
+    """None when a tuple of these blob bytes fits an answer (MAX_CHECKPOINT_TUPLE_BYTES); else its size."""
+    size = checkpoint + sum(writes.values())
+    return None if size <= MAX_CHECKPOINT_TUPLE_BYTES else size

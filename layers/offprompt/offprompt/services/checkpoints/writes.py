@@ -6,19 +6,22 @@ one request too); a write with idx < 0 (a special channel) replaces it — in a 
 replacement is stored beside the write it replaces (a versioned key), so the copy keeps reading the old one.
 Writes go into the thread's own partition (a copy's writes to a shared checkpoint too) and may arrive before their
 checkpoint: LangGraph saves a checkpoint in the background while the next step's tasks run and write, unordered.
-Writes to a checkpoint a delete or prune hid are 404 `checkpoint_not_found`. The charge commits first (nothing is
-stored when it is refused), then the thread's root item if it has none yet, then the writes in batches.
+Writes to a checkpoint a delete or prune hid are 404 `checkpoint_not_found`. The thread's root item first if it has
+none yet, then the writes in transactions, each write conditioned on the stored item and the charge in the same
+transaction (the gauge moved by new - old, ADR 0042; a refused charge stores nothing of its transaction). A racing
+request's write of the same (task_id, idx ≥ 0) that landed first is kept, and this one is not stored nor charged.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from offprompt.metering import Meter
+from offprompt.metering import Charge, Meter
 from offprompt.ports import CheckpointThreadState, StoredCheckpointWrite, TypedBlob
 from offprompt.services.checkpoints import blobs, rules
 from offprompt.services.checkpoints.context import Checkpoints
-from offprompt.services.checkpoints.errors import CheckpointNotFound
+from offprompt.services.checkpoints.errors import CheckpointNotFound, CheckpointTooLarge
 from offprompt.services.checkpoints.requests import WritesPut
 
 
@@ -38,16 +41,20 @@ def put_writes(
     state = ck.store.thread(tenant, thread_id)
     if state is not None and rules.hidden(state, ns, checkpoint_id):
         raise CheckpointNotFound(thread_id, ns, checkpoint_id)
-    stored: set[tuple[str, int]] = set()
+    checkpoint_size, stored = 0, dict[tuple[str, int], int]()
     if state is not None:
         bound = (checkpoint_id, True)
-        for group in ck.store.view_groups(tenant, state, ns, lower=bound, upper=bound):
-            stored.update((w.task_id, w.idx) for w in group.writes)
+        groups = list(ck.store.view_groups(tenant, state, ns, lower=bound, upper=bound))  # read here: 3 modules deep
+        checkpoint_size, stored = rules.tuple_sizes(groups)
     chosen: dict[int, tuple[Any, bytes]] = {}
     for write, data in decoded:
         if write.idx >= 0 and ((request.task_id, write.idx) in stored or write.idx in chosen):
             continue
         chosen[write.idx] = (write, data)
+    grown = {**stored, **{(request.task_id, idx): len(data) for idx, (_w, data) in chosen.items()}}
+    too_large = rules.fits(checkpoint_size, grown)
+    if too_large is not None:  # every tuple stored must fit one answer (ADR 0042)
+        raise CheckpointTooLarge(thread_id, ns, checkpoint_id, too_large)
     now = ck.clock()
     # A special-channel write replacing one a live copy reads is kept beside it (the copy reads the old one).
     version = int(now * 1000) if state is not None and rules.held(state, ns, checkpoint_id) else 0
@@ -74,28 +81,36 @@ def put_writes(
                     version=version if write.idx < 0 else 0,
                 )
             )
-        size = sum(w.blob.size for w in written)
-        offloaded = sum(w.blob.size for w in written if w.blob.key is not None)
-        charge = None
-        if meter is not None and written:
-            charge = meter.charge(
-                stored_bytes=size,
-                checkpoint_writes_stored=len(written),
-                bytes_stored_dynamodb=size - offloaded,
-                bytes_stored_s3=offloaded,
-            )
-        ck.store.put_writes(
+        kept = ck.store.put_writes(
             tenant,
             thread_id,
             written,
             head=state if state is not None and state.special else None,
             create=CheckpointThreadState(thread_id, now) if state is None else None,
-            charge=charge,
+            pricing=None if meter is None else lambda chunk: _charge(meter, chunk),
         )
     except Exception:
         for key in rules.offloaded(list(written)):
             ck.blobs.drop(key)
         raise
-    if meter is not None and charge is not None:
-        meter.settle(charge)
-    return {"stored": len(written)}
+    for key in rules.offloaded([w for w in written if w not in kept]):  # another request's write was first
+        ck.blobs.drop(key)
+    if meter is not None and kept:
+        meter.settle(Charge(tenant, meter.plan, meter.now, day_counters=_counters(kept)))
+    return {"stored": len(kept)}
+
+
+def _charge(meter: Meter, chunk: Sequence[StoredCheckpointWrite]) -> Charge:
+    """What writes stored together cost: the day's counters, and their bytes, which the store turns into the
+    gauge's new - old of each item (ADR 0042), committed in the writes' own transaction."""
+    return meter.charge(stored_bytes=sum(w.blob.size for w in chunk), **_counters(chunk))
+
+
+def _counters(writes: Sequence[StoredCheckpointWrite]) -> dict[str, int]:
+    size = sum(w.blob.size for w in writes)
+    offloaded = sum(w.blob.size for w in writes if w.blob.key is not None)
+    return {
+        "checkpoint_writes_stored": len(writes),
+        "bytes_stored_dynamodb": size - offloaded,
+        "bytes_stored_s3": offloaded,
+    }
