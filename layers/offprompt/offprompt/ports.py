@@ -1005,7 +1005,9 @@ class CheckpointThreadState:
     """A checkpoint thread's item: `ancestry` [(source thread, {ns: cut id}, copied at)] nearest first (a copy
     reads each source's items at ids <= its cut, written before it was made), `floors` {ns: (id, inclusive)} (ids
     below are hidden: a prune, or a delete that copies still read), `holds` {copy thread: {ns: cut}} (what live
-    copies read of this thread's partition), `deleted` (deleted while copies held it: kept for them, hidden)."""
+    copies read of this thread's partition), `deleted` (deleted while copies held it: kept for them, hidden),
+    `version` (bumped by every hold, release, floor change and sweep; each conditions on the one it planned with:
+    docs/concurrency.md), `deleting` (the fence of a whole-thread delete under way: no copy holds it any more)."""
 
     thread_id: str
     created_at: float
@@ -1013,6 +1015,8 @@ class CheckpointThreadState:
     floors: dict[str, IdBound] | None = None
     holds: dict[str, dict[str, str]] | None = None
     deleted: bool = False
+    version: int = 0
+    deleting: bool = False
 
     @property
     def special(self) -> bool:
@@ -1031,6 +1035,11 @@ class NewestRead:
 
 class CheckpointShared(Exception):
     """A put was refused: the checkpoint id is one a live copy reads (or a prune/delete hid) and is stored."""
+
+
+class CheckpointThreadChanged(Exception):
+    """The thread item's version is not the one a sweep, floor change or copy planned with (a copy, a release, a
+    prune or a delete committed meanwhile): read the thread again and plan again (docs/concurrency.md)."""
 
 
 class CheckpointRace(Exception):
@@ -1126,29 +1135,44 @@ class CheckpointStore(Protocol):
         tenant: str,
         target: CheckpointThreadState,
         holds: Sequence[tuple[str, dict[str, str]]],
+        *,
+        source_version: int,
     ) -> bool:
         """One transaction: the target's thread item (only if absent) and a hold on each ancestor (each must
-        exist). False when the target exists or an ancestor is gone."""
+        exist, none fenced; each one's version bumped), the source (`holds[0]`) still at `source_version`. False
+        when the target exists, an ancestor is gone or fenced, or the source changed."""
         ...
 
-    def save_state(self, tenant: str, state: CheckpointThreadState, namespaces: Sequence[str]) -> None:
-        """The thread item's ancestry, floors and deleted mark, and the heads of `namespaces` (removed when the
-        state is not special)."""
+    def save_state(self, tenant: str, state: CheckpointThreadState, namespaces: Sequence[str]) -> int:
+        """The thread item's ancestry, floors and deleted mark, conditioned on `state.version` and bumping it (the
+        new version), and the heads of `namespaces` (removed when the state is not special). CheckpointThreadChanged
+        when the version moved or the thread is gone."""
         ...
 
-    def release_hold(self, tenant: str, ancestor: str, holder: str) -> None: ...
+    def fence(self, tenant: str, thread_id: str, version: int) -> int:
+        """Set the `deleting` fence on the thread item at `version` (bumping it; the new version): no copy holds
+        it from now on. CheckpointThreadChanged when the version moved or the thread is gone."""
+        ...
+
+    def release_hold(self, tenant: str, ancestor: str, holder: str) -> None:
+        """Remove `holder`'s hold (bumping the version)."""
+        ...
 
     def delete_items(
         self,
         tenant: str,
         thread_id: str,
         items: Sequence[StoredCheckpoint | StoredCheckpointWrite],
-    ) -> None:
-        """Delete these items (their metered bytes off the gauge, once)."""
+        *,
+        version: int,
+    ) -> int:
+        """Delete these items (their metered bytes off the gauge, once) in transactions that each check the
+        thread item is still at the version planned with and bump it (the final version is returned).
+        CheckpointThreadChanged when it moved: nothing of that chunk is deleted."""
         ...
 
-    def delete_thread_item(self, tenant: str, thread_id: str) -> bool:
-        """Delete the thread item and every head, unless a hold appeared meanwhile (False)."""
+    def delete_thread_item(self, tenant: str, thread_id: str, version: int) -> bool:
+        """Delete the thread item and every head, unless the thread changed since `version` (False)."""
         ...
 
 
