@@ -235,6 +235,9 @@ class ThreadState:
     # pruning keeps every run <= fork_hold, a delete is refused (409 thread_has_forks).
     fork_count: int = 0
     fork_hold: int = 0
+    # Bumped by every fork's hold and release, max_runs prune and pop; each of those conditions on the one it
+    # planned with (docs/concurrency.md). 0 on a thread never forked, pruned or popped. Adds leave it alone.
+    version: int = 0
 
 
 @dataclass(frozen=True)
@@ -270,6 +273,11 @@ class WrongThreadKind(Exception):
     def __init__(self, kind: str) -> None:
         super().__init__(f"the thread holds {kind}")
         self.kind = kind
+
+
+class ThreadChanged(Exception):
+    """A prune or pop planned with a thread version that moved (a fork took a hold, or another sweep went first):
+    nothing was deleted; read the thread again (docs/concurrency.md)."""
 
 
 class ThreadDeleting(Exception):
@@ -325,9 +333,11 @@ class RunStore(Protocol):
         thread holds the other `kind` ("runs" or "items"; a thread that never held an entry takes "items")."""
         ...
 
-    def pop_run(self, tenant: str, thread_id: str, run: StoredRun) -> bool:
+    def pop_run(self, tenant: str, thread_id: str, run: StoredRun, *, version: int) -> bool:
         """Delete `run` (and its run id) only if it is still stored, with the thread's counts and the tenant's
-        gauge, in one transaction: True when this call deleted it, False when another delete took it first."""
+        gauge, in one transaction, the thread still at `version` (bumped): True when this call deleted it, False
+        when another delete took it first; ThreadChanged when the thread moved, ThreadDeleting when it is being
+        deleted."""
         ...
 
     def put_runs(
@@ -411,9 +421,13 @@ class RunStore(Protocol):
         """Every unexpired run from `lo` on, oldest first, with its item (inline body or body key)."""
         ...
 
-    def delete_runs(self, tenant: str, thread_id: str, runs: Sequence[StoredRun]) -> None:
+    def delete_runs(
+        self, tenant: str, thread_id: str, runs: Sequence[StoredRun], *, version: int | None = None
+    ) -> None:
         """Delete the runs (and their ids); the thread's run count and the tenant's stored-bytes gauge go down by
-        exactly what was deleted (a run already gone counts nothing)."""
+        exactly what was deleted (a run already gone counts nothing). With `version` (a sweep's plan), each
+        transaction also checks the thread is still at the version planned with and bumps it: ThreadChanged, and
+        nothing more deleted, when it moved."""
         ...
 
     def release_expired(self, tenant: str, thread_id: str, event_id: str, metered_bytes: int) -> bool:
