@@ -1178,15 +1178,17 @@ class CheckpointStore(Protocol):
         thread_id: str,
         items: Sequence[StoredCheckpoint | StoredCheckpointWrite],
         *,
-        version: int,
-    ) -> int:
+        version: int | None,
+    ) -> int | None:
         """Delete these items (their metered bytes off the gauge, once) in transactions that each check the
         thread item is still at the version planned with and bump it (the final version is returned).
-        CheckpointThreadChanged when it moved: nothing of that chunk is deleted."""
+        CheckpointThreadChanged when it moved: nothing of that chunk is deleted. None: a fenced thread's sweep
+        (unchecked: no copy can hold it)."""
         ...
 
-    def delete_thread_item(self, tenant: str, thread_id: str, version: int) -> bool:
-        """Delete the thread item and every head, unless the thread changed since `version` (False)."""
+    def delete_thread_item(self, tenant: str, thread_id: str, version: int | None) -> bool:
+        """Delete the thread item and every head, unless the thread changed since `version` (None: unless the
+        fence is gone) or holds it (False)."""
         ...
 
 

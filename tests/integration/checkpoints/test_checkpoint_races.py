@@ -16,7 +16,7 @@ from offprompt.services.checkpoints.delete import delete_thread
 from offprompt.services.checkpoints.errors import CheckpointNotFound, CheckpointThreadNotFound
 from offprompt.services.checkpoints.prune import keep_latest
 
-from test_checkpoints_store import T, cid, copy, ids, latest, put, writes
+from test_checkpoints_store import T, by_id, cid, copy, ids, latest, put, writes
 
 
 def run_inside(ck: Checkpoints, monkeypatch: pytest.MonkeyPatch, method: str, action: Callable[[], Any]) -> list[Any]:
@@ -134,3 +134,78 @@ def test_a_delete_that_crashed_mid_sweep_leaves_its_fence_and_a_retry_converges(
     assert table_items(aws["dynamodb"]) == []
     put(ck, "src", 7)  # a put after the delete makes the thread live anew
     assert ids(ck, "src") == [cid(7)]
+
+
+# ---- bounded, seeded, concurrent: copies against deletes and prunes, threads against moto ---------------------
+@pytest.fixture
+def ck_over_http(moto_server: str, monkeypatch: pytest.MonkeyPatch) -> Checkpoints:
+    """Checkpoints on the local substrate's moto server, where each DynamoDB request is atomic as in DynamoDB (moto
+    in-process is not thread-safe: concurrency claims made on it prove less than they say)."""
+    import boto3
+    from checkpoints_support import BUCKET, TABLE, Clock
+
+    from offprompt.adapters.dynamodb_checkpoints import DynamoDbCheckpointStore
+    from offprompt.adapters.s3 import S3CheckpointBlobs
+    from offprompt_local import resources
+
+    monkeypatch.setenv("AWS_ENDPOINT_URL", moto_server)
+    ddb, s3 = boto3.client("dynamodb"), boto3.client("s3")
+    resources.create_table(ddb, TABLE)
+    s3.create_bucket(Bucket=BUCKET)
+    return Checkpoints(DynamoDbCheckpointStore(TABLE, client=ddb), S3CheckpointBlobs(BUCKET, client=s3), clock=Clock())
+
+
+def test_copies_racing_deletes_and_prunes_keep_every_answered_history(ck_over_http: Checkpoints) -> None:
+    """12 rounds, each 3 operations started together (a barrier) on one source of 3 checkpoints: copies, a delete,
+    a prune, in a seeded random mix. Every copy that answered reads its whole history (the source's 3, or its latest
+    alone after a prune), by latest, by list and by id with its writes, and keeps reading it once every other
+    thread is deleted; a refused copy wrote nothing."""
+    import random
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from offprompt.errors import DependencyUnavailable
+
+    ck = ck_over_http
+    rng = random.Random(301)
+    full, pruned = [cid(3), cid(2), cid(1)], [cid(3)]
+    for round_ in range(12):
+        src = f"src{round_}"
+        history(ck, src, 3)
+        kinds = ["copy", rng.choice(["delete", "prune"]), rng.choice(["copy", "delete", "prune"])]
+        rng.shuffle(kinds)
+        barrier = threading.Barrier(len(kinds))
+
+        def run(n: int, kind: str, src: str = src, barrier: threading.Barrier = barrier) -> tuple[str, str, Any]:
+            target = f"{src}-copy{n}"
+            barrier.wait()
+            try:
+                if kind == "copy":
+                    return kind, target, copy(ck, src, target)
+                if kind == "delete":
+                    return kind, target, delete_thread(ck, T, src)
+                return kind, target, keep_latest(ck, T, src)
+            except (CheckpointThreadNotFound, DependencyUnavailable) as exc:
+                return kind, target, exc
+
+        with ThreadPoolExecutor(len(kinds)) as pool:
+            outcomes = list(pool.map(run, range(len(kinds)), kinds))
+        answered = []
+        for kind, target, answer in outcomes:
+            if kind != "copy":
+                assert not isinstance(answer, Exception), (round_, kinds, answer)
+            elif isinstance(answer, Exception):
+                assert ck.store.thread(T, target) is None, (round_, kinds, answer)
+            else:
+                assert answer["through"] == {"": cid(3)}
+                seen = ids(ck, target)
+                assert seen in (full, pruned), (round_, kinds, seen)
+                answered.append((target, seen))
+        delete_thread(ck, T, src)
+        for target, seen in answered:
+            assert_copy_reads(ck, {}, target, seen)
+            for n in range(1, 4):
+                if cid(n) in seen:
+                    assert [w["channel"] for w in by_id(ck, target, n)["pending_writes"]] == ["c"]
+        for target, _seen in answered:
+            delete_thread(ck, T, target)

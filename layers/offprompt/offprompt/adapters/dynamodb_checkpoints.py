@@ -397,13 +397,19 @@ class DynamoDbCheckpointStore:
             raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
 
     def delete_items(
-        self, tenant: str, thread_id: str, items: Sequence[StoredCheckpoint | StoredCheckpointWrite], *, version: int
-    ) -> int:
+        self,
+        tenant: str,
+        thread_id: str,
+        items: Sequence[StoredCheckpoint | StoredCheckpointWrite],
+        *,
+        version: int | None,
+    ) -> int | None:
         """Chunks of one transaction each: the deletes (each conditioned on the item being there), their bytes
         off the gauge, and the thread item's version checked (the one the sweep planned with) and bumped. A chunk
         cancelled because an item was gone already is retried without it, so no byte is taken off twice; one
         cancelled by the version (a copy, release, prune or delete committed since the plan) deletes nothing:
-        CheckpointThreadChanged, read and plan again."""
+        CheckpointThreadChanged, read and plan again. `version` None: a fenced thread's sweep (no copy can hold
+        it), not checked, so concurrent deletes of it do not send each other back."""
         pk = checkpoint_thread_pk(tenant, thread_id)
         pending = list(items)
         while pending:
@@ -412,18 +418,19 @@ class DynamoDbCheckpointStore:
                 if not chunk:
                     break
                 tx = Transaction()
-                check, at = _at_version(version)
-                tx.update(
-                    "thread",
-                    {
-                        "TableName": self.table_name,
-                        "Key": _k(pk, CHECKPOINT_THREAD_SK),
-                        "UpdateExpression": "SET #ver = :next",
-                        "ConditionExpression": check,
-                        "ExpressionAttributeNames": dict(_VERSION_NAMES),
-                        "ExpressionAttributeValues": {**at, ":next": {"N": str(version + 1)}},
-                    },
-                )
+                if version is not None:
+                    check, at = _at_version(version)
+                    tx.update(
+                        "thread",
+                        {
+                            "TableName": self.table_name,
+                            "Key": _k(pk, CHECKPOINT_THREAD_SK),
+                            "UpdateExpression": "SET #ver = :next",
+                            "ConditionExpression": check,
+                            "ExpressionAttributeNames": dict(_VERSION_NAMES),
+                            "ExpressionAttributeValues": {**at, ":next": {"N": str(version + 1)}},
+                        },
+                    )
                 for n, item in enumerate(chunk):
                     tx.delete(
                         str(n),
@@ -439,7 +446,7 @@ class DynamoDbCheckpointStore:
                 try:
                     with tx.cancellation():
                         self.client.transact_write_items(TransactItems=tx.request())
-                    version += 1
+                    version = None if version is None else version + 1
                     break
                 except Cancelled as cancelled:
                     gone = {int(t) for t in cancelled.failed_tags() if t.isdigit()}
@@ -457,7 +464,7 @@ class DynamoDbCheckpointStore:
                 raise DependencyUnavailable("checkpoint items kept changing while they were deleted")
         return version
 
-    def delete_thread_item(self, tenant: str, thread_id: str, version: int) -> bool:
+    def delete_thread_item(self, tenant: str, thread_id: str, version: int | None) -> bool:
         pk = checkpoint_thread_pk(tenant, thread_id)
         heads = [
             item
@@ -465,13 +472,14 @@ class DynamoDbCheckpointStore:
             if item["sk"]["S"].startswith(CHECKPOINT_PREFIX + "#") and item["sk"]["S"].endswith("#" + CHECKPOINT_HEAD)
         ]
         self._batch_write([{"DeleteRequest": {"Key": _k(pk, h["sk"]["S"])}} for h in heads])
-        check, at = _at_version(version)
+        # at the version planned with, or (None) still fenced: no hold can have appeared either way
+        check, at = _at_version(version) if version is not None else ("attribute_exists(#fence)", {})
         try:
             self.client.delete_item(
                 TableName=self.table_name,
                 Key=_k(pk, CHECKPOINT_THREAD_SK),
                 ConditionExpression=f"(attribute_not_exists(holds) OR size(holds) = :zero) AND {check}",
-                ExpressionAttributeNames=dict(_VERSION_NAMES),
+                ExpressionAttributeNames=dict(_VERSION_NAMES if version is not None else _FENCE_NAMES),
                 ExpressionAttributeValues={":zero": {"N": "0"}, **at},
             )
         except ClientError as exc:

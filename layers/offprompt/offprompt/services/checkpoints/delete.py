@@ -28,8 +28,9 @@ from offprompt.services.checkpoints.context import Checkpoints
 ATTEMPTS = 5
 
 
-def remove(ck: Checkpoints, tenant: str, thread_id: str, items: list[rules.Item], version: int) -> int:
-    """Delete the items (CheckpointThreadChanged when the thread moved since `version`), then their blobs."""
+def remove(ck: Checkpoints, tenant: str, thread_id: str, items: list[rules.Item], version: int | None) -> int | None:
+    """Delete the items (CheckpointThreadChanged when the thread moved since `version`; None: fenced, unchecked),
+    then their blobs."""
     if items:
         version = ck.store.delete_items(tenant, thread_id, items, version=version)
     for key in rules.offloaded(items):
@@ -57,10 +58,13 @@ def delete_thread(ck: Checkpoints, tenant: str, thread_id: str) -> bool:
 
 
 def _erase(ck: Checkpoints, tenant: str, state: CheckpointThreadState) -> None:
-    version = ck.store.fence(tenant, state.thread_id, state.version)
-    version = remove(ck, tenant, state.thread_id, ck.store.own_items(tenant, state.thread_id), version)
-    if not ck.store.delete_thread_item(tenant, state.thread_id, version):
-        raise CheckpointThreadChanged()
+    """Fence, then sweep: once fenced no copy can hold the thread, so the sweep is not checked against the version
+    (two deletes of one thread, or a retry after a crash, sweep side by side and converge)."""
+    if not state.deleting:
+        ck.store.fence(tenant, state.thread_id, state.version)
+    remove(ck, tenant, state.thread_id, ck.store.own_items(tenant, state.thread_id), None)
+    if not ck.store.delete_thread_item(tenant, state.thread_id, None):
+        raise CheckpointThreadChanged()  # gone meanwhile (another delete finished): read it again
 
 
 def _hide(ck: Checkpoints, tenant: str, state: CheckpointThreadState) -> None:
