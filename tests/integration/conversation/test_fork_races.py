@@ -94,3 +94,61 @@ def test_a_fork_planned_before_a_pop_and_written_after_it_reads_its_history(
     assert status == 201, body
     assert items(api, "sf")[1]["items"] == MSGS[:2]
     assert body["through_seq"] == 2
+
+
+# ---- bounded, seeded, concurrent: forks against pops and max_runs pruning, threads on the atomic moto server ------
+def test_forks_racing_pops_and_prunes_keep_every_answered_history(aws_over_http: dict[str, Any]) -> None:
+    """6 rounds, each 4 requests started together (a barrier) in a seeded random mix: forks of a session-items
+    thread (its newest item) and pops of it; a fork of a max_runs thread after its oldest run and the add that
+    prunes that run. Every fork that answered reads the history it was made with — the items through its
+    `through_seq`, the pruned thread's r1 — and still reads it after the parents are popped as far as they go."""
+    import random
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    api = Api()
+    rng = random.Random(302)
+    for round_ in range(6):
+        s, p = f"s{round_}", f"p{round_}"
+        assert items(api, s, body={"items": MSGS})[0] == 201
+        api.thread("PUT", p, {"max_runs": 2})
+        add(api, p, *[f"r{i}" for i in range(1, 11)])
+        kinds = ["fork_items", "pop", rng.choice(["fork_items", "pop"]), rng.choice(["fork_runs", "pop"])]
+        if "fork_runs" in kinds:
+            kinds.append("prune")
+        rng.shuffle(kinds)
+        barrier = threading.Barrier(len(kinds))
+
+        def run(n: int, kind: str, s: str = s, p: str = p, barrier: threading.Barrier = barrier) -> Any:
+            barrier.wait()
+            if kind == "fork_items":
+                return fork(api, s, {"thread_id": f"{s}-f{n}"})
+            if kind == "fork_runs":
+                return fork(api, p, {"thread_id": f"{p}-f{n}", "after_run_id": "r1"})
+            if kind == "pop":
+                return items(api, s, "/pop")
+            add(api, p, "r11")
+            return None
+
+        with ThreadPoolExecutor(len(kinds)) as pool:
+            outcomes = list(zip(kinds, pool.map(run, range(len(kinds)), kinds)))
+        forks: list[tuple[str, Any]] = []
+        for kind, outcome in outcomes:
+            if kind == "pop":
+                status, body = outcome
+                assert status == 200 or (status == 409 and body["code"] == "item_shared"), (round_, kinds, body)
+            elif kind.startswith("fork"):
+                status, body = outcome
+                if kind == "fork_runs" and status == 404:
+                    assert body["code"] == "run_not_found", (round_, kinds, body)  # the prune came first
+                    continue
+                assert status == 201, (round_, kinds, body)
+                forks.append((kind, body))
+        for _ in MSGS:  # the parent pops what no fork reads (409 item_shared at the first item a fork reads)
+            items(api, s, "/pop")
+        for kind, body in forks:
+            if kind == "fork_items":
+                got = items(api, body["thread_id"])[1]["items"]
+                assert got == MSGS[: body["through_seq"]], (round_, kinds, body, got)
+            else:
+                assert run_ids(api, body["thread_id"]) == ["r1"], (round_, kinds, body)
