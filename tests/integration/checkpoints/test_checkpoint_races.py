@@ -10,13 +10,12 @@ from typing import Any
 
 import pytest
 from checkpoints_support import table_items
+from test_checkpoints_store import T, by_id, cid, copy, ids, latest, put, writes
 
 from offprompt.services.checkpoints.context import Checkpoints
 from offprompt.services.checkpoints.delete import delete_thread
 from offprompt.services.checkpoints.errors import CheckpointNotFound, CheckpointThreadNotFound
 from offprompt.services.checkpoints.prune import keep_latest
-
-from test_checkpoints_store import T, by_id, cid, copy, ids, latest, put, writes
 
 
 def run_inside(ck: Checkpoints, monkeypatch: pytest.MonkeyPatch, method: str, action: Callable[[], Any]) -> list[Any]:

@@ -131,7 +131,7 @@ def test_forks_racing_pops_and_prunes_keep_every_answered_history(aws_over_http:
             return None
 
         with ThreadPoolExecutor(len(kinds)) as pool:
-            outcomes = list(zip(kinds, pool.map(run, range(len(kinds)), kinds)))
+            outcomes = list(zip(kinds, pool.map(run, range(len(kinds)), kinds), strict=True))
         forks: list[tuple[str, Any]] = []
         for kind, outcome in outcomes:
             if kind == "pop":

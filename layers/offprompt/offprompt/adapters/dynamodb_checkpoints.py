@@ -42,7 +42,7 @@ from offprompt.ports import (
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
 from .dynamodb_account import charge_items, refuse_charge, stored_bytes_release
-from .dynamodb_transaction import MAX_ITEMS, Cancelled, Transaction
+from .dynamodb_transaction import MAX_ITEMS, Cancelled, Transaction, at_version
 from .layout import (
     CHECKPOINT_HEAD,
     CHECKPOINT_PREFIX,
@@ -314,7 +314,7 @@ class DynamoDbCheckpointStore:
             condition = "attribute_exists(holds) AND attribute_not_exists(#fence)"
             values = {":cuts": {"S": json.dumps(cuts, sort_keys=True)}, ":one": {"N": "1"}, ":zero": {"N": "0"}}
             if n == 0:
-                check, at = _at_version(source_version)
+                check, at = at_version(source_version)
                 condition, values = f"{condition} AND {check}", {**values, **at}
             tx.update(
                 f"hold.{n}",
@@ -362,7 +362,7 @@ class DynamoDbCheckpointStore:
 
     def _bump(self, pk: str, version: int, update: str, names: dict[str, str], values: dict[str, Any]) -> None:
         """One update of the thread item, conditioned on `version` and moving it to version + 1."""
-        check, at = _at_version(version)
+        check, at = at_version(version)
         try:
             self.client.update_item(
                 TableName=self.table_name,
@@ -419,7 +419,7 @@ class DynamoDbCheckpointStore:
                     break
                 tx = Transaction()
                 if version is not None:
-                    check, at = _at_version(version)
+                    check, at = at_version(version)
                     tx.update(
                         "thread",
                         {
@@ -473,7 +473,7 @@ class DynamoDbCheckpointStore:
         ]
         self._batch_write([{"DeleteRequest": {"Key": _k(pk, h["sk"]["S"])}} for h in heads])
         # at the version planned with, or (None) still fenced: no hold can have appeared either way
-        check, at = _at_version(version) if version is not None else ("attribute_exists(#fence)", {})
+        check, at = at_version(version) if version is not None else ("attribute_exists(#fence)", {})
         try:
             self.client.delete_item(
                 TableName=self.table_name,
@@ -583,14 +583,6 @@ class DynamoDbCheckpointStore:
 #: The thread item's version and fence (docs/concurrency.md).
 _VERSION_NAMES = {"#ver": "version"}
 _FENCE_NAMES = {"#fence": "deleting"}
-
-
-def _at_version(version: int) -> tuple[str, dict[str, Any]]:
-    """The condition "the thread item is at `version`" (an item written before versions were kept is at 0)."""
-    values = {":ver": {"N": str(version)}}
-    if version == 0:
-        return "(#ver = :ver OR (attribute_exists(pk) AND attribute_not_exists(#ver)))", values
-    return "#ver = :ver", values
 
 
 def _sources(state: CheckpointThreadState) -> list[tuple[str, dict[str, str] | None, float | None]]:

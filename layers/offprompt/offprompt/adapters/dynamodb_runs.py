@@ -55,7 +55,7 @@ from offprompt.ports import (
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
 from .dynamodb_account import charge_items, refuse_charge, stored_bytes_release
-from .dynamodb_transaction import Cancelled, Transaction
+from .dynamodb_transaction import Cancelled, Transaction, at_version
 from .layout import (
     ALIAS_SK,
     TENANT_INDEX,
@@ -688,7 +688,7 @@ class DynamoDbRunStore:
         if held == parent.thread_id:  # forks and the hold as read: a racing fork or fork delete makes this retry
             hold = max(parent.fork_hold, through) if parent.fork_count > 0 else through
             # ... and the version read: a prune or pop since the read (the fork point may be gone) reads again
-            check, at = _at_version(parent.version)
+            check, at = at_version(parent.version)
             condition = f"#gen = :gen AND attribute_not_exists(#deleting) AND {check} AND "
             names["#gen"] = "generation"
             values[":gen"] = {"S": parent.generation or ""}
@@ -1040,9 +1040,7 @@ def _count_added_runs(table: str, pk: str, runs: Sequence[StoredRun], generation
     return update
 
 
-def _count_deleted_runs(
-    table: str, pk: str, runs: int, expiring: int, *, version: int | None = None
-) -> dict[str, Any]:
+def _count_deleted_runs(table: str, pk: str, runs: int, expiring: int, *, version: int | None = None) -> dict[str, Any]:
     values: dict[str, Any] = {":runs": {"N": str(-runs)}}
     names = {"#deleting": "deleting"}
     expression = "ADD run_count :runs"
@@ -1051,7 +1049,7 @@ def _count_deleted_runs(
         expression += ", expiring_runs :expiring"
         values[":expiring"] = {"N": str(-expiring)}
     if version is not None:  # a sweep's plan: the thread still at the version it was made with, bumped
-        check, at = _at_version(version)
+        check, at = at_version(version)
         condition += f" AND {check}"
         expression += " SET #ver = :next"
         names["#ver"] = "version"
@@ -1064,13 +1062,6 @@ def _count_deleted_runs(
         "ExpressionAttributeNames": names,
         "ExpressionAttributeValues": values,
     }
-
-
-def _at_version(version: int) -> tuple[str, dict[str, Any]]:
-    """The condition "the thread item is at `version`" (a thread never forked, pruned or popped has none: 0)."""
-    if version == 0:
-        return "(attribute_not_exists(#ver) OR #ver = :ver)", {":ver": {"N": "0"}}
-    return "#ver = :ver", {":ver": {"N": str(version)}}
 
 
 def _n(item: dict[str, Any], name: str, default: int | None = None) -> int | None:

@@ -98,8 +98,8 @@ def collect(ck: Checkpoints, tenant: str, thread_id: str) -> None:
             version = remove(ck, tenant, thread_id, gone, released.version)
         except CheckpointThreadChanged:
             continue
-        if released.deleted and not released.holds and len(gone) == len(items):
-            if not ck.store.delete_thread_item(tenant, thread_id, version):
-                continue
+        everything = released.deleted and not released.holds and len(gone) == len(items)
+        if everything and not ck.store.delete_thread_item(tenant, thread_id, version):
+            continue
         return
     raise DependencyUnavailable("the checkpoint thread kept changing while it was collected")
