@@ -235,6 +235,9 @@ class ThreadState:
     # pruning keeps every run <= fork_hold, a delete is refused (409 thread_has_forks).
     fork_count: int = 0
     fork_hold: int = 0
+    # Bumped by every fork's hold and release, max_runs prune and pop; each of those conditions on the one it
+    # planned with (docs/concurrency.md). 0 on a thread never forked, pruned or popped. Adds leave it alone.
+    version: int = 0
 
 
 @dataclass(frozen=True)
@@ -270,6 +273,11 @@ class WrongThreadKind(Exception):
     def __init__(self, kind: str) -> None:
         super().__init__(f"the thread holds {kind}")
         self.kind = kind
+
+
+class ThreadChanged(Exception):
+    """A prune or pop planned with a thread version that moved (a fork took a hold, or another sweep went first):
+    nothing was deleted; read the thread again (docs/concurrency.md)."""
 
 
 class ThreadDeleting(Exception):
@@ -325,9 +333,11 @@ class RunStore(Protocol):
         thread holds the other `kind` ("runs" or "items"; a thread that never held an entry takes "items")."""
         ...
 
-    def pop_run(self, tenant: str, thread_id: str, run: StoredRun) -> bool:
+    def pop_run(self, tenant: str, thread_id: str, run: StoredRun, *, version: int) -> bool:
         """Delete `run` (and its run id) only if it is still stored, with the thread's counts and the tenant's
-        gauge, in one transaction: True when this call deleted it, False when another delete took it first."""
+        gauge, in one transaction, the thread still at `version` (bumped): True when this call deleted it, False
+        when another delete took it first; ThreadChanged when the thread moved, ThreadDeleting when it is being
+        deleted."""
         ...
 
     def put_runs(
@@ -411,9 +421,13 @@ class RunStore(Protocol):
         """Every unexpired run from `lo` on, oldest first, with its item (inline body or body key)."""
         ...
 
-    def delete_runs(self, tenant: str, thread_id: str, runs: Sequence[StoredRun]) -> None:
+    def delete_runs(
+        self, tenant: str, thread_id: str, runs: Sequence[StoredRun], *, version: int | None = None
+    ) -> None:
         """Delete the runs (and their ids); the thread's run count and the tenant's stored-bytes gauge go down by
-        exactly what was deleted (a run already gone counts nothing)."""
+        exactly what was deleted (a run already gone counts nothing). With `version` (a sweep's plan), each
+        transaction also checks the thread is still at the version planned with and bumps it: ThreadChanged, and
+        nothing more deleted, when it moved."""
         ...
 
     def release_expired(self, tenant: str, thread_id: str, event_id: str, metered_bytes: int) -> bool:
@@ -1005,7 +1019,9 @@ class CheckpointThreadState:
     """A checkpoint thread's item: `ancestry` [(source thread, {ns: cut id}, copied at)] nearest first (a copy
     reads each source's items at ids <= its cut, written before it was made), `floors` {ns: (id, inclusive)} (ids
     below are hidden: a prune, or a delete that copies still read), `holds` {copy thread: {ns: cut}} (what live
-    copies read of this thread's partition), `deleted` (deleted while copies held it: kept for them, hidden)."""
+    copies read of this thread's partition), `deleted` (deleted while copies held it: kept for them, hidden),
+    `version` (bumped by every hold, release, floor change and sweep; each conditions on the one it planned with:
+    docs/concurrency.md), `deleting` (the fence of a whole-thread delete under way: no copy holds it any more)."""
 
     thread_id: str
     created_at: float
@@ -1013,6 +1029,8 @@ class CheckpointThreadState:
     floors: dict[str, IdBound] | None = None
     holds: dict[str, dict[str, str]] | None = None
     deleted: bool = False
+    version: int = 0
+    deleting: bool = False
 
     @property
     def special(self) -> bool:
@@ -1031,6 +1049,11 @@ class NewestRead:
 
 class CheckpointShared(Exception):
     """A put was refused: the checkpoint id is one a live copy reads (or a prune/delete hid) and is stored."""
+
+
+class CheckpointThreadChanged(Exception):
+    """The thread item's version is not the one a sweep, floor change or copy planned with (a copy, a release, a
+    prune or a delete committed meanwhile): read the thread again and plan again (docs/concurrency.md)."""
 
 
 class CheckpointRace(Exception):
@@ -1132,29 +1155,46 @@ class CheckpointStore(Protocol):
         tenant: str,
         target: CheckpointThreadState,
         holds: Sequence[tuple[str, dict[str, str]]],
+        *,
+        source_version: int,
     ) -> bool:
         """One transaction: the target's thread item (only if absent) and a hold on each ancestor (each must
-        exist). False when the target exists or an ancestor is gone."""
+        exist, none fenced; each one's version bumped), the source (`holds[0]`) still at `source_version`. False
+        when the target exists, an ancestor is gone or fenced, or the source changed."""
         ...
 
-    def save_state(self, tenant: str, state: CheckpointThreadState, namespaces: Sequence[str]) -> None:
-        """The thread item's ancestry, floors and deleted mark, and the heads of `namespaces` (removed when the
-        state is not special)."""
+    def save_state(self, tenant: str, state: CheckpointThreadState, namespaces: Sequence[str]) -> int:
+        """The thread item's ancestry, floors and deleted mark, conditioned on `state.version` and bumping it (the
+        new version), and the heads of `namespaces` (removed when the state is not special). CheckpointThreadChanged
+        when the version moved or the thread is gone."""
         ...
 
-    def release_hold(self, tenant: str, ancestor: str, holder: str) -> None: ...
+    def fence(self, tenant: str, thread_id: str, version: int) -> int:
+        """Set the `deleting` fence on the thread item at `version` (bumping it; the new version): no copy holds
+        it from now on. CheckpointThreadChanged when the version moved or the thread is gone."""
+        ...
+
+    def release_hold(self, tenant: str, ancestor: str, holder: str) -> None:
+        """Remove `holder`'s hold (bumping the version)."""
+        ...
 
     def delete_items(
         self,
         tenant: str,
         thread_id: str,
         items: Sequence[StoredCheckpoint | StoredCheckpointWrite],
-    ) -> None:
-        """Delete these items (their metered bytes off the gauge, once)."""
+        *,
+        version: int | None,
+    ) -> int | None:
+        """Delete these items (their metered bytes off the gauge, once) in transactions that each check the
+        thread item is still at the version planned with and bump it (the final version is returned).
+        CheckpointThreadChanged when it moved: nothing of that chunk is deleted. None: a fenced thread's sweep
+        (unchecked: no copy can hold it)."""
         ...
 
-    def delete_thread_item(self, tenant: str, thread_id: str) -> bool:
-        """Delete the thread item and every head, unless a hold appeared meanwhile (False)."""
+    def delete_thread_item(self, tenant: str, thread_id: str, version: int | None) -> bool:
+        """Delete the thread item and every head, unless the thread changed since `version` (None: unless the
+        fence is gone) or holds it (False)."""
         ...
 
 

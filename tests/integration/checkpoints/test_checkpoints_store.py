@@ -357,9 +357,10 @@ def test_another_tenant_reaches_nothing(ck: Checkpoints) -> None:
 
 
 def test_hiding_a_thread_deleted_meanwhile_writes_no_partial_item(ck: Checkpoints, aws: dict[str, Any]) -> None:
-    from offprompt.ports import CheckpointThreadState
+    from offprompt.ports import CheckpointThreadChanged, CheckpointThreadState
 
-    ck.store.save_state(T, CheckpointThreadState("ghost", 0.0, floors={"": (cid(1), True)}), [])
+    with pytest.raises(CheckpointThreadChanged):  # the caller reads again: the thread is gone
+        ck.store.save_state(T, CheckpointThreadState("ghost", 0.0, floors={"": (cid(1), True)}), [])
     assert table_items(aws["dynamodb"]) == []
 
 

@@ -31,6 +31,7 @@ from offprompt.ports import (
     CheckpointGroup,
     CheckpointRace,
     CheckpointShared,
+    CheckpointThreadChanged,
     CheckpointThreadState,
     IdBound,
     NewestRead,
@@ -43,7 +44,7 @@ from . import gauge
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
 from .dynamodb_account import refuse_charge, stored_bytes_release
-from .dynamodb_transaction import MAX_ITEMS, Cancelled, Transaction
+from .dynamodb_transaction import MAX_ITEMS, Cancelled, Transaction, at_version
 from .layout import (
     CHECKPOINT_HEAD,
     CHECKPOINT_PREFIX,
@@ -350,6 +351,8 @@ class DynamoDbCheckpointStore:
         tenant: str,
         target: CheckpointThreadState,
         holds: Sequence[tuple[str, dict[str, str]]],
+        *,
+        source_version: int,
     ) -> bool:
         pk = checkpoint_thread_pk(tenant, target.thread_id)
         tx = Transaction()
@@ -362,15 +365,22 @@ class DynamoDbCheckpointStore:
             },
         )
         for n, (ancestor, cuts) in enumerate(holds):
+            # Every hold bumps its thread's version (a sweep planned before it re-plans); the source's is checked
+            # too (a prune, delete or release since the copy read it: read again). A fenced thread takes no hold.
+            condition = "attribute_exists(holds) AND attribute_not_exists(#fence)"
+            values = {":cuts": {"S": json.dumps(cuts, sort_keys=True)}, ":one": {"N": "1"}, ":zero": {"N": "0"}}
+            if n == 0:
+                check, at = at_version(source_version)
+                condition, values = f"{condition} AND {check}", {**values, **at}
             tx.update(
                 f"hold.{n}",
                 {
                     "TableName": self.table_name,
                     "Key": _k(checkpoint_thread_pk(tenant, ancestor), CHECKPOINT_THREAD_SK),
-                    "UpdateExpression": "SET holds.#h = :cuts",
-                    "ConditionExpression": "attribute_exists(holds)",
-                    "ExpressionAttributeNames": {"#h": target.thread_id},
-                    "ExpressionAttributeValues": {":cuts": {"S": json.dumps(cuts, sort_keys=True)}},
+                    "UpdateExpression": "SET holds.#h = :cuts, #ver = if_not_exists(#ver, :zero) + :one",
+                    "ConditionExpression": condition,
+                    "ExpressionAttributeNames": {"#h": target.thread_id, **_VERSION_NAMES, **_FENCE_NAMES},
+                    "ExpressionAttributeValues": values,
                 },
             )
         try:
@@ -384,43 +394,56 @@ class DynamoDbCheckpointStore:
             raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
         return True
 
-    def save_state(self, tenant: str, state: CheckpointThreadState, namespaces: Sequence[str]) -> None:
+    def save_state(self, tenant: str, state: CheckpointThreadState, namespaces: Sequence[str]) -> int:
         pk = checkpoint_thread_pk(tenant, state.thread_id)
-        names = {"#a": "ancestry", "#f": "floors", "#d": "deleted"}
         values = {
             ":a": {"S": json.dumps([[t, c, at] for t, c, at in state.ancestry])},
             ":f": {"S": json.dumps({ns: list(b) for ns, b in (state.floors or {}).items()})},
             ":d": {"BOOL": state.deleted},
         }
-        try:
-            self.client.update_item(
-                TableName=self.table_name,
-                Key=_k(pk, CHECKPOINT_THREAD_SK),
-                UpdateExpression="SET #a = :a, #f = :f, #d = :d",
-                ConditionExpression="attribute_exists(pk)",  # never a partial thread item of a deleted thread
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=values,
-            )
-        except ClientError as exc:
-            if error_code(exc) == "ConditionalCheckFailedException":
-                return  # deleted meanwhile: nothing to hide
-            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
+        # never a partial thread item of a deleted thread (the version check fails on a missing item)
+        self._bump(pk, state.version, "SET #a = :a, #f = :f, #d = :d", {"#a": "ancestry", "#f": "floors",
+                   "#d": "deleted"}, values)  # fmt: skip
         if state.special:
             requests = [{"PutRequest": {"Item": _head_item(pk, tenant, state, ns)}} for ns in namespaces]
         else:
             requests = [{"DeleteRequest": {"Key": _k(pk, checkpoint_head_sk(ns))}} for ns in namespaces]
         self._batch_write(requests)
+        return state.version + 1
+
+    def fence(self, tenant: str, thread_id: str, version: int) -> int:
+        pk = checkpoint_thread_pk(tenant, thread_id)
+        self._bump(pk, version, "SET #fence = :true", _FENCE_NAMES, {":true": {"BOOL": True}})
+        return version + 1
+
+    def _bump(self, pk: str, version: int, update: str, names: dict[str, str], values: dict[str, Any]) -> None:
+        """One update of the thread item, conditioned on `version` and moving it to version + 1."""
+        check, at = at_version(version)
+        try:
+            self.client.update_item(
+                TableName=self.table_name,
+                Key=_k(pk, CHECKPOINT_THREAD_SK),
+                UpdateExpression=f"{update}, #ver = :next",
+                ConditionExpression=check,
+                ExpressionAttributeNames={**names, **_VERSION_NAMES},
+                ExpressionAttributeValues={**values, **at, ":next": {"N": str(version + 1)}},
+            )
+        except ClientError as exc:
+            if error_code(exc) == "ConditionalCheckFailedException":
+                raise CheckpointThreadChanged() from None
+            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
+        except BotoCoreError as exc:
+            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
 
     def release_hold(self, tenant: str, ancestor: str, holder: str) -> None:
         try:
             self.client.update_item(
                 TableName=self.table_name,
                 Key=_k(checkpoint_thread_pk(tenant, ancestor), CHECKPOINT_THREAD_SK),
-                UpdateExpression="REMOVE holds.#h",
+                UpdateExpression="REMOVE holds.#h SET #ver = if_not_exists(#ver, :zero) + :one",
                 ConditionExpression="attribute_exists(holds)",
-                ExpressionAttributeNames={"#h": holder},
+                ExpressionAttributeNames={"#h": holder, **_VERSION_NAMES},
+                ExpressionAttributeValues={":zero": {"N": "0"}, ":one": {"N": "1"}},
             )
         except ClientError as exc:
             if error_code(exc) == "ConditionalCheckFailedException":
@@ -430,19 +453,40 @@ class DynamoDbCheckpointStore:
             raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
 
     def delete_items(
-        self, tenant: str, thread_id: str, items: Sequence[StoredCheckpoint | StoredCheckpointWrite]
-    ) -> None:
-        """Chunks of one transaction each: the deletes (each conditioned on the item being there) and their bytes
-        off the gauge. A chunk cancelled because an item was gone already is retried without it, so no byte is
-        taken off twice."""
+        self,
+        tenant: str,
+        thread_id: str,
+        items: Sequence[StoredCheckpoint | StoredCheckpointWrite],
+        *,
+        version: int | None,
+    ) -> int | None:
+        """Chunks of one transaction each: the deletes (each conditioned on the item being there), their bytes
+        off the gauge, and the thread item's version checked (the one the sweep planned with) and bumped. A chunk
+        cancelled because an item was gone already is retried without it, so no byte is taken off twice; one
+        cancelled by the version (a copy, release, prune or delete committed since the plan) deletes nothing:
+        CheckpointThreadChanged, read and plan again. `version` None: a fenced thread's sweep (no copy can hold
+        it), not checked, so concurrent deletes of it do not send each other back."""
         pk = checkpoint_thread_pk(tenant, thread_id)
         pending = list(items)
         while pending:
-            chunk, pending = pending[: MAX_ITEMS - 1], pending[MAX_ITEMS - 1 :]
+            chunk, pending = pending[: MAX_ITEMS - 2], pending[MAX_ITEMS - 2 :]
             for _attempt in range(4):
                 if not chunk:
                     break
                 tx = Transaction()
+                if version is not None:
+                    check, at = at_version(version)
+                    tx.update(
+                        "thread",
+                        {
+                            "TableName": self.table_name,
+                            "Key": _k(pk, CHECKPOINT_THREAD_SK),
+                            "UpdateExpression": "SET #ver = :next",
+                            "ConditionExpression": check,
+                            "ExpressionAttributeNames": dict(_VERSION_NAMES),
+                            "ExpressionAttributeValues": {**at, ":next": {"N": str(version + 1)}},
+                        },
+                    )
                 for n, item in enumerate(chunk):  # conditioned on what it takes off the gauge (ADR 0042)
                     delete = {"TableName": self.table_name, "Key": _k(pk, _sk_of(item))}
                     tx.delete(str(n), gauge.conditioned(delete, item.metered_bytes))
@@ -452,9 +496,12 @@ class DynamoDbCheckpointStore:
                 try:
                     with tx.cancellation():
                         self.client.transact_write_items(TransactItems=tx.request())
+                    version = None if version is None else version + 1
                     break
                 except Cancelled as cancelled:
                     gone = {int(t) for t in cancelled.failed_tags() if t.isdigit()}
+                    if cancelled.failed("thread"):
+                        raise CheckpointThreadChanged() from None
                     if cancelled.failed("release"):
                         self._batch_write([{"DeleteRequest": {"Key": _k(pk, _sk_of(i))}} for i in chunk])
                         break  # an erased tenant's gauge: nothing to take bytes off
@@ -471,8 +518,9 @@ class DynamoDbCheckpointStore:
                     raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
             else:
                 raise DependencyUnavailable("checkpoint items kept changing while they were deleted")
+        return version
 
-    def delete_thread_item(self, tenant: str, thread_id: str) -> bool:
+    def delete_thread_item(self, tenant: str, thread_id: str, version: int | None) -> bool:
         pk = checkpoint_thread_pk(tenant, thread_id)
         heads = [
             item
@@ -480,12 +528,15 @@ class DynamoDbCheckpointStore:
             if item["sk"]["S"].startswith(CHECKPOINT_PREFIX + "#") and item["sk"]["S"].endswith("#" + CHECKPOINT_HEAD)
         ]
         self._batch_write([{"DeleteRequest": {"Key": _k(pk, h["sk"]["S"])}} for h in heads])
+        # at the version planned with, or (None) still fenced: no hold can have appeared either way
+        check, at = at_version(version) if version is not None else ("attribute_exists(#fence)", {})
         try:
             self.client.delete_item(
                 TableName=self.table_name,
                 Key=_k(pk, CHECKPOINT_THREAD_SK),
-                ConditionExpression="attribute_not_exists(holds) OR size(holds) = :zero",
-                ExpressionAttributeValues={":zero": {"N": "0"}},
+                ConditionExpression=f"(attribute_not_exists(holds) OR size(holds) = :zero) AND {check}",
+                ExpressionAttributeNames=dict(_VERSION_NAMES if version is not None else _FENCE_NAMES),
+                ExpressionAttributeValues={":zero": {"N": "0"}, **at},
             )
         except ClientError as exc:
             if error_code(exc) == "ConditionalCheckFailedException":
@@ -597,6 +648,11 @@ def _write_chunks(writes: Sequence[StoredCheckpointWrite]) -> Iterator[list[Stor
         size += inline
     if chunk:
         yield chunk
+
+
+#: The thread item's version and fence (docs/concurrency.md).
+_VERSION_NAMES = {"#ver": "version"}
+_FENCE_NAMES = {"#fence": "deleting"}
 
 
 def _sources(state: CheckpointThreadState) -> list[tuple[str, dict[str, str] | None, float | None]]:
@@ -821,4 +877,6 @@ def _state(item: dict[str, Any]) -> CheckpointThreadState:
         floors={ns: (str(b[0]), bool(b[1])) for ns, b in floors.items()} or None,
         holds=holds or None,
         deleted=bool(item.get("deleted", {}).get("BOOL", False)),
+        version=int(item.get("version", {}).get("N", "0")),
+        deleting=bool(item.get("deleting", {}).get("BOOL", False)),
     )

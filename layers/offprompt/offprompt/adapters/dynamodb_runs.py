@@ -44,6 +44,7 @@ from offprompt.ports import (
     ForkSpec,
     RunIdTaken,
     StoredRun,
+    ThreadChanged,
     ThreadDeleting,
     ThreadExists,
     ThreadHasForks,
@@ -54,7 +55,7 @@ from offprompt.ports import (
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
 from .dynamodb_account import charge_items, refuse_charge, stored_bytes_release
-from .dynamodb_transaction import Cancelled, Transaction
+from .dynamodb_transaction import Cancelled, Transaction, at_version
 from .layout import (
     ALIAS_SK,
     TENANT_INDEX,
@@ -501,18 +502,22 @@ class DynamoDbRunStore:
                 return
             lo = last + 1
 
-    def delete_runs(self, tenant: str, thread_id: str, runs: Sequence[StoredRun]) -> None:
+    def delete_runs(
+        self, tenant: str, thread_id: str, runs: Sequence[StoredRun], *, version: int | None = None
+    ) -> None:
         """One transaction per RUNS_PER_TRANSACTION runs: each run deleted only if it is there, its id, the
-        thread's `run_count`/`expiring_runs` and the tenant's gauge down by what was deleted."""
+        thread's `run_count`/`expiring_runs` and the tenant's gauge down by what was deleted; with `version`, the
+        thread still at the version the sweep planned with, bumped (docs/concurrency.md)."""
         pk = thread_pk(tenant, thread_id)
         for i in range(0, len(runs), RUNS_PER_TRANSACTION):
             deletes: list[_Delete] = []
             for r in runs[i : i + RUNS_PER_TRANSACTION]:
                 deletes.append(_Delete(_key(pk, run_sk(r.seq)), r.metered_bytes, run=True, expiring=r.expires_at))
                 deletes.append(_Delete(_key(pk, runid_sk(r.run_id)), 0, run=False, expiring=None))
-            self._transact_deletes(tenant, pk, deletes, count_on_thread=True)
+            if self._transact_deletes(tenant, pk, deletes, count_on_thread=True, version=version):
+                version = None if version is None else version + 1
 
-    def pop_run(self, tenant: str, thread_id: str, run: StoredRun) -> bool:
+    def pop_run(self, tenant: str, thread_id: str, run: StoredRun, *, version: int) -> bool:
         """One transaction: the run deleted only if it is still there (so two concurrent pops of the same run
         cannot both succeed), its run id, the thread's counts and the gauge down by its metered bytes."""
         pk = thread_pk(tenant, thread_id)
@@ -524,7 +529,8 @@ class DynamoDbRunStore:
                 "run", {"TableName": self.table_name, "Key": run_key, "ConditionExpression": "attribute_exists(pk)"}
             )
             tx.delete("run_id", {"TableName": self.table_name, "Key": _key(pk, runid_sk(run.run_id))})
-            tx.update("thread", _count_deleted_runs(self.table_name, pk, 1, 1 if run.expires_at is not None else 0))
+            expiring = 1 if run.expires_at is not None else 0
+            tx.update("thread", _count_deleted_runs(self.table_name, pk, 1, expiring, version=version))
             if with_gauge:
                 tx.add("gauge", stored_bytes_release(self.table_name, tenant, run.metered_bytes))
             try:
@@ -535,7 +541,10 @@ class DynamoDbRunStore:
                 if cancelled.failed("run"):
                     return False  # another pop (or a thread delete, or TTL) took it first
                 if cancelled.failed("thread"):
-                    raise ThreadDeleting() from None
+                    current = self._get(pk, THREAD_SK)
+                    if current is None or "deleting" in current:
+                        raise ThreadDeleting() from None
+                    raise ThreadChanged() from None  # a fork took a hold, or a sweep went first: read again
                 if cancelled.failed("gauge"):
                     with_gauge = False  # an erased tenant's gauge is never re-created
                     continue
@@ -675,11 +684,15 @@ class DynamoDbRunStore:
         incarnation read (the parent itself, or the ancestor the fork reads first) and not being deleted."""
         names = {"#deleting": "deleting", "#fc": "fork_count", "#fh": "fork_hold"}
         values: dict[str, Any] = {":one": {"N": "1"}}
+        names["#ver"] = "version"  # every hold bumps it: a prune or pop planned before it plans again
         if held == parent.thread_id:  # forks and the hold as read: a racing fork or fork delete makes this retry
             hold = max(parent.fork_hold, through) if parent.fork_count > 0 else through
-            condition = "#gen = :gen AND attribute_not_exists(#deleting) AND "
+            # ... and the version read: a prune or pop since the read (the fork point may be gone) reads again
+            check, at = at_version(parent.version)
+            condition = f"#gen = :gen AND attribute_not_exists(#deleting) AND {check} AND "
             names["#gen"] = "generation"
             values[":gen"] = {"S": parent.generation or ""}
+            values.update(at)
             if parent.fork_count > 0:
                 condition += "#fc = :fc AND #fh = :fh"
                 values[":fc"] = {"N": str(parent.fork_count)}
@@ -688,11 +701,13 @@ class DynamoDbRunStore:
                 condition += "(attribute_not_exists(#fc) OR #fc = :zero)"
                 values[":zero"] = {"N": "0"}
             values[":hold"] = {"N": str(hold)}
-            update = "ADD #fc :one SET #fh = :hold"
+            values[":next"] = {"N": str(parent.version + 1)}
+            update = "ADD #fc :one SET #fh = :hold, #ver = :next"
         else:  # an ancestor read through the parent, which holds it (and a hold at least this high) already
             condition = "attribute_exists(pk) AND attribute_not_exists(#deleting) AND #fh >= :through"
             values[":through"] = {"N": str(through)}
-            update = "ADD #fc :one"
+            values[":none"] = {"N": "0"}
+            update = "ADD #fc :one SET #ver = if_not_exists(#ver, :none) + :one"
         return {
             "TableName": self.table_name,
             "Key": _key(thread_pk(tenant, held), THREAD_SK),
@@ -771,10 +786,10 @@ class DynamoDbRunStore:
                     {
                         "TableName": self.table_name,
                         "Key": _key(thread_pk(tenant, held), THREAD_SK),
-                        "UpdateExpression": "ADD #fc :minus",
+                        "UpdateExpression": "ADD #fc :minus SET #ver = if_not_exists(#ver, :zero) + :one",
                         "ConditionExpression": "attribute_exists(pk)",
-                        "ExpressionAttributeNames": {"#fc": "fork_count"},
-                        "ExpressionAttributeValues": {":minus": {"N": "-1"}},
+                        "ExpressionAttributeNames": {"#fc": "fork_count", "#ver": "version"},
+                        "ExpressionAttributeValues": {":minus": {"N": "-1"}, ":zero": {"N": "0"}, ":one": {"N": "1"}},
                     },
                 )
             try:
@@ -894,16 +909,19 @@ class DynamoDbRunStore:
             else:
                 raise DependencyUnavailable("DynamoDB batch_write_item left items unprocessed")
 
-    def _transact_deletes(self, tenant: str, pk: str, deletes: list[_Delete], *, count_on_thread: bool) -> None:
+    def _transact_deletes(
+        self, tenant: str, pk: str, deletes: list[_Delete], *, count_on_thread: bool, version: int | None = None
+    ) -> bool:
         """Delete the items in one transaction: each one that added to the gauge (`metered_bytes`) or counts as a
         run only if it is still there, the gauge (and, with `count_on_thread`, the thread's run counts) down by
         exactly those. An item found gone (a concurrent prune, delete or TTL expiry took it — and its bytes) is
         dropped and the rest retried; a thread being deleted or a gauge that is gone (an erased tenant) is left
-        alone."""
+        alone. With `version`, the thread's update checks and bumps it (ThreadChanged when it moved). Whether the
+        thread's update was committed."""
         with_gauge = True
         for _attempt in range(_TRANSACTION_ATTEMPTS):
             if not deletes:
-                return
+                return False
             tx = Transaction()
             for i, d in enumerate(deletes):
                 delete: dict[str, Any] = {"TableName": self.table_name, "Key": d.key}
@@ -914,17 +932,19 @@ class DynamoDbRunStore:
             expiring = sum(1 for d in deletes if d.run and d.expiring is not None)
             released = sum(d.metered_bytes for d in deletes)
             if count_on_thread and runs:
-                tx.update("thread", _count_deleted_runs(self.table_name, pk, runs, expiring))
+                tx.update("thread", _count_deleted_runs(self.table_name, pk, runs, expiring, version=version))
             if with_gauge and released:
                 tx.add("gauge", stored_bytes_release(self.table_name, tenant, released))
             try:
                 with tx.cancellation():
                     self.client.transact_write_items(TransactItems=tx.request())
-                return
+                return count_on_thread and runs > 0
             except Cancelled as cancelled:
                 failed = cancelled.failed_tags()
                 if not failed and not cancelled.conflicted:
                     raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+                if "thread" in failed and version is not None:
+                    raise ThreadChanged() from None  # a fork or another sweep since the plan: nothing deleted
                 deletes = [d for i, d in enumerate(deletes) if f"item.{i}" not in failed]
                 if "thread" in failed:  # being deleted (or gone): its counts no longer matter
                     count_on_thread = False
@@ -1020,18 +1040,26 @@ def _count_added_runs(table: str, pk: str, runs: Sequence[StoredRun], generation
     return update
 
 
-def _count_deleted_runs(table: str, pk: str, runs: int, expiring: int) -> dict[str, Any]:
+def _count_deleted_runs(table: str, pk: str, runs: int, expiring: int, *, version: int | None = None) -> dict[str, Any]:
     values: dict[str, Any] = {":runs": {"N": str(-runs)}}
+    names = {"#deleting": "deleting"}
     expression = "ADD run_count :runs"
+    condition = "attribute_exists(pk) AND attribute_not_exists(#deleting)"
     if expiring:
         expression += ", expiring_runs :expiring"
         values[":expiring"] = {"N": str(-expiring)}
+    if version is not None:  # a sweep's plan: the thread still at the version it was made with, bumped
+        check, at = at_version(version)
+        condition += f" AND {check}"
+        expression += " SET #ver = :next"
+        names["#ver"] = "version"
+        values.update({**at, ":next": {"N": str(version + 1)}})
     return {
         "TableName": table,
         "Key": _key(pk, THREAD_SK),
         "UpdateExpression": expression,
-        "ConditionExpression": "attribute_exists(pk) AND attribute_not_exists(#deleting)",
-        "ExpressionAttributeNames": {"#deleting": "deleting"},
+        "ConditionExpression": condition,
+        "ExpressionAttributeNames": names,
         "ExpressionAttributeValues": values,
     }
 
@@ -1079,6 +1107,7 @@ def _thread_state(tenant: str, thread_id: str, item: dict[str, Any]) -> ThreadSt
         fork_request=_s(item, "fork_request"),
         fork_count=max(0, _n(item, "fork_count", 0) or 0),
         fork_hold=_n(item, "fork_hold", 0) or 0,
+        version=_n(item, "version", 0) or 0,
     )
 
 

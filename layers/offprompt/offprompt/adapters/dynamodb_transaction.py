@@ -105,3 +105,12 @@ class Transaction:
             reasons = exc.response.get("CancellationReasons") or []
             by_tag = {t.tag: (reasons[i] if i < len(reasons) else {}) for i, t in enumerate(self.items)}
             raise Cancelled(by_tag, exc) from exc
+
+
+def at_version(version: int) -> tuple[str, dict[str, Any]]:
+    """The condition "the thread item is at `version`" (docs/concurrency.md; `#ver` names the `version` attribute,
+    which a thread item written before it was kept lacks: 0)."""
+    values = {":ver": {"N": str(version)}}
+    if version == 0:
+        return "(#ver = :ver OR (attribute_exists(pk) AND attribute_not_exists(#ver)))", values
+    return "#ver = :ver", values

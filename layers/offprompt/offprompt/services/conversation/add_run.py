@@ -18,7 +18,7 @@ from offprompt.identifiers import canonical_hash, check_identifier
 from offprompt.memory.conversation import estimated_tokens, run_token_counts
 from offprompt.memory.run import Run
 from offprompt.metering import Charge, Meter
-from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState, WrongThreadKind
+from offprompt.ports import RunIdTaken, StoredRun, ThreadChanged, ThreadDeleting, ThreadState, WrongThreadKind
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.errors import ThreadDeleted, ThreadKindMismatch
 from offprompt.services.conversation.requests import RunIn
@@ -311,7 +311,10 @@ def prune(conv: Conversation, state: ThreadState, seq: int) -> int:
         old = [r for r in old if r.seq > fresh.fork_hold]
         if not old:
             return 0
-    conv.runs.delete_runs(state.tenant, state.thread_id, old)
+    try:  # conditioned on the version read: a fork since then (docs/concurrency.md) leaves the runs to a later add
+        conv.runs.delete_runs(state.tenant, state.thread_id, old, version=fresh.version)
+    except ThreadChanged:
+        return 0
     for r in old:
         if r.blob_key:
             conv.bodies.drop(r.blob_key)

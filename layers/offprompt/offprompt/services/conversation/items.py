@@ -25,7 +25,7 @@ from offprompt.identifiers import canonical_hash, check_identifier
 from offprompt.limits import DEFAULT_RUNS_LIMIT, MAX_APPEND_ITEMS, MAX_INLINE_RESPONSE_BYTES, MAX_ITEMS_LIMIT
 from offprompt.memory.items import without_orphan_results
 from offprompt.metering import Meter
-from offprompt.ports import RunIdTaken, StoredRun, ThreadDeleting, ThreadState, WrongThreadKind
+from offprompt.ports import RunIdTaken, StoredRun, ThreadChanged, ThreadDeleting, ThreadState, WrongThreadKind
 from offprompt.services.conversation.add_run import run_charge
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.errors import ItemShared, ThreadDeleted, ThreadKindMismatch
@@ -238,11 +238,11 @@ def pop_item(conv: Conversation, tenant: str, thread_id: str) -> dict[str, Any]:
     Only an item the thread owns and no live fork reads is removed: when the newest item is shared (a fork's
     ancestor's, or one of this thread's that a fork reads), 409 `item_shared` and nothing is removed (ADR 0037)."""
     check_identifier("thread_id", thread_id)
-    state = conv.runs.get_thread(tenant, thread_id)
-    if state is None:
-        return {"item": None, "seq": None}
-    _check_kind(state)
     for _attempt in range(POP_ATTEMPTS):
+        state = conv.runs.get_thread(tenant, thread_id)  # its version and holds: the plan the pop is made on
+        if state is None:
+            return {"item": None, "seq": None}
+        _check_kind(state)
         now = int(conv.clock())
         page, _ = conv.runs.page_runs(
             tenant, thread_id, lo=1, hi=None, newest_first=True, limit=1, now_epoch=now, ancestry=state.ancestry
@@ -256,9 +256,11 @@ def pop_item(conv: Conversation, tenant: str, thread_id: str) -> dict[str, Any]:
             raise ItemShared(thread_id, newest.seq)
         body = conv.bodies.run_json(newest)
         try:
-            won = conv.runs.pop_run(tenant, thread_id, newest)
+            won = conv.runs.pop_run(tenant, thread_id, newest, version=state.version)
         except ThreadDeleting:
             return {"item": None, "seq": None}  # cleared meanwhile: nothing left to pop
+        except ThreadChanged:
+            continue  # a fork took a hold (or another pop went first) since the read: read the thread again
         if won:
             if newest.blob_key:
                 conv.bodies.drop(newest.blob_key)
