@@ -266,3 +266,48 @@ def test_a_write_racing_the_backfill_of_an_erase_is_erased_too(
     assert raced and report["verified"] is True, report
     assert stack.raw_traces(TENANT) == NOTHING
     assert list_runs() == [] and list_runs("new") == []
+
+
+def test_writes_at_random_pages_of_the_backfill_are_erased_too(
+    stack: Deployment, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bounded randomized (seeded): page sizes, the pages a write lands after and the kind of write vary; every
+    erase ends verified with nothing of the tenant left and the other tenant intact."""
+    import random
+
+    from add_run.handler import lambda_handler as add
+    from process_output.handler import lambda_handler as store
+    from tenant_data.handler import lambda_handler as tenant_data
+
+    from offprompt.adapters import tenant_items
+    from offprompt.composition.tenant_data import default_stores
+
+    rng = random.Random(30_2)
+    write_before_the_index(stack, OTHER)
+    other = stack.raw_traces(OTHER)
+    stores = default_stores()
+    real = stores.items.set_index_attribute
+    for trial in range(3):
+        write_before_the_index(stack)
+        monkeypatch.setattr(tenant_items, "SCAN_PAGE_ITEMS", rng.randint(1, 4))
+        pages = rng.sample(range(1, 8), 2)
+        seen = [0]
+
+        def write_now(roots: Any, pages: list[int] = pages, seen: list[int] = seen, trial: int = trial) -> int:
+            seen[0] += 1
+            if seen[0] in pages:
+                kind = rng.choice(["new thread", "old thread", "namespace"])
+                if kind == "namespace":
+                    artifact = {"type": "TextArtifact", "id": "b" * 32, "name": f"n{seen[0]}", "value": "raced " * 9}
+                    event = {"tool": "T", "activity": "a", "artifact": artifact}
+                    store({"tenant": TENANT, "memory_name": MEMORY, **event}, None)
+                else:
+                    thread = "old" if kind == "old thread" else f"new{seen[0]}"
+                    add({"tenant": TENANT, "thread_id": thread, "run": text_run(f"x{trial}{seen[0]}")}, None)
+            return int(real(roots))
+
+        monkeypatch.setattr(stores.items, "set_index_attribute", write_now)
+        report = tenant_data({"tenant": TENANT, "action": "erase", "confirm": TENANT}, None)
+        assert report["verified"] is True, (trial, report)
+        assert stack.raw_traces(TENANT) == NOTHING, trial
+        assert stack.raw_traces(OTHER) == other, trial
