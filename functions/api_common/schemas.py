@@ -225,6 +225,17 @@ class ExportResult(_Open):
     manifest_url: str | None
     expires_in: int
     counts: dict[str, int]
+    complete: bool
+
+
+class ExportPending(_Open):
+    """An export not made yet: the tenant's data is still being indexed; repeat it after `retry_after` seconds."""
+
+    tenant: str
+    status: str
+    complete: bool
+    retry_after: int
+    indexing: dict[str, Any]
 
 
 class EraseReport(_Open):
@@ -244,6 +255,7 @@ class ErasePending(_Open):
     deleted: dict[str, int]
     verified: bool
     retry_after: int
+    indexing: dict[str, Any] | None = None
 
 
 class RecordView(_Open):

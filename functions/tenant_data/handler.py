@@ -9,8 +9,10 @@
   `{"status": "erasing", "retry_after"}` (+ Retry-After): repeat it then to verify and finish (the key works until
   the erase is done). Idempotent: repeat it after a 503 to finish.
 
-Both Query the tenant's partitions through the tenant index (a filtered Scan for a tenant whose data may predate
-the index: docs/adr/0024). Direct invocation:
+Both Query the tenant's partitions through the tenant index, after indexing a tenant not known to be indexed (its
+data may predate the index: docs/adr/0043); while that is unfinished both answer 202 `{"status": "indexing",
+"retry_after"}` (the export `complete: false`, nothing exported; the erase not verified, nothing deleted), and the
+repeat goes on where it stopped. Direct invocation:
 `{"tenant", "action": "export"}` or `{"tenant", "action": "erase", "confirm"}` (longer than API Gateway's 30 s
 allows, up to the function's timeout).
 """
@@ -22,7 +24,7 @@ from api_common.entry import direct_fields, json_response
 from api_common.errors import error_responses
 from api_common.powertools import Body, Response
 from api_common.routes import FunctionRoutes
-from api_common.schemas import ErasePending, EraseReport, ExportResult, json_content
+from api_common.schemas import ErasePending, EraseReport, ExportPending, ExportResult, json_content
 from offprompt.composition.tenant_data import default_stores
 from offprompt.metering import Meter
 from offprompt.services.tenant_data import EraseRequest, erase_self, export_self
@@ -35,10 +37,21 @@ routes = FunctionRoutes("tenant_data", event_prefixes=("tenant",))
     "/export",
     action="export",
     summary="Export all of the caller's data (JSONL + files in S3, presigned URLs)",
-    responses={200: json_content(ExportResult, "The export's manifest URL and counts"), **error_responses()},
+    responses={
+        200: json_content(ExportResult, "The export's manifest URL and counts"),
+        202: json_content(
+            ExportPending,
+            "Not exported yet: the tenant's data is still being indexed (data from before the tenant index); repeat"
+            " the request after Retry-After seconds",
+        ),
+        **error_responses(),
+    },
 )
 def post_export() -> Response[Any]:
-    return json_response(export_self(routes.tenant(), default_stores()))
+    result = export_self(routes.tenant(), default_stores())
+    if not result["complete"]:
+        return json_response(result, HTTPStatus.ACCEPTED, headers={"Retry-After": str(result["retry_after"])})
+    return json_response(result)
 
 
 @routes.delete(
@@ -49,8 +62,10 @@ def post_export() -> Response[Any]:
         200: json_content(EraseReport, "What was deleted, and that nothing is left (verified)"),
         202: json_content(
             ErasePending,
-            "API keys fenced and the data deleted; repeat the request after Retry-After seconds to verify and finish"
-            " (a request admitted before the fence may still land a write until then; the key works until the end)",
+            "API keys fenced and the data deleted (`status: erasing`), or the tenant's data still being indexed"
+            " (`status: indexing`: nothing deleted yet); repeat the request after Retry-After seconds to go on, verify"
+            " and finish (a request admitted before the fence may still land a write until then; the key works until"
+            " the end)",
         ),
         **error_responses(),
     },

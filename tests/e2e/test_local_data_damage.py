@@ -107,3 +107,56 @@ def test_damaged_data_is_refused_and_salvage_leaves_a_state_to_continue_from(
         url = plain.wait_ready()
         assert not [line for line in plain.lines if "SALVAGE" in line]
         assert loaded_values(url) == (200, ["A new start."])
+
+
+def namespace_mark_frame(journal: Path, namespace: str) -> tuple[int, int, int]:
+    """(sequence, offset, last sequence) of the frame that marked the namespace `deleting`: its delete's first step."""
+    from offprompt_local.substrate.store import iter_frames
+
+    frames = list(iter_frames(journal))
+    for sequence, offset, record in frames:
+        if record[0] == "items" and any(
+            item[5] and item[5]["S"] == f"NS#{namespace}" and item[6] and "deleting" in item[6] for item in record[1]
+        ):
+            return sequence, offset, frames[-1][0]
+    raise AssertionError(f"no frame marks namespace {namespace!r} deleting")
+
+
+def test_salvage_reconciles_a_namespace_whose_text_it_rolled_back_and_the_rest_loads(
+    tmp_path: Path, opensearch_url: str
+) -> None:
+    """Issue 30, item 7: the whole delete of a text namespace is in the dropped records, so the namespace record and
+    its batches are back while OpenSearch (not rolled back) no longer holds its text. It must not answer 503 on
+    every load: salvage deletes what it cannot restore and says so; the other namespaces load as before."""
+    data, index = tmp_path / "data", f"offprompt-damage-{uuid.uuid4().hex[:12]}"
+    options: dict[str, Any] = {"opensearch_url": opensearch_url, "index": index}
+    writer = StackProcess(data, **options)
+    url = writer.wait_ready()
+    for namespace, text in (("kept", "Kept text."), ("lost", "Lost text.")):
+        artifact = {"type": "TextArtifact", "name": namespace, "value": text}
+        body = {"tool": "T", "activity": "a", "artifact": artifact}
+        assert call(url, "POST", f"/memories/{MEMORY}/outputs", body, tenant=TENANT)[0] == 200
+    assert call(url, "DELETE", f"/memories/{MEMORY}/namespaces/lost", tenant=TENANT)[0] == 204
+    writer.kill()
+
+    journal = data / "moto" / "journal.bin"
+    _sequence, offset, _last = namespace_mark_frame(journal, "lost")
+    damaged = bytearray(journal.read_bytes())
+    damaged[offset + 40] ^= 0x08  # the delete's first step: every step of it is dropped
+    journal.write_bytes(bytes(damaged))
+
+    with StackProcess(data, "--salvage", **options) as salvaged:
+        url = salvaged.wait_ready()
+        salvaged.wait_for(r"SALVAGE: copies of the damaged files are in ", 1)
+        salvaged.wait_for(
+            rf"SALVAGE: namespace 'lost' of memory '{MEMORY}' \(tenant '{TENANT}'\) lost its text .*deleted", 1
+        )
+        for namespace, expected in (("lost", []), ("kept", ["Kept text."])):
+            status, body = call(url, "GET", f"/memories/{MEMORY}/namespaces/{namespace}/artifacts", tenant=TENANT)
+            assert status == 200, (namespace, body)
+            assert [artifact["value"] for artifact in body["value"]] == expected
+        artifact = {"type": "TextArtifact", "name": "lost", "value": "Stored anew."}
+        body = {"tool": "T", "activity": "a", "artifact": artifact}
+        assert call(url, "POST", f"/memories/{MEMORY}/outputs", body, tenant=TENANT)[0] == 200
+        status, body = call(url, "GET", f"/memories/{MEMORY}/namespaces/lost/artifacts", tenant=TENANT)
+        assert status == 200 and [a["value"] for a in body["value"]] == ["Stored anew."], body

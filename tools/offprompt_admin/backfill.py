@@ -1,6 +1,7 @@
-"""`backfill-index <tenant> | --all`: put data written before the tenant index into it (one table Scan), so exports
-and erases Query the index from then on. `--all` indexes every tenant's data and marks the whole deployment indexed:
-run it once after deploying (on a new deployment it reads an empty table). docs/adr/0024, 0028."""
+"""`backfill-index <tenant> | --all`: put data written before the tenant index into it (one table Scan) and mark the
+tenant indexed, so its exports and erases Query the index from then on. `--all` indexes every tenant's data and
+marks every tenant it finds: run it once after deploying (on a new deployment it reads an empty table). A tenant
+not marked is indexed by its first export or erase (docs/adr/0024, 0028, 0043)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(COMMAND, help=HELP, description=HELP)
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("tenant", nargs="?")
-    target.add_argument("--all", action="store_true", help="every tenant: mark the whole deployment indexed")
+    target.add_argument("--all", action="store_true", help="every tenant: index and mark every tenant found")
 
 
 def run(args: argparse.Namespace, context: Context) -> int:

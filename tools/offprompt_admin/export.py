@@ -47,6 +47,8 @@ def run(args: argparse.Namespace, context: Context) -> int:
         location = f"s3://{settings.require('bucket_name')}/{prefix}"
     created_at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     result = export_tenant(tenant, stores, sink, export_id=export_id, created_at=created_at)
+    while not result.complete:  # only with a deadline: the CLI has none, its backfill reads the whole table at once
+        result = export_tenant(tenant, stores, sink, export_id=export_id, created_at=created_at)
     print(
         json.dumps(
             {**result.to_dict(), "location": location, "scan_read_units": result.scan_read_units},

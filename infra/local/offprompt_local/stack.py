@@ -398,12 +398,14 @@ class LocalStack:
         """After a salvage that dropped something: what it means for the data the handlers keep elsewhere, and
         the deletes the dropped records cut off (each finished by repeating it)."""
         self.log(
-            "SALVAGE: the OpenSearch index keeps its own data and is not rolled back with DynamoDB and S3. A text "
-            "namespace stored or deleted in the dropped records may answer 503 'the namespace record and the stored "
-            "text disagree': DELETE it (again) to make it consistent, then store into it anew."
+            "SALVAGE: the OpenSearch index keeps its own data and is not rolled back with DynamoDB and S3: checking "
+            "that every text namespace the table holds still has its text there."
         )
-        for request in unfinished_deletes(self._client("dynamodb"), TABLE_NAME):
+        unfinished = unfinished_deletes(self._client("dynamodb"), TABLE_NAME)
+        for request in unfinished:
             self.log(f"SALVAGE: a delete was cut off; finish it by repeating it: {request}")
+        for line in reconcile_text_namespaces(self._client("dynamodb"), TABLE_NAME):
+            self.log(f"SALVAGE: {line}")
 
     def _client(self, service: str) -> Any:
         import boto3
@@ -415,12 +417,7 @@ class LocalStack:
 
         dynamodb = self._client("dynamodb")
         if create_table(dynamodb, TABLE_NAME, exist_ok=True):
-            # A table that starts empty holds no data from before the tenant index: the deployment is indexed as a
-            # whole, as `offprompt-admin backfill-index --all` marks a deployed one (docs/adr/0028-hosted-wing.md).
-            from offprompt.adapters.layout import DEPLOYMENT_PK, INDEXED_SK
-
-            marker = {"pk": {"S": DEPLOYMENT_PK}, "sk": {"S": INDEXED_SK}, "indexed_since": {"S": "table created"}}
-            dynamodb.put_item(TableName=TABLE_NAME, Item=marker)
+            # (no "indexed" marker: a tenant is indexed by its own first export or erase, docs/adr/0043)
             self.log(f"DynamoDB table {TABLE_NAME!r} created from template.yaml")
         else:
             self.log(f"DynamoDB table {TABLE_NAME!r} found in the data directory")
@@ -648,6 +645,54 @@ def unfinished_deletes(dynamodb: Any, table: str) -> list[str]:
             else:
                 requests.append(f"the delete of item pk={item['pk']['S']!r} sk={item['sk']['S']!r}")
     return requests
+
+
+def reconcile_text_namespaces(dynamodb: Any, table: str) -> list[str]:
+    """After a salvage: every namespace record the table holds (not marked deleting) is loaded through the library's
+    own load path; one whose text OpenSearch no longer holds (a store or delete of it was in the dropped records,
+    and OpenSearch is not rolled back) could only ever answer 503, so it is deleted through the library's own
+    delete (the same as `DELETE /memories/{m}/namespaces/{ns}`) and named. What cannot be checked or deleted is
+    named too, with the request that finishes it. Returns the lines to log (docs/adr/0043)."""
+    from load_artifacts.handler import lambda_handler as load
+    from memories.handler import lambda_handler as memories
+
+    from offprompt.errors import OffpromptError
+
+    lines: list[str] = []
+    pages = dynamodb.get_paginator("scan").paginate(
+        TableName=table,
+        FilterExpression="begins_with(pk, :memory) AND begins_with(sk, :ns) AND attribute_not_exists(#deleting)",
+        ExpressionAttributeNames={"#deleting": "deleting"},
+        ExpressionAttributeValues={":memory": {"S": "TASKMEM#"}, ":ns": {"S": "NS#"}},
+        ProjectionExpression="pk, sk",
+    )
+    for page in pages:
+        for item in page["Items"]:
+            pk = item["pk"]["S"].split("#")
+            sk = item["sk"]["S"].split("#")
+            if len(pk) != 3 or len(sk) != 2 or any(part.startswith("%~") for part in (pk[1], pk[2], sk[1])):
+                lines.append(f"could not check the namespace item pk={item['pk']['S']!r} sk={item['sk']['S']!r}")
+                continue
+            tenant, memory, namespace = _unescape(pk[1]), _unescape(pk[2]), _unescape(sk[1])
+            where = {"tenant": tenant, "memory_name": memory, "namespace": namespace}
+            named = f"namespace {namespace!r} of memory {memory!r} (tenant {tenant!r})"
+            try:
+                load(dict(where), None)
+                continue
+            except OffpromptError as exc:
+                if "disagree" not in str(exc):
+                    path = "/memories/{}/namespaces/{}".format(
+                        *(urllib.parse.quote(p, safe="") for p in (memory, namespace))
+                    )
+                    lines.append(f"{named} does not load ({exc}); check it: GET {path}/artifacts")
+                    continue
+            try:
+                memories({**where, "action": "delete_namespace"}, None)
+            except OffpromptError as exc:
+                lines.append(f"{named} lost its text with the dropped records and could not be deleted ({exc})")
+                continue
+            lines.append(f"{named} lost its text with the dropped records; it was deleted (store into it anew)")
+    return lines
 
 
 # --------------------------------------------------------------------------------------------- main

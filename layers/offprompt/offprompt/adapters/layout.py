@@ -18,7 +18,9 @@ long for the key it goes into, `%~` + its SHA-256):
   `META#{time}#{id}` meta, `UPLOADED#{upload_id}` upload_marker
 - receipt: `RECEIPT#{tenant}#%~{digest(memory, key)}` → `RECEIPT` receipt (root)
 - api_key: `APIKEY#{key_id}` → `#APIKEY` api_key (root; its tenant is an attribute)
-- tenant (fixed): `TENANT#{tenant}` → `#TENANT` tenant, `KEY#{key_id}` key_listing, `#INDEXED` index_marker
+- tenant (fixed): `TENANT#{tenant}` → `#TENANT` tenant, `KEY#{key_id}` key_listing, `#INDEXED` index_marker (every
+  partition of the tenant is in the tenant index: put by a complete backfill), `#BACKFILL` index_progress (where an
+  unfinished backfill goes on from; docs/adr/0043)
 - usage (fixed): `U#{tenant}#S{n}`, `U#{tenant}#Q` → `D#{day}` usage
 - rate (fixed): `RATE#{tenant}#{shard}` → `W#{second}` rate_window
 - record (fixed): `REC#{tenant}` → `CUR#{labels}##{key}` record (the current version or a tombstone),
@@ -29,7 +31,7 @@ long for the key it goes into, `%~` + its SHA-256):
   `C#{ns}#{checkpoint_id}#W#{task}#{idx}` checkpoint_write, `C#{ns}#~` checkpoint_head (a copy's or a pruned
   thread's read state, first in a newest-first Query of the namespace); `{ns}` is `checkpoint_ns_part()`
   (base64url, or `%~` + a digest), blobs over 350 KB are S3 objects under the `checkpoints/` root (docs/adr/0039)
-- not a tenant's: `DEPLOYMENT` → `#INDEXED` (every tenant's data is in the tenant index)
+- not a tenant's: `DEPLOYMENT` → `#INDEXED` (written by earlier versions; read by nothing since docs/adr/0043)
 
 The sparse KEYS_ONLY global secondary index `TenantRoots` (hash key `tenant_dir` only) lists each partition root
 (`tenant_index_value`): export and erase Query it instead of scanning the table (docs/adr/0024).
@@ -112,6 +114,7 @@ KEY_SK = "#APIKEY"
 TENANT_SK = "#TENANT"
 KEY_LISTING_PREFIX = "KEY"
 INDEXED_SK = "#INDEXED"
+BACKFILL_SK = "#BACKFILL"
 DEPLOYMENT_PK = "DEPLOYMENT"
 USAGE_DAY_PREFIX = "D"
 RATE_SECOND_PREFIX = "W"
@@ -372,6 +375,7 @@ def _families() -> tuple[Family, ...]:
                 Kind("tenant", TENANT_SK),
                 Kind("key_listing", KEY_LISTING_PREFIX + "#"),
                 Kind("index_marker", INDEXED_SK),
+                Kind("index_progress", BACKFILL_SK),
             ),
             fixed=True,
         ),
@@ -571,7 +575,9 @@ def exported_kinds() -> tuple[str, ...]:
 
 #: The kinds that let a tenant in (its API keys, their listing, its record and markers): an erase of a tenant that
 #: has keys removes them last, so the erase can be repeated with the same key until it verified.
-CREDENTIAL_KINDS = ("api_key", "key_listing", "tenant", "index_marker")
+#: The kind saying the tenant is indexed: an erase removes it last, so a repeat needs no second backfill.
+INDEX_MARKER_KIND = "index_marker"
+CREDENTIAL_KINDS = ("api_key", "key_listing", "tenant", INDEX_MARKER_KIND)
 
 
 def scan_filter(tenant: str) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -3,12 +3,13 @@
 What belongs to a tenant is the storage layout's (`layout.FAMILIES`): the stores write with its key functions, and
 this enumerates and classifies with its families, so an erase finds what the stores wrote.
 
-- An indexed tenant (the deployment is marked indexed, `DEPLOYMENT`/`#INDEXED`, or the tenant was backfilled,
-  `TENANT#{t}`/`#INDEXED`): a Query of each of its fixed partitions (record, usage, rate windows), of its shards of
-  the sparse KEYS_ONLY `TenantRoots` index (partition roots carry `tenant_dir`) and of each partition found there.
-  It reads only the tenant's items.
-- Any other tenant (data that may predate the index): the whole-table Scan, filtered server-side on the layout's
-  partition prefixes of the tenant and on the `tenant` attribute (families keyed by something else: API keys).
+- `items`: a Query of each of the tenant's fixed partitions (record, usage, rate windows), of its shards of the
+  sparse KEYS_ONLY `TenantRoots` index (partition roots carry `tenant_dir`) and of each partition found there. It
+  reads only the tenant's items, and finds all of them only once the tenant is indexed (`TENANT#{t}`/`#INDEXED`):
+  the services index a tenant (`services/tenant_data/backfill.index_tenant`) before they list it (docs/adr/0043).
+- The backfill: the whole-table Scan, filtered server-side on the layout's partition prefixes of the tenant and on
+  the `tenant` attribute (families keyed by something else: API keys), one page at a time from a saved position
+  (`TENANT#{t}`/`#BACKFILL`), so a table too big for one invocation is indexed over several.
 """
 
 from __future__ import annotations
@@ -24,19 +25,25 @@ from offprompt.errors import DependencyUnavailable
 from . import layout
 from .aws_errors import failure_reason
 from .clients import aws_client
-from .layout import DEPLOYMENT_PK, INDEXED_SK, TENANT_INDEX, TENANT_INDEX_ATTRIBUTE, TENANT_SK, tenant_index_values
+from .layout import (
+    BACKFILL_SK,
+    INDEXED_SK,
+    TENANT_INDEX,
+    TENANT_INDEX_ATTRIBUTE,
+    TENANT_SK,
+    tenant_index_values,
+)
 
 SCAN_PAGE_ITEMS = 1000
 BATCH_WRITE_ITEMS = 25
 
 
 class DynamoDbTenantItems:
-    """Raw DynamoDB items (DynamoDB JSON) of a tenant's partitions, found by a filtered Scan."""
+    """Raw DynamoDB items (DynamoDB JSON) of a tenant's partitions, found through the tenant index."""
 
-    def __init__(self, table_name: str, client: Any | None = None, *, segments: int = 1) -> None:
+    def __init__(self, table_name: str, client: Any | None = None) -> None:
         self.table_name = table_name
         self._client = client
-        self.segments = segments
         #: Read units the last `scan` consumed (ReturnConsumedCapacity=TOTAL), for the operator's report.
         self.scan_read_units = 0.0
 
@@ -49,6 +56,7 @@ class DynamoDbTenantItems:
     # ---- what the layout says ------------------------------------------------------------------------------
     exported_kinds: tuple[str, ...] = layout.exported_kinds()
     credential_kinds: tuple[str, ...] = layout.CREDENTIAL_KINDS
+    marker_kind: str = layout.INDEX_MARKER_KIND
 
     def kind(self, item: dict[str, Any], tenant: str) -> str | None:
         """The layout's name for one of the tenant's items (None: not an item the layout knows as the tenant's)."""
@@ -62,29 +70,21 @@ class DynamoDbTenantItems:
         return {name: value for name, value in item.items() if name not in layout.GAUGE_ATTRIBUTES}
 
     # ---- a tenant's items ----------------------------------------------------------------------------------
-    def is_indexed(self, tenant: str) -> bool:
-        """Whether every partition of the tenant is in the tenant index: the deployment was indexed as a whole
-        (`offprompt-admin backfill-index --all`, or a table created with the index), or the tenant was."""
-        markers = [
-            {"pk": {"S": DEPLOYMENT_PK}, "sk": {"S": INDEXED_SK}},
-            {"pk": {"S": layout.tenant_pk(tenant)}, "sk": {"S": INDEXED_SK}},
-        ]
-        out = self._call(
-            "batch_get_item",
-            RequestItems={self.table_name: {"Keys": markers, "ConsistentRead": True, "ProjectionExpression": "pk"}},
-        )
-        return bool(out.get("Responses", {}).get(self.table_name))
+    def index_state(self, tenant: str) -> tuple[bool, dict[str, Any] | None]:
+        """Whether the tenant is indexed (its `#INDEXED` marker, put only by a complete backfill), and where an
+        unfinished backfill of it stopped (None: not begun). One strongly consistent read of two items."""
+        keys = [{"pk": {"S": layout.tenant_pk(tenant)}, "sk": {"S": sk}} for sk in (INDEXED_SK, BACKFILL_SK)]
+        out = self._call("batch_get_item", RequestItems={self.table_name: {"Keys": keys, "ConsistentRead": True}})
+        found = {i["sk"]["S"]: i for i in out.get("Responses", {}).get(self.table_name, [])}
+        if INDEXED_SK in found:
+            return True, None
+        progress = found.get(BACKFILL_SK)
+        return False, (progress["position"]["M"] if progress is not None and "position" in progress else None)
 
-    def items(self, tenant: str, *, keys_only: bool = False, indexed: bool | None = None) -> Iterator[dict[str, Any]]:
-        """Every DynamoDB item of the tenant (see the module docstring). The tenant record partition comes last, so
-        an erase that stops halfway still finds the rest through the index (and its markers) next time."""
+    def items(self, tenant: str, *, keys_only: bool = False) -> Iterator[dict[str, Any]]:
+        """Every DynamoDB item of an indexed tenant (see the module docstring). The tenant record partition comes
+        last, its marker the very last, so an erase that stops halfway still finds the rest next time."""
         self.scan_read_units = 0.0
-        if indexed is None:
-            indexed = self.is_indexed(tenant)
-        if not indexed:
-            prefixes, exact = layout.scan_filter(tenant)
-            yield from self.scan(tenant, prefixes, exact=exact, keys_only=keys_only)
-            return
         record = list(self.query_partition(layout.tenant_pk(tenant)))
         rate = next((int(i.get("rate_per_second", {}).get("N", "0")) for i in record if i["sk"]["S"] == TENANT_SK), 0)
         record.sort(key=lambda i: i["sk"]["S"] == INDEXED_SK)
@@ -98,32 +98,49 @@ class DynamoDbTenantItems:
                     yield item
         yield from ({"pk": i["pk"], "sk": i["sk"]} for i in record) if keys_only else record
 
-    def unindexed_roots(self, tenant: str) -> list[dict[str, Any]]:
-        """The tenant's partition roots that lack the index attribute (one filtered Scan): key + the attribute."""
+    def unindexed_roots_page(
+        self, tenant: str, start: dict[str, Any] | None
+    ) -> tuple[list[dict[str, Any]], dict[str, Any] | None, int]:
+        """One page of the tenant's filtered Scan from `start`: the partition roots on it that lack the index
+        attribute (key + the attribute), where the next page begins (None: the table is read), items read."""
         prefixes, exact = layout.scan_filter(tenant)
+        out = self._call("scan", **self._scan_params(tenant, prefixes, exact, start=start))
         roots = []
-        for item in self.scan(tenant, prefixes, exact=exact):
+        for item in out.get("Items", []):
             indexed = layout.with_index_attribute(item, tenant)
             if indexed is not item:
                 roots.append(
                     {"pk": item["pk"], "sk": item["sk"], TENANT_INDEX_ATTRIBUTE: indexed[TENANT_INDEX_ATTRIBUTE]}
                 )
-        return roots
+        return roots, out.get("LastEvaluatedKey"), int(out.get("ScannedCount", 0))
 
-    def mark_indexed(self, tenant: str | None, now: str) -> None:
-        """Record that every partition of `tenant` (None: of every tenant) is in the tenant index."""
-        pk = DEPLOYMENT_PK if tenant is None else layout.tenant_pk(tenant)
-        item = {"pk": {"S": pk}, "sk": {"S": INDEXED_SK}, "indexed_since": {"S": now}}
-        if tenant is not None:
-            item["tenant"] = {"S": tenant}
+    def save_index_progress(self, tenant: str, position: dict[str, Any], now: str) -> None:
+        """Where the tenant's backfill goes on from (its Scan's next page), for the next invocation."""
+        item = {
+            "pk": {"S": layout.tenant_pk(tenant)},
+            "sk": {"S": BACKFILL_SK},
+            "position": {"M": position},
+            "updated_at": {"S": now},
+            "tenant": {"S": tenant},
+        }
         self._call("put_item", TableName=self.table_name, Item=item)
 
-    def unindexed_roots_of_all(self) -> list[dict[str, Any]]:
-        """Every partition root of any tenant that lacks the index attribute (one whole-table Scan)."""
+    def mark_indexed(self, tenant: str, now: str) -> None:
+        """Record that every partition of `tenant` is in the tenant index (after its backfill read the whole
+        table), and drop the backfill's position."""
+        pk = {"S": layout.tenant_pk(tenant)}
+        item = {"pk": pk, "sk": {"S": INDEXED_SK}, "indexed_since": {"S": now}, "tenant": {"S": tenant}}
+        self._call("put_item", TableName=self.table_name, Item=item)
+        self._call("delete_item", TableName=self.table_name, Key={"pk": pk, "sk": {"S": BACKFILL_SK}})
+
+    def unindexed_roots_of_all(self) -> tuple[list[dict[str, Any]], set[str]]:
+        """Every partition root of any tenant that lacks the index attribute, and every tenant a root of which
+        the Scan read (one whole-table Scan; a tenant whose keys carry its digest is left to its own backfill: its
+        roots cannot be read back as its)."""
         roots = []
+        tenants: set[str] = set()
         params: dict[str, Any] = {
             "TableName": self.table_name,
-            "FilterExpression": f"attribute_not_exists({TENANT_INDEX_ATTRIBUTE})",
             "ConsistentRead": True,
             "ReturnConsumedCapacity": "TOTAL",
         }
@@ -132,27 +149,32 @@ class DynamoDbTenantItems:
             out = self._call("scan", **{**params, **({"ExclusiveStartKey": start} if start else {})})
             for item in out.get("Items", []):
                 tenant = layout.tenant_of_root(item)
-                if tenant is not None:
+                if tenant is None:
+                    continue
+                if not layout.part(tenant).startswith(layout.DIGEST_MARK):  # (else its other roots are unreadable)
+                    tenants.add(tenant)
+                if TENANT_INDEX_ATTRIBUTE not in item:
                     value = layout.tenant_index_value(tenant, item["pk"]["S"])
                     roots.append({"pk": item["pk"], "sk": item["sk"], TENANT_INDEX_ATTRIBUTE: {"S": value}})
             start = out.get("LastEvaluatedKey")
             if not start:
-                return roots
+                return roots, tenants
 
-    def scan(
+    def _scan_params(
         self,
         tenant: str,
         prefixes: Sequence[str],
+        exact: Sequence[str],
         *,
-        exact: Sequence[str] = (),
-        keys_only: bool = False,
-    ) -> Iterator[dict[str, Any]]:
-        """Every item whose `pk` begins with one of `prefixes`, equals one of `exact`, or whose `tenant` attribute is
-        `tenant` (items of other key designs that record their tenant): a whole-table Scan, filtered server-side."""
+        start: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """A whole-table Scan page of the items whose `pk` begins with one of `prefixes`, equals one of `exact`, or
+        whose `tenant` attribute is `tenant` (items of other key designs that record their tenant), filtered
+        server-side."""
         names = [f":p{i}" for i in range(len(prefixes))]
         equal = [f":e{i}" for i in range(len(exact))]
         clauses = [*(f"begins_with(pk, {n})" for n in names), *(f"pk = {n}" for n in equal), "#tenant = :tenant"]
-        base: dict[str, Any] = {
+        params: dict[str, Any] = {
             "TableName": self.table_name,
             "FilterExpression": " OR ".join(clauses),
             "ExpressionAttributeNames": {"#tenant": "tenant"},
@@ -165,21 +187,9 @@ class DynamoDbTenantItems:
             "Limit": SCAN_PAGE_ITEMS,
             "ReturnConsumedCapacity": "TOTAL",
         }
-        if keys_only:
-            base["ProjectionExpression"] = "pk, sk"
-        for segment in range(self.segments):
-            start: dict[str, Any] | None = None
-            while True:
-                params = dict(base)
-                if self.segments > 1:
-                    params.update(Segment=segment, TotalSegments=self.segments)
-                if start:
-                    params["ExclusiveStartKey"] = start
-                out = self._call("scan", **params)
-                yield from out.get("Items", [])
-                start = out.get("LastEvaluatedKey")
-                if not start:
-                    break
+        if start:
+            params["ExclusiveStartKey"] = start
+        return params
 
     def document_ids(self, tenant: str) -> list[str]:
         """The record-index document ids of the tenant's record items (one Query of its records partition)."""

@@ -8,6 +8,9 @@ Layout (format `offprompt-tenant-export`, version 1; docs/adr/0024-tenant-export
     s3.jsonl          {"key", "file", "size", "sha256", "content_type"}                     one per object
     objects/NNNNNNNN  each object's bytes
 
+The tenant is indexed first (`backfill.index_tenant`); while that is unfinished the export writes nothing and says
+it is incomplete (`complete: false`, HTTP 202; docs/adr/0043).
+
 A run's Griptape JSON is inside its item (`run`) or in the object its `blob_key` names; a text artifact is its
 chunk documents (chunk 0 carries the envelope); a blob artifact is its object. The import writes the same items,
 documents and objects, so loads and run lists are byte-identical in the importing deployment.
@@ -22,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from offprompt.services.tenant_data.backfill import RESUME_AFTER_S, IndexProgress, index_tenant
 from offprompt.services.tenant_data.ports import ExportSink, TenantStores
 
 FORMAT = "offprompt-tenant-export"
@@ -39,13 +43,28 @@ class ExportResult:
     manifest_url: str | None = None
     scan_read_units: float = 0.0
     files: list[str] = field(default_factory=list)
+    #: The tenant's indexing, when this invocation's budget ended before it was complete: nothing was exported.
+    indexing: IndexProgress | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.indexing is None
 
     def to_dict(self) -> dict[str, Any]:
+        if self.indexing is not None:
+            return {
+                "tenant": self.tenant,
+                "status": "indexing",
+                "complete": False,
+                "retry_after": RESUME_AFTER_S,
+                "indexing": self.indexing.to_dict(),
+            }
         return {
             "tenant": self.tenant,
             "export_id": self.export_id,
             "manifest_url": self.manifest_url,
             "counts": self.counts,
+            "complete": True,
         }
 
 
@@ -65,6 +84,11 @@ def _line(value: Any) -> bytes:
 def export_tenant(
     tenant: str, stores: TenantStores, sink: ExportSink, *, export_id: str, created_at: str
 ) -> ExportResult:
+    # Nothing is exported before the tenant index lists every partition of the tenant (docs/adr/0043): an export
+    # that would miss data says it is incomplete (and writes no file) instead.
+    progress = index_tenant(tenant, stores, created_at)
+    if not progress.complete:
+        return ExportResult(tenant, export_id, {}, {}, scan_read_units=progress.read_units, indexing=progress)
     counts: Counter[str] = Counter()
     files: list[dict[str, Any]] = []
 
@@ -125,7 +149,7 @@ def export_tenant(
         counts=dict(sorted(counts.items())),
         manifest=manifest,
         manifest_url=sink.url(MANIFEST),
-        scan_read_units=stores.items.scan_read_units,
+        scan_read_units=progress.read_units + stores.items.scan_read_units,
         files=[f["name"] for f in files],
     )
 

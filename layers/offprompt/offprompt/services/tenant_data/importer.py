@@ -11,9 +11,11 @@ import base64
 import hashlib
 import json
 from collections import Counter
+from datetime import UTC, datetime
 from typing import Any
 
-from offprompt.errors import Conflict, InvalidInput
+from offprompt.errors import Conflict, DependencyUnavailable, InvalidInput
+from offprompt.services.tenant_data.backfill import index_tenant
 from offprompt.services.tenant_data.export import FORMAT, MANIFEST, VERSION
 from offprompt.services.tenant_data.ports import ExportSource, TenantStores
 
@@ -80,7 +82,16 @@ def import_tenant(tenant: str, stores: TenantStores, source: ExportSource, *, me
         if kind not in stores.items.exported_kinds or kind != line.get("kind"):
             raise InvalidInput("the export holds an item outside the tenant's partitions")
 
-    if not merge and next(iter(stores.items.items(tenant, keys_only=True)), None):
+    # "Is the target empty" is only known of an indexed tenant (docs/adr/0043).
+    now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    if not index_tenant(tenant, stores, now).complete:
+        raise DependencyUnavailable("the tenant's data is still being indexed; run the import again")
+    found = (
+        i
+        for i in stores.items.items(tenant, keys_only=True)
+        if stores.items.kind(i, tenant) != stores.items.marker_kind
+    )
+    if not merge and next(found, None):
         raise Conflict("the tenant already has data in this deployment (import with merge to overwrite)")
 
     counts: Counter[str] = Counter()

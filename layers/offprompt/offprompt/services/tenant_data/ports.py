@@ -18,35 +18,46 @@ class TenantItems(Protocol):
     scan_read_units: float
     #: The kinds an export carries and an import writes back (the others, e.g. credentials, are erased only).
     exported_kinds: tuple[str, ...]
-    #: The kinds that let a tenant in (API keys, their listing, the tenant record): erased last.
+    #: The kinds that let a tenant in (API keys, their listing, the tenant record) and its index marker: erased last.
     credential_kinds: tuple[str, ...]
+    #: The kind of the tenant's "indexed" marker (erased last in every erase: a repeat needs no second backfill).
+    marker_kind: str
 
     def kind(self, item: dict[str, Any], tenant: str) -> str | None:
         """The layout's kind of one of the tenant's items; None when the layout does not know it as theirs."""
         ...
 
-    def is_indexed(self, tenant: str) -> bool:
-        """Whether the tenant index lists every partition of the tenant (the deployment's or the tenant's marker)."""
+    def index_state(self, tenant: str) -> tuple[bool, dict[str, Any] | None]:
+        """Whether the tenant index lists every partition of the tenant (its own marker, put only by a complete
+        backfill), and where an unfinished backfill of it goes on from (None: not begun)."""
         ...
 
-    def items(self, tenant: str, *, keys_only: bool = False, indexed: bool | None = None) -> Iterator[dict[str, Any]]:
-        """Every item of the tenant: Queries when indexed, else the filtered whole-table Scan."""
+    def items(self, tenant: str, *, keys_only: bool = False) -> Iterator[dict[str, Any]]:
+        """Every item of an indexed tenant, by Queries (of an unindexed one: only what its writers indexed)."""
         ...
 
-    def unindexed_roots(self, tenant: str) -> list[dict[str, Any]]:
-        """The tenant's partition roots without the index attribute (keys + the attribute to set), by one Scan."""
+    def unindexed_roots_page(
+        self, tenant: str, start: dict[str, Any] | None
+    ) -> tuple[list[dict[str, Any]], dict[str, Any] | None, int]:
+        """One page of the tenant's filtered whole-table Scan from `start`: its partition roots without the index
+        attribute (keys + the attribute to set), where the next page begins (None: done), items the page read."""
         ...
 
-    def unindexed_roots_of_all(self) -> list[dict[str, Any]]:
-        """Every tenant's partition roots without the index attribute, by one Scan of the table."""
+    def save_index_progress(self, tenant: str, position: dict[str, Any], now: str) -> None:
+        """Keep where the tenant's backfill goes on from."""
+        ...
+
+    def unindexed_roots_of_all(self) -> tuple[list[dict[str, Any]], set[str]]:
+        """Every tenant's partition roots without the index attribute, and every tenant a root of which it read,
+        by one Scan of the table."""
         ...
 
     def set_index_attribute(self, items: Sequence[dict[str, Any]]) -> int:
         """Write the tenant index attribute each item carries onto the stored item, if it is still there."""
         ...
 
-    def mark_indexed(self, tenant: str | None, now: str) -> None:
-        """Record that every partition of `tenant` (None: of every tenant, the whole deployment) is indexed."""
+    def mark_indexed(self, tenant: str, now: str) -> None:
+        """Record that every partition of `tenant` is indexed (and drop its backfill position)."""
         ...
 
     def with_index_attribute(self, item: dict[str, Any], tenant: str) -> dict[str, Any]: ...

@@ -29,7 +29,7 @@ def export_self(tenant: str, stores: TenantStores) -> dict[str, Any]:
     sink = S3ExportSink(stores.objects, stores.objects.export_prefix(tenant, export_id), EXPORT_EXPIRES_IN)
     created_at = now.isoformat(timespec="seconds").replace("+00:00", "Z")
     result = export_tenant(tenant, stores, sink, export_id=export_id, created_at=created_at)
-    return {**result.to_dict(), "expires_in": EXPORT_EXPIRES_IN}
+    return {**result.to_dict(), "expires_in": EXPORT_EXPIRES_IN} if result.complete else result.to_dict()
 
 
 def erase_self(tenant: str, request: EraseRequest, stores: TenantStores, *, with_keys: bool) -> EraseReport:
