@@ -197,6 +197,15 @@ BAD_KEY = "x" * 300
             None,
             {"filter": {"since": {"$regex": "x"}}},
         ),
+        # an unknown operator below the top level: 400 invalid_input on both (issue 30 item 7)
+        (
+            "recall",
+            {"filter": {"o": {"p": {"$regex": 5}}}},
+            "record_search_http.json",
+            "/records/search",
+            None,
+            {"filter": {"o": {"p": {"$regex": 5}}}},
+        ),
         # a time that is no time: 400 invalid_input on both
         ("recall", {"as_of": "yesterday"}, "record_search_http.json", "/records/search", None, {"as_of": "yesterday"}),
         # a bad key to forget: 400 invalid_input on both

@@ -6,7 +6,7 @@
 - the filter language of a search: `{"field": value}` (equality) or `{"field": {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|
   "$lte": value}}` on top-level value fields, ANDed, as LangGraph's `InMemoryStore` compares (a nested object
   without operators matches field by field; `$gt`…`$lte` compare numbers with numbers and strings with strings,
-  anything else does not match);
+  anything else does not match; an unknown operator at any depth is refused, 400 `invalid_input`);
 - the text a record indexes: the strings at its index paths (`index: false` → none; default: every string);
 - list-namespace match conditions (LangGraph's `MatchCondition`: prefix/suffix with "*" wildcards, `max_depth`
   truncation, deduplicated, sorted);
@@ -116,12 +116,22 @@ def check_filter(spec: object) -> dict[str, Any]:
 
 
 def _check_condition(field: str, condition: object) -> None:
-    if isinstance(condition, dict) and any(isinstance(k, str) and k.startswith("$") for k in condition):
+    """Every operator object in `condition`, at any depth `matches` reads (nested objects, list elements, the
+    operands of `$eq`/`$ne`), holds only known operators: an unknown one is refused, never compared as another."""
+    if isinstance(condition, list):
+        for element in condition:
+            _check_condition(field, element)
+        return
+    if not isinstance(condition, dict):
+        return
+    if any(isinstance(k, str) and k.startswith("$") for k in condition):
         unknown = [k for k in condition if k not in OPERATORS]
         if unknown:
             raise InvalidInput(
                 f'filter on "{field[:100]}": unknown operator {str(unknown[0])[:20]!r} (one of {", ".join(OPERATORS)})'
             )
+    for operand in condition.values():
+        _check_condition(field, operand)
 
 
 def matches(value: Mapping[str, Any], spec: Mapping[str, Any]) -> bool:
