@@ -25,6 +25,7 @@ from typing import Any, Literal
 from offprompt.errors import InvalidInput
 from offprompt.identifiers import check_identifier
 from offprompt.limits import MAX_JSON_DEPTH
+from offprompt.memory.json_values import is_number, json_equal
 
 MAX_LABELS = 8
 #: Conditions of one filter.
@@ -148,20 +149,7 @@ def _compare(item: Any, condition: Any) -> bool:
         return all(_compare(item.get(k), v) for k, v in condition.items())
     if isinstance(condition, list):
         return isinstance(item, list) and len(item) == len(condition) and all(map(_compare, item, condition))
-    return _equal(item, condition)
-
-
-def _equal(a: Any, b: Any) -> bool:
-    # JSON's types: true is not 1 (Python's `True == 1` would say it is).
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a is b
-    if _number(a) and _number(b):
-        return bool(a == b)
-    return type(a) is type(b) and bool(a == b)
-
-
-def _number(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool)
+    return json_equal(item, condition)  # JSON's types: true is not 1
 
 
 def _apply(item: Any, op: str, operand: Any) -> bool:
@@ -169,7 +157,7 @@ def _apply(item: Any, op: str, operand: Any) -> bool:
         return _compare(item, operand)
     if op == "$ne":
         return not _compare(item, operand)
-    comparable = (_number(item) and _number(operand)) or (isinstance(item, str) and isinstance(operand, str))
+    comparable = (is_number(item) and is_number(operand)) or (isinstance(item, str) and isinstance(operand, str))
     if not comparable:
         return False
     if op == "$gt":
