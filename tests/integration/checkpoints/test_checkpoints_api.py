@@ -174,6 +174,14 @@ BAD: list[tuple[str, str, dict[str, str], dict[str, Any], dict[str, str] | None,
     ("POST", T + "/copy", {"thread_id": "g"}, {"target_thread_id": "h"}, None, 404, "checkpoint_thread_not_found"),
     ("POST", T + "/copy", {"thread_id": "g"}, {"target_thread_id": "a/b"}, None, 400, "invalid_input"),
     ("POST", T + "/prune", {"thread_id": "g"}, {"strategy": "all"}, None, 422, "schema_invalid"),
+    # bidi controls spoof labels (issue 30 item 7): a thread id, a namespace, a task id
+    ("PUT", T + "/checkpoints/{checkpoint_id}", {"thread_id": "g\u202eh", "checkpoint_id": CID}, put_body(), None, 400,
+     "invalid_input"),
+    ("PUT", T + "/checkpoints/{checkpoint_id}", {"thread_id": "g", "checkpoint_id": CID},
+     put_body(checkpoint_ns="sub\u2067graph"), None, 400, "invalid_input"),
+    ("PUT", T + "/checkpoints/{checkpoint_id}/writes", {"thread_id": "g", "checkpoint_id": CID},
+     {"task_id": "t\u202e", "writes": [{"idx": 0, "channel": "c", "value": blob(b"w")}]}, None, 400, "invalid_input"),
+    ("POST", T + "/copy", {"thread_id": "g"}, {"target_thread_id": "h\u200f"}, None, 400, "invalid_input"),
 ]  # fmt: skip
 ACTIONS = {
     ("PUT", T + "/checkpoints/{checkpoint_id}"): "put_checkpoint",

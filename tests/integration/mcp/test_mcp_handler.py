@@ -214,6 +214,14 @@ def test_a_foreign_tenant_sees_nothing(stack: Deployment) -> None:
             "add_run",
             {"body": json.dumps({"id": "", "input": {"type": "TextArtifact", "value": "q"}, "output": {}})},
         ),
+        # a bidi control in a thread id: 400 invalid_input on both (issue 30 item 7)
+        (
+            "append_turn",
+            {"thread_id": "t\u202eb", "input": "q", "output": "a"},
+            "add_run_http.json",
+            "add_run",
+            {"rawPath": "/threads/t\u202eb/runs", "pathParameters": {"thread_id": "t\u202eb"}},
+        ),
         # a namespace that is no identifier: 400 invalid_input on both
         (
             "load_artifacts",
