@@ -188,7 +188,9 @@ def tools() -> tuple[protocol.Tool, ...]:
 
 
 def append_turn(call: Call, args: AppendTurnArgs) -> ToolResult:
-    run_id = args.run_id or uuid.uuid4().hex
+    # The run as the route's body would carry it: add_run checks it as it checks the route's (RunIn, then the
+    # identifiers), so a run id the route refuses ("" included) is refused here with the same code.
+    run_id = uuid.uuid4().hex if args.run_id is None else args.run_id
     run = {
         "type": "Run",
         "id": run_id,

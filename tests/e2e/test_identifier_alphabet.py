@@ -1,10 +1,10 @@
 """Identifiers that can be written can be addressed (issue 11, ADR 0014), through the local stack over HTTP.
 
-The allowed alphabet is every assigned, non-control, non-surrogate code point (`offprompt.identifiers`), minus
-"/" and the whole values "." and "..", which no URL path segment can carry: written in a body they are refused with a
-400 that names the character, and a `%2F` in a URL path matches no route (404 route_not_found). Hypothesis draws
-thread ids, memory names and namespaces from the whole allowed alphabet; each is written, then read back by every
-route that addresses it, percent-encoded in the path.
+The allowed alphabet is every assigned, non-control, non-surrogate code point that is no format character but the
+joiners ZWNJ/ZWJ (`offprompt.identifiers`), minus "/" and the whole values "." and "..", which no URL path segment
+can carry: written in a body they are refused with a 400 that names the character, and a `%2F` in a URL path
+matches no route (404 route_not_found). Hypothesis draws thread ids, memory names and namespaces from the whole
+allowed alphabet; each is written, then read back by every route that addresses it, percent-encoded in the path.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from test_local_stack import RunningStack, raises, stack  # noqa: F401  (the sam
 from offprompt.artifacts import BlobArtifact, TextArtifact
 from offprompt_client import OffpromptClient
 
-ALLOWED = st.characters(exclude_categories=("Cc", "Cs", "Cn"))
+# Format characters (Cf) but the joiners are refused (bidi controls spoof labels: issue 30).
+ALLOWED = st.characters(exclude_categories=("Cc", "Cs", "Cn", "Cf"))
 # Bias towards what broke addressing before (#, ?, quotes, backslash, backtick, %, +, spaces, NBSP, emoji, €).
-TRICKY = st.sampled_from(list("#?\"'\\`%+&=;: \u00a0\u2019\u20ac\U0001f600\u200b\ufeff\u2028"))
+TRICKY = st.sampled_from(list("#?\"'\\`%+&=;: \u00a0\u2019\u20ac\U0001f600\u200c\u200d\u2028"))
 IDENTIFIERS = (
     st.text(st.one_of(ALLOWED, TRICKY), min_size=1, max_size=24)
     .filter(lambda s: "/" not in s and s not in (".", ".."))

@@ -178,6 +178,8 @@ def test_list_of_a_named_checkpoint_is_its_get_with_filter_and_before_applied() 
     config = {"configurable": {"thread_id": "t", "checkpoint_id": CP_ID}}
     assert len(list(saver.list(config))) == 1
     assert list(saver.list(config, filter={"step": 2})) == []
+    assert list(saver.list(config, filter={"step": True})) == []  # JSON's true is not 1, as the service says
+    assert len(list(saver.list(config, filter={"step": 1.0, "source": "loop"}))) == 1
     assert list(saver.list(config, before={"configurable": {"checkpoint_id": CP_ID}})) == []
     assert {method for method, *_ in sent.sent} == {"GET"}
 

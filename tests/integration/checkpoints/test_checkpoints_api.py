@@ -129,6 +129,32 @@ def test_direct_invocation_does_the_same(api: Api) -> None:
     assert api.direct(action="delete_checkpoint_thread", thread_id="g") == {"deleted": True}
 
 
+def test_a_metadata_filter_keeps_json_types_apart_over_http_and_direct(api: Api) -> None:
+    """Issue 30 item 7: `{"step": true}` matched `step: 1` (Python's `True == 1`). JSON's true is not 1 (as in
+    LangGraph's Postgres saver, whose `metadata @> filter` is typed); 1 and 1.0 are one JSON number."""
+    one, other = CID, CID[:-1] + "6"
+    params = {"thread_id": "typed"}
+    stored = {one: {"step": 1, "o": {"a": 1}, "f": 2}, other: {"step": True, "o": {"a": True}, "f": 2.0}}
+    for cid, metadata in stored.items():
+        route, body = T + "/checkpoints/{checkpoint_id}", put_body(metadata=metadata)
+        assert api.http("PUT", route, {**params, "checkpoint_id": cid}, body=body)[0] == 200
+    cases = [
+        ({"step": True}, [other]),
+        ({"step": 1}, [one]),
+        ({"step": 1.0}, [one]),
+        ({"step": False}, []),
+        ({"step": 0}, []),
+        ({"o": {"a": True}}, [other]),
+        ({"o": {"a": 1}}, [one]),
+        ({"f": 2}, [other, one]),
+    ]
+    for wanted, ids in cases:
+        status, page = api.http("POST", T + "/checkpoints/list", params, body={"filter": wanted})
+        assert status == 200 and [c["checkpoint_id"] for c in page["checkpoints"]] == ids, wanted
+        direct = api.direct(action="list_checkpoints", thread_id="typed", filter=wanted)
+        assert [c["checkpoint_id"] for c in direct["checkpoints"]] == ids, wanted
+
+
 BAD: list[tuple[str, str, dict[str, str], dict[str, Any], dict[str, str] | None, int, str]] = [
     ("PUT", T + "/checkpoints/{checkpoint_id}", {"thread_id": "g", "checkpoint_id": "bad#id"}, put_body(), None, 400,
      "invalid_input"),
@@ -148,6 +174,14 @@ BAD: list[tuple[str, str, dict[str, str], dict[str, Any], dict[str, str] | None,
     ("POST", T + "/copy", {"thread_id": "g"}, {"target_thread_id": "h"}, None, 404, "checkpoint_thread_not_found"),
     ("POST", T + "/copy", {"thread_id": "g"}, {"target_thread_id": "a/b"}, None, 400, "invalid_input"),
     ("POST", T + "/prune", {"thread_id": "g"}, {"strategy": "all"}, None, 422, "schema_invalid"),
+    # bidi controls spoof labels (issue 30 item 7): a thread id, a namespace, a task id
+    ("PUT", T + "/checkpoints/{checkpoint_id}", {"thread_id": "g\u202eh", "checkpoint_id": CID}, put_body(), None, 400,
+     "invalid_input"),
+    ("PUT", T + "/checkpoints/{checkpoint_id}", {"thread_id": "g", "checkpoint_id": CID},
+     put_body(checkpoint_ns="sub\u2067graph"), None, 400, "invalid_input"),
+    ("PUT", T + "/checkpoints/{checkpoint_id}/writes", {"thread_id": "g", "checkpoint_id": CID},
+     {"task_id": "t\u202e", "writes": [{"idx": 0, "channel": "c", "value": blob(b"w")}]}, None, 400, "invalid_input"),
+    ("POST", T + "/copy", {"thread_id": "g"}, {"target_thread_id": "h\u200f"}, None, 400, "invalid_input"),
 ]  # fmt: skip
 ACTIONS = {
     ("PUT", T + "/checkpoints/{checkpoint_id}"): "put_checkpoint",

@@ -116,8 +116,10 @@ def test_a_thread_id_that_can_be_written_can_be_addressed(api: Api, thread_id: s
     assert out["statusCode"] == 204, out
 
 
-@pytest.mark.parametrize("thread_id", ["a/b", ".", ".."])
+@pytest.mark.parametrize("thread_id", ["a/b", ".", "..", "invoice\u202efdp.exe", "a\u2066b", "a\u200bb"])
 def test_a_thread_id_that_no_url_can_address_is_refused_on_write(api: Api, thread_id: str) -> None:
+    """`/`, `.`, `..` (ADR 0014) and bidi or other format controls (a spoofed label in the console: issue 30 item 7):
+    the same 400 `invalid_input` over HTTP and invoked directly."""
     run = {
         "type": "Run",
         "input": {"type": "TextArtifact", "value": "q"},

@@ -106,7 +106,8 @@ def test_concurrent_pops_never_return_the_same_item(aws_over_http: dict[str, Any
     assert sorted(popped, key=lambda m: m["content"]) == [_msg(i) for i in range(8)]  # each exactly once
     assert [body["item"] for _, body in results].count(None) == n - 8
     assert _get(api, "race")[1]["items"] == []
-    assert _entries(aws_over_http["dynamodb"]) == []
+    left = _entries(aws_over_http["dynamodb"])  # no item; each popped item's id stays taken (a retry replays)
+    assert len(left) == 8 and all(i["sk"]["S"].startswith("RUNID#") and i["popped"]["BOOL"] for i in left)
     _, thread = api.thread("GET", "race")
     assert thread["stored_runs"] == 0 and thread["kind"] == "items"
 
@@ -175,6 +176,32 @@ def test_a_retried_append_converges(api: Api, aws: dict[str, Any]) -> None:
     other = _add(api, "r", [_msg(7), _msg(8)], request_id="req-1")
     assert other[0] == 409 and other[1]["code"] == "conflict"
     assert _get(api, "r")[1]["items"] == [_msg(0), _msg(1)]
+
+
+def test_a_replay_after_a_pop_answers_the_first_seqs_and_never_brings_the_item_back(api: Api) -> None:
+    """Issue 30 item 7: the popped item's id stays taken, so a retry of its append (same `request_id`) converges to
+    the first answer instead of storing the item again at a new seq; over HTTP and invoked directly alike."""
+    first = _add(api, "rp", [_msg(0), _msg(1)], request_id="req-p")
+    assert first == (201, {"seqs": [1, 2], "replayed": 0})
+    assert _pop(api, "rp")[1] == {"item": _msg(1), "seq": 2}
+    again = _add(api, "rp", [_msg(0), _msg(1)], request_id="req-p")
+    assert again == (201, {"seqs": [1, 2], "replayed": 2})
+    assert _get(api, "rp")[1]["items"] == [_msg(0)]
+    assert _pop(api, "rp")[1] == {"item": _msg(0), "seq": 1}
+    assert _add(api, "rp", [_msg(0), _msg(1)], request_id="req-p")[1] == {"seqs": [1, 2], "replayed": 2}
+    assert _get(api, "rp")[1]["items"] == []
+    changed = _add(api, "rp", [_msg(5)], request_id="req-p")  # other content under a popped id: still a conflict
+    assert (changed[0], changed[1]["code"]) == (409, "conflict")
+    stored = _add(api, "rp", [_msg(2)], request_id="req-q")[1]  # a new request still stores (after burned seqs)
+    assert stored["replayed"] == 0 and stored["seqs"][0] > 2 and _get(api, "rp")[1]["items"] == [_msg(2)]
+
+    def direct(action: str, **fields: Any) -> Any:
+        return api.threads({"tenant": "tenant-a", "thread_id": "rd", "action": action, **fields}, None)
+
+    assert direct("add_items", items=[_msg(0)], request_id="req-d") == {"seqs": [1], "replayed": 0}
+    assert direct("pop_item")["seq"] == 1
+    assert direct("add_items", items=[_msg(0)], request_id="req-d") == {"seqs": [1], "replayed": 1}
+    assert direct("get_items")["items"] == []
 
 
 def test_a_retry_of_a_partly_committed_long_append_stores_the_rest_in_order(api: Api) -> None:

@@ -23,6 +23,7 @@ from offprompt.composition.conversation import default_service
 from offprompt.errors import NotFound, SchemaInvalid
 from offprompt.limits import MAX_FORK_DEPTH
 from offprompt.ports import StoredRun
+from offprompt.services.conversation.errors import ThreadExistsConflict
 
 WRITES = {"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"}
 
@@ -232,6 +233,23 @@ def test_refused_forks_write_nothing(api: Api, aws: dict[str, Any]) -> None:
     for thread, body, status, code in cases:
         got, answer = fork(api, thread, body)
         assert (got, answer["code"]) == (status, code), (thread, body, answer)
+    assert all_items(aws["dynamodb"]) == before
+
+
+def test_a_fork_onto_its_parents_ancestor_is_thread_exists(api: Api, aws: dict[str, Any]) -> None:
+    """Issue 30 item 7: the target is a thread the fork would hold (the parent's ancestor): 409 `thread_exists`, as
+    for any existing target, not a transaction that names one item twice (503 forever); invoked directly alike."""
+    add(api, "p0", "r1")
+    assert fork(api, "p0", {"thread_id": "f1"})[0] == 201  # f1 reads p0's runs and has none of its own
+    assert fork(api, "f1", {"thread_id": "f2"})[0] == 201
+    add(api, "f2", "r2")  # f2 holds runs of its own: the fork's ancestry starts with f2
+    before = all_items(aws["dynamodb"])
+    for parent, target in (("f1", "p0"), ("f2", "p0"), ("f2", "f1")):
+        status, answer = fork(api, parent, {"thread_id": target})
+        assert (status, answer["code"]) == (409, "thread_exists"), (parent, target, answer)
+        event = {"tenant": "tenant-a", "thread_id": parent, "action": "fork", "new_thread_id": target}
+        with pytest.raises(ThreadExistsConflict):
+            api.threads(event, None)
     assert all_items(aws["dynamodb"]) == before
 
 

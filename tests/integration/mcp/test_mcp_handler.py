@@ -206,6 +206,22 @@ def test_a_foreign_tenant_sees_nothing(stack: Deployment) -> None:
             "memories",
             {"body": json.dumps({"query": ""})},
         ),
+        # an empty run id: 400 invalid_input on both (issue 30 item 7: the tool stored a run under a new id)
+        (
+            "append_turn",
+            {"thread_id": "t", "input": "q", "output": "a", "run_id": ""},
+            "add_run_http.json",
+            "add_run",
+            {"body": json.dumps({"id": "", "input": {"type": "TextArtifact", "value": "q"}, "output": {}})},
+        ),
+        # a bidi control in a thread id: 400 invalid_input on both (issue 30 item 7)
+        (
+            "append_turn",
+            {"thread_id": "t\u202eb", "input": "q", "output": "a"},
+            "add_run_http.json",
+            "add_run",
+            {"rawPath": "/threads/t\u202eb/runs", "pathParameters": {"thread_id": "t\u202eb"}},
+        ),
         # a namespace that is no identifier: 400 invalid_input on both
         (
             "load_artifacts",
@@ -222,6 +238,7 @@ def test_a_tool_error_has_the_code_and_status_its_route_gives(
     error = failed(name, **arguments)
     status, body = route(function, sample, **changes)
     assert (error["status"], error["code"]) == (status, body["code"]), (error, body)
+    assert ok("get_recent_turns", thread_id="t")["structuredContent"]["turns"] == []  # nothing was stored
 
 
 def test_a_hosted_key_is_admitted_and_metered_and_its_quota_is_a_tool_error(stack: Deployment) -> None:

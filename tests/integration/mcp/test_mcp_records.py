@@ -197,8 +197,26 @@ BAD_KEY = "x" * 300
             None,
             {"filter": {"since": {"$regex": "x"}}},
         ),
+        # an unknown operator below the top level: 400 invalid_input on both (issue 30 item 7)
+        (
+            "recall",
+            {"filter": {"o": {"p": {"$regex": 5}}}},
+            "record_search_http.json",
+            "/records/search",
+            None,
+            {"filter": {"o": {"p": {"$regex": 5}}}},
+        ),
         # a time that is no time: 400 invalid_input on both
         ("recall", {"as_of": "yesterday"}, "record_search_http.json", "/records/search", None, {"as_of": "yesterday"}),
+        # a bidi control in a key: 400 invalid_input on both (issue 30 item 7)
+        (
+            "remember",
+            {"namespace": NS, "key": "k\u202eb", "text": "t"},
+            "record_put_http.json",
+            "/records/users.u1.facts/k\u202eb",
+            {"namespace": "users.u1.facts", "key": "k\u202eb"},
+            {"value": {"text": "t"}},
+        ),
         # a bad key to forget: 400 invalid_input on both
         (
             "forget",

@@ -13,6 +13,7 @@ import pytest
 from fakes.record_index import InMemoryRecordIndex
 from records_support import Clock
 
+from offprompt.errors import InvalidInput
 from offprompt.services.records.context import Records
 
 EVENTS = Path(__file__).resolve().parents[3] / "events"
@@ -163,6 +164,19 @@ def test_http_bad_reads_are_4xx(api: Api) -> None:
     assert (status, error["code"]) == (400, "invalid_input")
     status, error = api.http("POST", "/records/search", "/records/search", body={"limit": 0})
     assert (status, error["code"]) == (422, "schema_invalid")
+
+
+@pytest.mark.parametrize("condition", [{"p": {"$regex": 5}}, {"p": {"$where": "x"}}, {"$eq": {"p": {"$gte2": 1}}}])
+def test_an_unknown_operator_below_the_top_level_is_refused_over_http_and_directly(
+    api: Api, condition: dict[str, Any]
+) -> None:
+    """Issue 30 item 7: `{"o": {"p": {"$regex": 5}}}` was accepted and acted as `$lte`; the same answer as an
+    unknown operator at the top level, over HTTP and invoked directly."""
+    body = {"filter": {"o": condition}}
+    status, error = api.http("POST", "/records/search", "/records/search", body=body)
+    assert (status, error["code"]) == (400, "invalid_input") and "unknown operator" in error["message"]
+    with pytest.raises(InvalidInput, match="unknown operator"):
+        api.direct(action="search_records", **body)
 
 
 def test_direct_invocations(api: Api, index: InMemoryRecordIndex) -> None:

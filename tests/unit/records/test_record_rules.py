@@ -84,6 +84,24 @@ def test_bad_filters_are_refused(bad: object) -> None:
         check_filter(bad)
 
 
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"o": {"p": {"$regex": 5}}},
+        {"o": {"p": {"$where": "1"}}},
+        {"o": {"p": {"q": {"$lte": 1, "$foo": 2}}}},
+        {"o": {"$eq": {"p": {"$regex": "x"}}}},
+        {"o": {"$ne": [{"$where": 1}]}},
+        {"l": [{"$in": [1]}]},
+    ],
+)
+def test_unknown_operators_are_refused_at_every_depth(bad: object) -> None:
+    """Issue 30 item 7: below the top level an unknown operator was accepted and compared as `$lte`."""
+    with pytest.raises(InvalidInput, match="unknown operator"):
+        check_filter(bad)
+    assert check_filter({"o": {"p": {"$lte": 5}, "q": [{"r": {"$ne": 1}}]}, "s": {"$eq": {"t": 1}}})
+
+
 def test_filter_equality_is_json_equality() -> None:
     value = {"n": 1, "b": True, "s": "x", "f": 2.0, "o": {"k": 1, "j": 2}, "l": [1, 2], "z": None}
     assert matches(value, {"n": 1}) and matches(value, {"f": 2}) and matches(value, {"s": "x"})

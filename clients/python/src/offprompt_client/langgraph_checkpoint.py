@@ -334,7 +334,20 @@ def _json_metadata(metadata: CheckpointMetadata) -> dict[str, Any]:
 
 
 def _matches(metadata: Any, filter: dict[str, Any] | None) -> bool:
-    return not filter or all(metadata.get(k) == v for k, v in filter.items())
+    """The service's rule for a listing named by one checkpoint: each field equal as JSON (true is not 1)."""
+    return not filter or all(k in metadata and _json_equal(metadata[k], v) for k, v in filter.items())
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a is b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return bool(a == b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(_json_equal, a, b))
+    return type(a) is type(b) and bool(a == b)
 
 
 def _before(found: CheckpointTuple, before: RunnableConfig | None) -> bool:

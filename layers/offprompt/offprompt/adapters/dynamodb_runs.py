@@ -9,7 +9,8 @@ Partition `T#{tenant}#TH#{thread}` (escaped by `identifiers.key`):
                      thread's first run, or by a reader that counted an older thread's runs);
 - `RUN#{seq:012d}`   one run: Griptape JSON (`run`) or an S3 pointer (`blob_key`), token counts, size, hash and,
                      when it was metered (hosted mode), `metered_bytes` (what it added to the tenant's gauge);
-- `RUNID#{run_id}`   seq + content hash of that run (the conditional put that makes retries idempotent);
+- `RUNID#{run_id}`   seq + content hash of that run (the conditional put that makes retries idempotent); a
+                     popped item's stays, marked `popped` (a retried append of it replays: never stored twice);
 - `EXPIRED#{event}`  a TTL-expired run's stream record already taken off the gauge (`release_expired`).
 
 A fork (docs/adr/0037) is a thread item with `ancestry` (a list of `{thread, through}`, nearest first), `fork_of`
@@ -349,13 +350,7 @@ class DynamoDbRunStore:
         for i, run in enumerate(runs):
             metered = run.size if charge is not None else 0
             item = _run_item(pk, run, tenant, thread_id, metered_bytes=metered)
-            id_item: dict[str, Any] = {
-                **_key(pk, runid_sk(run.run_id)),
-                "seq": {"N": str(run.seq)},
-                "hash": {"S": run.content_hash},
-            }
-            if run.expires_at is not None:
-                id_item["expires_at"] = {"N": str(run.expires_at)}
+            id_item = _id_item(pk, run)
             unique = "attribute_not_exists(pk)"
             tx.put(f"run.{i}", {"TableName": self.table_name, "Item": item, "ConditionExpression": unique})
             tx.put(f"run_id.{i}", {"TableName": self.table_name, "Item": id_item, "ConditionExpression": unique})
@@ -519,7 +514,8 @@ class DynamoDbRunStore:
 
     def pop_run(self, tenant: str, thread_id: str, run: StoredRun, *, version: int) -> bool:
         """One transaction: the run deleted only if it is still there (so two concurrent pops of the same run
-        cannot both succeed), its run id, the thread's counts and the gauge down by its metered bytes."""
+        cannot both succeed), its run id kept as popped (a retried append of it replays, never stores it again),
+        the thread's counts and the gauge down by its metered bytes."""
         pk = thread_pk(tenant, thread_id)
         with_gauge = run.metered_bytes > 0
         for attempt in range(_TRANSACTION_ATTEMPTS):
@@ -528,7 +524,7 @@ class DynamoDbRunStore:
             tx.delete(
                 "run", {"TableName": self.table_name, "Key": run_key, "ConditionExpression": "attribute_exists(pk)"}
             )
-            tx.delete("run_id", {"TableName": self.table_name, "Key": _key(pk, runid_sk(run.run_id))})
+            tx.put("run_id", {"TableName": self.table_name, "Item": _popped_id_item(pk, run)})
             expiring = 1 if run.expires_at is not None else 0
             tx.update("thread", _count_deleted_runs(self.table_name, pk, 1, expiring, version=version))
             if with_gauge:
@@ -841,7 +837,7 @@ class DynamoDbRunStore:
     def run_seq(self, tenant: str, thread_id: str, run_id: str, ancestry: Ancestry = ()) -> int | None:
         for owner, lo, hi in _segments(thread_id, ancestry):  # nearest first: one read per segment at most
             item = self._get(thread_pk(tenant, owner), runid_sk(run_id))
-            seq = int(item["seq"]["N"]) if item else None
+            seq = int(item["seq"]["N"]) if item and POPPED not in item else None
             if seq is not None and lo < seq <= hi:  # an ancestor's run past the fork point is not this thread's
                 return seq
         return None
@@ -1121,6 +1117,26 @@ def _kind(item: dict[str, Any]) -> Literal["runs", "items"]:
     """A thread item's kind: "items" when its first allocation said so; no kind and seqs given out is "runs"
     (threads older than the field); no kind and no seq is undecided, read as "runs" (its first add decides)."""
     return "items" if _s(item, "kind") == "items" else "runs"
+
+
+#: Marks the run-id item of a popped item: its id stays taken, `run_seq` no longer finds it.
+POPPED = "popped"
+
+
+def _id_item(pk: str, run: StoredRun) -> dict[str, Any]:
+    """A run's id item: its seq and content hash (what a retry with the same id is compared with)."""
+    item: dict[str, Any] = {
+        **_key(pk, runid_sk(run.run_id)),
+        "seq": {"N": str(run.seq)},
+        "hash": {"S": run.content_hash},
+    }
+    if run.expires_at is not None:
+        item["expires_at"] = {"N": str(run.expires_at)}
+    return item
+
+
+def _popped_id_item(pk: str, run: StoredRun) -> dict[str, Any]:
+    return {**_id_item(pk, run), POPPED: {"BOOL": True}}
 
 
 def _run_item(pk: str, run: StoredRun, tenant: str, thread_id: str, *, metered_bytes: int) -> dict[str, Any]:

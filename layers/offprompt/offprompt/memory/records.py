@@ -7,7 +7,7 @@
   "$lte": value}}` on value fields (a top-level field, else a dotted path into nested objects, `user.level`, as
   LangGraph's SqliteStore reads it), ANDed, as LangGraph's `InMemoryStore` compares (a nested object
   without operators matches field by field; `$gt`…`$lte` compare numbers with numbers and strings with strings,
-  anything else does not match);
+  anything else does not match; an unknown operator at any depth is refused, 400 `invalid_input`);
 - the text a record indexes: the strings at its index paths (`index: false` → none; default: every string);
 - list-namespace match conditions (LangGraph's `MatchCondition`: prefix/suffix with "*" wildcards, `max_depth`
   truncation, deduplicated, sorted);
@@ -26,6 +26,7 @@ from typing import Any, Literal
 from offprompt.errors import InvalidInput
 from offprompt.identifiers import check_identifier
 from offprompt.limits import MAX_JSON_DEPTH
+from offprompt.memory.json_values import is_number, json_equal
 
 MAX_LABELS = 8
 #: Conditions of one filter.
@@ -117,12 +118,22 @@ def check_filter(spec: object) -> dict[str, Any]:
 
 
 def _check_condition(field: str, condition: object) -> None:
-    if isinstance(condition, dict) and any(isinstance(k, str) and k.startswith("$") for k in condition):
+    """Every operator object in `condition`, at any depth `matches` reads (nested objects, list elements, the
+    operands of `$eq`/`$ne`), holds only known operators: an unknown one is refused, never compared as another."""
+    if isinstance(condition, list):
+        for element in condition:
+            _check_condition(field, element)
+        return
+    if not isinstance(condition, dict):
+        return
+    if any(isinstance(k, str) and k.startswith("$") for k in condition):
         unknown = [k for k in condition if k not in OPERATORS]
         if unknown:
             raise InvalidInput(
                 f'filter on "{field[:100]}": unknown operator {str(unknown[0])[:20]!r} (one of {", ".join(OPERATORS)})'
             )
+    for operand in condition.values():
+        _check_condition(field, operand)
 
 
 def matches(value: Mapping[str, Any], spec: Mapping[str, Any]) -> bool:
@@ -153,20 +164,7 @@ def _compare(item: Any, condition: Any) -> bool:
         return all(_compare(item.get(k), v) for k, v in condition.items())
     if isinstance(condition, list):
         return isinstance(item, list) and len(item) == len(condition) and all(map(_compare, item, condition))
-    return _equal(item, condition)
-
-
-def _equal(a: Any, b: Any) -> bool:
-    # JSON's types: true is not 1 (Python's `True == 1` would say it is).
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a is b
-    if _number(a) and _number(b):
-        return bool(a == b)
-    return type(a) is type(b) and bool(a == b)
-
-
-def _number(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool)
+    return json_equal(item, condition)  # JSON's types: true is not 1
 
 
 def _apply(item: Any, op: str, operand: Any) -> bool:
@@ -174,7 +172,7 @@ def _apply(item: Any, op: str, operand: Any) -> bool:
         return _compare(item, operand)
     if op == "$ne":
         return not _compare(item, operand)
-    comparable = (_number(item) and _number(operand)) or (isinstance(item, str) and isinstance(operand, str))
+    comparable = (is_number(item) and is_number(operand)) or (isinstance(item, str) and isinstance(operand, str))
     if not comparable:
         return False
     if op == "$gt":

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from offprompt.errors import InvalidInput, QuotaExceeded
-from offprompt.identifiers import check_identifier
+from offprompt.identifiers import check_characters, check_identifier
 from offprompt.limits import MAX_KEY_NAME_CHARS
 from offprompt.metering import DEFAULT_PLAN, PLANS, Plan
 from offprompt.ports import AccountStore, KeyLimitReached, KeyRecord
@@ -43,6 +43,7 @@ def create_key(
     name = (name or "").strip()
     if len(name) > MAX_KEY_NAME_CHARS:
         raise InvalidInput(f"a key name has at most {MAX_KEY_NAME_CHARS} characters")
+    check_characters("a key name", name)  # shown in the console and the key list
     record = store.get_tenant(tenant)
     if plan is None:
         plan = Plan.from_mapping(record.plan) if record is not None and record.created_at else None

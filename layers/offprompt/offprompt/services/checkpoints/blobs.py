@@ -8,7 +8,7 @@ import binascii
 import re
 
 from offprompt.errors import InvalidInput, PayloadTooLarge
-from offprompt.identifiers import check_identifier
+from offprompt.identifiers import check_characters, check_identifier
 from offprompt.services.checkpoints.context import Checkpoints
 from offprompt.services.checkpoints.requests import CHECKPOINT_ID_PATTERN, Blob
 
@@ -23,6 +23,13 @@ _B64 = re.compile(r"^[A-Za-z0-9+/_-]*={0,2}$")
 
 def check_thread(thread_id: object) -> str:
     return check_identifier("thread_id", thread_id)
+
+
+def check_names(checkpoint_ns: str, task_id: str | None = None) -> None:
+    """A namespace ("" the root) and a task id are stored and shown: no control, bidi or format characters."""
+    check_characters("checkpoint_ns", checkpoint_ns)
+    if task_id is not None:
+        check_characters("task_id", task_id)
 
 
 def check_checkpoint_id(checkpoint_id: object) -> str:

@@ -2,9 +2,9 @@
 /checkpoint-threads/{thread_id}/checkpoints/list`, direct `list_checkpoints`).
 
 One namespace, or every namespace merged by id (`checkpoint_ns` null). `before` (exclusive), a metadata `filter`
-(top-level equality, applied before `limit`, so `limit` counts matches). A page holds at most PAGE_BLOB_BYTES of blob
-data and always one tuple; `next_cursor` continues it (carrying the position and what is left of `limit`). An
-unknown thread is an empty list.
+(top-level equality of JSON values, `true` is not `1`; applied before `limit`, so `limit` counts matches). A page
+holds at most PAGE_BLOB_BYTES of blob data and always one tuple; `next_cursor` continues it (carrying the position
+and what is left of `limit`). An unknown thread is an empty list.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 from offprompt.errors import InvalidInput
 from offprompt.limits import MAX_CHECKPOINT_TUPLE_BYTES
+from offprompt.memory.json_values import json_equal
 from offprompt.ports import CheckpointGroup, IdBound
 from offprompt.services.checkpoints.blobs import check_thread
 from offprompt.services.checkpoints.context import Checkpoints
@@ -57,7 +58,7 @@ def _matches(group: CheckpointGroup, wanted: dict[str, Any] | None) -> bool:
     if not wanted:
         return True
     metadata = json.loads(group.checkpoint.metadata_json)
-    return all(k in metadata and metadata[k] == v for k, v in wanted.items())
+    return all(k in metadata and json_equal(metadata[k], v) for k, v in wanted.items())  # true is not 1
 
 
 def list_checkpoints(ck: Checkpoints, tenant: str, thread_id: str, request: CheckpointList) -> dict[str, Any]:

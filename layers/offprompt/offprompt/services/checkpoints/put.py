@@ -47,6 +47,7 @@ def put_checkpoint(
 ) -> dict[str, Any]:
     blobs.check_thread(thread_id)
     blobs.check_checkpoint_id(checkpoint_id)
+    blobs.check_names(request.checkpoint_ns)
     ns = request.checkpoint_ns
     data = blobs.decode(request.checkpoint, "checkpoint")
     meta = metadata_json(request.metadata)

@@ -36,6 +36,7 @@ def put_writes(
 ) -> dict[str, Any]:
     blobs.check_thread(thread_id)
     blobs.check_checkpoint_id(checkpoint_id)
+    blobs.check_names(request.checkpoint_ns, request.task_id)
     ns = request.checkpoint_ns
     decoded = [(w, blobs.decode(w.value, f"writes[{n}].value")) for n, w in enumerate(request.writes)]
     state = ck.store.thread(tenant, thread_id)

@@ -44,6 +44,8 @@ def fork_thread(conv: Conversation, tenant: str, parent_id: str, request: ForkRe
         ancestry = cut(parent, through)
         if len(ancestry) > MAX_FORK_DEPTH:
             raise ForkTooDeep(parent_id, MAX_FORK_DEPTH)
+        if any(thread == target for thread, _ in ancestry):
+            raise ThreadExistsConflict(target)  # an ancestor the fork would read (and hold): it exists
         covered = parent.summary is not None and parent.summary_through_seq <= through
         spec = ForkSpec(
             thread_id=target,

@@ -7,7 +7,8 @@ export and erase as every run. The thread's kind ("items") is fixed by its first
 this route on a runs thread, is a 409 `thread_kind_mismatch` (the kind check is in the seq allocation's condition).
 
 - append: one seq allocation per ≤32 items, one transaction per batch (add-run's `put_runs`); the item ids are
-  `{request_id}.{index}`, so a retried request (same `request_id`) replays what is stored and stores the rest;
+  `{request_id}.{index}`, so a retried request (same `request_id`) answers the first seqs of what it stored (an
+  item popped since included: its id stays taken, it is never stored again) and stores the rest;
 - newest: one GetItem (the thread's kind) + one Query of `limit` items, newest first, returned oldest first;
 - pop: read the newest item, delete it conditioned on it still being there (`RunStore.pop_run`); a pop that lost
   the race to another reads the next newest and tries again, so two pops never return the same item.
@@ -131,12 +132,12 @@ def _store(
     except ThreadDeleting:
         _drop(conv, bodies)
         raise ThreadDeleted(thread_id) from None
-    except RunIdTaken:
+    except RunIdTaken as taken:
         _burned(conv, tenant, thread_id, len(batch))
         # A big body is named by the item's id, bytes and the thread's generation: an exact retry rewrote the
         # stored item's own body, which must stay; item by item, each store or replay keeps or drops its own.
         if len(batch) == 1:
-            return _replay(conv, tenant, thread_id, batch[0], bodies[0] if bodies else None)
+            return _replay(conv, tenant, thread_id, batch[0], taken, bodies[0] if bodies else None)
         seqs: list[int] = []
         replayed = 0
         for entry in batch:
@@ -154,21 +155,26 @@ def _store(
 
 
 def _replay(
-    conv: Conversation, tenant: str, thread_id: str, entry: tuple[str, str, str], uploaded: str | None
+    conv: Conversation,
+    tenant: str,
+    thread_id: str,
+    entry: tuple[str, str, str],
+    taken: RunIdTaken,
+    uploaded: str | None,
 ) -> tuple[list[int], int]:
+    """The first answer for an item id already taken: its seq, whether the item is still stored or was popped since
+    (a popped item's id stays taken, so a retry never stores it again); other content under the id is a 409."""
     item_id, _, content_hash = entry
-    seq = conv.runs.run_seq(tenant, thread_id, item_id)
-    first = conv.runs.get_run(tenant, thread_id, seq) if seq is not None else None
-    if uploaded and (first is None or first.blob_key != uploaded):
-        conv.bodies.drop(uploaded)  # ours is not the stored item's body
-    if first is None:  # popped since: the retry's item is not stored again (it was, once)
-        return [], 1
-    if first.content_hash != content_hash:
+    if taken.content_hash != content_hash:
         raise Conflict(
             f'request_id "{item_id.rsplit(".", 1)[0][:100]}" was used for other items in this thread',
-            details={"seq": first.seq},
+            details={"seq": taken.seq},
         )
-    return [first.seq], 1
+    if uploaded:
+        first = conv.runs.get_run(tenant, thread_id, taken.seq)
+        if first is None or first.blob_key != uploaded:
+            conv.bodies.drop(uploaded)  # ours is not the stored item's body
+    return [taken.seq], 1
 
 
 def newest_items(conv: Conversation, tenant: str, thread_id: str, query: ItemsQuery) -> dict[str, Any]:
