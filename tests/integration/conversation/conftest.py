@@ -10,7 +10,7 @@ import pytest
 from conversation_api import BUCKET, TABLE, Api
 
 from offprompt.adapters.clients import reset_clients
-from offprompt.composition.conversation import default_service
+from offprompt.composition.conversation import default_cloud_threads, default_service
 from offprompt.config import get_settings
 from offprompt_local import resources
 
@@ -61,6 +61,7 @@ def _resources(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     reset_clients()
     get_settings.cache_clear()
     default_service.cache_clear()
+    default_cloud_threads.cache_clear()  # holds the service: one per test, as default_service
     ddb = boto3.client("dynamodb")
     s3 = boto3.client("s3")
     with monkeypatch.context() as patch:
@@ -71,6 +72,7 @@ def _resources(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     reset_clients()
     get_settings.cache_clear()
     default_service.cache_clear()
+    default_cloud_threads.cache_clear()  # holds the service: one per test, as default_service
 
 
 @pytest.fixture

@@ -152,3 +152,38 @@ def test_forks_racing_pops_and_prunes_keep_every_answered_history(aws_over_http:
                 assert got == MSGS[: body["through_seq"]], (round_, kinds, body, got)
             else:
                 assert run_ids(api, body["thread_id"]) == ["r1"], (round_, kinds, body)
+
+
+# ---- a Griptape Cloud PATCH that trims the list vs a fork (cloud_threads: the list's dropped runs are deleted) -----
+def cloud_thread_of_three(api: Api) -> tuple[Any, str]:
+    from test_cloud_threads import Cloud, message, new_thread
+
+    cloud = Cloud()
+    thread = new_thread(cloud)
+    assert cloud.patch(thread, {"messages": [message(1), message(2), message(3)]})[0] == 200
+    return cloud, thread
+
+
+def test_a_patch_that_trims_the_list_never_deletes_what_a_fork_reads(api: Api) -> None:
+    from test_cloud_threads import message
+
+    cloud, thread = cloud_thread_of_three(api)
+    assert fork(api, thread, {"thread_id": "f"})[0] == 201
+    status, body = cloud.patch(thread, {"messages": [message(2), message(3), message(4)]})
+    assert status == 200, body
+    assert run_ids(api, "f") == ["run-1", "run-2", "run-3"]
+    # the parent keeps run-1 while the fork reads it (as max_runs pruning does, ADR 0037), then trims it
+    assert api.thread("DELETE", "f")[0] == 204
+    assert cloud.patch(thread, {"messages": [message(3), message(4), message(5)]})[0] == 200
+    assert run_ids(api, thread) == ["run-3", "run-4", "run-5"]
+
+
+def test_a_fork_inside_a_patchs_trim_window_keeps_what_it_reads(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_cloud_threads import message
+
+    cloud, thread = cloud_thread_of_three(api)
+    raced = run_inside(monkeypatch, "delete_runs", lambda: fork(api, thread, {"thread_id": "f"}))
+    status, body = cloud.patch(thread, {"messages": [message(2), message(3), message(4)]})
+    assert status == 200, body
+    assert raced[0][0] == 201, raced
+    assert run_ids(api, "f") == ["run-1", "run-2", "run-3", "run-4"]  # forked after run-4 was appended

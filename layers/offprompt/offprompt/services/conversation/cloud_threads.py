@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from offprompt.errors import (
     Conflict,
     DependencyTimeout,
+    DependencyUnavailable,
     InvalidInput,
     NotFound,
     OffpromptError,
@@ -49,12 +50,15 @@ from offprompt.limits import MAX_PATCH_MESSAGES as MAX_MESSAGES
 from offprompt.limits import MAX_THREAD_METADATA_BYTES as MAX_METADATA_BYTES
 from offprompt.limits import MAX_THREAD_NAME_CHARS as MAX_NAME_CHARS
 from offprompt.metering import Meter, runs_quota_exceeded
-from offprompt.ports import StoredRun, ThreadDeleting, ThreadState
+from offprompt.ports import StoredRun, ThreadChanged, ThreadDeleting, ThreadState
 from offprompt.services.conversation.add_run import parse_run, run_batches, store_batch
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.errors import ThreadDeleted, ThreadKindMismatch
 from offprompt.services.conversation.results import AddRunResult
 from offprompt.services.conversation.thread_admin import delete_thread, visible_floor
+
+#: Trims sent back by a thread that changed under them (a fork, a pop) before the request gives up with a 503.
+_TRIM_ATTEMPTS = 5
 
 # Keys of a PATCH body that are not the memory's meta.
 _BODY_FIELDS = ("messages", "name", "alias", "metadata")
@@ -291,14 +295,35 @@ class CloudThreadsService:
                 self.conversation.bodies.drop(r.blob_key)
 
     def _delete_before(self, tenant: str, thread_id: str, seq: int) -> None:
-        """Delete every stored run older than `seq` (already-deleted ones cost nothing: O(removed))."""
+        """Delete every stored run older than `seq` (already-deleted ones cost nothing: O(removed)), but none a
+        live fork reads: as max_runs pruning, a trim keeps the runs at or below the forks' hold, and each page is
+        deleted at the thread's version it was planned with, so a fork made meanwhile sends it back to read the
+        thread again (docs/concurrency.md)."""
+        changed = 0
         while True:
+            state = self.runs.get_thread(tenant, thread_id)
+            if state is None:
+                return
+            lo = state.fork_hold + 1 if state.fork_count > 0 else 1
+            if lo >= seq:
+                return
             old, _ = self.runs.page_runs(
-                tenant, thread_id, lo=1, hi=seq - 1, newest_first=False, limit=100, now_epoch=0, keys_only=True
+                tenant, thread_id, lo=lo, hi=seq - 1, newest_first=False, limit=100, now_epoch=0, keys_only=True
             )
             if not old:
                 return
-            self.runs.delete_runs(tenant, thread_id, old)
+            try:
+                self.runs.delete_runs(tenant, thread_id, old, version=state.version)
+            except ThreadDeleting:
+                return
+            except ThreadChanged:
+                changed += 1
+                if changed >= _TRIM_ATTEMPTS:
+                    raise DependencyUnavailable(
+                        "the thread kept changing (forks, deletes) while this request trimmed it; repeat the same "
+                        "request to finish it"
+                    ) from None
+                continue
             for r in old:
                 if r.blob_key:
                     self.conversation.bodies.drop(r.blob_key)
