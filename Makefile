@@ -66,8 +66,15 @@ sam-cli: $(SAM_STAMP) ## Install the pinned AWS SAM CLI (requirements/sam.lock) 
 opensearch: $(STAMP) ## Resolve the OpenSearch jars from Maven Central and compile the launcher
 	$(PY) -m offprompt_local.opensearch --build-only
 
-test: install opensearch ## Run the whole offline suite (unit, integration, infrastructure, e2e)
-	$(PY) -m pytest
+# `make test` runs on parallel pytest-xdist workers (docs/adr/0047-test-suite-in-parallel.md): each worker is its own
+# process with its own OpenSearch node (started when one of its tests needs it), data directories and free ports;
+# `--dist loadfile` keeps a test file's tests on one worker, so a module's stack, venv or build is made once.
+# TEST_WORKERS=0 runs in one process, as before.
+TEST_WORKERS ?= 3
+PYTEST_PARALLEL := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
+
+test: install opensearch ## Run every tier (unit, integration, infrastructure, e2e, runtime, browser) on TEST_WORKERS workers (default 3)
+	$(PY) -m pytest $(PYTEST_PARALLEL)
 
 test-unit: install ## Unit tests only (no OpenSearch, no sockets)
 	$(PY) -m pytest tests/unit

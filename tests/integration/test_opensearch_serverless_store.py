@@ -5,9 +5,8 @@ Serverless-faithful proxy on the real node, with the S3 text records in moto (do
 
 from __future__ import annotations
 
-import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -19,6 +18,7 @@ from offprompt.adapters.opensearch_text import OpenSearchTextStore, S3TextRecord
 from offprompt.artifacts import TextArtifact
 from offprompt.errors import DependencyUnavailable
 from offprompt.ports import TextScope
+from offprompt_local.pytest_plugin import serverless_refresh
 
 pytestmark = pytest.mark.opensearch
 BUCKET = "serverless-texts"
@@ -45,8 +45,9 @@ def store(moto_aws: None, aoss_proxy: Any, opensearch_client: Any) -> Iterator[O
     assert aoss_proxy.refusals[refused:] == []
 
 
-def _settle(aoss_proxy: Any) -> None:
-    time.sleep(float(aoss_proxy.refresh_interval.removesuffix("s")) * 1.5 + 0.3)
+@pytest.fixture
+def settle(store: OpenSearchTextStore, opensearch_client: Any) -> Callable[[], None]:
+    return serverless_refresh(opensearch_client, store.index)
 
 
 def _visible(store: OpenSearchTextStore, scope: TextScope) -> int:
@@ -54,34 +55,34 @@ def _visible(store: OpenSearchTextStore, scope: TextScope) -> int:
     return int(store.client.count(index=store.index, body=body)["count"])
 
 
-def test_a_retried_store_writes_nothing_twice(store: OpenSearchTextStore, aoss_proxy: Any) -> None:
+def test_a_retried_store_writes_nothing_twice(store: OpenSearchTextStore, settle: Callable[[], None]) -> None:
     scope = TextScope("t", "m", f"ns-{uuid.uuid4().hex[:6]}")
     artifacts = [TextArtifact("alpha beta " * 100), TextArtifact("gamma")]
     counts = store.store(scope, 0, artifacts)
     assert store.store(scope, 0, artifacts) == counts  # the records say both are there: no bulk request at all
-    _settle(aoss_proxy)
+    settle()
     assert _visible(store, scope) == sum(counts)
 
 
 def test_a_store_that_died_before_its_records_leaves_copies_search_hides_and_delete_sweeps(
-    store: OpenSearchTextStore, aoss_proxy: Any
+    store: OpenSearchTextStore, settle: Callable[[], None]
 ) -> None:
     scope = TextScope("t", "m", f"ns-{uuid.uuid4().hex[:6]}")
     artifact = TextArtifact("the orphaned needle")
     store.ensure_index()
     store._index(scope, [(0, artifact)], ids={}, write_id="crashed")  # indexed, then the process died
     assert store.store(scope, 0, [artifact]) == [1]  # the retry: no record, so it indexes again
-    _settle(aoss_proxy)
+    settle()
     assert _visible(store, scope) == 2
     hits = store.search(scope, "needle", 10, "bm25")
     assert [(h.position, h.chunk) for h in hits] == [(0, 0)]  # one hit per position and chunk
     assert store.delete(scope) == 2  # the recorded copy by id, the orphan by the search sweep
-    _settle(aoss_proxy)
+    settle()
     assert _visible(store, scope) == 0
 
 
 def test_a_failed_record_write_removes_what_the_store_indexed(
-    store: OpenSearchTextStore, aoss_proxy: Any, monkeypatch: pytest.MonkeyPatch
+    store: OpenSearchTextStore, settle: Callable[[], None], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     scope = TextScope("t", "m", f"ns-{uuid.uuid4().hex[:6]}")
     assert store.records is not None
@@ -92,7 +93,7 @@ def test_a_failed_record_write_removes_what_the_store_indexed(
     monkeypatch.setattr(store.records, "put", fail)
     with pytest.raises(DependencyUnavailable, match="SlowDown"):
         store.store(scope, 0, [TextArtifact("never recorded " * 50)])
-    _settle(aoss_proxy)
+    settle()
     assert _visible(store, scope) == 0
     with pytest.raises(DependencyUnavailable, match="missing"):
         store.load(scope, [(0, 1)])

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -33,6 +32,7 @@ from offprompt.errors import InvalidInput
 from offprompt.limits import MAX_QUERY_CHARS, MAX_SEARCH_DEPTH
 from offprompt.ports import Embedder, RecordDoc, RecordIndex, TextScope
 from offprompt_local.embedder import LocalWordLlamaEmbedder
+from offprompt_local.pytest_plugin import serverless_refresh
 
 pytestmark = pytest.mark.opensearch
 KINDS = ["fake", "provisioned", "serverless"]
@@ -70,11 +70,8 @@ def _subject(request: pytest.FixtureRequest, kind: str, embedder: Embedder | Non
     proxy: Any = request.getfixturevalue("aoss_proxy")
     refused = len(proxy.refusals)
     client = build_opensearch_client(proxy.url)
-    interval = float(proxy.refresh_interval.removesuffix("s"))
     yield Subject(
-        OpenSearchRecordIndex(client, name, embedder, mode="serverless"),
-        lambda: time.sleep(interval * 1.5 + 0.3),
-        kind,
+        OpenSearchRecordIndex(client, name, embedder, mode="serverless"), serverless_refresh(node, name), kind
     )
     client.close()
     node.indices.delete(index=name, ignore_unavailable=True)
@@ -296,8 +293,7 @@ def shared(request: pytest.FixtureRequest) -> Iterator[tuple[OpenSearchTextStore
     client = build_opensearch_client(proxy.url)
     texts = OpenSearchTextStore(client, name, tokenizer, mode="serverless", records=S3TextRecords("shared-texts", s3))
     records = OpenSearchRecordIndex(client, name, None, mode="serverless")
-    interval = float(proxy.refresh_interval.removesuffix("s"))
-    yield texts, records, Subject(records, lambda: time.sleep(interval * 1.5 + 0.3), "serverless")
+    yield texts, records, Subject(records, serverless_refresh(node, name), "serverless")
     client.close()
     node.indices.delete(index=name, ignore_unavailable=True)
     assert proxy.refusals[refused:] == []

@@ -15,7 +15,6 @@ Serverless-mode test also checks that the proxy refused nothing the adapter sent
 from __future__ import annotations
 
 import itertools
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -30,6 +29,7 @@ from offprompt.artifacts import TextArtifact
 from offprompt.errors import DependencyUnavailable, InvalidInput
 from offprompt.limits import MAX_QUERY_CHARS, MAX_SEARCH_DEPTH
 from offprompt.ports import TextScope, TextStore
+from offprompt_local.pytest_plugin import serverless_refresh
 
 pytestmark = pytest.mark.opensearch
 
@@ -67,11 +67,10 @@ def _serverless_store(request: pytest.FixtureRequest) -> Iterator[TextStore]:
 
 @pytest.fixture
 def settle(store: TextStore, request: pytest.FixtureRequest) -> Callable[[], None]:
-    """Wait until search sees every store and delete made so far (Serverless: one refresh interval and a margin)."""
+    """Wait until search sees every store and delete made so far (Serverless: the refresh its interval would do)."""
     if getattr(store, "mode", None) != "serverless":
         return lambda: None
-    interval = float(request.getfixturevalue("aoss_proxy").refresh_interval.removesuffix("s"))
-    return lambda: time.sleep(interval * 1.5 + 0.3)
+    return serverless_refresh(request.getfixturevalue("opensearch_client"), store.index)
 
 
 def scope(namespace: str = "ns", tenant: str = "tenant-a") -> TextScope:

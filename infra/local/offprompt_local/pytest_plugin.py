@@ -21,13 +21,14 @@ inherits all three.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -48,10 +49,21 @@ OPENSEARCH_FIXTURE = "opensearch_url"
 _ISOLATED = ("OFFPROMPT_DATA_DIR", "OFFPROMPT_PORT", "OFFPROMPT_MOTO_PORT", UNDER_TEST_ENV)
 _session: dict[str, str | None] = {}
 _session_dir: list[Path] = []
+_session_loader: list[Callable[..., Any]] = []
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Point every stack a test may start away from the developer's (data directory, ports), and guard both."""
+    """Point every stack a test may start away from the developer's (data directory, ports), and guard both.
+
+    And share one botocore data loader across sessions: moto's `mock_aws()` starts every test on a new boto3
+    session, whose new loader read the services' JSON models again (~1.5 s of a test's setup for DynamoDB and S3).
+    The loader only reads botocore's packaged data files and caches what it read, so sharing it changes nothing else.
+    """
+    import botocore.loaders
+    import botocore.session
+
+    _session_loader.append(botocore.session.create_loader)
+    botocore.session.create_loader = functools.cache(botocore.loaders.create_loader)
     _session.update({name: os.environ.get(name) for name in _ISOLATED})
     protected = protection(os.environ, DEFAULT_DATA_DIR, DEFAULT_PORT)
     directory = Path(tempfile.mkdtemp(prefix="offprompt-test-data-"))
@@ -63,6 +75,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    import botocore.session
+
+    while _session_loader:
+        botocore.session.create_loader = _session_loader.pop()
     for name, value in _session.items():
         if value is None:
             os.environ.pop(name, None)
@@ -102,6 +118,13 @@ def aoss_proxy(opensearch_url: str) -> Iterator[ServerlessProxy]:
     proxy.start()
     yield proxy
     proxy.stop()
+
+
+def serverless_refresh(node: OpenSearch, index: str) -> Callable[[], None]:
+    """A settle for tests behind the `aoss_proxy`: make every write so far searchable by doing now, on the node
+    behind the proxy, the refresh the collection's interval would do (code under test never can: the proxy refuses
+    `_refresh`). Waiting out the interval (1.5 intervals and a margin) did the same in ~1.8 s per call."""
+    return lambda: node.indices.refresh(index=index, ignore_unavailable=True)
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ stack build their resources from it rather than repeating it.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -17,12 +18,20 @@ TEMPLATE = ROOT / "template.yaml"
 
 
 def template_resource(logical_id: str, template: Path = TEMPLATE) -> dict[str, Any]:
+    stat = template.stat()
+    # A copy: callers may change what they get. cfn-lint's node types carry line numbers; botocore wants plain JSON.
+    properties: dict[str, Any] = json.loads(_resources_json(template, stat.st_mtime_ns, stat.st_size)[logical_id])
+    return properties
+
+
+@functools.lru_cache(maxsize=4)
+def _resources_json(template: Path, mtime_ns: int, size: int) -> dict[str, str]:
+    """Each resource's Properties as JSON, parsed once per version of the file (~0.5 s a parse: every test that
+    creates the table used to pay it)."""
     parsed, matches = decode(str(template))
     if parsed is None:
         raise RuntimeError(f"cannot parse {template}: {matches}")
-    # cfn-lint's node types carry line numbers; botocore wants plain dicts and lists.
-    properties: dict[str, Any] = json.loads(json.dumps(parsed["Resources"][logical_id]["Properties"]))
-    return properties
+    return {name: json.dumps(r["Properties"]) for name, r in parsed["Resources"].items() if "Properties" in r}
 
 
 def create_table(client: Any, table_name: str, *, exist_ok: bool = False) -> bool:

@@ -23,6 +23,20 @@ from offprompt_local import resources
 
 @pytest.fixture
 def aws(moto_aws: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    yield from _resources(monkeypatch)
+
+
+@pytest.fixture
+def aws_over_http(moto_server: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """The same table and bucket behind the local substrate's moto server, where each DynamoDB request is atomic as
+    in DynamoDB: for tests whose claim is about concurrent requests. In-process moto (`aws`) is not: its
+    TransactWriteItems applies its puts one by one and, when a condition fails, restores a copy of the whole table,
+    so a concurrent request can see half a transaction (or have its own commit rolled back)."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL", moto_server)
+    yield from _resources(monkeypatch)
+
+
+def _resources(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     monkeypatch.setenv("OFFPROMPT_TABLE", TABLE)
     monkeypatch.setenv("OFFPROMPT_BUCKET", BUCKET)
     reset_clients()

@@ -12,7 +12,6 @@ refresh interval is found only by the id its item holds.
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -40,6 +39,7 @@ from offprompt.services.records.requests import RecordPut, RecordRead, RecordSea
 from offprompt.services.records.search import search_records
 from offprompt.services.tenant_data.erase import erase_tenant
 from offprompt.services.tenant_data.ports import TenantStores
+from offprompt_local.pytest_plugin import serverless_refresh
 
 pytestmark = pytest.mark.opensearch
 NS = ("users", "u1")
@@ -88,10 +88,9 @@ def _subject(request: pytest.FixtureRequest, kind: str, clock: Clock) -> Iterato
     proxy: Any = request.getfixturevalue("aoss_proxy")
     refused = len(proxy.refusals)
     client = build_opensearch_client(proxy.url)
-    interval = float(proxy.refresh_interval.removesuffix("s"))
     yield Subject(
         records(OpenSearchRecordIndex(client, name, None, mode="serverless")),
-        lambda: time.sleep(interval * 1.5 + 0.3),
+        serverless_refresh(node, name),
         kind,
         node,
         name,

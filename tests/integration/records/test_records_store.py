@@ -3,10 +3,11 @@ filters, namespaces, big values, refusals that write nothing, tenant isolation, 
 
 from __future__ import annotations
 
-import contextlib
 import copy
+import functools
 import itertools
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -243,8 +244,43 @@ def test_another_tenant_sees_nothing(rec: Records) -> None:
 
 
 def test_concurrent_replaces_keep_one_chain_and_lose_no_version(
-    aws: dict[str, Any], clock: Clock, index: InMemoryRecordIndex
+    aws_over_http: dict[str, Any], clock: Clock, index: InMemoryRecordIndex
 ) -> None:
+    """Over the local substrate's moto server, where each request is atomic as in DynamoDB. Both writers read
+    version 1 before either writes; only that first read waits, so the loser's retry reads at once."""
+    _race_two_replaces(clock, index)
+
+
+def test_a_replace_racing_a_commit_in_flight_waits_for_it(
+    aws_over_http: dict[str, Any], clock: Clock, index: InMemoryRecordIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The window of the once-flaky run: the winner's TransactWriteItems has put one of its items and not yet the
+    other when the loser's transaction arrives. In-process moto ran the loser's inside it (conflict, then a retry that
+    read the old head and conflicted again: RecordConflicted); DynamoDB, and the substrate, run it after."""
+    from moto.dynamodb.models.table import Table
+
+    first_put = Table.put_item
+    armed = threading.Event()
+    second_write_sent = threading.Event()
+
+    @functools.wraps(first_put)
+    def put_item(self: Any, *args: Any, **kwargs: Any) -> Any:
+        stored = first_put(self, *args, **kwargs)
+        if armed.is_set():
+            armed.clear()  # the winner's first put of its transaction: hold the rest of it
+            second_write_sent.wait(timeout=10)
+            time.sleep(0.3)  # the loser's request reaches moto meanwhile
+        return stored
+
+    monkeypatch.setattr(Table, "put_item", put_item)
+    _race_two_replaces(clock, index, armed=armed, second_write_sent=second_write_sent)
+
+
+def _race_two_replaces(
+    clock: Clock, index: InMemoryRecordIndex, armed: Any = None, second_write_sent: Any = None
+) -> None:
+    """Two writers replace version 1 of one record at once: one writes version 2, the other reads again and writes
+    version 3; the history is one chain."""
     from records_support import BUCKET, TABLE
 
     from offprompt.adapters.dynamodb_records import DynamoDbRecordStore
@@ -252,14 +288,25 @@ def test_concurrent_replaces_keep_one_chain_and_lose_no_version(
 
     rec = Records(DynamoDbRecordStore(TABLE), S3RecordBodies(BUCKET), index, clock=clock)
     put(rec, {"n": 0})
-    barrier = threading.Barrier(2)
+    if armed is not None:
+        armed.set()  # the next put is the first writer's
+    barrier = threading.Barrier(2, timeout=60)
+    first_read = threading.local()
+    writes: list[int] = []
 
     class RacingStore(DynamoDbRecordStore):
         def current(self, tenant: str, namespace: tuple[str, ...], key: str) -> Any:
             found = super().current(tenant, namespace, key)
-            with contextlib.suppress(threading.BrokenBarrierError):
-                barrier.wait(timeout=2)  # both writers read the same current version before either writes
+            if not getattr(first_read, "done", False):
+                first_read.done = True
+                barrier.wait()  # both writers read the same current version before either writes
             return found
+
+        def write(self, *args: Any, **kwargs: Any) -> None:
+            writes.append(1)
+            if len(writes) == 2 and second_write_sent is not None:
+                second_write_sent.set()
+            super().write(*args, **kwargs)
 
     racing = Records(RacingStore(TABLE), S3RecordBodies(BUCKET), index, clock=clock)
     results: list[Any] = []
@@ -275,7 +322,7 @@ def test_concurrent_replaces_keep_one_chain_and_lose_no_version(
         t.start()
     for t in threads:
         t.join()
-    assert sorted(results) == [2, 3], results  # the loser read again and wrote the next version
+    assert sorted(results, key=str) == [2, 3], results  # the loser read again and wrote the next version
     history = record_history(rec, "alice", NS, "k", HistoryQuery())["versions"]
     assert [v["version"] for v in history] == [3, 2, 1]
     assert sorted(v["value"]["n"] for v in history) == [0, 1, 2]

@@ -227,7 +227,10 @@ class AtomicMotoServer:
                 self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
         self._server = make_server(self.ip_address, self.port, app, True, request_handler=NoDelayRequestHandler)
-        self._thread = threading.Thread(target=self._server.serve_forever, name="moto-substrate", daemon=True)
+        # shutdown() waits for the serving loop's next poll: 0.5 s by default, paid by every test's moto server.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="moto-substrate", daemon=True
+        )
         self._thread.start()
 
     def get_host_and_port(self) -> tuple[str, int]:
