@@ -47,7 +47,11 @@ def test_an_answer_holding_a_value_stored_before_the_rule_is_json_with_null_in_i
 
     stored = {"value": {"score": float("nan"), "bounds": [float("-inf"), 1.5, float("inf")]}, "n": 2}
     for text in (json_response(stored).body, _POWERTOOLS_DUMPS(stored)):
-        assert json.loads(text, parse_constant=lambda word: pytest.fail(f"bare {word} in {text}")) == {
+
+        def bare(word: str, text: str = text) -> None:
+            pytest.fail(f"bare {word} in {text}")
+
+        assert json.loads(text, parse_constant=bare) == {
             "value": {"score": None, "bounds": [None, 1.5, None]},
             "n": 2,
         }
