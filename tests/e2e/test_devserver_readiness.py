@@ -26,7 +26,8 @@ from offprompt_local.stack import LocalStack, StackError
 def get(address: tuple[str, int], timeout: float) -> bytes:
     """GET over a fresh connection; raises ConnectionRefusedError when nothing listens, TimeoutError on a hang."""
     with socket.create_connection(address, timeout=timeout) as sock:
-        sock.sendall(b"GET /threads/t/runs HTTP/1.1\r\nHost: local\r\nConnection: close\r\n\r\n")
+        host = f"{address[0]}:{address[1]}".encode()  # the server's own (a foreign Host is a 421: ADR 0044)
+        sock.sendall(b"GET /threads/t/runs HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n")
         data = b""
         while chunk := sock.recv(65536):
             data += chunk
@@ -135,8 +136,8 @@ def wait_for_line(lines: list[str], text: str, timeout: float = 10) -> str:
 @pytest.mark.parametrize(
     ("request_bytes", "runs"),
     [
-        (b"GET /threads/t/runs HTTP/1.1\r\nHost: local\r\n\r\n", True),  # gone while the function runs
-        (b'POST /threads/t/runs HTTP/1.1\r\nHost: local\r\nContent-Length: 1000\r\n\r\n{"a":', False),  # mid-body
+        (b"GET /threads/t/runs HTTP/1.1\r\nHost: HOST\r\n\r\n", True),  # gone while the function runs
+        (b'POST /threads/t/runs HTTP/1.1\r\nHost: HOST\r\nContent-Length: 1000\r\n\r\n{"a":', False),  # mid-body
     ],
     ids=["before-the-response", "in-the-middle-of-its-body"],
 )
@@ -148,7 +149,8 @@ def test_a_client_gone_early_is_a_log_line_not_a_traceback(
 ) -> None:
     dev, lines, answered = slow_server
     sock = socket.create_connection(dev.server_address[:2], timeout=10)
-    sock.sendall(request_bytes)
+    host = "{}:{}".format(*dev.server_address[:2]).encode()  # the server's own (a foreign Host is a 421: ADR 0044)
+    sock.sendall(request_bytes.replace(b"HOST", host))
     time.sleep(0.05)
     rst_close(sock)
     line = wait_for_line(lines, "client disconnected")

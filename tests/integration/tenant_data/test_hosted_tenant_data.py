@@ -173,7 +173,7 @@ def test_imported_items_carry_no_gauge_bytes(
         pages = boto3.client("dynamodb").get_paginator("scan").paginate(TableName=stack.table)
         return sum(1 for page in pages for item in page["Items"] if "metered_bytes" in item)
 
-    assert metered_items() == 2  # the run and the namespace record
+    assert metered_items() == 3  # the run, the namespace record and its meta entry (each carries its bytes: ADR 0042)
     out = tmp_path / "export"
     assert cli(capsys, "export", TENANT, "--out", str(out))[0] == 0
     assert cli(capsys, "erase", TENANT, "--yes")[0] == 0
