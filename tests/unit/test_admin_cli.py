@@ -64,3 +64,38 @@ def test_tenant_key_plan_usage(table: Any, capsys: pytest.CaptureFixture[str]) -
     assert status == 0 and report["tenant"] == "acme" and report["days"] == []
     assert main(["--table", TABLE, "plan", "set", "acme", "no-such-plan"]) == 1
     assert "invalid_input" in capsys.readouterr().err
+
+
+def test_creating_an_existing_tenant_is_refused_and_changes_nothing(
+    table: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, created = run(capsys, "--table", TABLE, "tenant", "create", "acme", "--plan", "pro")
+    assert status == 0 and created["plan"]["plan"] == "pro"
+    assert main(["--table", TABLE, "tenant", "create", "acme"]) == 1  # --plan free by default
+    err = capsys.readouterr().err
+    assert "already exists" in err and "nothing was changed" in err
+    assert "'pro' -> 'free'" in err  # what it would have changed
+    assert f"offprompt-admin --table {TABLE} plan set acme free" in err  # and the explicit ways
+    assert f"offprompt-admin --table {TABLE} key create acme" in err
+    status, shown = run(capsys, "--table", TABLE, "tenant", "show", "acme")
+    assert shown["plan"]["plan"] == "pro" and shown["keys"] == 1
+
+
+def test_the_account_service_refuses_to_create_an_existing_tenant(table: Any) -> None:
+    """The rule is the use case's, so every caller of the service has it (the CLI, deployed or local, and others)."""
+    from offprompt.adapters.dynamodb_account import DynamoDbAccountStore
+    from offprompt.errors import Conflict
+    from offprompt.metering import PLANS
+    from offprompt.services.account import AccountService
+
+    account = AccountService(DynamoDbAccountStore(TABLE))
+    account.create_tenant("acme", PLANS["pro"])
+    with pytest.raises(Conflict, match="already exists") as refused:
+        account.create_tenant("acme", PLANS["free"])
+    assert refused.value.details["plan"]["plan"] == "pro"
+    assert account.tenant_plan("acme").name == "pro"
+    assert account.set_plan("acme", PLANS["free"]).plan["plan"] == "free"  # the explicit way still re-plans
+    # a first self-service key of a tenant created meanwhile keeps the operator's plan
+    account.create_tenant("globex", PLANS["pro"])
+    account.create_key("globex")
+    assert account.tenant_plan("globex").name == "pro"

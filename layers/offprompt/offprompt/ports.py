@@ -739,6 +739,14 @@ class TenantRecord:
     created_at: str | None
 
 
+class TenantExists(Exception):
+    """`put_tenant(..., only_new=True)` found the tenant already created; `record` is what is stored."""
+
+    def __init__(self, record: TenantRecord) -> None:
+        super().__init__(f"tenant {record.tenant!r} already exists")
+        self.record = record
+
+
 class KeyLimitReached(Exception):
     """The tenant already holds as many keys as its plan allows."""
 
@@ -750,8 +758,9 @@ class StoredBytesLimit(Exception):
 class AccountStore(Protocol):
     def get_tenant(self, tenant: str) -> TenantRecord | None: ...
 
-    def put_tenant(self, tenant: str, plan: dict[str, object], now: str) -> TenantRecord:
-        """Create the tenant (or set its plan), and copy the plan onto each of its keys."""
+    def put_tenant(self, tenant: str, plan: dict[str, object], now: str, *, only_new: bool = False) -> TenantRecord:
+        """Create the tenant (or set its plan), and copy the plan onto each of its keys. With `only_new`, only
+        create it: TenantExists (nothing written) when the tenant was created already (has a `created_at`)."""
         ...
 
     def add_key(self, record: KeyRecord, max_keys: int) -> None:

@@ -25,7 +25,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from offprompt.errors import DependencyUnavailable
 from offprompt.limits import DEFAULT_SCANS_PER_DAY, USAGE_SHARDS
 from offprompt.metering import Charge
-from offprompt.ports import KeyLimitReached, KeyRecord, StoredBytesLimit, TenantRecord
+from offprompt.ports import KeyLimitReached, KeyRecord, StoredBytesLimit, TenantExists, TenantRecord
 
 from .aws_errors import error_code, failure_reason
 from .clients import aws_client
@@ -206,20 +206,28 @@ class DynamoDbAccountStore:
             created_at=item.get("created_at", {}).get("S"),
         )
 
-    def put_tenant(self, tenant: str, plan: dict[str, object], now: str) -> TenantRecord:
+    def put_tenant(self, tenant: str, plan: dict[str, object], now: str, *, only_new: bool = False) -> TenantRecord:
         attrs = _plan_attributes(plan)
         names = {f"#p{i}": name for i, name in enumerate(attrs)}
         values = {f":p{i}": value for i, value in enumerate(attrs.values())}
         sets = ", ".join(f"{n} = {v}" for n, v in zip(names, values, strict=True))
-        self._call(
+        # only_new: one conditional write, so of two racing creations exactly one creates and the other changes nothing
+        condition = {"ConditionExpression": "attribute_not_exists(#created)"} if only_new else {}
+        written = self._call(
             "update_item",
+            allow_condition_failure=only_new,
             TableName=self.table_name,
             Key=_k(tenant_pk(tenant), TENANT_SK),
             UpdateExpression=f"SET {sets}, #t = :t, #created = if_not_exists(#created, :now)",
             ExpressionAttributeNames={**names, "#t": "tenant", "#created": "created_at"},
             ExpressionAttributeValues={**values, ":t": {"S": tenant}, ":now": {"S": now}},
             ReturnValues="UPDATED_OLD",
+            **condition,
         )
+        if written is None:  # the condition failed: the tenant exists
+            existing = self.get_tenant(tenant)
+            assert existing is not None
+            raise TenantExists(existing)
         for record in self.list_keys(tenant):  # the authorizer reads the plan from the key (one GetItem)
             self._call(
                 "update_item",
@@ -476,6 +484,7 @@ __all__ = [
     "DynamoDbAccountStore",
     "KeyLimitReached",
     "StoredBytesLimit",
+    "TenantExists",
     "charge_items",
     "refuse_charge",
     "stored_bytes_release",

@@ -9,7 +9,7 @@ from offprompt.errors import InvalidInput, QuotaExceeded
 from offprompt.identifiers import check_characters, check_identifier
 from offprompt.limits import MAX_KEY_NAME_CHARS
 from offprompt.metering import DEFAULT_PLAN, PLANS, Plan
-from offprompt.ports import AccountStore, KeyLimitReached, KeyRecord
+from offprompt.ports import AccountStore, KeyLimitReached, KeyRecord, TenantExists
 
 from . import keys as apikeys
 
@@ -48,8 +48,10 @@ def create_key(
     if plan is None:
         plan = Plan.from_mapping(record.plan) if record is not None and record.created_at else None
     if plan is None:
-        plan = PLANS[DEFAULT_PLAN]
-        store.put_tenant(tenant, plan.to_dict(), now)
+        try:  # only creates: a tenant created meanwhile (by an operator, with its plan) keeps its plan
+            plan = Plan.from_mapping(store.put_tenant(tenant, PLANS[DEFAULT_PLAN].to_dict(), now, only_new=True).plan)
+        except TenantExists as exists:
+            plan = Plan.from_mapping(exists.record.plan)
     parts = apikeys.new_key()
     stored = KeyRecord(parts.key_id, tenant, name, now, apikeys.hash_secret(parts.secret), plan.to_dict())
     try:

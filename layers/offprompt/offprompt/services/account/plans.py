@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from offprompt.errors import InvalidInput
+from offprompt.errors import Conflict, InvalidInput
 from offprompt.identifiers import check_identifier
 from offprompt.metering import DEFAULT_PLAN, PLANS, Plan
-from offprompt.ports import AccountStore, TenantRecord
+from offprompt.ports import AccountStore, TenantExists, TenantRecord
 
 #: The numbers a plan has (each may be overridden when a plan is set); 0 means unlimited.
 PLAN_NUMBERS = ("rate_per_second", "runs_per_day", "stored_bytes", "max_keys", "scans_per_day")
@@ -27,7 +27,22 @@ def plan_named(name: str, **overrides: int | None) -> Plan:
 
 
 def create_tenant(store: AccountStore, tenant: str, plan: Plan, now: str) -> TenantRecord:
-    """Create the tenant or set its plan (copied onto its keys, which the authorizer reads)."""
+    """Create the tenant with `plan`. Conflict (nothing changed) when it exists already: creating never re-plans a
+    tenant (`set_plan` does); `details` hold its stored plan and the one asked for."""
+    check_identifier("tenant", tenant)
+    try:
+        return store.put_tenant(tenant, plan.to_dict(), now, only_new=True)
+    except TenantExists as exists:
+        found = exists.record
+        raise Conflict(
+            f"tenant {tenant!r} already exists (plan {found.plan.get('plan')!r}, {found.key_count} key(s), created "
+            f"{found.created_at}); nothing was changed: set its plan with set_plan, add a key with create_key",
+            details={"tenant": tenant, "plan": found.plan, "requested_plan": plan.to_dict()},
+        ) from None
+
+
+def set_plan(store: AccountStore, tenant: str, plan: Plan, now: str) -> TenantRecord:
+    """Set the tenant's plan (copied onto its keys, which the authorizer reads), creating the tenant if needed."""
     check_identifier("tenant", tenant)
     return store.put_tenant(tenant, plan.to_dict(), now)
 

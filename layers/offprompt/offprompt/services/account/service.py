@@ -19,7 +19,7 @@ from offprompt.ports import AccountStore, TenantRecord
 # (tests/infrastructure/test_iam_least_privilege.py derives each function's IAM from that).
 from .admission import STORING_ROUTES, TenantErasing, admit, flush
 from .api_keys import Principal, authenticate, create_key, list_keys, revoke_key
-from .plans import create_tenant, plan_named, tenant_plan
+from .plans import create_tenant, plan_named, set_plan, tenant_plan
 from .usage_report import usage
 
 __all__ = ["STORING_ROUTES", "AccountService", "Principal", "TenantErasing", "plan_named"]
@@ -36,10 +36,11 @@ class AccountService:
 
     # ---- tenants and plans (operator) ------------------------------------------------------------------------
     def create_tenant(self, tenant: str, plan: Plan) -> TenantRecord:
+        """A new tenant; Conflict (nothing changed) when it exists: `set_plan` changes a tenant's plan."""
         return create_tenant(self.records, tenant, plan, _iso(self.clock()))
 
     def set_plan(self, tenant: str, plan: Plan) -> TenantRecord:
-        return self.create_tenant(tenant, plan)
+        return set_plan(self.records, tenant, plan, _iso(self.clock()))
 
     def tenant_plan(self, tenant: str) -> Plan:
         return tenant_plan(self.records, tenant)
