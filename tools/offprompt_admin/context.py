@@ -47,7 +47,11 @@ def _local_connection(data_dir: str) -> dict[str, Any]:
     try:
         info: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        raise AdminError(f"no running local stack found ({path} is missing); start it with `make dev`") from None
+        raise AdminError(
+            f"no running local stack found ({path} is missing): start it with `make dev`, or, if it runs with another "
+            f"data directory, name that directory: --data-dir DIR or {DATA_DIR_ENV}=DIR (the one `make dev` was "
+            f"started with)"
+        ) from None
     return info
 
 

@@ -21,6 +21,8 @@ from . import guard
 DATA_DIR_ENV = "OFFPROMPT_DATA_DIR"
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_DATA_DIR = REPO_ROOT / ".offprompt"
+#: The file in the data directory that tells local tools how to reach the running stack (stack.py writes it).
+CONNECTION_FILE = "stack.json"
 #: What `wipe` empties: the tables and objects, the index, and the memory events' sink (memory_events.py).
 PARTS = ("moto", "opensearch", "events")
 

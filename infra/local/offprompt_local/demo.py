@@ -13,6 +13,7 @@ happened; the last line is a one-line summary. Any mismatch exits with status 1 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -24,6 +25,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from offprompt_client import OffpromptClient, OffpromptClientError, OffpromptConnectionError
+
+from .datadir import CONNECTION_FILE, data_dir_from_env
 
 DEFAULT_URL = "http://127.0.0.1:3000"
 URL_ENV = "OFFPROMPT_API_URL"
@@ -379,6 +382,24 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:12]
 
 
+def unreachable(url: str, reason: str) -> str:
+    """Why the demo stopped, and the fix: the URL of a local stack that runs elsewhere (its data directory's
+    stack.json says where), else how to start one or point the demo at one."""
+    running = ""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        connection = json.loads((data_dir_from_env() / CONNECTION_FILE).read_text(encoding="utf-8"))
+        running = str(connection.get("api_url") or "").rstrip("/")
+    if running and running != url.rstrip("/"):
+        return (
+            f"cannot reach the API at {url} ({reason}); a local stack runs at {running}: "
+            f"OFFPROMPT_API_URL={running} make demo (or --url {running})"
+        )
+    return (
+        f"cannot reach the API at {url} ({reason}); start the stack first: make dev, or, if it runs at another URL "
+        f"(another OFFPROMPT_PORT, or deployed), point the demo at it: OFFPROMPT_API_URL=<url> make demo"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m offprompt_local.demo", description=__doc__.split("\n")[0])
     parser.add_argument("--url", default=os.environ.get(URL_ENV, DEFAULT_URL), help=f"API URL (default {DEFAULT_URL})")
@@ -390,7 +411,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         summary = run_demo(api, keep=args.keep)
     except OffpromptConnectionError as exc:
-        print(f"\ncannot reach the API ({exc.message}); start the stack first: make dev", file=sys.stderr)
+        print(f"\n{unreachable(args.url, exc.message)}", file=sys.stderr)
         return 2
     except (Mismatch, OffpromptClientError) as exc:
         print(f"\nMISMATCH: {exc}", file=sys.stderr)

@@ -45,13 +45,11 @@ from types import FrameType
 from typing import Any
 
 from . import console
-from .datadir import DataDir, DataDirBusy, data_dir_from_env
+from .datadir import CONNECTION_FILE, REPO_ROOT, DataDir, DataDirBusy, data_dir_from_env
 from .devserver import DEFAULT_HOST, DevServer, port_from_env
 from .guard import TouchesDeveloperStack
 
 MOTO_PORT_ENV = "OFFPROMPT_MOTO_PORT"
-#: The file in the data directory that tells local tools how to reach the running stack (`_write_connection`).
-CONNECTION_FILE = "stack.json"
 #: The handler settings local tools need to act on the stack's data as the functions do.
 CONNECTION_ENVIRONMENT = (
     "OFFPROMPT_TABLE",
@@ -702,7 +700,19 @@ def _raise_on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)
 
 
+#: What Lambda has on sys.path (`/var/task`, `/opt/python`): the functions' code and the layer's python/ tree. The
+#: Makefile exports them as PYTHONPATH; `main` adds them too, so `python -m offprompt_local.stack` runs as is.
+LAMBDA_PATHS = (REPO_ROOT / "functions", REPO_ROOT / "layers" / "offprompt")
+
+
+def _lambda_paths() -> None:
+    for path in reversed(LAMBDA_PATHS):
+        if str(path) not in sys.path:
+            sys.path.insert(0, str(path))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _lambda_paths()
     parser = argparse.ArgumentParser(prog="python -m offprompt_local.stack", description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=None, help="API port (default: OFFPROMPT_PORT or 3000)")
     parser.add_argument("--moto-port", type=int, default=None, help="moto port (default: OFFPROMPT_MOTO_PORT or free)")
