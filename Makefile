@@ -9,10 +9,10 @@ STAMP := $(VENV)/.installed
 # Paths Lambda puts on sys.path: the function code and the layer's python/ tree.
 export PYTHONPATH := $(CURDIR)/functions:$(CURDIR)/layers/offprompt
 
-.PHONY: help openapi install screenshots lock sam-cli test test-unit test-integration test-infra test-runtime lint fmt layer opensearch dev demo demo-mcp smoke validate build deploy clean bench
+.PHONY: help openapi install screenshots lock sam-cli test test-unit test-integration test-infra test-runtime test-e2e test-browser lint fmt layer opensearch dev demo demo-mcp smoke validate build deploy clean bench
 
 help: ## Show this help
-	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
+	@grep -E '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
 
 UV := $(VENV)/bin/uv
 LOCKS := requirements/bootstrap.lock requirements/dev.lock requirements/runtime.lock
@@ -87,6 +87,12 @@ test-infra: install ## Template and layer checks
 
 test-runtime: install opensearch ## Every function as Lambda starts it: clean interpreter, only the layer's runtime deps
 	$(PY) -m pytest tests/runtime
+
+test-e2e: install opensearch ## End to end: `make dev` as a subprocess, every route over HTTP, the demo, make smoke, the framework doors
+	$(PY) -m pytest tests/e2e
+
+test-browser: install opensearch ## The console in Debian's headless chromium (Playwright) against `make dev` as a subprocess
+	$(PY) -m pytest tests/browser
 
 lint: install ## ruff + mypy + import contracts (lint-imports; [tool.importlinter] in pyproject.toml)
 	$(VENV)/bin/ruff check .

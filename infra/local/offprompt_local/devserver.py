@@ -32,8 +32,8 @@ the server's own (127.0.0.1, localhost, [::1] or the host it was told to bind, w
 of the server's own origins (`http://` + those hosts + the port; the console is served from them) is a 403
 `origin_refused` (a web page the developer visits); neither runs a function. Non-browser clients send no Origin.
 
-The process must have `functions/` and `layers/offprompt` on `sys.path` (the Makefile's PYTHONPATH, or `stack.main`), as Lambda
-has `/var/task` and `/opt/python`.
+The process must have `functions/` and `layers/offprompt` on `sys.path` (the Makefile's PYTHONPATH; `stack.main` adds
+them), as Lambda has `/var/task` and `/opt/python`.
 """
 
 from __future__ import annotations
