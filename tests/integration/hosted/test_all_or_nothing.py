@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hosted_support import Context, Deployment, call, message, new_key
 
 TENANT = "acme"
@@ -83,13 +84,39 @@ def test_a_patch_over_the_runs_quota_stores_none_of_its_runs(stack: Deployment) 
     assert run_ids(token, thread) == ["a1", "a2"]
 
 
-def test_a_patch_cut_by_its_budget_says_what_it_stored_and_a_retry_converges(stack: Deployment) -> None:
+def test_a_patch_cut_by_its_budget_says_what_it_stored_and_a_retry_converges(
+    stack: Deployment, monkeypatch: pytest.MonkeyPatch
+) -> None:
     token = new_key(TENANT)
     thread = create_thread(token)
     wanted = [message(f"m{i}", f"text {i}") for i in range(3000)]
-    # 4.5 s left: 1.5 s for dependency calls once the answer's margin is kept back (offprompt.deadline)
-    status, body, _ = patch(token, thread, wanted, context=Context(remaining_ms=4_500))
+    # The budget runs out once two batches are stored, whatever the machine's speed (a fixed 1.5 s of budget was
+    # sometimes spent parsing the 3,000 messages on a loaded machine, before any write): the deadline module's clock
+    # says no time is left from then on, so the next call to a dependency times out as a real deadline would.
+    import offprompt.deadline as deadline
+    from offprompt.services.conversation import cloud_threads
+
+    real_remaining, real_store = deadline.remaining, cloud_threads.store_batch
+    stored_batches: list[int] = []
+    out_of_time = [False]
+
+    def remaining() -> float | None:
+        left = real_remaining()
+        return 0.0 if out_of_time[0] and left is not None else left
+
+    def store_batch(*args: Any, **kwargs: Any) -> Any:
+        result = real_store(*args, **kwargs)
+        if not out_of_time[0] and len(stored_batches) < 2:  # the first request only
+            stored_batches.append(len(result))
+            out_of_time[0] = len(stored_batches) == 2
+        return result
+
+    monkeypatch.setattr(deadline, "remaining", remaining)
+    monkeypatch.setattr(cloud_threads, "store_batch", store_batch)
+    status, body, _ = patch(token, thread, wanted, context=Context(remaining_ms=60_000))
+    out_of_time[0] = False  # stored_batches is full: the wrapper leaves the retry alone
     stored = run_ids(token, thread)
+    assert sum(stored_batches) == len(stored) and len(stored_batches) == 2, stored_batches
     assert status == 503 and body["code"] == "dependency_timeout", body
     assert 0 < len(stored) < 3000, len(stored)
     # the answer tells exactly how far it got, and that repeating the request finishes it

@@ -19,6 +19,7 @@ from offprompt.memory.conversation import estimated_tokens, run_token_counts
 from offprompt.memory.run import Run
 from offprompt.metering import Charge, Meter
 from offprompt.ports import RunIdTaken, StoredRun, ThreadChanged, ThreadDeleting, ThreadState, WrongThreadKind
+from offprompt.prompt.prompt_stack import to_message_content
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.errors import ThreadDeleted, ThreadKindMismatch
 from offprompt.services.conversation.requests import RunIn
@@ -54,6 +55,8 @@ def parse_run(thread_id: str, payload: Any) -> ParsedRun:
     if isinstance(payload, dict) and payload.get("id") is not None:
         check_identifier("run id", payload["id"])
     run = Run.from_dict(payload)
+    for artifact in (run.input, run.output):  # each must be able to become a message, counted or not (ADR 0040)
+        to_message_content(artifact)
     return ParsedRun(run, run.to_json(), request_hash(payload))
 
 
