@@ -12,6 +12,7 @@ import pytest
 from checkpoints_support import table_items
 from test_checkpoints_store import T, by_id, cid, copy, ids, latest, put, writes
 
+from offprompt.adapters.layout import CHECKPOINT_THREAD_SK
 from offprompt.services.checkpoints.context import Checkpoints
 from offprompt.services.checkpoints.delete import delete_thread
 from offprompt.services.checkpoints.errors import CheckpointNotFound, CheckpointThreadNotFound
@@ -208,3 +209,56 @@ def test_copies_racing_deletes_and_prunes_keep_every_answered_history(ck_over_ht
                     assert [w["channel"] for w in by_id(ck, target, n)["pending_writes"]] == ["c"]
         for target, _seen in answered:
             delete_thread(ck, T, target)
+
+
+# ---- a put or writes planned before a whole-thread delete and written after it (CI, 2026-12-05: the gauge counted
+# a 500 KB checkpoint no one could read — the put wrote into a partition whose thread item the delete had removed) --
+def orphans(ddb: Any) -> list[str]:
+    """Checkpoint items whose thread has no root item: stored, metered, and unreadable."""
+    items = table_items(ddb)
+    roots = {i["pk"]["S"] for i in items if i["sk"]["S"] == CHECKPOINT_THREAD_SK}
+    return [i["sk"]["S"] for i in items if i["pk"]["S"].startswith("CKP#") and i["pk"]["S"] not in roots]
+
+
+def test_a_put_planned_before_a_delete_and_written_after_it_is_stored_in_a_live_thread(
+    ck: Checkpoints, monkeypatch: pytest.MonkeyPatch, aws: dict[str, Any]
+) -> None:
+    history(ck, "src", 2)
+    raced = run_inside(ck, monkeypatch, "put_checkpoint", lambda: delete_thread(ck, T, "src"))
+    put(ck, "src", 7)
+    assert raced == [True]
+    assert orphans(aws["dynamodb"]) == []
+    assert ids(ck, "src") == [cid(7)]  # the put came after the delete: the thread lives anew, holding it alone
+
+
+def test_writes_planned_before_a_delete_and_written_after_it_are_stored_in_a_live_thread(
+    ck: Checkpoints, monkeypatch: pytest.MonkeyPatch, aws: dict[str, Any]
+) -> None:
+    history(ck, "src", 2)
+    raced = run_inside(ck, monkeypatch, "put_writes", lambda: delete_thread(ck, T, "src"))
+    assert writes(ck, "src", 2, "t9", [(0, "c", b"late")]) == 1
+    assert raced == [True]
+    assert orphans(aws["dynamodb"]) == []
+    put(ck, "src", 2)
+    assert [w["channel"] for w in latest(ck, "src")["pending_writes"]] == ["c"]
+
+
+def test_a_put_onto_a_thread_whose_delete_crashed_finishes_the_delete_first(
+    ck: Checkpoints, monkeypatch: pytest.MonkeyPatch, aws: dict[str, Any]
+) -> None:
+    history(ck, "src", 3)
+
+    def crash(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the Lambda died mid-sweep")
+
+    real = ck.store.delete_items
+    monkeypatch.setattr(ck.store, "delete_items", crash)
+    with pytest.raises(RuntimeError):
+        delete_thread(ck, T, "src")
+    monkeypatch.setattr(ck.store, "delete_items", real)
+    put(ck, "src", 7)
+    writes(ck, "src", 7, "t", [(0, "c", b"w")])
+    assert ids(ck, "src") == [cid(7)]  # not beside the history the begun delete was removing
+    assert orphans(aws["dynamodb"]) == []
+    state = ck.store.thread(T, "src")
+    assert state is not None and not state.deleting

@@ -233,21 +233,26 @@ class DynamoDbCheckpointStore:
                     "ConditionExpression": "attribute_not_exists(sk)",
                 },
             )
+        else:  # the thread the put read is still there and no delete has begun (docs/concurrency.md)
+            tx.add("thread", self._live(pk))
         if head is not None:
             tx.put("head", {"TableName": self.table_name, "Item": _head_item(pk, tenant, head, checkpoint.namespace)})
         tx.extend(gauge.gauge_change(self.table_name, charge, checkpoint.metered_bytes - (replacing or 0)))
         shared = ("checkpoint",) if must_be_new else ()
-        if len(tx) == 1:  # the common unmetered put (no first put, no head): one PutItem, not a transaction
-            try:
-                self.client.put_item(**put)
-            except ClientError as exc:
-                if error_code(exc) == "ConditionalCheckFailedException":
-                    raise CheckpointShared() if must_be_new else CheckpointRace() from None
-                raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
-            except BotoCoreError as exc:
-                raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
-            return
         self._transact(tx, charge, shared=shared, raced=("thread", "checkpoint"))
+
+    def _live(self, pk: str) -> dict[str, Any]:
+        """The condition check that a thread item exists and is not fenced by a delete: a write into a thread
+        whose delete began (or finished) meanwhile would leave items no thread item reaches, unreadable and
+        still on the gauge (CheckpointRace: read the thread again)."""
+        return {
+            "ConditionCheck": {
+                "TableName": self.table_name,
+                "Key": _k(pk, CHECKPOINT_THREAD_SK),
+                "ConditionExpression": "attribute_exists(sk) AND attribute_not_exists(#fence)",
+                "ExpressionAttributeNames": dict(_FENCE_NAMES),
+            }
+        }
 
     def put_writes(
         self,
@@ -286,6 +291,7 @@ class DynamoDbCheckpointStore:
             if not chunk:
                 return []
             tx = Transaction()
+            tx.add("thread", self._live(pk))
             delta = 0
             for n, w in enumerate(chunk):
                 old = previous.get(_sk_of(w)) if w.idx < 0 else None
@@ -301,6 +307,8 @@ class DynamoDbCheckpointStore:
             except Cancelled as cancelled:
                 if charge is not None:
                     refuse_charge(cancelled, charge)
+                if cancelled.failed("thread"):
+                    raise CheckpointRace() from None
                 failed = {int(t) for t in cancelled.failed_tags() if t.isdigit()}
                 if not failed and not cancelled.conflicted:
                     raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None

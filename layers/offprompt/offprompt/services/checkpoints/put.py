@@ -5,7 +5,10 @@ Reads top to bottom: check the request (ids, base64, ≤ 4 MiB blob, ≤ 64 KB m
 checkpoint item (one BatchGetItem) → refuse replacing what a live copy reads or what a prune/delete hid (409
 `checkpoint_shared`) → the blob inline, or to S3 past the item budget → one transaction: the checkpoint, the thread
 item on the first put, the namespace's head on a copy or a pruned thread, the charge → the replaced blob dropped.
-Re-putting an id replaces it (LangGraph does; a retry converges).
+Re-putting an id replaces it (LangGraph does; a retry converges). The transaction checks the thread item is there
+and not fenced by a delete: a put read before a delete and written after it reads again (the delete came first, the
+put starts the thread anew); a thread whose delete began and did not finish (the fence) has the delete finished
+first (docs/concurrency.md).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from offprompt.errors import DependencyUnavailable, PayloadTooLarge
 from offprompt.metering import Charge, Meter
 from offprompt.ports import CheckpointRace, CheckpointThreadState, StoredCheckpoint, TypedBlob
 from offprompt.ports import CheckpointShared as SharedInStore
-from offprompt.services.checkpoints import blobs, rules
+from offprompt.services.checkpoints import blobs, delete, rules
 from offprompt.services.checkpoints.context import Checkpoints
 from offprompt.services.checkpoints.errors import CheckpointShared, CheckpointTooLarge
 from offprompt.services.checkpoints.requests import CheckpointPut
@@ -51,8 +54,11 @@ def put_checkpoint(
     ns = request.checkpoint_ns
     data = blobs.decode(request.checkpoint, "checkpoint")
     meta = metadata_json(request.metadata)
-    for attempt in range(ATTEMPTS):
+    for _attempt in range(ATTEMPTS):
         state, existing = ck.store.thread_and_checkpoint(tenant, thread_id, ns, checkpoint_id)
+        if state is not None and state.deleting:  # a delete began and did not finish: finish it, then start anew
+            delete.delete_thread(ck, tenant, thread_id)
+            continue
         held = state is not None and rules.held(state, ns, checkpoint_id)
         if state is not None and (rules.hidden(state, ns, checkpoint_id) or (held and existing is not None)):
             raise CheckpointShared(thread_id, ns, checkpoint_id)
@@ -96,9 +102,7 @@ def put_checkpoint(
             raise CheckpointShared(thread_id, ns, checkpoint_id) from None
         except CheckpointRace:
             _drop(ck, blob)
-            if attempt + 1 < ATTEMPTS:
-                continue
-            raise DependencyUnavailable("the checkpoint kept changing while it was stored; retry") from None
+            continue
         except Exception:
             _drop(ck, blob)
             raise
@@ -107,7 +111,7 @@ def put_checkpoint(
         if existing is not None and existing.blob.key != blob.key:
             _drop(ck, existing.blob)
         return {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}
-    raise AssertionError("unreachable")  # pragma: no cover
+    raise DependencyUnavailable("the checkpoint kept changing while it was stored; retry")
 
 
 def _drop(ck: Checkpoints, blob: TypedBlob) -> None:

@@ -10,6 +10,9 @@ Writes to a checkpoint a delete or prune hid are 404 `checkpoint_not_found`. The
 none yet, then the writes in transactions, each write conditioned on the stored item and the charge in the same
 transaction (the gauge moved by new - old, ADR 0042; a refused charge stores nothing of its transaction). A racing
 request's write of the same (task_id, idx ≥ 0) that landed first is kept, and this one is not stored nor charged.
+Each transaction checks the thread item is there and not fenced by a delete: writes read before a delete and
+written after it are read and stored again into the thread anew; a delete that began and did not finish is finished
+first (docs/concurrency.md).
 """
 
 from __future__ import annotations
@@ -17,12 +20,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from offprompt.errors import DependencyUnavailable
 from offprompt.metering import Charge, Meter
-from offprompt.ports import CheckpointThreadState, StoredCheckpointWrite, TypedBlob
-from offprompt.services.checkpoints import blobs, rules
+from offprompt.ports import CheckpointRace, CheckpointThreadState, StoredCheckpointWrite, TypedBlob
+from offprompt.services.checkpoints import blobs, delete, rules
 from offprompt.services.checkpoints.context import Checkpoints
 from offprompt.services.checkpoints.errors import CheckpointNotFound, CheckpointTooLarge
 from offprompt.services.checkpoints.requests import WritesPut
+
+#: Tries of writes whose thread a delete removed (or fenced) between their read and their write.
+ATTEMPTS = 4
 
 
 def put_writes(
@@ -37,9 +44,29 @@ def put_writes(
     blobs.check_thread(thread_id)
     blobs.check_checkpoint_id(checkpoint_id)
     blobs.check_names(request.checkpoint_ns, request.task_id)
-    ns = request.checkpoint_ns
     decoded = [(w, blobs.decode(w.value, f"writes[{n}].value")) for n, w in enumerate(request.writes)]
+    for _attempt in range(ATTEMPTS):
+        try:
+            return _put_writes(ck, tenant, thread_id, checkpoint_id, request, decoded, meter)
+        except CheckpointRace:
+            continue  # a delete came between the read and the write: read again (the thread starts anew)
+    raise DependencyUnavailable("the checkpoint thread kept changing while its writes were stored; retry")
+
+
+def _put_writes(
+    ck: Checkpoints,
+    tenant: str,
+    thread_id: str,
+    checkpoint_id: str,
+    request: WritesPut,
+    decoded: list[tuple[Any, bytes]],
+    meter: Meter | None,
+) -> dict[str, Any]:
+    ns = request.checkpoint_ns
     state = ck.store.thread(tenant, thread_id)
+    if state is not None and state.deleting:  # a delete began and did not finish: finish it, then start anew
+        delete.delete_thread(ck, tenant, thread_id)
+        state = None
     if state is not None and rules.hidden(state, ns, checkpoint_id):
         raise CheckpointNotFound(thread_id, ns, checkpoint_id)
     checkpoint_size, stored = 0, dict[tuple[str, int], int]()
