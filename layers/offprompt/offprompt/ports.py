@@ -1272,6 +1272,11 @@ class ConversationIndex(Protocol):
         """Delete every document of a thread."""
         ...
 
+    def indexed_through(self, tenant: str, thread_ids: Sequence[str], *, refresh: bool = False) -> dict[str, int]:
+        """The highest run seq searchable in each thread (absent: none); `refresh` first makes every indexed
+        document searchable where the engine allows it (a provisioned domain). `consistency: "search"` waits on it."""
+        ...
+
     def candidates(
         self,
         tenant: str,
