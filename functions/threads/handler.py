@@ -3,7 +3,8 @@
 - `GET /threads?limit=&cursor=&prefix=` → `{"threads": [...], "next_cursor"}`: the tenant's threads by id
   (through the tenant index, docs/adr/0038)
 - `GET /threads/{thread_id}` → config, counts and summary state (404 when it does not exist)
-- `PUT /threads/{thread_id}` body `{max_runs?, memory_type?, offset?, retention_days?}` → the thread
+- `PUT /threads/{thread_id}` body `{max_runs?, memory_type?, offset?, retention_days?}` → the thread (max_runs,
+  summary memory and offset on an items thread: 409 `setting_not_for_items`, nothing changed)
 - `DELETE /threads/{thread_id}` → 204 (idempotent: everything the thread owns is gone afterwards)
 - `GET /threads/{thread_id}/runs?limit=&cursor=&order=asc|desc&as_of_run=` → `{"runs": [...], "next_cursor"}`
   (`as_of_run`: the thread as it was right after that run; a fork's runs include the ones it shares)

@@ -360,6 +360,13 @@ def test_a_framework_session_thread_shows_its_items_newest_first(stack: Stack, p
     assert cards.count() == 25 and cards.last.inner_text().startswith("#1 user\nquestion 1")
     assert page.get_by_role("button", name="Older items").count() == 0
     assert page.locator("#items b").count() == 0
+    # issue 33 friction 8: an items thread's settings offer only what items do (max_runs and summary were a no-op)
+    settings = page.get_by_role("form", name="Thread settings")
+    assert settings.locator("[name=max_runs]").count() == 0 and settings.locator("[name=memory_type]").count() == 0
+    settings.locator("[name=retention_days]").fill("7")
+    settings.get_by_role("button", name="Save settings").click()
+    page.wait_for_selector("form.settings [role=status]:has-text('Saved.')")
+    assert client(stack, key).get_thread("session-1")["retention_days"] == 7
     screenshot(page, "items", tmp_path)
 
 

@@ -332,12 +332,16 @@
     const retention = el("input", { type: "number", min: 1, name: "retention_days", value: t.retention_days ?? "" });
     const memoryType = el("select", { name: "memory_type" }, ["buffer", "summary"].map((v) => el("option", { value: v, selected: v === t.memory_type }, v)));
     const note = el("p", { role: "status" });
-    const form = el("form", { class: "settings", "aria-label": "Thread settings" }, el("h3", {}, "Settings"), field("Max runs (empty: all)", maxRuns), field("Retention days (empty: forever)", retention), field("Memory", memoryType), el("button", { type: "submit" }, "Save settings"), note);
+    // A framework session's items are never pruned by count nor summarized: only retention applies (409 otherwise).
+    const items = t.kind === "items";
+    const fields = items ? [field("Retention days (empty: forever)", retention)] : [field("Max runs (empty: all)", maxRuns), field("Retention days (empty: forever)", retention), field("Memory", memoryType)];
+    const form = el("form", { class: "settings", "aria-label": "Thread settings" }, el("h3", {}, "Settings"), ...fields, el("button", { type: "submit" }, "Save settings"), note);
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const number = (input) => (input.value === "" ? null : Number(input.value));
+      const body = items ? { retention_days: number(retention) } : { max_runs: number(maxRuns), retention_days: number(retention), memory_type: memoryType.value };
       try {
-        await api("PUT", `/threads/${seg(threadId)}`, { body: { max_runs: number(maxRuns), retention_days: number(retention), memory_type: memoryType.value } });
+        await api("PUT", `/threads/${seg(threadId)}`, { body });
         note.textContent = "Saved.";
       } catch (e) {
         note.replaceChildren(failure(e));

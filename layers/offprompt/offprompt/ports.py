@@ -379,7 +379,13 @@ class RunStore(Protocol):
 
     def get_thread(self, tenant: str, thread_id: str) -> ThreadState | None: ...
 
-    def configure(self, tenant: str, thread_id: str, changes: dict[str, object], now: str) -> ThreadState: ...
+    def configure(
+        self, tenant: str, thread_id: str, changes: dict[str, object], now: str, *, runs_only: bool = False
+    ) -> ThreadState:
+        """Create or update the thread's settings (None removes one). `runs_only`: the changes hold a setting only
+        a runs thread honours, refused on an items thread (WrongThreadKind("items"), nothing changed); an
+        undecided thread so configured holds runs from then on (its first append of items is refused)."""
+        ...
 
     def page_runs(
         self,

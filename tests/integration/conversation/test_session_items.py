@@ -276,13 +276,26 @@ def test_the_cloud_threads_api_refuses_an_items_thread(api: Api) -> None:
     assert status == 409 and body["code"] == "thread_kind_mismatch", body
 
 
-def test_summary_memory_never_summarizes_items(api: Api) -> None:
-    """memory_type summary on an items thread (set by PUT before or after the first append) folds nothing: items are
-    not Griptape runs (and are stored as buffer entries, which the summarizer's stream filter skips)."""
-    assert api.thread("PUT", "sum", {"memory_type": "summary", "offset": 1})[0] == 200
-    _add(api, "sum", [_msg(i) for i in range(4)])
-    assert api.summarizer({"tenant": "tenant-a", "thread_id": "sum"}, None)["status"] == "not_summary_memory"
-    assert _get(api, "sum")[1]["items"] == [_msg(i) for i in range(4)]
+@pytest.mark.parametrize(
+    "settings", [{"max_runs": 2}, {"memory_type": "summary"}, {"memory_type": "summary", "offset": 1}, {"offset": 3}]
+)
+def test_a_setting_an_items_thread_does_not_do_is_refused_before_or_after_its_first_append(
+    api: Api, aws: dict[str, Any], settings: dict[str, Any]
+) -> None:
+    """Issue 33, friction 8: max_runs and summary memory (offset) were accepted on an items thread (200) and did
+    nothing. Now a 409 naming the setting, nothing changed: set on an items thread, or set first and then an
+    append of items (the thread was configured for runs)."""
+    _add(api, "it", [_msg(0)])
+    before = all_items(aws["dynamodb"])
+    status, body = api.thread("PUT", "it", settings)
+    assert status == 409 and body["code"] == "setting_not_for_items", body
+    assert sorted(settings) == body["details"]["settings"]
+    assert all_items(aws["dynamodb"]) == before
+    assert api.thread("PUT", "it", {"retention_days": 3, "memory_type": "buffer"})[0] == 200  # what items do
+    assert api.thread("PUT", "configured", settings)[0] == 200
+    status, body = _add(api, "configured", [_msg(0)])
+    assert status == 409 and body["code"] == "thread_kind_mismatch", body
+    assert api.summarizer({"tenant": "tenant-a", "thread_id": "it"}, None)["status"] == "not_summary_memory"
 
 
 def test_a_token_budgeted_read_keeps_the_newest_that_fit_and_never_an_orphan_tool_result(api: Api) -> None:

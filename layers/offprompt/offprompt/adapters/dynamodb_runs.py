@@ -122,10 +122,15 @@ class DynamoDbRunStore:
         # thread with no kind and no seq handed out (made by PUT /threads/{id}) takes either; one with no kind and
         # seqs (older than the field) holds runs.
         kind_check = (
-            "(#kind = :kind OR (attribute_not_exists(#kind) AND (attribute_not_exists(next_seq) OR next_seq = :zero)))"
+            "(#kind = :kind OR (attribute_not_exists(#kind) AND (attribute_not_exists(next_seq) OR next_seq = :zero)"
+            # an undecided thread configured with what only runs honour (max_runs, summary memory) holds runs
+            " AND attribute_not_exists(max_runs) AND attribute_not_exists(#offset)"
+            " AND (attribute_not_exists(memory_type) OR memory_type = :buffer)))"
             if kind != "runs"
             else "(attribute_not_exists(#kind) OR #kind = :kind)"
         )
+        extra_names = {"#offset": "offset"} if kind != "runs" else {}
+        extra_values = {":buffer": {"S": "buffer"}} if kind != "runs" else {}
         params: dict[str, Any] = dict(
             TableName=self.table_name,
             Key=_key(thread_pk(tenant, thread_id), THREAD_SK),
@@ -137,8 +142,9 @@ class DynamoDbRunStore:
                 "#gen = if_not_exists(#gen, :gen), #kind = if_not_exists(#kind, :kind)"
             ),
             ConditionExpression="attribute_not_exists(#deleting) AND " + kind_check,
-            ExpressionAttributeNames={"#gen": "generation", "#deleting": "deleting", "#kind": "kind"},
+            ExpressionAttributeNames={"#gen": "generation", "#deleting": "deleting", "#kind": "kind", **extra_names},
             ExpressionAttributeValues={
+                **extra_values,
                 ":one": {"N": str(count)},
                 ":tokens": {"N": str(max(0, tokens))},
                 ":zero": {"N": "0"},
@@ -245,10 +251,23 @@ class DynamoDbRunStore:
             time.sleep(0.02 * (_attempt + 1))
         raise DependencyUnavailable("DynamoDB batch_get_item left keys unprocessed")
 
-    def configure(self, tenant: str, thread_id: str, changes: dict[str, object], now: str) -> ThreadState:
-        return self._upsert_thread(tenant, thread_id, now, {k: changes[k] for k in _CONFIG_FIELDS if k in changes})
+    def configure(
+        self, tenant: str, thread_id: str, changes: dict[str, object], now: str, *, runs_only: bool = False
+    ) -> ThreadState:
+        fields = {k: changes[k] for k in _CONFIG_FIELDS if k in changes}
+        if not runs_only:
+            return self._upsert_thread(tenant, thread_id, now, fields)
+        try:  # a setting only runs honour: never on an items thread (issue 33, friction 8)
+            return self._upsert_thread(tenant, thread_id, now, fields, runs_only=True)
+        except ThreadDeleting:
+            item = self._get(thread_pk(tenant, thread_id), THREAD_SK)
+            if item is not None and "deleting" not in item and _kind(item) == "items":
+                raise WrongThreadKind("items") from None
+            raise
 
-    def _upsert_thread(self, tenant: str, thread_id: str, now: str, fields: dict[str, object]) -> ThreadState:
+    def _upsert_thread(
+        self, tenant: str, thread_id: str, now: str, fields: dict[str, object], *, runs_only: bool = False
+    ) -> ThreadState:
         """Create or update the thread item (never one a delete has marked): its bookkeeping attributes are
         initialised once, a new generation only on creation; each field is SET (string or number) or, when
         None, REMOVEd."""
@@ -290,6 +309,10 @@ class DynamoDbRunStore:
             "ExpressionAttributeValues": values,
             "ReturnValues": "ALL_NEW",
         }
+        if runs_only:
+            params["ConditionExpression"] += " AND (attribute_not_exists(#kind) OR #kind = :runs_kind)"
+            names["#kind"] = "kind"
+            values[":runs_kind"] = {"S": "runs"}
         out = self._call("update_item", refuse_when_deleting=True, **params)
         return _thread_state(tenant, thread_id, out["Attributes"])
 

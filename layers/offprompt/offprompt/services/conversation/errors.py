@@ -34,6 +34,21 @@ class ThreadKindMismatch(Conflict):
         )
 
 
+class SettingNotForItems(Conflict):
+    """A setting only runs honour (max_runs, summary memory, its offset) on a thread of a framework session's items:
+    refused, nothing changed (issue 33: it used to be accepted and do nothing)."""
+
+    code = "setting_not_for_items"
+
+    def __init__(self, thread_id: str, settings: list[str]) -> None:
+        super().__init__(
+            f'thread "{thread_id[:100]}" holds a framework session\'s items, which are never pruned by count nor '
+            f"summarized: {', '.join(settings)} would do nothing; nothing was changed (limit a session's reads "
+            "with GET .../items?limit= or max_tokens=, and expire it with retention_days)",
+            details={"thread_id": thread_id, "settings": settings},
+        )
+
+
 class ThreadForked(Conflict):
     """A delete of a thread whose runs live forks still read (docs/adr/0037): refused, nothing changed."""
 

@@ -9,7 +9,7 @@ from typing import Any
 from offprompt.errors import InvalidInput, NotFound
 from offprompt.identifiers import check_identifier, digest
 from offprompt.limits import MAX_LIST_LIMIT
-from offprompt.ports import ThreadDeleting, ThreadHasForks, ThreadState
+from offprompt.ports import ThreadDeleting, ThreadHasForks, ThreadState, WrongThreadKind
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.cursor import (
     decode_cursor,
@@ -17,7 +17,13 @@ from offprompt.services.conversation.cursor import (
     encode_cursor,
     encode_listing_cursor,
 )
-from offprompt.services.conversation.errors import ThreadDeleted, ThreadForked, ThreadKindMismatch, require_run
+from offprompt.services.conversation.errors import (
+    SettingNotForItems,
+    ThreadDeleted,
+    ThreadForked,
+    ThreadKindMismatch,
+    require_run,
+)
 from offprompt.services.conversation.requests import ThreadConfigRequest
 from offprompt.services.conversation.run_cache import prepare_stored_run
 
@@ -82,11 +88,24 @@ def configure(conv: Conversation, tenant: str, thread_id: str, request: ThreadCo
     for name in ("memory_type", "offset"):
         if name in changes and changes[name] is None:
             raise InvalidInput(f"{name} cannot be null")
+    runs_only = runs_only_settings(changes)
     try:
-        state = conv.runs.configure(tenant, thread_id, changes, now_iso(conv.clock()))
+        state = conv.runs.configure(tenant, thread_id, changes, now_iso(conv.clock()), runs_only=bool(runs_only))
     except ThreadDeleting:
         raise ThreadDeleted(thread_id) from None
+    except WrongThreadKind:
+        raise SettingNotForItems(thread_id, runs_only) from None
     return get_thread(conv, state.tenant, state.thread_id)
+
+
+def runs_only_settings(changes: dict[str, Any]) -> list[str]:
+    """The settings among `changes` only a runs thread honours: max_runs, summary memory and its offset (a
+    framework session's items are never pruned by count nor summarized, docs/adr/0033)."""
+    return sorted(
+        name
+        for name, value in changes.items()
+        if value is not None and (name in ("max_runs", "offset") or (name == "memory_type" and value == "summary"))
+    )
 
 
 def delete_thread(conv: Conversation, tenant: str, thread_id: str) -> int:
