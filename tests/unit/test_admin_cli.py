@@ -62,6 +62,10 @@ def test_tenant_key_plan_usage(table: Any, capsys: pytest.CaptureFixture[str]) -
         capsys, "--table", TABLE, "usage", "show", "acme", "--from", "2026-01-01", "--to", "2026-01-02"
     )
     assert status == 0 and report["tenant"] == "acme" and report["days"] == []
+    status, week = run(capsys, "--table", TABLE, "usage", "show", "acme", "--days", "7", "--to", "2026-01-07")
+    assert status == 0 and week["from"] == "2026-01-01" and week["to"] == "2026-01-07", week
+    status, recent = run(capsys, "--table", TABLE, "usage", "show", "acme", "--days", "30")  # as README shows it
+    assert status == 0 and recent["tenant"] == "acme"
     assert main(["--table", TABLE, "plan", "set", "acme", "no-such-plan"]) == 1
     assert "invalid_input" in capsys.readouterr().err
 
