@@ -1,7 +1,7 @@
 """threads: read, configure and delete a conversation thread, and list its runs.
 
-- `GET /threads?limit=&cursor=&prefix=` → `{"threads": [...], "next_cursor"}`: the tenant's threads by id
-  (through the tenant index, docs/adr/0038)
+- `GET /threads?limit=&cursor=&prefix=&order=activity|id` → `{"threads": [...], "next_cursor"}`: the tenant's
+  threads, the most recently written first (docs/adr/0054) or by id (through the tenant index, docs/adr/0038)
 - `GET /threads/{thread_id}` → config, counts and summary state (404 when it does not exist)
 - `PUT /threads/{thread_id}` body `{max_runs?, memory_type?, offset?, retention_days?}` → the thread (max_runs,
   summary memory and offset on an items thread: 409 `setting_not_for_items`, nothing changed)
@@ -17,7 +17,7 @@
   tokens}` (the newest `limit`, or those that fit `max_tokens` without a tool result cut from its call; oldest
   first); `POST /threads/{thread_id}/items/pop` → `{item, seq}` (the newest, removed atomically)
 
-Direct invocation: `{"tenant", "action": "list_threads", limit?, cursor?, prefix?}`, or `{"tenant", "thread_id",
+Direct invocation: `{"tenant", "action": "list_threads", limit?, cursor?, prefix?, order?}`, or `{"tenant", "thread_id",
 "action": "get"|"configure"|"delete"|"list_runs"|"fork"|"add_items"|
 "get_items"|"pop_item", ...fields}`; bodies and query fields are validated by the same library models
 (`ThreadConfigRequest`, `RunsQuery`, `ForkRequest`, `ItemsIn`, `ItemsQuery`); a direct `fork` names the new
@@ -71,16 +71,22 @@ routes = FunctionRoutes("threads", event_prefixes=("thread",), prime=prime_conve
 
 def list_threads(tenant: str, query: ThreadsQuery) -> dict[str, Any]:
     return thread_admin.list_threads(
-        default_service(), tenant, limit=query.limit, cursor=query.cursor or None, prefix=query.prefix or None
+        default_service(),
+        tenant,
+        limit=query.limit,
+        cursor=query.cursor or None,
+        prefix=query.prefix or None,
+        order=query.order,
     )
 
 
 @routes.get(
     "/threads",
     action="list_threads",
-    summary="A page of the tenant's threads by id (optionally those whose id starts with `prefix`)",
+    summary="A page of the tenant's threads, the most recently written first or by id (optionally those whose id "
+    "starts with `prefix`)",
     responses={
-        200: json_content(ThreadsPage, "Threads by id; `next_cursor` reads the next page"),
+        200: json_content(ThreadsPage, "Threads in the order asked; `next_cursor` reads the next page"),
         **error_responses(),
     },
 )
@@ -88,8 +94,9 @@ def get_threads(
     limit: Annotated[int, Query(ge=1, le=MAX_LIST_LIMIT)] = DEFAULT_RUNS_LIMIT,
     cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
     prefix: Annotated[str | None, Query(max_length=IDENTIFIER_MAX_CHARS)] = None,
+    order: Annotated[Literal["activity", "id"], Query()] = "activity",
 ) -> Response[Any]:
-    query = ThreadsQuery(limit=limit, cursor=cursor, prefix=prefix)
+    query = ThreadsQuery(limit=limit, cursor=cursor, prefix=prefix, order=order)
     return json_response(list_threads(routes.tenant(), query))
 
 

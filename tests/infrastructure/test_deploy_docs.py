@@ -49,4 +49,6 @@ def test_deploy_md_names_every_opensearch_function_role_with_the_right_count() -
     counts = re.findall(r"\bthe (\w+) (?:text )?function roles\b", text)
     assert counts, "the page states how many function roles reach OpenSearch"
     for word in counts:
-        assert NUMBERS.get(word) == len(roles), f'deploy.md says "the {word} ... function roles"; the template: {len(roles)}'
+        assert NUMBERS.get(word) == len(roles), (
+            f'deploy.md says "the {word} ... function roles"; the template: {len(roles)}'
+        )

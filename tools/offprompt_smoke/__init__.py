@@ -28,8 +28,8 @@ The checks, in order (`offprompt-smoke --list`):
                                       max_tokens=1 → X-Offprompt-Over-Budget: true
     conversation.thread-admin         GET a thread; PUT max_runs / retention_days, read back
     conversation.max-runs-pruning     max_runs=3 prunes to the newest 3, in the list and the prompt stack
-    conversation.thread-listing       GET /threads?prefix= pages the run's 2 threads by id; GET /console and
-                                      /console/app.js answer with a Content-Security-Policy (the memory console)
+    conversation.thread-listing       GET /threads?prefix= pages the run's 2 threads newest first and by id; GET
+                                      /console and /console/app.js answer with a Content-Security-Policy (the console)
     conversation.thread-delete        DELETE → 204, GET → 404 not_found, runs and history empty, DELETE again → 204
     conversation.fork                 a fork shares the parent's runs (no copy) and keeps its own; as_of_run travels
                                       back; a parent with live forks refuses DELETE (409 thread_has_forks)

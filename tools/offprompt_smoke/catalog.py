@@ -47,7 +47,7 @@ CHECKS: tuple[Check, ...] = (
     ),
     Check(
         "conversation.thread-listing",
-        "GET /threads by id, by prefix; the console's page and script (no credentials, a CSP)",
+        "GET /threads newest first and by id, by prefix; the console's page and script (no credentials, a CSP)",
         conversation.check_thread_listing_and_console,
     ),
     Check("conversation.thread-delete", "DELETE → 204, then 404 and empty contents", conversation.check_thread_delete),

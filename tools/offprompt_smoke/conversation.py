@@ -3,6 +3,7 @@ max_runs pruning, delete. Each check uses threads of its own."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from .runner import Smoke, expect, quoted, refused
@@ -80,20 +81,24 @@ def check_list_runs_cursor(smoke: Smoke) -> str:
 
 
 def check_thread_listing_and_console(smoke: Smoke) -> str:
-    """GET /threads lists the tenant's threads by id (and by id prefix); the console's page and script are served
-    with their Content-Security-Policy (docs/adr/0038)."""
+    """GET /threads lists the tenant's threads, the most recently written first (docs/adr/0054), or by id; by id
+    prefix; the console's page and script are served with their Content-Security-Policy (docs/adr/0038). The ids'
+    alphabetical order is the opposite of their activity order, so the check tells the two apart."""
     older, newer = smoke.thread("listed-1"), smoke.thread("listed-2")
     for thread in (older, newer):
         smoke.api.configure_thread(thread, max_runs=5)
+        time.sleep(0.002)  # activity is kept to the millisecond
     prefix = smoke.name("listed-")
     listed = [t["thread_id"] for t in smoke.api.iter_threads(prefix=prefix, page_size=1)]
-    expect(listed == [older, newer], f"GET /threads?prefix= gave {listed}, wanted [{older}, {newer}]")
+    expect(listed == [newer, older], f"GET /threads?prefix= gave {listed}, wanted [{newer}, {older}] (newest first)")
+    by_id = [t["thread_id"] for t in smoke.api.iter_threads(prefix=prefix, page_size=1, order="id")]
+    expect(by_id == [older, newer], f"GET /threads?order=id gave {by_id}, wanted [{older}, {newer}]")
     page = smoke.api.request("GET", "/console")
     policy = page.headers.get("content-security-policy", "")
     expect(page.status == 200 and "script-src 'self'" in policy, f"GET /console: {page.status}, CSP {policy!r}")
     script = smoke.api.request("GET", "/console/app.js")
     expect(script.status == 200 and b"textContent" in script.body, f"GET /console/app.js answered {script.status}")
-    return "2 threads listed newest first by prefix, a page at a time; /console and its script served with a CSP"
+    return "2 threads listed newest first and by id, by prefix, a page at a time; /console and its script with a CSP"
 
 
 def prompt_stack(smoke: Smoke, thread: str, **body: Any) -> tuple[dict[str, Any], int, str]:

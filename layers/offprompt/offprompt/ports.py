@@ -369,9 +369,16 @@ class RunStore(Protocol):
         ...
 
     def list_threads(
-        self, tenant: str, *, limit: int, after: str | None = None, prefix: str | None = None
+        self,
+        tenant: str,
+        *,
+        limit: int,
+        after: str | None = None,
+        prefix: str | None = None,
+        order: Literal["activity", "id"] = "activity",
     ) -> tuple[list[ThreadState], str | None]:
-        """A page of the tenant's threads (no summary text or metadata) in a stable order of an opaque position:
+        """A page of the tenant's threads (no summary text or metadata), the most recently written first
+        (`activity`) or by id, after an opaque position:
         those after `after` whose id starts with `prefix`, at most `limit`, and the position to continue after (None:
         nothing is left). Through the tenant index, never a table Scan; reads only the page's thread items;
         eventually consistent (a thread created a moment ago may be missing)."""

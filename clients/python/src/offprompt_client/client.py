@@ -292,14 +292,25 @@ class OffpromptClient:
     def delete_thread(self, thread_id: str) -> Any:
         return self._json("DELETE", f"/threads/{_segment(thread_id)}")
 
-    def list_threads(self, *, limit: int | None = None, cursor: str | None = None, prefix: str | None = None) -> Any:
-        """One page of the tenant's threads by id (those whose id starts with `prefix`): the API's JSON
-        (threads and the next cursor, if any)."""
-        return self._json("GET", "/threads", query={"limit": limit, "cursor": cursor, "prefix": prefix})
+    def list_threads(
+        self,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        prefix: str | None = None,
+        order: str | None = None,
+    ) -> Any:
+        """One page of the tenant's threads, the most recently written first (or `order="id"`: by id), those whose
+        id starts with `prefix`: the API's JSON (threads and the next cursor, if any)."""
+        return self._json("GET", "/threads", query={"limit": limit, "cursor": cursor, "prefix": prefix, "order": order})
 
-    def iter_threads(self, *, page_size: int | None = None, prefix: str | None = None) -> Iterator[Any]:
-        """Every thread of the tenant by id, following the cursors page by page."""
-        return self._pages(lambda c: self.list_threads(limit=page_size, cursor=c, prefix=prefix), "threads")
+    def iter_threads(
+        self, *, page_size: int | None = None, prefix: str | None = None, order: str | None = None
+    ) -> Iterator[Any]:
+        """Every thread of the tenant (the most recently written first, or by id), following the cursors."""
+        return self._pages(
+            lambda c: self.list_threads(limit=page_size, cursor=c, prefix=prefix, order=order), "threads"
+        )
 
     def list_runs(
         self,

@@ -58,10 +58,13 @@ from .clients import aws_client
 from .dynamodb_account import charge_items, refuse_charge, stored_bytes_release
 from .dynamodb_transaction import Cancelled, Transaction, at_version
 from .layout import (
+    ACTIVITY_ATTRIBUTE,
+    ACTIVITY_INDEX,
     ALIAS_SK,
     TENANT_INDEX,
     TENANT_INDEX_ATTRIBUTE,
     THREAD_SK,
+    activity_value,
     alias_pk,
     expired_sk,
     run_sk,
@@ -136,13 +139,19 @@ class DynamoDbRunStore:
             Key=_key(thread_pk(tenant, thread_id), THREAD_SK),
             UpdateExpression=(
                 "ADD next_seq :one, run_tokens :tokens SET created_at = if_not_exists(created_at, :now), "
-                "tenant = :tenant, tenant_dir = :tdir, "
+                "updated_at = :now, #act = :activity, tenant = :tenant, tenant_dir = :tdir, "
                 "thread_id = :thread, summary_version = if_not_exists(summary_version, :zero), "
                 "summary_through_seq = if_not_exists(summary_through_seq, :zero), "
                 "#gen = if_not_exists(#gen, :gen), #kind = if_not_exists(#kind, :kind)"
             ),
             ConditionExpression="attribute_not_exists(#deleting) AND " + kind_check,
-            ExpressionAttributeNames={"#gen": "generation", "#deleting": "deleting", "#kind": "kind", **extra_names},
+            ExpressionAttributeNames={
+                "#gen": "generation",
+                "#deleting": "deleting",
+                "#kind": "kind",
+                "#act": ACTIVITY_ATTRIBUTE,
+                **extra_names,
+            },
             ExpressionAttributeValues={
                 **extra_values,
                 ":one": {"N": str(count)},
@@ -151,6 +160,7 @@ class DynamoDbRunStore:
                 ":now": {"S": now},
                 ":tenant": {"S": tenant},
                 ":tdir": {"S": tenant_index_value(tenant, thread_pk(tenant, thread_id))},
+                ":activity": {"S": activity_value(now, thread_pk(tenant, thread_id))},
                 ":thread": {"S": thread_id},
                 ":gen": {"S": uuid.uuid4().hex},
                 ":kind": {"S": kind},
@@ -185,7 +195,77 @@ class DynamoDbRunStore:
         return _thread_state(tenant, thread_id, item) if item and "deleting" not in item else None
 
     def list_threads(
-        self, tenant: str, *, limit: int, after: str | None = None, prefix: str | None = None
+        self,
+        tenant: str,
+        *,
+        limit: int,
+        after: str | None = None,
+        prefix: str | None = None,
+        order: Literal["activity", "id"] = "activity",
+    ) -> tuple[list[ThreadState], str | None]:
+        if order == "activity":
+            return self._threads_by_activity(tenant, limit=limit, after=after, prefix=prefix)
+        return self._threads_by_id(tenant, limit=limit, after=after, prefix=prefix)
+
+    def _threads_by_activity(
+        self, tenant: str, *, limit: int, after: str | None, prefix: str | None
+    ) -> tuple[list[ThreadState], str | None]:
+        """A page of the tenant's threads, the most recently written first (docs/adr/0054): the `TenantActivity`
+        index's 8 shards Queried newest first (those older than the position `after`, an `activity` value; a
+        `prefix` filters server-side), merged, the page's `limit` thread items read in one BatchGetItem. Threads
+        written before the index have no `activity` until `offprompt-admin backfill-index` gives them one."""
+        with ThreadPoolExecutor(max_workers=8, thread_name_prefix="offprompt-threads") as pool:
+            under = thread_pk(tenant, prefix) if prefix else None
+            shard = deadline.bind(functools.partial(self._activity_shard, after, under, limit + 1))
+            found = [key for keys in pool.map(shard, tenant_index_values(tenant)) for key in keys]
+        found.sort(key=lambda k: str(k[ACTIVITY_ATTRIBUTE]["S"]), reverse=True)
+        page, rest = found[:limit], found[limit:]
+        items = {str(i["pk"]["S"]): i for i in (self._batch_get(page) if page else [])}
+        threads = [
+            _thread_state(tenant, str(item["thread_id"]["S"]), item)
+            for item in (items.get(str(k["pk"]["S"])) for k in page)
+            if item is not None and "deleting" not in item and "thread_id" in item
+        ]
+        return threads, (str(page[-1][ACTIVITY_ATTRIBUTE]["S"]) if rest else None)
+
+    def _activity_shard(
+        self, after: str | None, prefix: str | None, want: int, index_value: str
+    ) -> list[dict[str, Any]]:
+        """The newest `want` thread keys (with their activity) of one shard, older than `after`, under `prefix`."""
+        condition = "#d = :d" + (" AND #act < :after" if after is not None else "")
+        values: dict[str, Any] = {":d": {"S": index_value}}
+        if after is not None:
+            values[":after"] = {"S": after}
+        params: dict[str, Any] = {
+            "TableName": self.table_name,
+            "IndexName": ACTIVITY_INDEX,
+            "KeyConditionExpression": condition,
+            "ExpressionAttributeNames": {
+                "#d": TENANT_INDEX_ATTRIBUTE,
+                **({"#act": ACTIVITY_ATTRIBUTE} if after is not None else {}),
+            },
+            "ExpressionAttributeValues": values,
+            "ScanIndexForward": False,
+            "Limit": want,
+        }
+        if prefix is not None:
+            params["FilterExpression"] = "begins_with(pk, :p)"
+            values[":p"] = {"S": prefix}
+        keys: list[dict[str, Any]] = []
+        while len(keys) < want:
+            out = self._call("query", **params)
+            keys.extend(
+                {"pk": i["pk"], "sk": i["sk"], ACTIVITY_ATTRIBUTE: i[ACTIVITY_ATTRIBUTE]}
+                for i in out.get("Items", [])
+                if i["sk"]["S"] == THREAD_SK
+            )
+            if not out.get("LastEvaluatedKey"):
+                break
+            params["ExclusiveStartKey"] = out["LastEvaluatedKey"]
+        return keys[:want]
+
+    def _threads_by_id(
+        self, tenant: str, *, limit: int, after: str | None, prefix: str | None
     ) -> tuple[list[ThreadState], str | None]:
         """A page of the tenant's threads in the order of their partition keys (the escaped thread id), those after
         the key `after`, only ids starting with `prefix` (docs/adr/0038): the `TenantRoots` index gives the keys of
@@ -274,6 +354,7 @@ class DynamoDbRunStore:
         sets = [
             "created_at = if_not_exists(created_at, :now)",
             "updated_at = :now",
+            "#act = :activity",
             "tenant = :tenant",
             "tenant_dir = :tdir",
             "thread_id = :thread",
@@ -283,12 +364,13 @@ class DynamoDbRunStore:
             "#gen = if_not_exists(#gen, :gen)",
         ]
         removes: list[str] = []
-        names: dict[str, str] = {"#gen": "generation", "#deleting": "deleting"}
+        names: dict[str, str] = {"#gen": "generation", "#deleting": "deleting", "#act": ACTIVITY_ATTRIBUTE}
         values: dict[str, Any] = {
             ":now": {"S": now},
             ":zero": {"N": "0"},
             ":tenant": {"S": tenant},
             ":tdir": {"S": tenant_index_value(tenant, thread_pk(tenant, thread_id))},
+            ":activity": {"S": activity_value(now, thread_pk(tenant, thread_id))},
             ":thread": {"S": thread_id},
             ":gen": {"S": uuid.uuid4().hex},
         }
@@ -643,6 +725,7 @@ class DynamoDbRunStore:
             **_key(pk, THREAD_SK),
             "tenant": {"S": tenant},
             TENANT_INDEX_ATTRIBUTE: {"S": tenant_index_value(tenant, pk)},
+            ACTIVITY_ATTRIBUTE: {"S": activity_value(spec.now, pk)},
             "thread_id": {"S": spec.thread_id},
             "created_at": {"S": spec.now},
             "updated_at": {"S": spec.now},

@@ -76,6 +76,18 @@ TENANT_INDEX_ATTRIBUTE = "tenant_dir"
 TENANT_INDEX_SHARDS = 8
 
 
+#: The sparse, KEYS_ONLY index of conversation threads by last activity (issue 33 friction 1, docs/adr/0054): hash
+#: key `tenant_dir` (the thread root's shard), range key `activity` — written only on thread items.
+ACTIVITY_INDEX = "TenantActivity"
+ACTIVITY_ATTRIBUTE = "activity"
+
+
+def activity_value(when_iso: str, pk: str) -> str:
+    """A thread's `activity`: the time of its last write (ISO, fixed width: sorts as time) and a digest of its key,
+    so no two threads share one (a listing's position is exact)."""
+    return f"{when_iso}|{hashlib.sha256(pk.encode('utf-8')).hexdigest()[:16]}"
+
+
 def part(identifier: str) -> str:
     """An identifier as one key part: escaped, or `%~` + its digest when the escaped form would be too long."""
     escaped = key(identifier)
@@ -606,11 +618,19 @@ def fixed_partitions(tenant: str, rate_per_second: int) -> tuple[str, ...]:
 
 
 def with_index_attribute(item: dict[str, Any], tenant: str) -> dict[str, Any]:
-    """The item with the tenant index attribute its writer sets, if it roots a partition (import, backfill)."""
+    """The item with the index attributes its writer sets, if it roots a partition (import, backfill): the tenant
+    index's, and a conversation thread's `activity` (from its updated or created time)."""
     found = classify(item, tenant)
-    if found is None or not found[1].root or TENANT_INDEX_ATTRIBUTE in item:
+    if found is None or not found[1].root:
         return item
-    return {**item, TENANT_INDEX_ATTRIBUTE: {"S": tenant_index_value(tenant, item["pk"]["S"])}}
+    out = item
+    if TENANT_INDEX_ATTRIBUTE not in item:
+        out = {**out, TENANT_INDEX_ATTRIBUTE: {"S": tenant_index_value(tenant, item["pk"]["S"])}}
+    if item["sk"]["S"] == THREAD_SK and ACTIVITY_ATTRIBUTE not in item:
+        when = (item.get("updated_at") or item.get("created_at") or {}).get("S")
+        if when:
+            out = {**out, ACTIVITY_ATTRIBUTE: {"S": activity_value(when, item["pk"]["S"])}}
+    return out
 
 
 #: Attributes that tie an item to the exporting deployment's stored-bytes gauge (docs/adr/0021): an import drops

@@ -109,9 +109,7 @@ class DynamoDbTenantItems:
         for item in out.get("Items", []):
             indexed = layout.with_index_attribute(item, tenant)
             if indexed is not item:
-                roots.append(
-                    {"pk": item["pk"], "sk": item["sk"], TENANT_INDEX_ATTRIBUTE: indexed[TENANT_INDEX_ATTRIBUTE]}
-                )
+                roots.append(_missing_index_attributes(item, indexed))
         return roots, out.get("LastEvaluatedKey"), int(out.get("ScannedCount", 0))
 
     def save_index_progress(self, tenant: str, position: dict[str, Any], now: str) -> None:
@@ -153,9 +151,9 @@ class DynamoDbTenantItems:
                     continue
                 if not layout.part(tenant).startswith(layout.DIGEST_MARK):  # (else its other roots are unreadable)
                     tenants.add(tenant)
-                if TENANT_INDEX_ATTRIBUTE not in item:
-                    value = layout.tenant_index_value(tenant, item["pk"]["S"])
-                    roots.append({"pk": item["pk"], "sk": item["sk"], TENANT_INDEX_ATTRIBUTE: {"S": value}})
+                indexed = layout.with_index_attribute(item, tenant)
+                if indexed is not item:
+                    roots.append(_missing_index_attributes(item, indexed))
             start = out.get("LastEvaluatedKey")
             if not start:
                 return roots, tenants
@@ -233,16 +231,20 @@ class DynamoDbTenantItems:
         return sorted(found)
 
     def set_index_attribute(self, items: Sequence[dict[str, Any]]) -> int:
+        """Set the index attributes each root lacks (`_missing_index_attributes`), never replacing one a writer
+        set meanwhile (a thread's newer activity stays)."""
         written = 0
         for item in items:
+            attributes = {k: v for k, v in item.items() if k not in ("pk", "sk")}
+            names = {f"#a{n}": name for n, name in enumerate(attributes)}
             out = self._call(
                 "update_item",
                 TableName=self.table_name,
                 Key={"pk": item["pk"], "sk": item["sk"]},
-                UpdateExpression="SET #d = :d",
+                UpdateExpression="SET " + ", ".join(f"#a{n} = if_not_exists(#a{n}, :a{n})" for n in range(len(names))),
                 ConditionExpression="attribute_exists(pk)",
-                ExpressionAttributeNames={"#d": TENANT_INDEX_ATTRIBUTE},
-                ExpressionAttributeValues={":d": item[TENANT_INDEX_ATTRIBUTE]},
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues={f":a{n}": value for n, value in enumerate(attributes.values())},
                 allow_condition_failure=True,
             )
             written += out is not None
@@ -294,3 +296,8 @@ class DynamoDbTenantItems:
         if isinstance(consumed, dict):
             self.scan_read_units += float(consumed.get("CapacityUnits") or 0)
         return out
+
+
+def _missing_index_attributes(item: dict[str, Any], indexed: dict[str, Any]) -> dict[str, Any]:
+    """The root's key and the index attributes `layout.with_index_attribute` added to it."""
+    return {"pk": item["pk"], "sk": item["sk"], **{k: v for k, v in indexed.items() if k not in item}}

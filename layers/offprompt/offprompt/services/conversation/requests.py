@@ -77,13 +77,15 @@ class RunsQuery(BaseModel):
 
 class ThreadsQuery(BaseModel):
     """`GET /threads` query parameters (and the same fields of a direct `list_threads`): a page of the tenant's
-    threads, newest first, optionally only those whose id starts with `prefix`."""
+    threads, the most recently written first (`order=activity`, the default) or by id (`order=id`), optionally only
+    those whose id starts with `prefix`."""
 
     model_config = ConfigDict(defer_build=True, extra="ignore")
 
     limit: int = Field(default=DEFAULT_RUNS_LIMIT, ge=1, le=MAX_LIST_LIMIT)
     cursor: str | None = Field(default=None, max_length=MAX_CURSOR_CHARS)
     prefix: str | None = Field(default=None, max_length=IDENTIFIER_MAX_CHARS)
+    order: Literal["activity", "id"] = "activity"
 
 
 class RunIn(BaseModel):

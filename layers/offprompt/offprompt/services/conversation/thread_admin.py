@@ -4,7 +4,7 @@ Handler: functions/threads."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from offprompt.errors import InvalidInput, NotFound
 from offprompt.identifiers import check_identifier, digest
@@ -219,17 +219,24 @@ def visible_floor(
 
 
 def list_threads(
-    conv: Conversation, tenant: str, *, limit: int = 20, cursor: str | None = None, prefix: str | None = None
+    conv: Conversation,
+    tenant: str,
+    *,
+    limit: int = 20,
+    cursor: str | None = None,
+    prefix: str | None = None,
+    order: Literal["activity", "id"] = "activity",
 ) -> dict[str, Any]:
-    """A page of the tenant's threads in thread-id order (ids escaped as stored keys: `#` and `%` sort as escapes),
-    optionally only those whose id starts with `prefix`; `next_cursor` (bound to the tenant and the prefix) reads the
-    next page, None at the end. Only the page's threads are read (docs/adr/0038). Each entry is the thread's
-    configuration and counts without its summary text (GET /threads/{id} has it)."""
+    """A page of the tenant's threads, the most recently written first (`activity`: its last add, append or
+    settings change; docs/adr/0054) or in thread-id order (`id`: ids escaped as stored keys, `#` and `%` sort as
+    escapes), optionally only those whose id starts with `prefix`; `next_cursor` (bound to the tenant, the prefix
+    and the order) reads the next page, None at the end. Only the page's threads are read (docs/adr/0038). Each
+    entry is the thread's configuration and counts without its summary text (GET /threads/{id} has it)."""
     if not 1 <= limit <= MAX_LIST_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIST_LIMIT}")
-    binding = digest(tenant, prefix or "")[:32]
+    binding = digest(tenant, prefix or "", order)[:32]
     after = decode_listing_cursor(cursor, binding) if cursor is not None else None
-    threads, position = conv.runs.list_threads(tenant, limit=limit, after=after, prefix=prefix or None)
+    threads, position = conv.runs.list_threads(tenant, limit=limit, after=after, prefix=prefix or None, order=order)
     next_cursor = encode_listing_cursor(binding, position) if position is not None else None
     return {"threads": [_listed_view(t) for t in threads], "next_cursor": next_cursor}
 
