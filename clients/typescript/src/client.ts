@@ -46,8 +46,21 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** How a framework door reaches the API: a client, or the options to make one. */
+export interface DoorOptions extends ClientOptions {
+  /** A client to use instead of one made from the other options. */
+  client?: OffpromptClient;
+}
+
+/** The door's client: the one given, else one made from the options (environment and local stack defaults). */
+export function clientOf(options: DoorOptions): OffpromptClient {
+  return options.client ?? new OffpromptClient(options);
+}
+
 /** A Griptape artifact's JSON, or a string (sent as a TextArtifact). */
 export type ArtifactInput = string | JsonObject;
+/** A ListArtifact's JSON, as a load answers it: its artifacts' JSON in `value`. */
+export type ListArtifactJSON = Schemas["ArtifactJSON"] & { value: (Schemas["ArtifactJSON"] & { value?: unknown })[] };
 /** A record namespace: one or more labels without ".". */
 export type Namespace = readonly string[];
 
@@ -108,7 +121,7 @@ function checkpointThread(threadId: string): string {
 }
 
 /** A ListArtifact's JSON around artifact dicts, as the API answers a load inline. */
-function listArtifact(items: JsonObject[]): Schemas["ArtifactJSON"] {
+function listArtifact(items: JsonObject[]): ListArtifactJSON {
   const id = newRequestId();
   return {
     type: "ListArtifact",
@@ -119,7 +132,7 @@ function listArtifact(items: JsonObject[]): Schemas["ArtifactJSON"] {
     value: items,
     item_separator: "\n\n",
     validate_uniform_types: false,
-  } as Schemas["ArtifactJSON"];
+  } as unknown as ListArtifactJSON;
 }
 
 async function* pages<T>(fetchPage: (cursor: Opt<string>) => Promise<unknown>, key: string): AsyncGenerator<T> {
@@ -573,7 +586,7 @@ export class OffpromptClient {
 
   /** Everything the namespace holds, as a ListArtifact's JSON, byte-exact: a large text namespace through the
    * 303's presigned GET, a large blob namespace's `BlobDownloads` rebuilt into the ListArtifact it stands for. */
-  async loadArtifacts(memoryName: string, namespace: string): Promise<Schemas["ArtifactJSON"]> {
+  async loadArtifacts(memoryName: string, namespace: string): Promise<ListArtifactJSON> {
     const path = `/memories/${segment(memoryName)}/namespaces/${segment(namespace)}/artifacts`;
     const answer = await this.transport.send("GET", path);
     const location = answer.status >= 300 && answer.status < 400 ? answer.headers.get("location") : null;
@@ -582,7 +595,7 @@ export class OffpromptClient {
       // drops Authorization on a cross-origin redirect).
       const followed = await this.options().fetch(this.baseUrl + path, { headers: this.options().headers, redirect: "follow" });
       if (!followed.ok) throw new OffpromptError(followed.status, `http_${followed.status}`, await followed.text());
-      return (await followed.json()) as Schemas["ArtifactJSON"];
+      return (await followed.json()) as ListArtifactJSON;
     }
     if (location) return (await this.download(location)).json();
     const data = answer.json<Record<string, unknown>>();
@@ -598,7 +611,7 @@ export class OffpromptClient {
     if (data && data["type"] !== "ListArtifact" && typeof data["download_url"] === "string") {
       return (await this.download(data["download_url"])).json();
     }
-    return data as Schemas["ArtifactJSON"];
+    return data as ListArtifactJSON;
   }
 
   private options() {

@@ -1,8 +1,11 @@
 export {
   type ArtifactInput,
   type ClientOptions,
+  clientOf,
+  type DoorOptions,
   EVENT_OVERHEAD,
   fromBase64,
+  type ListArtifactJSON,
   LOCAL_URL,
   MAX_REQUEST_BYTES,
   type Namespace,

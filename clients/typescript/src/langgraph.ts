@@ -41,14 +41,9 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
 
-import { type ClientOptions, fromBase64, OffpromptClient, toBase64 } from "./client.js";
+import { clientOf, type DoorOptions, fromBase64, type OffpromptClient, toBase64 } from "./client.js";
 import { OffpromptError } from "./errors.js";
 import type { Schemas } from "./types.js";
-
-export interface DoorOptions extends ClientOptions {
-  /** A client to use instead of one made from the other options. */
-  client?: OffpromptClient;
-}
 
 /** The records namespace of the checkpoint threads' registry (see the module's note). */
 export const THREAD_REGISTRY = ["offprompt_checkpoint_threads"];
@@ -57,10 +52,6 @@ const WRITES_PER_REQUEST = 500;
 const REGISTRY_PAGE = 100;
 
 type Stored = Schemas["CheckpointTupleView"];
-
-function clientOf(options: DoorOptions): OffpromptClient {
-  return options.client ?? new OffpromptClient(options);
-}
 
 function isNotFound(error: unknown, code: string): boolean {
   return error instanceof OffpromptError && error.status === 404 && error.code === code;
