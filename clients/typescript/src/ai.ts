@@ -14,7 +14,7 @@
  * thread). `promptStackMessages` turns the thread's prompt stack (system, summary, runs pruned to a token budget,
  * the new input) into the SDK's `ModelMessage`s; `toModelMessages` does it for a prompt stack already fetched.
  */
-import { jsonSchema, type ModelMessage, tool, type ToolSet } from "ai";
+import { jsonSchema, type ModelMessage, type Tool, tool, type ToolSet } from "ai";
 
 import { type ArtifactInput, clientOf, type DoorOptions, newRequestId } from "./client.js";
 import type { JsonObject, Reply } from "./types.js";
@@ -28,25 +28,37 @@ export interface MemoryToolsOptions extends DoorOptions {
   limit?: number;
 }
 
-interface Fact {
+/** What `recall` and `search` answer: the facts, newest (or best match) first. */
+export interface Facts {
+  facts: Fact[];
+}
+
+/** The tools `memoryTools` makes (a `ToolSet`). */
+export type MemoryTools = {
+  remember: Tool<{ text: string; key?: string }, { remembered: string; version: number }>;
+  recall: Tool<{ key?: string }, Facts>;
+  search: Tool<{ query: string }, Facts>;
+  append?: Tool<{ input: string; output: string }, { appended: number }>;
+} & ToolSet;
+
+export interface Fact {
   key: string;
   text: string;
-  updated_at?: string;
   score?: number;
 }
 
-function fact(record: { key: string; value: Record<string, unknown> | null; updated_at: string }, score?: number | null): Fact {
+function fact(record: { key: string; value: Record<string, unknown> | null }, score?: number | null): Fact {
   const value = record.value ?? {};
   const text = typeof value["text"] === "string" ? value["text"] : JSON.stringify(value);
-  return { key: record.key, text, updated_at: record.updated_at, ...(typeof score === "number" ? { score } : {}) };
+  return { key: record.key, text, ...(typeof score === "number" ? { score } : {}) };
 }
 
-/** The memory tools (see the module's note). */
-export function memoryTools(options: MemoryToolsOptions): ToolSet {
+/** The memory tools (see the module's note); `append` only with a `threadId`. */
+export function memoryTools(options: MemoryToolsOptions): MemoryTools {
   const client = clientOf(options);
   const { namespace, threadId } = options;
   const limit = options.limit ?? 10;
-  const tools: ToolSet = {
+  const tools = {
     remember: tool({
       description: "Remember a fact for later conversations (it stays until replaced or forgotten).",
       inputSchema: jsonSchema<{ text: string; key?: string }>({
@@ -76,7 +88,7 @@ export function memoryTools(options: MemoryToolsOptions): ToolSet {
           return { facts: record ? [fact(record)] : [] };
         }
         const found = await client.searchRecords(namespace, { limit });
-        return { facts: found.items.map((r) => fact(r)) };
+        return { facts: found.items.map((r) => fact(r)) } as Facts;
       },
     }),
     search: tool({
@@ -93,8 +105,10 @@ export function memoryTools(options: MemoryToolsOptions): ToolSet {
       },
     }),
   };
-  if (threadId !== undefined) {
-    tools["append"] = tool({
+  if (threadId === undefined) return tools;
+  return {
+    ...tools,
+    append: tool({
       description: "Append a finished exchange (what the user said, what you answered) to the conversation.",
       inputSchema: jsonSchema<{ input: string; output: string }>({
         type: "object",
@@ -106,9 +120,8 @@ export function memoryTools(options: MemoryToolsOptions): ToolSet {
         const added = await client.addRun(threadId, { input, output });
         return { appended: added.seq };
       },
-    });
-  }
-  return tools;
+    }),
+  };
 }
 
 type PromptStack = Reply<"/threads/{thread_id}/prompt-stack", "post">;

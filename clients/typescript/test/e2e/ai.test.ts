@@ -8,7 +8,7 @@ import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 
 import { OffpromptClient } from "../../src/index.js";
-import { memoryTools, promptStackMessages } from "../../src/ai.js";
+import { type Facts, memoryTools, promptStackMessages } from "../../src/ai.js";
 
 const baseUrl = process.env.OFFPROMPT_API_URL;
 if (!baseUrl) throw new Error("OFFPROMPT_API_URL: the local stack these tests run against");
@@ -76,9 +76,9 @@ it("a generateText run stores through the memory tools and the next run recalls 
 
   // search finds it by its words (BM25, searchable within the index's refresh interval)
   const tools = memoryTools({ client, namespace: ["users", user] });
-  let found: { facts: { key: string }[] } = { facts: [] };
+  let found: Facts = { facts: [] };
   for (let i = 0; i < 50 && found.facts.length === 0; i++) {
-    found = await tools["search"]!.execute!({ query: "lentils" }, { toolCallId: "s", messages: [] });
+    found = (await tools.search.execute!({ query: "lentils" }, { toolCallId: "s", messages: [] })) as Facts;
     if (found.facts.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
   }
   assert.deepEqual(found.facts.map((f) => f.key), ["food"]);
