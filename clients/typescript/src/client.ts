@@ -73,9 +73,10 @@ function environment(name: string): string | undefined {
   return value ? value : undefined;
 }
 
-/** A fresh request id (32 hex digits). */
+/** A fresh request id (32 hex digits); `crypto.randomUUID` is missing from a browser page served over plain http. */
 export function newRequestId(): string {
-  return globalThis.crypto.randomUUID().replace(/-/g, "");
+  if (typeof globalThis.crypto.randomUUID === "function") return globalThis.crypto.randomUUID().replace(/-/g, "");
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function textArtifact(value: ArtifactInput): JsonObject {

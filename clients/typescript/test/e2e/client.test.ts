@@ -121,6 +121,13 @@ describe("task memory", () => {
     assert.equal((await api.listNamespaces(memory)).namespaces.length, 1);
     assert.equal((await api.getNamespace(memory, "page-1"))["namespace"], "page-1");
     assert.equal((await api.meta(memory)).entries.length, 1);
+    // the same idempotency key again (a retry after a lost answer) stores nothing new
+    const key = uid("idem");
+    const once = await api.processOutput(memory, "WebScraper", "get_content", { type: "TextArtifact", value: "Lyon", name: "page-2" }, { idempotencyKey: key });
+    const twice = await api.processOutput(memory, "WebScraper", "get_content", { type: "TextArtifact", value: "Lyon", name: "page-2" }, { idempotencyKey: key });
+    assert.deepEqual(twice, once);
+    assert.equal((await api.meta(memory)).entries.length, 2);
+    assert.equal((await api.loadArtifacts(memory, "page-2")).value.length, 1);
     await api.deleteNamespace(memory, "page-1");
     assert.deepEqual((await api.loadArtifacts(memory, "page-1")).value, []);
   });

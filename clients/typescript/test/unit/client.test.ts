@@ -241,3 +241,19 @@ describe("export and erase", () => {
     assert.equal(erase.calls[0]!.method, "DELETE");
   });
 });
+
+describe("request ids", () => {
+  it("are 32 hex digits, with or without crypto.randomUUID", async () => {
+    const { newRequestId } = await import("../../src/index.js");
+    assert.match(newRequestId(), /^[0-9a-f]{32}$/);
+    const saved = globalThis.crypto.randomUUID;
+    try {
+      (globalThis.crypto as { randomUUID?: unknown }).randomUUID = undefined;
+      const ids = new Set(Array.from({ length: 50 }, () => newRequestId()));
+      assert.equal(ids.size, 50);
+      for (const id of ids) assert.match(id, /^[0-9a-f]{32}$/);
+    } finally {
+      globalThis.crypto.randomUUID = saved;
+    }
+  });
+});
