@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # Paths Lambda puts on sys.path: the function code and the layer's python/ tree.
 export PYTHONPATH := $(CURDIR)/functions:$(CURDIR)/layers/offprompt
 
-.PHONY: help openapi install screenshots lock sam-cli test test-unit test-integration test-infra test-runtime test-e2e test-browser lint fmt layer opensearch dev demo demo-mcp smoke validate build deploy clean bench
+.PHONY: help openapi install screenshots lock sam-cli test test-unit test-integration test-infra test-runtime test-e2e test-ts test-browser lint fmt layer opensearch dev demo demo-mcp smoke validate build deploy clean bench
 
 help: ## Show this help
 	@grep -E '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -45,10 +45,22 @@ $(SAM_STAMP): requirements/sam.lock | $(STAMP)
 	$(UV) pip sync -q --python $(SAM_VENV)/bin/python --require-hashes requirements/sam.lock
 	touch $(SAM_STAMP)
 
+# The TypeScript client (clients/typescript, ADR 0052): its Node dependencies from the committed lockfile. `npm ci`
+# empties node_modules first, so the stamp inside it goes with it; --prefer-offline takes what npm's cache holds.
+TS_CLIENT := clients/typescript
+TS_STAMP := $(TS_CLIENT)/node_modules/.installed
+
+$(TS_STAMP): $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
+	@node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' 2>/dev/null && command -v npm >/dev/null || \
+	  { echo "the TypeScript client (clients/typescript) needs Node >= 20 and npm on PATH: https://nodejs.org" >&2; exit 1; }
+	@echo ">> installing clients/typescript's Node dependencies (npm ci, package-lock.json)"
+	npm ci --prefix $(TS_CLIENT) --no-audit --no-fund --prefer-offline --loglevel=error
+	touch $(TS_STAMP)
+
 # The console's browser tests drive Debian's chromium (Playwright's own browser download is not used; ADR 0038).
 CHROMIUM ?= /usr/bin/chromium
 
-install: $(STAMP) ## Create .venv, install requirements/dev.lock and Debian's chromium (Java jars are fetched on first use)
+install: $(STAMP) $(TS_STAMP) ## Create .venv, install requirements/dev.lock, clients/typescript's npm lockfile and Debian's chromium (Java jars are fetched on first use)
 	$(PY) -m offprompt_build.bpe
 	@test -x $(CHROMIUM) || { echo ">> installing Debian's chromium (the console's browser tests)"; \
 	  sudo=$$(test "$$(id -u)" = 0 || echo sudo); \
@@ -90,6 +102,9 @@ test-runtime: install opensearch ## Every function as Lambda starts it: clean in
 
 test-e2e: install opensearch ## End to end: `make dev` as a subprocess, every route over HTTP, the demo, make smoke, the framework doors
 	$(PY) -m pytest tests/e2e
+
+test-ts: install opensearch ## The TypeScript client: tsc --strict, unit tests, e2e + LangGraph.js's validation suite against `make dev` as a subprocess, the packed tarball running the README's examples
+	$(PY) -m pytest tests/e2e/test_typescript_client.py
 
 test-browser: install opensearch ## The console in Debian's headless chromium (Playwright) against `make dev` as a subprocess
 	$(PY) -m pytest tests/browser
@@ -152,4 +167,4 @@ deploy: _samconfig-deploy build ## make build, sam deploy --config-env ENV (defa
 	  $(VENV)/bin/offprompt-admin --stack "$$stack" backfill-index --all
 
 clean: ## Remove build outputs (keeps .venv, .venv-sam and Maven's cache)
-	rm -rf build .aws-sam .pytest_cache .mypy_cache .ruff_cache infra/opensearch/target
+	rm -rf build .aws-sam .pytest_cache .mypy_cache .ruff_cache infra/opensearch/target $(TS_CLIENT)/dist
