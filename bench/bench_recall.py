@@ -16,7 +16,7 @@ Rows, computed in the same run over the same runs:
 Modes:
 - `--offline` (default): the candidate stage simulated faithfully, in process: Lucene's BM25 (k1 1.2, b 0.75, idf
   over every document indexed, as one shard does) per text field with the index's analyzer, combined over the fields
-  with `recall.FIELD_WEIGHTS` as OpenSearch's multi_match does, and exact k-NN with the same embedder (score
+  with `recall.FIELD_WEIGHTS` as OpenSearch's multi_match does, and exact k-NN with the same embedder over `recall.embedding_text` (score
   (1 + cos) / 2), each its own top `recall.candidate_count(limit)`; then `recall.rank`. p50/p95 are the in-process
   search time (simulation + rank), not a server's.
 - `--stack`: runs go in through the local stack's HTTP API (`POST /threads/{id}/runs`, one tenant per bench run),
@@ -179,7 +179,7 @@ class OfflineIndex:
             i += len(user_docs)
         self.fields = {f: FieldBM25([getattr(d, f) for d in self.all], self.analyze) for f in recall.FIELD_WEIGHTS}
         self.emb = emb
-        self.vectors = emb.matrix([run_text(d) for d in self.all])
+        self.vectors = emb.matrix([recall.embedding_text(d) for d in self.all])
 
     def candidates(self, user: str, bm25_query: str, embed_query: str, size: int) -> list[ConversationCandidate]:
         rows = self.rows[user]
