@@ -16,9 +16,9 @@ Rows, computed in the same run over the same runs:
 Modes:
 - `--offline` (default): the candidate stage simulated faithfully, in process: Lucene's BM25 (k1 1.2, b 0.75, idf
   over every document indexed, as one shard does) per text field with the index's analyzer, combined over the fields
-  with `recall.FIELD_WEIGHTS` as OpenSearch's multi_match does, and exact k-NN with the same embedder over `recall.embedding_text` (score
-  (1 + cos) / 2), each its own top `recall.candidate_count(limit)`; then `recall.rank`. p50/p95 are the in-process
-  search time (simulation + rank), not a server's.
+  with `recall.FIELD_WEIGHTS` as OpenSearch's multi_match (most_fields) does, and exact k-NN with the same embedder
+  over `recall.embedding_text` (score (1 + cos) / 2), each its own top `recall.candidate_count(limit)`; then
+  `recall.rank`. p50/p95 are the in-process search time (simulation + rank), not a server's.
 - `--stack`: runs go in through the local stack's HTTP API (`POST /threads/{id}/runs`, one tenant per bench run),
   questions through `POST /threads/search` (`thread_prefix` `<user>-`, `consistency: "search"`); p50/p95 are the
   route's wall time from one client. Starts `offprompt_local.stack` (or uses `--url`).
@@ -50,7 +50,7 @@ for _p in (ROOT / "functions", ROOT / "layers" / "offprompt", ROOT / "infra" / "
         sys.path.insert(0, str(_p))
 
 import numpy as np  # noqa: E402
-from _recall_data import Dataset, Question, Run, longmemeval, synthetic  # noqa: E402
+from _recall_data import Dataset, longmemeval, synthetic  # noqa: E402
 
 from offprompt.memory import recall  # noqa: E402
 from offprompt.ports import ConversationCandidate, ConversationDoc  # noqa: E402
@@ -59,16 +59,17 @@ KS = (1, 5, 10)
 LIMIT = 10
 RRF_K = 60
 #: Lucene's English stop words (the `english` analyzer's `_english_` set).
-ENGLISH_STOP = frozenset(
+_ENGLISH_STOP_WORDS = (
     "a an and are as at be but by for if in into is it no not of on or such that the their then there these they "
-    "this to was will with".split()
+    "this to was will with"
 )
-_TOKEN = re.compile(r"[^\W_]+(?:['’.][^\W_]+)*")
+ENGLISH_STOP = frozenset(_ENGLISH_STOP_WORDS.split())
+_TOKEN = re.compile(r"[^\W_]+(?:['\u2019.][^\W_]+)*")
 
 
 def standard_tokens(text: str) -> list[str]:
     """OpenSearch's `standard` analyzer, closely: Unicode word tokens (apostrophes and inner dots kept), lowercased."""
-    return [t.lower().replace("’", "'") for t in _TOKEN.findall(text)]
+    return [t.lower().replace("\u2019", "'") for t in _TOKEN.findall(text)]
 
 
 def english_tokens(text: str) -> list[str]:
@@ -332,10 +333,13 @@ def measure(
         "runs": sum(len(r) for r in data.runs.values()),
         "questions": {s: len(per[s]["offprompt"]) for s in per},
         "recall": {
-            s: {m: [round(statistics.fmean(c), 3) if c else float("nan") for c in zip(*rows, strict=True)]
-                for m, rows in per[s].items() if rows}
+            s: {
+                m: [round(statistics.fmean(c), 3) if c else float("nan") for c in zip(*rows, strict=True)]
+                for m, rows in per[s].items()
+                if rows
+            }
             for s in per
-        },  # fmt: skip
+        },
         "p50_ms": round(percentile(latencies, 0.5), 2),
         "p95_ms": round(percentile(latencies, 0.95), 2),
         "index_bytes": index_bytes(docs, emb.embedder.dimensions),
@@ -352,7 +356,9 @@ def index_bytes(docs: dict[str, list[ConversationDoc]], dims: int) -> int:
 
 
 def report(results: Sequence[dict[str, Any]], mode: str) -> None:
-    print(f"Recall at run level ({mode}); recall@k = share of a question's evidence runs in the top k, mean over questions")
+    print(
+        f"Recall at run level ({mode}); recall@k: share of a question's evidence runs in the top k, mean of questions"
+    )
     print("| data | split | questions | method | recall@1 | recall@5 | recall@10 |")
     print("|---|---|---|---|---|---|---|")
     for r in results:

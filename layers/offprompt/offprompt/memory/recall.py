@@ -2,16 +2,15 @@
 
 The search use case asks the index for candidates (BM25 and k-NN, each its own top N) with the queries
 `retrieval_queries` derives, then `rank` orders them. Everything that decides recall and does not need I/O lives
-here: query preparation, fusion of the retrievers' scores, the speaker and date cues, one thread not crowding out
-the others, field weights the index applies (`FIELD_WEIGHTS`), what the index embeds (`embedding_text`), ties newest
-first. `bench/bench_recall.py` measures it; docs/adr/0050 records what each part is worth.
+here: query preparation, fusion of the retrievers' scores, the speaker cue, one thread not crowding out the others,
+field weights the index applies (`FIELD_WEIGHTS`), what the index embeds (`embedding_text`), ties newest first.
+`bench/bench_recall.py` measures it; docs/adr/0050 records what each part is worth.
 
 The score of a candidate, in order:
 1. each retriever's score, min-max normalised over its own candidates (absent: 0), weighted and added;
 2. + `W_SELF_STATEMENT` when the query is in the first person ("my", "I") and the run's user side states something
    in the first person (a sentence with I/my/we that is not a question): what a user told about themselves;
-3. + `W_DATE` when the query asks "when" and the run's user side names a time (a month, a weekday, a date, "ago");
-4. the n-th candidate of one thread (0-based, in score order) is multiplied by `THREAD_DECAY ** n`, so a long
+3. the n-th candidate of one thread (0-based, in score order) is multiplied by `THREAD_DECAY ** n`, so a long
    conversation about one topic does not fill every place when the evidence is spread over sessions.
 """
 
@@ -33,32 +32,22 @@ MIN_CANDIDATES = 50
 W_BM25 = 1.0
 W_KNN = 1.0
 W_SELF_STATEMENT = 0.3
-W_DATE = 0.1
 THREAD_DECAY = 0.7
 
 #: Words a question is made of that say nothing about what it asks (question words, pronouns, auxiliaries): BM25
 #: is asked for the rest, so "what did I say about X" does not score every run in which someone says anything.
-QUERY_STOP = frozenset(
-    """a about above after again all also am an and any are as at be been before being both but by can could did do
+_QUERY_STOP_WORDS = """
+    a about above after again all also am an and any are as at be been before being both but by can could did do
     does doing done during each else ever few for from had has have having he her here hers him his how i if in into
     is it its just me might mine more most much must my myself no nor not now of off on once only or other our ours
-    out over own please recall remember said same say she should so some such tell than that the their them then there
-    these they this those through to told too under until up very was we were what when where which while who whom
-    whose why will with would you your yours""".split()
-)
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+    out over own please recall remember said same say she should so some such tell than that the their them then
+    there these they this those through to told too under until up very was we were what when where which while who
+    whom whose why will with would you your yours
+"""
+QUERY_STOP = frozenset(_QUERY_STOP_WORDS.split())
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 _FIRST_PERSON = re.compile(r"\b(?:i|my|me|mine|myself|we|our|us|i'm|i've|i'd|i'll)\b")
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
-_ASKS_WHEN = re.compile(
-    r"\b(?:when|what (?:date|day|time|month|year)|how long ago|how many (?:days|weeks|months|years)"
-    r"|which (?:date|day|month|year))\b"
-)
-_NAMES_TIME = re.compile(
-    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr"
-    r"|jun|jul|aug|sept?|oct|nov|dec|monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|today"
-    r"|tonight|tomorrow|last (?:week|month|year|weekend|night)|ago|\d{1,2}/\d{1,2}(?:/\d{2,4})?|\d{4}-\d{2}-\d{2}"
-    r"|(?:19|20)\d{2})\b"
-)
 
 
 @dataclass(frozen=True)
@@ -69,7 +58,7 @@ class RetrievalQueries:
 
 def content_words(text: str) -> list[str]:
     """The words of a text that carry its meaning: lowercased, question words, pronouns and auxiliaries dropped."""
-    return [w for w in (m.lower().replace("’", "'") for m in _WORD.findall(text)) if w not in QUERY_STOP]
+    return [w for w in (m.lower().replace("\u2019", "'") for m in _WORD.findall(text)) if w not in QUERY_STOP]
 
 
 def retrieval_queries(query: str) -> RetrievalQueries:
@@ -125,16 +114,12 @@ def rank(
         by_key[_key(c)] = c
     bm25 = _normalised({_key(c): c.bm25 for c in candidates if c.bm25 is not None})
     knn = _normalised({_key(c): c.knn for c in candidates if c.knn is not None})
-    asked = query.lower()
-    about_self = _FIRST_PERSON.search(asked) is not None
-    asks_when = _ASKS_WHEN.search(asked) is not None
+    about_self = _FIRST_PERSON.search(query.lower()) is not None
     score: dict[Key, float] = {}
     for k, c in by_key.items():
         s = W_BM25 * bm25.get(k, 0.0) + W_KNN * knn.get(k, 0.0)
         if about_self and states_about_self(c.doc.input_text):
             s += W_SELF_STATEMENT
-        if asks_when and _NAMES_TIME.search(c.doc.input_text.lower()):
-            s += W_DATE
         score[k] = s
     order = sorted(by_key, key=lambda k: (-score[k], -by_key[k].doc.created_at))
     seen: dict[str, int] = {}
