@@ -2,8 +2,9 @@
 
 Anchors: Griptape (prompt-stack time, add-run bytes), raw boto3 / opensearch-py (task-memory and text-store
 store/load time, record search p95), the best of bm25s / wordllama / their RRF (conversation-search recall@10),
-a bare boto3 client making the same calls (cold start: import + first request); route CPU is shown against its 2 ms target and the load test (local stack) in absolute terms. Each row
-names the command that produced it. Not part of `make test`.
+a bare boto3 client making the same calls (cold start: import + first request); route CPU is shown against its 2 ms
+target and the load test (local stack) in absolute terms. Each row names the command that produced it. Not part of
+`make test`.
 
     PYTHONPATH=functions:layers/offprompt .venv/bin/python bench/run_all.py [--only route_cpu,prompt_stack,...]
 """
