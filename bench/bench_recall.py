@@ -224,6 +224,7 @@ class Baselines:
         import bm25s
         import Stemmer
 
+        logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
         self.keys = [(d.thread_id, d.seq) for d in docs]
         self.stemmer = Stemmer.Stemmer("english")
         texts = [run_text(d) for d in docs]
@@ -266,12 +267,16 @@ class StackSearch:
 
         self.client = Client(base, f"recall-{uuid.uuid4().hex[:8]}")
         self.sent_bytes = 0
+        #: Hits are mapped back by run id: the stack numbers a thread's runs itself.
+        self.by_run_id: dict[str, Key] = {}
 
     def load(self, data: Dataset) -> None:
         for runs in data.runs.values():
             for r in runs:
+                run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{r.thread_id}/{r.seq}").hex
+                self.by_run_id[run_id] = (r.thread_id, r.seq)
                 body = {
-                    "type": "Run", "id": f"{r.thread_id}-{r.seq}", "meta": {},
+                    "type": "Run", "id": run_id, "meta": {},
                     "input": {"type": "TextArtifact", "value": r.user_text or " "},
                     "output": {"type": "TextArtifact", "value": r.assistant_text or " "},
                 }  # fmt: skip
@@ -288,7 +293,7 @@ class StackSearch:
         if status != 200:
             raise SystemExit(f"POST /threads/search answered {status}: {payload[:300]!r}")
         hits = json.loads(payload)["hits"]
-        return Result([(h["thread_id"], int(h["seq"])) for h in hits], seconds)
+        return Result([self.by_run_id[h.get("run_id") or h["run"]["id"]] for h in hits if "run" in h], seconds)
 
 
 # --------------------------------------------------------------------------------------------- measuring
@@ -394,7 +399,6 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--misses", action="store_true", help="print the questions offprompt misses at 10")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
-    logging.getLogger("bm25s").setLevel(logging.WARNING)
     users = 4 if args.quick else args.users
     sets: list[Dataset] = []
     if not args.no_lme:
