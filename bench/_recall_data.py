@@ -11,6 +11,7 @@ import datetime as dt
 import importlib.util
 import json
 import random
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -376,14 +377,34 @@ def _say(day: dt.date, rng: random.Random) -> str:
     return rng.choice([day.strftime("%B %d").replace(" 0", " "), day.strftime("%m/%d"), day.strftime("%A, %B %d")])
 
 
-def synthetic(seed: int, users: int, sessions: int = 20, runs_per_session: int = 15, questions: int = 10) -> Dataset:
+NAMES = ["Maya", "Jonah", "Priscilla", "Dev", "Ingrid", "Tobias", "Lena", "Omar", "Rosa", "Kenji", "Aurelie", "Sam"]
+_THIRD_PERSON = [
+    (r"\bdo I\b", "does {n}"), (r"\bam I\b", "is {n}"), (r"\bhave I\b", "has {n}"), (r"\b(did|do) we\b", r"\1 {n}"),
+    (r"\bI\b", "{n}"), (r"\bwe\b", "{n}"), (r"\b[Mm]y\b", "{n}'s"), (r"\bme\b", "{n}"), (r"\bour\b", "{n}'s"),
+]  # fmt: skip
+
+
+def third_person(question: str, name: str) -> str:
+    """A first-person question about `name` instead ("Which car do I own?" -> "Which car does Maya own?")."""
+    for pattern, replacement in _THIRD_PERSON:
+        question = re.sub(pattern, replacement.format(n=name), question)
+    return question
+
+
+def synthetic(
+    seed: int, users: int, sessions: int = 20, runs_per_session: int = 15, questions: int = 10, peers: bool = False
+) -> Dataset:
     """`users` users, each `sessions` threads of ~`runs_per_session` runs of filler conversation, with `questions`
     facts said in passing (some twice: updates; some in several sessions: counts; some with a date) and a
-    question for each in other words, plus same-topic distractors that do not answer it."""
+    question for each in other words, plus same-topic distractors that do not answer it.
+
+    `peers`: each history is two people talking (the run's input one, its output the other), either of whom says
+    the facts and the distractors; questions ask about them by name, in the third person."""
     rng = random.Random(seed)
-    data = Dataset(f"synthetic (seed {seed})")
+    data = Dataset(f"synthetic {'peers ' if peers else ''}(seed {seed})")
     for u in range(users):
-        user = f"u{seed}x{u}"
+        user = f"{'p' if peers else 'u'}{seed}x{u}"
+        speakers = rng.sample(NAMES, k=2)
         start = dt.date(2025, 1, 1) + dt.timedelta(days=rng.randint(0, 200))
         plan: list[list[tuple[str, str, str]]] = []  # per session: (user text, assistant text, mark)
         for _ in range(sessions):
@@ -407,6 +428,7 @@ def synthetic(seed: int, users: int, sessions: int = 20, runs_per_session: int =
             values = rng.sample(fact.values, k=times) if fact.kind in ("update", "count") else [rng.choice(fact.values)]
             values += [values[0]] * (times - len(values))
             chosen = sorted(rng.sample(range(sessions), k=times))
+            teller = rng.randrange(2) if peers else 0
             marks = []
             for k, s in enumerate(chosen):
                 v = values[k]
@@ -414,16 +436,28 @@ def synthetic(seed: int, users: int, sessions: int = 20, runs_per_session: int =
                 topic = fact.topic
                 asks, answers = TOPICS[topic]
                 lead = rng.choice(asks).format(x=rng.choice(SUBJECTS[topic]))
-                text = rng.choice([f"{statement} {lead}", f"{lead} {rng.choice(ASIDES)}{statement}"])
-                reply = f"{rng.choice(ECHO)} " + " ".join(rng.sample(answers, k=rng.randint(2, 3)))
+                advice = " ".join(rng.sample(answers, k=rng.randint(2, 3)))
+                if peers and teller == 1:  # the other person says it, answering
+                    text, reply = (
+                        lead,
+                        rng.choice([f"{advice} {rng.choice(ASIDES)}{statement}", f"{statement} {advice}"]),
+                    )
+                else:
+                    text = rng.choice([f"{statement} {lead}", f"{lead} {rng.choice(ASIDES)}{statement}"])
+                    reply = f"{rng.choice(ECHO)} {advice}"
                 mark = f"q{qi}"
                 plan[s].insert(rng.randint(0, len(plan[s])), (text, reply.strip(), mark))
                 marks.append(mark)
             for near in fact.near:  # distractors: same topic, other sessions, no answer
                 s = rng.randrange(sessions)
                 asks, answers = TOPICS[fact.topic]
-                plan[s].insert(rng.randint(0, len(plan[s])), (near, " ".join(rng.sample(answers, k=2)), ""))
+                pair = (near, " ".join(rng.sample(answers, k=2)))
+                if peers and rng.randrange(2):
+                    pair = (rng.choice(asks).format(x=rng.choice(SUBJECTS[fact.topic])), f"{pair[1]} {near}")
+                plan[s].insert(rng.randint(0, len(plan[s])), (*pair, ""))
             question = rng.choice(fact.ask).format(v=values[0])
+            if peers:
+                question = third_person(question, speakers[teller])
             asked.append((fact, question, marks))
         runs: list[Run] = []
         evidence: dict[str, set[tuple[str, int]]] = {}

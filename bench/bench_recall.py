@@ -392,6 +392,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--questions", type=int, default=10, help="questions per synthetic user")
     parser.add_argument("--lme-questions", type=int, help="only the first N questions of the slice")
     parser.add_argument("--no-lme", action="store_true")
+    parser.add_argument("--no-peers", action="store_true", help="without the two-person synthetic set")
     parser.add_argument("--seed", type=int, default=31)
     parser.add_argument("--analyzer", choices=sorted(ANALYZERS), default="english", help="the index's text analyzer")
     parser.add_argument("--combine", choices=("most_fields", "best_fields"), default="most_fields")
@@ -403,7 +404,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     sets: list[Dataset] = []
     if not args.no_lme:
         sets.append(longmemeval(max_questions=args.lme_questions))
-    sets.append(synthetic(args.seed, users, args.sessions, args.runs_per_session, args.questions))
+    shape = (args.seed, users, args.sessions, args.runs_per_session, args.questions)
+    sets.append(synthetic(*shape))
+    if not args.no_peers:
+        sets.append(synthetic(*shape, peers=True))
     splits = [args.split] if args.split else ["tune", "test"]
     emb = Embeddings()
     proc, stack = None, None

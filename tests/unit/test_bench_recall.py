@@ -38,9 +38,10 @@ def test_the_bench_runs_on_a_tiny_input_and_prints_every_row(
     assert time.monotonic() - t0 < 20
     summary = json.loads(out.read_text())
     assert summary["mode"] == "offline"
-    lme, synth = summary["results"]
+    lme, synth, peers = summary["results"]
     assert lme["runs"] == 306 and lme["questions"] == {"tune": 2, "test": 2}
-    assert synth["users"] == 2 and synth["questions"] == {"tune": 3, "test": 3}
+    for shape in (synth, peers):
+        assert shape["users"] == 2 and shape["questions"] == {"tune": 3, "test": 3}
     for result in summary["results"]:
         assert result["index_bytes"] > 0 and 0 < result["p50_ms"] <= result["p95_ms"]
         for methods in result["recall"].values():
@@ -84,10 +85,22 @@ def test_the_synthetic_set_is_seeded_and_its_evidence_says_the_fact(bench: Modul
     a, b = synthetic(5, users=2, sessions=6, runs_per_session=6, questions=4), synthetic(5, 2, 6, 6, 4)
     assert a.runs == b.runs and a.questions == b.questions
     assert a.runs != synthetic(6, 2, 6, 6, 4).runs
-    for q in a.questions:
-        runs = {(r.thread_id, r.seq): r for r in a.runs[q.user]}
-        assert q.evidence and q.evidence <= runs.keys()
-        assert all(r.thread_id.startswith(f"{q.user}-s") for r in runs.values())
+    peers = synthetic(5, 2, 6, 6, 4, peers=True)
+    for data in (a, peers):
+        for q in data.questions:
+            runs = {(r.thread_id, r.seq): r for r in data.runs[q.user]}
+            assert q.evidence and q.evidence <= runs.keys()
+            assert all(r.thread_id.startswith(f"{q.user}-s") for r in runs.values())
+
+
+def test_peers_questions_ask_about_a_speaker_by_name(bench: ModuleType) -> None:
+    from _recall_data import third_person
+
+    assert third_person("Which car do I own now?", "Maya") == "Which car does Maya own now?"
+    assert (
+        third_person("How many plants have I bought for my flat?", "Dev")
+        == "How many plants has Dev bought for Dev's flat?"
+    )
 
 
 def test_the_slice_is_read_in_place_one_thread_per_session(bench: ModuleType) -> None:

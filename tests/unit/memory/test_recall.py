@@ -97,9 +97,30 @@ def test_one_thread_does_not_take_every_place() -> None:
     assert top == [("a", 0), ("b", 7)]
 
 
-def test_the_index_embeds_the_user_side_or_the_assistant_side_when_the_user_said_nothing() -> None:
-    assert recall.embedding_text(doc(user="my rent is high", assistant="long advice")) == "my rent is high"
+def test_the_index_embeds_the_user_side_and_as_much_of_the_other() -> None:
+    essay = "word " * 400
+    user = "my rent went up to $1,800 a month. " * 10
+    assert recall.embedding_text(doc(user=user, assistant=essay)) == f"{user}\n{essay[: len(user)]}".strip()
+    short = recall.embedding_text(doc(user="I moved to Denver.", assistant="Oh nice, I grew up there!"))
+    assert short == "I moved to Denver.\nOh nice, I grew up there!"
+    cut = recall.embedding_text(doc(user="hi", assistant="w" * 2000))
+    assert len(cut) == len("hi\n") + recall.EMBED_OTHER_SIDE_MIN_CHARS
     assert recall.embedding_text(doc(user="  ", assistant="a greeting")) == "a greeting"
+
+
+def test_a_question_about_someone_by_name_prefers_what_either_side_said_about_themselves() -> None:
+    told = doc("a", 0, user="How was your weekend?", assistant="Great, I finally moved to Denver last week.")
+    asked = doc("b", 0, user="Is Denver expensive?", assistant="Rents in Denver rose again, see the map.")
+    filler = doc("c", 0, user="Thanks!")
+    candidates = [cand(told, bm25=5.8, knn=0.84), cand(asked, bm25=6.0, knn=0.85), cand(filler, 1.0, 0.5)]
+    assert order(recall.rank("Where did Maya move to?", candidates, 2))[0] == ("a", 0)
+    assert order(recall.rank("where did the office move to?", candidates, 2))[0] == ("b", 0)
+
+
+def test_names_someone() -> None:
+    assert recall.names_someone("When did Maya go to Lisbon?")
+    assert not recall.names_someone("When did I go there?")
+    assert not recall.names_someone("What is the capital?")
 
 
 scores = st.one_of(st.none(), st.floats(min_value=0, max_value=50, allow_nan=False))

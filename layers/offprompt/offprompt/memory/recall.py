@@ -8,8 +8,9 @@ field weights the index applies (`FIELD_WEIGHTS`), what the index embeds (`embed
 
 The score of a candidate, in order:
 1. each retriever's score, min-max normalised over its own candidates (absent: 0), weighted and added;
-2. + `W_SELF_STATEMENT` when the query is in the first person ("my", "I") and the run's user side states something
-   in the first person (a sentence with I/my/we that is not a question): what a user told about themselves;
+2. + `W_SELF_STATEMENT` when the query is about a person and the run has someone state something about themselves
+   (a first-person sentence that is not a question): asked in the first person ("my", "I"), the user's side;
+   asked about someone by name ("Where did Maya move?"), either side (two people talking, each about themselves);
 3. the n-th candidate of one thread (0-based, in score order) is multiplied by `THREAD_DECAY ** n`, so a long
    conversation about one topic does not fill every place when the evidence is spread over sessions.
 """
@@ -72,13 +73,19 @@ def candidate_count(limit: int) -> int:
     return max(MIN_CANDIDATES, limit * CANDIDATES_PER_HIT)
 
 
-def embedding_text(doc: ConversationDoc) -> str:
-    """What the index embeds for a document: the user side (the assistant's side when the user said nothing).
+#: The assistant's side is embedded up to the user's side's length, and at least this many characters.
+EMBED_OTHER_SIDE_MIN_CHARS = 200
 
-    The user's questions are about what the user said; a long assistant answer averaged into the same vector
-    drowns the user's one sentence (docs/adr/0050: +0.10 recall@10 on the LongMemEval slice). BM25 still covers
-    the assistant side (`output_text`)."""
-    return doc.input_text if doc.input_text.strip() else doc.output_text
+
+def embedding_text(doc: ConversationDoc) -> str:
+    """What the index embeds for a document: the user's side, then the other side cut to the same length (at least
+    `EMBED_OTHER_SIDE_MIN_CHARS`).
+
+    A pooled embedding of a whole run is dominated by the assistant's long answer, and the questions are mostly about
+    what the user said (docs/adr/0050: the whole run costs 0.06 to 0.10 recall@10 on the LongMemEval slice); between
+    two people whose turns are short, both are embedded whole. BM25 covers every word of both sides anyway."""
+    other = doc.output_text[: max(len(doc.input_text), EMBED_OTHER_SIDE_MIN_CHARS)]
+    return f"{doc.input_text}\n{other}".strip()
 
 
 Key = tuple[str, str, int]
@@ -105,6 +112,11 @@ def states_about_self(text: str) -> bool:
     return False
 
 
+def names_someone(query: str) -> bool:
+    """Whether a query asks about someone by name: a capitalised word after its first ("When did Maya move?")."""
+    return any(w[:1].isupper() and w[1:2].islower() for w in query.split()[1:])
+
+
 def rank(
     query: str, candidates: Sequence[ConversationCandidate], limit: int
 ) -> list[tuple[ConversationCandidate, float]]:
@@ -114,11 +126,14 @@ def rank(
         by_key[_key(c)] = c
     bm25 = _normalised({_key(c): c.bm25 for c in candidates if c.bm25 is not None})
     knn = _normalised({_key(c): c.knn for c in candidates if c.knn is not None})
-    about_self = _FIRST_PERSON.search(query.lower()) is not None
+    first_person = _FIRST_PERSON.search(query.lower()) is not None
+    about_someone = not first_person and names_someone(query)
     score: dict[Key, float] = {}
     for k, c in by_key.items():
         s = W_BM25 * bm25.get(k, 0.0) + W_KNN * knn.get(k, 0.0)
-        if about_self and states_about_self(c.doc.input_text):
+        if (first_person and states_about_self(c.doc.input_text)) or (
+            about_someone and (states_about_self(c.doc.input_text) or states_about_self(c.doc.output_text))
+        ):
             s += W_SELF_STATEMENT
         score[k] = s
     order = sorted(by_key, key=lambda k: (-score[k], -by_key[k].doc.created_at))
