@@ -352,6 +352,63 @@ def measure(
     }
 
 
+# --------------------------------------------------------------------------------------------- what moved recall
+
+
+def _rank_positions(scores: dict[Any, float]) -> dict[Any, float]:
+    """RRF in place of min-max (main's first ranking), rescaled so that the best is 1."""
+    ordered = sorted(scores, key=lambda k: -scores[k])
+    return {k: (RRF_K + 1) / (RRF_K + i + 1) for i, k in enumerate(ordered)}
+
+
+def _whole_query(query: str) -> recall.RetrievalQueries:
+    text = " ".join(query.split())
+    return recall.RetrievalQueries(bm25=text, embed=text)
+
+
+#: Each step adds one change to the one before: (label, analyzer, multi_match type, recall attributes set back).
+ABLATION: list[tuple[str, str, str, dict[str, Any]]] = [
+    ("plain RRF, standard analyzer, best_fields, whole run embedded", "standard", "best_fields",
+     {"_normalised": _rank_positions, "retrieval_queries": _whole_query, "embedding_text": run_text,
+      "W_SELF_STATEMENT": 0.0, "THREAD_DECAY": 1.0}),
+    ("+ english analyzer, most_fields", "english", "most_fields",
+     {"_normalised": _rank_positions, "retrieval_queries": _whole_query, "embedding_text": run_text,
+      "W_SELF_STATEMENT": 0.0, "THREAD_DECAY": 1.0}),
+    ("+ embedding_text (user side, other side cut to its length)", "english", "most_fields",
+     {"_normalised": _rank_positions, "retrieval_queries": _whole_query, "W_SELF_STATEMENT": 0.0, "THREAD_DECAY": 1.0}),
+    ("+ min-max score fusion instead of RRF", "english", "most_fields",
+     {"retrieval_queries": _whole_query, "W_SELF_STATEMENT": 0.0, "THREAD_DECAY": 1.0}),
+    ("+ BM25 asked the content words", "english", "most_fields", {"W_SELF_STATEMENT": 0.0, "THREAD_DECAY": 1.0}),
+    ("+ speaker cue", "english", "most_fields", {"THREAD_DECAY": 1.0}),
+    ("+ thread decay (the ranking as shipped)", "english", "most_fields", {}),
+]  # fmt: skip
+
+
+def ablation(sets: Sequence[Dataset], emb: Embeddings, splits: Sequence[str]) -> list[tuple[str, list[float]]]:
+    """recall@10 of offprompt per step of ABLATION, per data set and split (the columns `ablation_columns` names)."""
+    rows = []
+    for label, analyzer, combine, undo in ABLATION:
+        saved = {name: getattr(recall, name) for name in undo}
+        try:
+            for name, value in undo.items():
+                setattr(recall, name, value)
+            row = []
+            for data in sets:
+                index = OfflineIndex(documents(data), emb, analyzer, combine)
+                for split in splits:
+                    found = [
+                        recall_at(offprompt_offline(index, q.user, q.text).ranked, q.evidence, 10)
+                        for q in data.questions
+                        if split in ("all", q.split)
+                    ]
+                    row.append(statistics.fmean(found) if found else float("nan"))
+            rows.append((label, row))
+        finally:
+            for name, value in saved.items():
+                setattr(recall, name, value)
+    return rows
+
+
 def index_bytes(docs: dict[str, list[ConversationDoc]], dims: int) -> int:
     """The documents' text (UTF-8, every field) plus a float32 vector each: the index's raw content."""
     text = sum(
@@ -399,6 +456,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--split", choices=("tune", "test", "all"), default=None, help="default: tune and test")
     parser.add_argument("--misses", action="store_true", help="print the questions offprompt misses at 10")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--ablation", action="store_true", help="recall@10 as each part of the ranking is added")
     args = parser.parse_args(argv)
     users = 4 if args.quick else args.users
     sets: list[Dataset] = []
@@ -410,6 +468,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         sets.append(synthetic(*shape, peers=True))
     splits = [args.split] if args.split else ["tune", "test"]
     emb = Embeddings()
+    if args.ablation:
+        print("| change | " + " | ".join(f"{d.name}, {split}" for d in sets for split in splits) + " |")
+        print("|---" * (1 + len(sets) * len(splits)) + "|")
+        rows = ablation(sets, emb, splits)
+        for label, row in rows:
+            print(f"| {label} | " + " | ".join(f"{r:.3f}" for r in row) + " |")
+        return {"ablation": rows}
     proc, stack = None, None
     if args.stack:
         from bench_load import start_stack

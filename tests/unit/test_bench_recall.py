@@ -79,7 +79,7 @@ def test_recall_at_k_is_the_share_of_the_evidence_found(bench: ModuleType) -> No
     assert bench.recall_at([("t", 1), ("x", 0), ("t", 2)], evidence, 3) == 1.0
 
 
-def test_the_synthetic_set_is_seeded_and_its_evidence_says_the_fact(bench: ModuleType) -> None:
+def test_the_synthetic_set_is_seeded_and_its_evidence_is_in_the_history(bench: ModuleType) -> None:
     from _recall_data import synthetic
 
     a, b = synthetic(5, users=2, sessions=6, runs_per_session=6, questions=4), synthetic(5, 2, 6, 6, 4)
