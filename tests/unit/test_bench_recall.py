@@ -53,6 +53,17 @@ def test_the_bench_runs_on_a_tiny_input_and_prints_every_row(
     assert "search p95 ms" in printed
 
 
+def test_the_ablation_adds_each_part_of_the_ranking_and_puts_it_back(bench: ModuleType) -> None:
+    from offprompt.memory import recall
+
+    before = {name: getattr(recall, name) for name in ("_normalised", "retrieval_queries", "embedding_text")}
+    argv = ["--ablation", "--no-lme", "--users", "2", "--sessions", "3", "--runs-per-session", "5", "--questions", "3"]
+    rows = bench.main([*argv, "--split", "all"])["ablation"]
+    assert [label for label, _ in rows] == [label for label, *_ in bench.ABLATION]
+    assert all(len(row) == 2 and all(0 <= r <= 1 for r in row) for _, row in rows)
+    assert {name: getattr(recall, name) for name in before} == before
+
+
 def test_offline_bm25_is_lucenes(bench: ModuleType) -> None:
     """idf = ln(1 + (N - n + 0.5) / (n + 0.5)); tf part = tf / (tf + k1 (1 - b + b dl / avgdl)), as Lucene 9."""
     field = bench.FieldBM25(["tokyo ramen", "tokyo", "paris croissant bakery"], bench.standard_tokens)
