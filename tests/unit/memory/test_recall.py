@@ -72,14 +72,26 @@ def test_the_same_run_proposed_twice_is_one_hit_and_the_limit_holds() -> None:
     assert len(ranked) == 3 and order(ranked).count(("a", 0)) == 1
 
 
+def first_of(query: str, told: ConversationDoc, asked: ConversationDoc) -> tuple[str, int]:
+    """The top hit for `query` when `asked` scores a little above `told` in both retrievers (and a filler below)."""
+    filler = doc("c", 0, user="Thanks!")
+    candidates = [cand(told, bm25=5.8, knn=0.84), cand(asked, bm25=6.0, knn=0.85), cand(filler, 1.0, 0.5)]
+    return order(recall.rank(query, candidates, 2))[0]
+
+
 def test_a_first_person_question_prefers_what_the_user_said_about_themselves() -> None:
     statement = doc("a", 0, user="We adopted a puppy last week and named him Biscuit.")
     question = doc("b", 0, user="What should I feed a puppy?")
-    filler = doc("c", 0, user="Thanks!")
-    candidates = [cand(statement, bm25=5.8, knn=0.84), cand(question, bm25=6.0, knn=0.85), cand(filler, 1.0, 0.5)]
-    assert order(recall.rank("What is my dog called?", candidates, 2))[0] == ("a", 0)
-    # Not asked in the first person: no cue, the retrievers decide.
-    assert order(recall.rank("What is the dog called?", candidates, 2))[0] == ("b", 0)
+    assert first_of("What is my dog called?", statement, question) == ("a", 0)
+    # Not asked about a person: no cue, the retrievers decide.
+    assert first_of("What is the dog called?", statement, question) == ("b", 0)
+
+
+def test_a_question_about_someone_by_name_prefers_what_either_side_said_about_themselves() -> None:
+    told = doc("a", 0, user="How was your weekend?", assistant="Great, I finally moved to Denver last week.")
+    asked = doc("b", 0, user="Is Denver expensive?", assistant="Rents in Denver rose again, see the map.")
+    assert first_of("Where did Maya move to?", told, asked) == ("a", 0)
+    assert first_of("where did the office move to?", told, asked) == ("b", 0)
 
 
 def test_states_about_self() -> None:
@@ -106,15 +118,6 @@ def test_the_index_embeds_the_user_side_and_as_much_of_the_other() -> None:
     cut = recall.embedding_text(doc(user="hi", assistant="w" * 2000))
     assert len(cut) == len("hi\n") + recall.EMBED_OTHER_SIDE_MIN_CHARS
     assert recall.embedding_text(doc(user="  ", assistant="a greeting")) == "a greeting"
-
-
-def test_a_question_about_someone_by_name_prefers_what_either_side_said_about_themselves() -> None:
-    told = doc("a", 0, user="How was your weekend?", assistant="Great, I finally moved to Denver last week.")
-    asked = doc("b", 0, user="Is Denver expensive?", assistant="Rents in Denver rose again, see the map.")
-    filler = doc("c", 0, user="Thanks!")
-    candidates = [cand(told, bm25=5.8, knn=0.84), cand(asked, bm25=6.0, knn=0.85), cand(filler, 1.0, 0.5)]
-    assert order(recall.rank("Where did Maya move to?", candidates, 2))[0] == ("a", 0)
-    assert order(recall.rank("where did the office move to?", candidates, 2))[0] == ("b", 0)
 
 
 def test_names_someone() -> None:
