@@ -1,9 +1,10 @@
 """`make bench`: every benchmark in bench/ at its --quick size, then one table of ratios against the anchors.
 
 Anchors: Griptape (prompt-stack time, add-run bytes), raw boto3 / opensearch-py (task-memory and text-store
-store/load time, record search p95), a bare boto3 client making the same calls (cold start: import + first
-request); route CPU is shown against its 2 ms target and the load test (local stack) in absolute terms. Each row
-names the command that produced it. Not part of `make test`.
+store/load time, record search p95), the best of bm25s / wordllama / their RRF (conversation-search recall@10),
+a bare boto3 client making the same calls (cold start: import + first request); route CPU is shown against its 2 ms
+target and the load test (local stack) in absolute terms. Each row names the command that produced it. Not part of
+`make test`.
 
     PYTHONPATH=functions:layers/offprompt .venv/bin/python bench/run_all.py [--only route_cpu,prompt_stack,...]
 """
@@ -150,6 +151,24 @@ def records_search() -> tuple[str, list[Row]]:
     return " ".join(cmd[:2]), [("record index", figure, f"{a['p95']:.1f} ms", anchor, f"{a['p95'] / raw['p95']:.2f}x")]
 
 
+def recall() -> tuple[str, list[Row]]:
+    """Issue 31: run-level recall@10 of conversation search against the best of its three baselines (+0.10 target)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "recall.json"
+        cmd = ["bench/bench_recall.py", "--quick", "--split", "all"]
+        run([*cmd, "--json", str(out)])
+        data = json.loads(out.read_text())
+    rows: list[Row] = []
+    for r in data["results"]:
+        methods = r["recall"]["all"]
+        best = max(("bm25s", "wordllama", "rrf"), key=lambda m: methods[m][2])
+        ours, anchor = methods["offprompt"][2], methods[best][2]
+        figure = f"recall@10, {r['data']}, {r['questions']['all']} questions (p95 {r['p95_ms']} ms offline)"
+        rows.append(("recall (offline)", figure, f"{ours:.3f}", f"best baseline {best} {anchor:.3f} (target +0.10)",
+                     f"{ours - anchor:+.3f}"))  # fmt: skip
+    return " ".join(cmd), rows
+
+
 def cold_start() -> tuple[str, list[Row]]:
     cmd = ["bench/bench_cold_start.py", "--runs", "3"]
     rows = []
@@ -224,6 +243,7 @@ BENCHES = {
     "task_memory": task_memory,
     "text_store": text_store,
     "records_search": records_search,
+    "recall": recall,
     "cold_start": cold_start,
     "load": load_test,
     "load_100k": load_100k,

