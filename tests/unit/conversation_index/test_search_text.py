@@ -43,7 +43,8 @@ def test_items_by_role_without_identifiers_or_bytes() -> None:
     assert item_text(user).input_text == "my cat is Miso" and item_text(user).output_text == ""
     call = {"type": "function_call", "call_id": "c1", "name": "weather", "arguments": '{"city": "Oslo"}'}
     assert item_text(call).output_text == 'weather\n{"city": "Oslo"}'
-    converse = {"role": "assistant", "content": [{"text": "Done."}, {"image": {"format": "png", "source": {"bytes": "AAAA"}}}]}
+    image = {"image": {"format": "png", "source": {"bytes": "AAAA"}}}
+    converse = {"role": "assistant", "content": [{"text": "Done."}, image]}
     assert item_text(converse).output_text == "Done."
 
 
