@@ -1,6 +1,7 @@
 """The stream indexer's pure parts: stream records → run changes (adapters/stream_runs), and the use case's order and
 failure rules (services/conversation_index/index_changes) over a recording index and in-memory runs. The adapters and
-the whole path on the real table stream and OpenSearch node: tests/integration/conversation/test_conversation_index_*."""
+the whole path on the real table stream and OpenSearch node:
+tests/integration/conversation/test_conversation_index_*."""
 
 from __future__ import annotations
 
