@@ -221,3 +221,34 @@ def test_an_erased_tenant_leaves_no_document_and_the_other_keeps_its_own(d: Depl
     stream.pump()  # the erase's removals reach the indexer after it: nothing comes back
     assert documents(d, ALICE) == 0
     assert found(d, BOB, "heron") == [("t1", 1)]
+
+
+def test_reindex_builds_the_index_for_runs_stored_before_it_idempotent_and_resumable(
+    d: Deployment, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from offprompt.adapters import tenant_items
+    from offprompt_admin.__main__ import main as admin
+
+    for i in range(5):
+        d.add_run(ALICE, f"old{i % 2}", f"r{i}", f"kingfisher {i}")  # stored before the index: no stream read
+    d.add_run(BOB, "old", "b0", "kingfisher of bob")
+    d.add_run(ALICE, "big", "big", "kingfisher " + "x" * 400_000)
+
+    def cli(*args: str) -> tuple[int, Any]:
+        capsys.readouterr()
+        code = admin(list(args))
+        return code, json.loads(capsys.readouterr().out)
+
+    monkeypatch.setattr(tenant_items, "SCAN_PAGE_ITEMS", 4)  # several pages, to stop and resume between them
+    code, first = cli("reindex", ALICE, "--pages", "1")
+    assert code == 0 and first["complete"] is False and first["pages"] == 1
+    code, rest = cli("reindex", ALICE, "--from", first["resume_from"])
+    assert code == 0 and rest["complete"] is True
+    assert first["indexed"] + rest["indexed"] == 6
+    assert len(found(d, ALICE, "kingfisher")) == 6 and found(d, BOB, "kingfisher") == []
+
+    code, again = cli("reindex", ALICE)  # idempotent: the same documents, replaced
+    assert code == 0 and again["indexed"] == 6 and documents(d, ALICE) == 6
+    code, everyone = cli("reindex", "--all")
+    assert code == 0 and everyone["indexed"] == 7 and documents(d) == 7
+    assert found(d, BOB, "kingfisher") == [("old", 1)]

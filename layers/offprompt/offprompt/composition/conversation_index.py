@@ -10,7 +10,7 @@ from typing import Literal, cast
 from offprompt.composition.records import LazyRecordIndex
 from offprompt.config import Settings
 from offprompt.ports import ConversationIndex, Embedder
-from offprompt.services.conversation_index.context import Indexing
+from offprompt.services.conversation_index.context import Indexing, RunScan
 
 # The local stack or a test installs an index here; Lambda never does.
 _index_override: ConversationIndex | None = None
@@ -76,3 +76,10 @@ def default_indexing() -> Indexing:
     from offprompt.config import get_settings
 
     return indexing_from_settings(get_settings())
+
+
+def run_scan_from_settings(settings: Settings) -> RunScan:
+    """The table's run items page by page (`offprompt-admin reindex`)."""
+    from offprompt.adapters.tenant_items import DynamoDbTenantItems
+
+    return DynamoDbTenantItems(settings.require("table_name"))

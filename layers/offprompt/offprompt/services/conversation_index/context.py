@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from offprompt.ports import ConversationIndex, RunChangeDecoder, RunStore, StoredRun
+from offprompt.ports import ConversationIndex, RunChange, RunChangeDecoder, RunStore, StoredRun
 
 
 class RunBodies(Protocol):
@@ -20,3 +20,9 @@ class Indexing:
     bodies: RunBodies
     index: ConversationIndex
     decoder: RunChangeDecoder
+
+
+class RunScan(Protocol):
+    """The table's run items, page by page (a whole-table read: `offprompt-admin reindex`)."""
+
+    def run_changes_page(self, tenant: str | None, position: str | None) -> tuple[list[RunChange], str | None]: ...
