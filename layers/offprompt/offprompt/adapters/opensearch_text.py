@@ -337,18 +337,7 @@ class OpenSearchTextStore:
                 yield chunk, line.encode("utf-8")
 
     def _embed_chunks(self, texts: list[str]) -> list[list[float] | None]:
-        """Embeddings for the non-blank texts (None for blank ones, and for all without an embedder)."""
-        vectors: list[list[float] | None] = [None] * len(texts)
-        if self.embedder is None:
-            return vectors
-        wanted = [i for i, text in enumerate(texts) if text.strip()]
-        if wanted:
-            embedded = self.embedder.embed([texts[i] for i in wanted])
-            if len(embedded) != len(wanted):
-                raise DependencyUnavailable(f"the embedder returned {len(embedded)} vectors for {len(wanted)} texts")
-            for i, vector in zip(wanted, embedded, strict=True):
-                vectors[i] = vector
-        return vectors
+        return embed_texts(self.embedder, texts)
 
     def _bulk(
         self,
@@ -802,6 +791,21 @@ class S3TextRecords:
             return request()
         except (ClientError, BotoCoreError) as exc:
             raise DependencyUnavailable(f"S3 {action} failed: {failure_reason(exc)}") from exc
+
+
+def embed_texts(embedder: Embedder | None, texts: Sequence[str]) -> list[list[float] | None]:
+    """Embeddings for the non-blank texts (None for blank ones, and for all without an embedder)."""
+    vectors: list[list[float] | None] = [None] * len(texts)
+    if embedder is None:
+        return vectors
+    wanted = [i for i, text in enumerate(texts) if text.strip()]
+    if wanted:
+        embedded = embedder.embed([texts[i] for i in wanted])
+        if len(embedded) != len(wanted):
+            raise DependencyUnavailable(f"the embedder returned {len(embedded)} vectors for {len(wanted)} texts")
+        for i, vector in zip(wanted, embedded, strict=True):
+            vectors[i] = vector
+    return vectors
 
 
 def search_pages(

@@ -5,9 +5,9 @@ stack's / tests' hooks. Nothing is built at import; the index connects on first 
 from __future__ import annotations
 
 import functools
-from typing import Literal, cast
+from typing import cast
 
-from offprompt.composition.records import LazyRecordIndex
+from offprompt.composition.records import LazyRecordIndex, shared_index_parts
 from offprompt.config import Settings
 from offprompt.ports import ConversationIndex, Embedder
 from offprompt.services.conversation_index.context import Indexing, RunScan
@@ -40,17 +40,9 @@ def conversation_index_from_settings(settings: Settings) -> ConversationIndex:
 
 
 def _opensearch_index(settings: Settings) -> ConversationIndex:
-    from offprompt.adapters.embeddings import BedrockTitanEmbedder
-    from offprompt.adapters.opensearch_client import build_opensearch_client
     from offprompt.adapters.opensearch_conversations import OpenSearchConversationIndex
 
-    client = build_opensearch_client(settings.require("opensearch_url"), settings.opensearch_auth)
-    embedder: Embedder | None = _embedder_override
-    if embedder is None and settings.embedding_model_id:
-        embedder = BedrockTitanEmbedder(settings.embedding_model_id, settings.embedding_dimensions)
-    mode: Literal["provisioned", "serverless"] = (
-        "serverless" if settings.opensearch_mode == "serverless" else "provisioned"
-    )
+    client, embedder, mode = shared_index_parts(settings, _embedder_override)
     return OpenSearchConversationIndex(client, settings.opensearch_index, embedder, mode=mode)
 
 

@@ -5,11 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from offprompt.ports import ConversationIndex, RunChange, RunChangeDecoder, RunStore, StoredRun
-
-
-class RunBodies(Protocol):
-    def run_json(self, stored: StoredRun) -> str: ...
+from offprompt.ports import ConversationIndex, RunChange, RunChangeDecoder, RunStore
+from offprompt.services.events.context import RunBodies
 
 
 @dataclass(frozen=True)
