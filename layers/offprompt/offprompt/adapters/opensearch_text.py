@@ -808,6 +808,12 @@ def embed_texts(embedder: Embedder | None, texts: Sequence[str]) -> list[list[fl
     return vectors
 
 
+def ascending(order: Sequence[str]) -> list[dict[str, Any]]:
+    """A sort on `order`, ascending, that an index whose mapping lacks one of the fields (created by an earlier
+    version: the record or conversation fields came later) answers too: its documents all miss that field."""
+    return [{field: {"order": "asc", "unmapped_type": "keyword"}} for field in order]
+
+
 def search_pages(
     search: Callable[[dict[str, Any]], dict[str, Any]], filters: list[dict[str, Any]], order: Sequence[str], size: int
 ) -> Iterator[list[dict[str, Any]]]:
@@ -819,7 +825,7 @@ def search_pages(
             "size": size,
             "_source": False,
             "query": {"bool": {"filter": filters}},
-            "sort": [{field: "asc"} for field in order],
+            "sort": ascending(order),
         }
         if after is not None:
             body["search_after"] = after
