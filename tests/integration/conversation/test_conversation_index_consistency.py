@@ -74,13 +74,28 @@ class Stream:
         self.delivered.extend(records)
 
 
-@pytest.fixture
+@pytest.fixture(params=["provisioned", "serverless"])
 def d(
-    moto_server: str, opensearch_url: str, opensearch_client: Any, monkeypatch: pytest.MonkeyPatch
+    request: pytest.FixtureRequest,
+    moto_server: str,
+    opensearch_url: str,
+    opensearch_client: Any,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[Deployment]:
-    deployment = Deployment(monkeypatch, moto_server, opensearch_url, opensearch_client, "conv")
+    """A deployment on a managed domain, or on OpenSearch Serverless (the functions reach the node through the
+    Serverless-faithful proxy, which refuses what Serverless refuses; the test reads the node itself)."""
+    if request.param == "provisioned":
+        deployment = Deployment(monkeypatch, moto_server, opensearch_url, opensearch_client, "conv")
+        yield deployment
+        deployment.close()
+        return
+    proxy: Any = request.getfixturevalue("aoss_proxy")
+    refused = len(proxy.refusals)
+    monkeypatch.setenv("OFFPROMPT_OPENSEARCH_MODE", "serverless")
+    deployment = Deployment(monkeypatch, moto_server, proxy.url, opensearch_client, "conv")
     yield deployment
     deployment.close()
+    assert proxy.refusals[refused:] == [], "the indexer sent what OpenSearch Serverless refuses"
 
 
 @pytest.fixture

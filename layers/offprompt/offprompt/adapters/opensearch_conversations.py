@@ -198,8 +198,12 @@ class OpenSearchConversationIndex:
         self._ensure_ready()
         vectors = self._vectors(docs)
         write_id = uuid.uuid4().hex
-        if self.mode == "serverless":  # a retried batch: the copies search sees go first
-            self._delete_ids(self._ids_of(docs[0].tenant, [(d.thread_id, d.kind, d.seq) for d in docs]))
+        if self.mode == "serverless":  # a retried batch: the copies search sees go first (a batch has many tenants)
+            by_tenant: dict[str, list[tuple[str, str, int]]] = {}
+            for d in docs:
+                by_tenant.setdefault(d.tenant, []).append((d.thread_id, d.kind, d.seq))
+            for tenant, keys in by_tenant.items():
+                self._delete_ids(self._ids_of(tenant, keys))
         for first in range(0, len(docs), BULK_DOCS):
             lines: list[str] = []
             for doc, vector in zip(docs[first : first + BULK_DOCS], vectors[first : first + BULK_DOCS], strict=True):
