@@ -7,7 +7,9 @@ the table's stream records in Lambda's shape, as the event source mapping (and t
 
 After each change's stream records are processed: a deleted, pruned (max_runs), expired (TTL), popped, thread-deleted
 or erased run leaves no document; a retried batch makes no duplicate; a foreign tenant's candidates never include
-another's; a fork's cut finds the history it shares; a big run (its body in S3) is indexed by its text.
+another's; a fork's cut finds the history it shares; a big run (its body in S3) is indexed by its text; an export
+carries no document and an import is indexed by the stream; `offprompt-admin reindex` builds what came before.
+Each on a managed domain and on OpenSearch Serverless (the faithful proxy).
 """
 
 from __future__ import annotations
@@ -267,3 +269,23 @@ def test_reindex_builds_the_index_for_runs_stored_before_it_idempotent_and_resum
     code, everyone = cli("reindex", "--all")
     assert code == 0 and everyone["indexed"] == 7 and documents(d) == 7
     assert found(d, BOB, "kingfisher") == [("old", 1)]
+
+
+def test_an_export_carries_no_document_and_an_import_is_indexed_by_the_stream(
+    d: Deployment, stream: Stream, capsys: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
+    from offprompt_admin.__main__ import main as admin
+
+    for i in range(2):
+        d.add_run(ALICE, "t1", f"r{i}", f"puffin {i}")
+    stream.pump()
+    out = tmp_path / "alice"
+    assert admin(["export", ALICE, "--out", str(out)]) == 0
+    assert not [line for line in (out / "opensearch.jsonl").read_text().splitlines() if "puffin" in line]
+    assert admin(["erase", ALICE, "--yes"]) == 0
+    stream.pump()
+    assert documents(d, ALICE) == 0
+    assert admin(["import", ALICE, str(out)]) == 0
+    stream.pump()  # the import wrote the run items: the stream indexes them
+    assert found(d, ALICE, "puffin") == [("t1", 1), ("t1", 2)]
+    capsys.readouterr()
