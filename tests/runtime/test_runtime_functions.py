@@ -231,6 +231,7 @@ def test_mcp_function(start_text_function: Start, local_aws: dict[str, Any]) -> 
         "get_context",
         "get_recent_turns",
         "list_threads",
+        "search_conversations",
         "store_output",
         "load_artifacts",
         "search_memory",

@@ -285,3 +285,35 @@ def test_bad_requests_get_the_same_status_and_code_on_both_doors(
 def test_since_and_until_reach_the_index_as_epoch_seconds(api: Api, index: FakeConversationIndex) -> None:
     search(api, {"query": "a", "since": "2026-01-01T00:00:00Z", "until": "2026-01-02T00:00:00+00:00"})
     assert (index.calls[-1]["since"], index.calls[-1]["until"]) == (1767225600.0, 1767312000.0)
+
+
+def mcp(arguments: dict[str, Any]) -> Any:
+    from mcp_server.handler import lambda_handler
+
+    event = copy.deepcopy(load_event("mcp_call_http.json"))
+    call = {"name": "search_conversations", "arguments": arguments}
+    event["body"] = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call})
+    out = lambda_handler(event, None)
+    assert out["statusCode"] == 200, out
+    return json.loads(out["body"])["result"]
+
+
+def test_the_mcp_tool_answers_the_route_s_hits_and_its_refusals(api: Api, index: FakeConversationIndex) -> None:
+    add(api, "m-1", ("k1", "the wifi password is hunter2", "saved"))
+    api.http(
+        api.threads, "thread_items_add_http.json", "POST", "/threads/m-2/items",
+        body={"items": [{"role": "user", "content": "the wifi is slow"}]}, thread_id="m-2",
+    )  # fmt: skip
+    index_stored(index, "tenant-a", "m-1", "m-2")
+    _, body, _ = search(api, {"query": "wifi password", "thread_prefix": "m-"})
+    result = mcp({"query": "wifi password", "thread_prefix": "m-"})
+    assert result["isError"] is False and result["structuredContent"] == body
+    lines = result["content"][0]["text"].splitlines()
+    assert lines[0].startswith("[m-1 #1, ") and lines[0].endswith("] user: the wifi password is hunter2")
+    assert lines[1] == "  assistant: saved"
+    assert lines[2].endswith('{"role": "user", "content": "the wifi is slow"}')
+
+    for arguments, code in [({"query": ""}, "schema_invalid"), ({"query": " "}, "invalid_input"),
+                            ({"query": "a", "thread_ids": ["a/b"]}, "invalid_input")]:  # fmt: skip
+        refused = mcp(arguments)
+        assert refused["isError"] is True and refused["structuredContent"]["code"] == code, refused
