@@ -41,7 +41,10 @@ batch manifests and (OpenSearch Serverless mode) text records · `uploads/` pend
 materialized load responses · `exports/` exports.
 OpenSearch (one index): one document per text chunk, id `digest(tenant, memory, namespace, position, chunk)`, and
 one per indexed long-term record version (`doc_kind` "record"), id `digest("record", tenant, namespace path, key,
-version, write_id)` on a provisioned domain (Serverless assigns ids); every document's `tenant` keyword is the tenant.
+version, write_id)` on a provisioned domain (Serverless assigns ids), and one per run or session item of a thread
+(`doc_kind` "conversation", docs/adr/0048), id `digest("conversation", tenant, thread, kind, seq)` on a provisioned
+domain, written and deleted by the stream indexer as the run items come and go; every document's `tenant` keyword is
+the tenant.
 """
 
 from __future__ import annotations
@@ -719,3 +722,11 @@ def record_doc_id(tenant: str, namespace: Sequence[str], key: str, version: int,
     are joined by `.` (a label never holds one) and the list starts with "record", so no record id can equal a chunk
     id (whose digest list has five parts)."""
     return digest("record", tenant, ".".join(namespace), key, version, write_id)
+
+
+def conversation_doc_id(tenant: str, thread_id: str, kind: str, seq: int) -> str:
+    """A run's (or session item's) search document id on a provisioned domain (docs/adr/0048): one per (tenant,
+    thread, kind, seq), so indexing a run again (a retried stream batch, a reindex) replaces its document. The list
+    starts with "conversation" and its fourth part is a string, so it never equals a chunk id (whose fourth part is a
+    position, an integer) or a record id (six parts)."""
+    return digest("conversation", tenant, thread_id, kind, seq)

@@ -1,6 +1,7 @@
-"""A tenant's OpenSearch documents (the `tenant` keyword field: text chunks and long-term record versions), for export,
-import and erase (docs/adr/0024-tenant-export-erase.md): paged by `search_after` on the documents' own order
-(`TENANT_ORDER`), written back by bulk index under their ids, deleted by one delete-by-query.
+"""A tenant's OpenSearch documents (the `tenant` keyword field: text chunks, long-term record versions and the
+conversation documents of its runs, docs/adr/0048; an export leaves the last out), for export, import and erase
+(docs/adr/0024-tenant-export-erase.md): paged by `search_after` on the documents' own order (`TENANT_ORDER`),
+written back by bulk index under their ids, deleted by one delete-by-query.
 
 On OpenSearch Serverless (`serverless=True`, docs/adr/0030-opensearch-serverless.md) there is no refresh and no
 delete-by-query, and documents have server-generated ids: the order adds the store's `write_id` (a unique key), an
@@ -29,9 +30,23 @@ if TYPE_CHECKING:
 SEARCH_PAGE_DOCS = 500
 BULK_DOCS = 500
 #: A unique sort key over a tenant's documents: text chunks by (memory, namespace, position, chunk), long-term record
-#: versions (which have none of those) by (record_namespace, record_key, record_version); each kind sorts its missing
-#: fields last (docs/adr/0034). Serverless adds `write_id`.
-TENANT_ORDER = ("memory", "namespace", "position", "chunk", "record_namespace", "record_key", "record_version")
+#: versions (which have none of those) by (record_namespace, record_key, record_version), conversation documents by
+#: (thread_id, kind, seq); each kind sorts its missing fields last (docs/adr/0034). Serverless adds `write_id`.
+TENANT_ORDER = (
+    "memory",
+    "namespace",
+    "position",
+    "chunk",
+    "record_namespace",
+    "record_key",
+    "record_version",
+    "thread_id",
+    "kind",
+    "seq",
+)
+#: Conversation documents (docs/adr/0048) are derived from the tenant's runs: an export leaves them out (the import
+#: writes the runs, and the stream indexes them); an erase and its count include them (the `tenant` keyword).
+NOT_EXPORTED = {"term": {"doc_kind": "conversation"}}
 
 
 class OpenSearchTenantDocuments:
@@ -68,7 +83,8 @@ class OpenSearchTenantDocuments:
             self._call(lambda: self.client.indices.refresh(index=self.index))
 
     def scan(self, tenant: str) -> Iterator[tuple[str, dict[str, Any]]]:
-        """(id, source) of every document of the tenant, in TENANT_ORDER."""
+        """(id, source) of every document of the tenant an export carries (its conversation documents aside), in
+        TENANT_ORDER."""
         if not self._exists():
             return
         self._refresh()
@@ -76,7 +92,7 @@ class OpenSearchTenantDocuments:
         after: list[Any] | None = None
         while True:
             body: dict[str, Any] = {
-                "query": {"bool": {"filter": [{"term": {"tenant": tenant}}]}},
+                "query": {"bool": {"filter": [{"term": {"tenant": tenant}}], "must_not": [NOT_EXPORTED]}},
                 "sort": [{field: "asc"} for field in order],
                 "size": SEARCH_PAGE_DOCS,
             }
