@@ -6,7 +6,7 @@ stream indexer would (`index_stored`), then left stale on purpose: the claims ar
 candidates — the threads a search covers (a fork's shared history, a prefix, named threads), every hit checked
 against DynamoDB (a deleted, pruned, expired, popped or foreign run is never answered however far the index lags),
 the consistency wait and its header, the answer's shape, refusals. The OpenSearch adapter and the stream indexer are
-tested on the real node in tests/e2e/test_conversation_search_real_index.py.
+tested with the use case on the real node in test_thread_search_opensearch.py.
 """
 
 from __future__ import annotations
@@ -16,15 +16,14 @@ import json
 import time
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 from conversation_api import Api, load_event, text_run
 from fakes.conversation_index import FakeConversationIndex
+from search_support import add, direct, fork, ids, index_stored, search
 
 from offprompt.composition.conversation import default_service
 from offprompt.composition.search import set_conversation_index_override
-from offprompt.errors import OffpromptError
 from offprompt.ports import ConversationDoc
 from offprompt.services.conversation import search as search_module
 
@@ -35,55 +34,6 @@ def index(api: Api) -> Iterator[FakeConversationIndex]:
     set_conversation_index_override(fake)
     yield fake
     set_conversation_index_override(None)
-
-
-def index_stored(index: FakeConversationIndex, tenant: str, *threads: str) -> None:
-    """Index every run and item stored in these threads' own partitions now (what the stream indexer would)."""
-    runs = default_service().runs
-    for thread in threads:
-        for r in runs.iter_full(tenant, thread, lo=1, now_epoch=0):
-            body = json.loads(default_service().bodies.run_json(r))
-            kind = "item" if r.thread_kind == "items" else "run"
-            if kind == "run":
-                text_in, text_out = str(body["input"].get("value", "")), str(body["output"].get("value", ""))
-            else:
-                text_in, text_out = json.dumps(body), ""
-            index.index(
-                [ConversationDoc(tenant, thread, kind, r.seq, r.run_id, time.time(), text_in, text_out)]  # type: ignore[arg-type]
-            )
-
-
-def search(api: Api, body: Any, *, tenant: str = "tenant-a") -> tuple[int, Any, dict[str, str]]:
-    event = copy.deepcopy(load_event("thread_search_http.json"))
-    event["requestContext"]["authorizer"]["jwt"]["claims"]["sub"] = tenant
-    event["body"] = json.dumps(body)
-    out = api.threads(event, None)
-    return out["statusCode"], json.loads(out["body"]), out.get("headers") or {}
-
-
-def direct(api: Api, **fields: Any) -> Any:
-    """The direct invocation's answer, or `{"code"}` of the library error it raised (as Step Functions sees it)."""
-    event = {"tenant": fields.pop("tenant", "tenant-a"), "action": "search_threads", **fields}
-    try:
-        return api.threads(event, None)
-    except OffpromptError as exc:
-        return {"code": exc.code}
-
-
-def add(api: Api, thread: str, *runs: tuple[str, str, str], tenant: str = "tenant-a") -> None:
-    for run_id, question, answer in runs:
-        status, body = api.post_run(thread, text_run(run_id, question, answer), tenant=tenant)
-        assert status == 201, body
-
-
-def ids(body: Any) -> list[tuple[str, str]]:
-    return [(h["thread_id"], h.get("run_id") or h["item_id"]) for h in body["hits"]]
-
-
-def fork(api: Api, thread: str, body: dict[str, Any]) -> None:
-    path = f"/threads/{quote(thread, safe='')}/fork"
-    status, out = api.http(api.threads, "thread_fork_http.json", "POST", path, body=body, thread_id=thread)
-    assert status == 201, out
 
 
 def test_a_hit_is_the_run_as_list_runs_answers_it_best_first(api: Api, index: FakeConversationIndex) -> None:
