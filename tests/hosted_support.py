@@ -32,7 +32,15 @@ def reset_caches() -> None:
     """Every per-process cache of clients, settings and services: the next deployment's are built fresh."""
     from offprompt.adapters.clients import reset_clients
     from offprompt.adapters.opensearch_client import reset_opensearch_clients
-    from offprompt.composition import account, checkpoints, conversation, records, task_memory, tenant_data
+    from offprompt.composition import (
+        account,
+        checkpoints,
+        conversation,
+        conversation_index,
+        records,
+        task_memory,
+        tenant_data,
+    )
     from offprompt.config import get_settings
 
     reset_clients()
@@ -47,6 +55,7 @@ def reset_caches() -> None:
         tenant_data.default_stores,
         records.default_records,
         checkpoints.default_checkpoints,
+        conversation_index.default_indexing,
     ):
         cached.cache_clear()
 

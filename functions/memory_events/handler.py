@@ -17,7 +17,7 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 
 from api_common.entry import invocation_deadline, observability
-from api_common.powertools import DATA_CLASSES, complete_lazy_package
+from api_common.stream_batch import partial_batch_response
 from offprompt.composition.events import default_events
 from offprompt.errors import InvalidInput
 from offprompt.services.events.publish_changes import publish_changes
@@ -35,21 +35,9 @@ def handle_stream(event: dict[str, Any]) -> dict[str, Any]:
             "memory events not delivered; their records will be retried", extra={"records": len(result.failed)}
         )
         metrics.add_metric(name="MemoryEventsFailed", unit=MetricUnit.Count, value=len(result.failed))
-    # the batch utility imports data classes that import names from their package: its real __init__ (skipped
-    # for the HTTP functions' cold starts, api_common.powertools) must have run first
-    complete_lazy_package(DATA_CLASSES)
-    from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
-    from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
-
-    def check(record: DynamoDBRecord) -> None:
-        if record.event_id in result.failed:
-            raise RuntimeError(f"the memory event of stream record {record.event_id} was not delivered")
-
-    # Every record failing is still a partial response (all reported), never an exception replaying the batch.
-    processor = BatchProcessor(event_type=EventType.DynamoDBStreams, raise_on_entire_batch_failure=False)
-    response = process_partial_response(event=event, record_handler=check, processor=processor)
+    response = partial_batch_response(event, result.failed, "its memory event was not delivered")
     metrics.flush_metrics()
-    return dict(response)
+    return response
 
 
 def lambda_handler(event: dict[str, Any], context: Any) -> Any:

@@ -34,6 +34,7 @@ from griptape.artifacts import BlobArtifact, InfoArtifact, ListArtifact, TextArt
 from griptape.common import PromptStack
 from stack_process import StackProcess
 
+from offprompt.ports import ThreadCut
 from offprompt_client import OffpromptClient, OffpromptClientError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -586,3 +587,33 @@ def test_the_example_extractor_turns_a_run_into_a_fact_record(stack: RunningStac
     assert record["value"]["text"] == "Grace Hopper"
     assert "not a model" in record["value"]["extractor"]
     assert record["value"]["source"] == {"thread_id": thread, "run_id": "run-extract", "seq": 1}
+
+
+def test_a_run_added_over_http_becomes_a_search_candidate(
+    stack: RunningStack, alice: OffpromptClient, opensearch_client: Any
+) -> None:
+    """docs/adr/0048: the stack runs the conversation indexer on the table's stream as it runs the events function,
+    so a run added over HTTP is in the index (alice's only), and a deleted thread's runs leave it."""
+    from offprompt.adapters.opensearch_conversations import OpenSearchConversationIndex
+
+    thread = uid("search-thread")
+    alice.add_run(thread, input="my sister lives in Reykjavik", output="Iceland is lovely", id="run-search")
+    index = OpenSearchConversationIndex(opensearch_client, stack.index, None)
+
+    def candidates(tenant: str) -> list[tuple[str, int, str]]:
+        found = index.candidates(
+            tenant, bm25_query="reykjavik", embed_query="reykjavik", threads=[ThreadCut(thread)],
+            thread_prefix=None, since=None, until=None, size=10, mode="bm25", wait_for_refresh=True,
+        )  # fmt: skip
+        return [(c.doc.thread_id, c.doc.seq, c.doc.ref_id) for c in found]
+
+    deadline = time.monotonic() + 30
+    while not candidates("alice") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert candidates("alice") == [(thread, 1, "run-search")], stack.output()
+    assert candidates("bob") == []
+    alice.delete_thread(thread)
+    deadline = time.monotonic() + 30
+    while candidates("alice") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert candidates("alice") == [], stack.output()

@@ -428,7 +428,11 @@ ALLOWED_MANAGED = {
 }
 STREAM_POLICY = "arn:aws:iam::aws:policy/service-role/AWSLambdaDynamoDBExecutionRole"
 #: The functions the table's stream triggers, and the dead-letter queue of each.
-STREAM_CONSUMERS = {"summarizer": "SummarizerDeadLetterQueue", "memory_events": "EventsDeadLetterQueue"}
+STREAM_CONSUMERS = {
+    "summarizer": "SummarizerDeadLetterQueue",
+    "memory_events": "EventsDeadLetterQueue",
+    "conversation_index": "ConversationIndexDeadLetterQueue",
+}
 MODES = {
     "serverless": {"OpenSearchMode": "serverless"},
     "existing+embeddings": {

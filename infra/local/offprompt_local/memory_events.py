@@ -133,12 +133,19 @@ def install_example_extractor(sink: LocalEventSink) -> str:
 
 def events_handler() -> Handler:
     """The events function's `lambda_handler`, as the dev server imports function code (functions/ on sys.path)."""
-    handler: Handler = importlib.import_module("memory_events.handler").lambda_handler
+    return function_handler("memory_events")
+
+
+def function_handler(function: str) -> Handler:
+    """A stream function's `lambda_handler` (`memory_events`, `conversation_index`), imported as the dev server
+    imports function code (functions/ on sys.path)."""
+    handler: Handler = importlib.import_module(f"{function}.handler").lambda_handler
     return handler
 
 
 class StreamPoller:
-    """Lambda's stream polling for the events function, against moto's DynamoDB Streams API."""
+    """Lambda's stream polling for a stream function (the events function; the conversation indexer), against moto's
+    DynamoDB Streams API."""
 
     def __init__(
         self,
@@ -149,7 +156,9 @@ class StreamPoller:
         *,
         interval: float = 0.2,
         log: Callable[[str], None] = print,
+        label: str = "memory events",
     ) -> None:
+        self.label = label
         self.dynamodb, self.streams, self.table = dynamodb, streams, table
         self.handler = handler
         self.interval = interval
@@ -161,7 +170,7 @@ class StreamPoller:
 
     def start(self) -> None:
         self._arn = self.dynamodb.describe_table(TableName=self.table)["Table"]["LatestStreamArn"]
-        self._thread = threading.Thread(target=self._run, name="memory-events-poller", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=f"{self.label.replace(' ', '-')}-poller", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
@@ -175,7 +184,7 @@ class StreamPoller:
             try:
                 busy = self.poll_once()
             except Exception as exc:  # moto restarting, a trimmed shard: start over from the oldest record
-                self.log(f"memory events: reading the stream failed ({type(exc).__name__}: {exc}); retrying")
+                self.log(f"{self.label}: reading the stream failed ({type(exc).__name__}: {exc}); retrying")
                 self._iterators.clear()
                 busy = False
             if not busy:
@@ -212,7 +221,7 @@ class StreamPoller:
                 response = self.handler({"Records": batch}, None)
                 failed = [f["itemIdentifier"] for f in (response or {}).get("batchItemFailures", [])]
             except Exception as exc:
-                self.log(f"memory events: the events function raised {type(exc).__name__}: {exc}")
+                self.log(f"{self.label}: the function raised {type(exc).__name__}: {exc}")
                 failed = [batch[0]["dynamodb"]["SequenceNumber"]]
             if not failed:
                 return
@@ -220,7 +229,7 @@ class StreamPoller:
             batch = [r for r in batch if int(r["dynamodb"]["SequenceNumber"]) >= int(first)]
             if attempt < MAX_ATTEMPTS:
                 self._stop.wait(0.2 * attempt)
-        self.log(f"memory events: {len(batch)} stream records of {shard_id} were not delivered; skipped")
+        self.log(f"{self.label}: {len(batch)} stream records of {shard_id} were not delivered; skipped")
 
 
 def lambda_record(record: dict[str, Any], stream_arn: str) -> dict[str, Any]:

@@ -104,7 +104,7 @@ def __getattr__(name: str) -> Any:
 
 
 #: Functions that serve no HTTP route (invoked by DynamoDB Streams, the async path or Step Functions only).
-NON_HTTP_FUNCTIONS: tuple[str, ...] = ("summarizer", "memory_events", "example_extractor")
+NON_HTTP_FUNCTIONS: tuple[str, ...] = ("summarizer", "memory_events", "example_extractor", "conversation_index")
 
 #: Functions whose routes need no credentials: the console's static files (the page holds no data; docs/adr/0038).
 #: template.yaml gives their paths `security: []`; the dev server serves them to anyone, as API Gateway does.

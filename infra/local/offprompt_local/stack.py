@@ -152,6 +152,7 @@ def configure_summaries() -> str:
 EMBEDDER_HOOKS: tuple[tuple[str, str], ...] = (
     ("offprompt.composition.task_memory", "set_embedder_override"),
     ("offprompt.composition.records", "set_embedder_override"),
+    ("offprompt.composition.conversation_index", "set_embedder_override"),
 )
 #: "wordllama" (default) or "off" (no embedder: BM25 search only, as a deployed stack without EmbeddingModelId).
 LOCAL_EMBEDDER_ENV = "OFFPROMPT_LOCAL_EMBEDDER"
@@ -232,6 +233,8 @@ class LocalStack:
     #: The memory events: the table's stream through the events function into a JSONL sink (memory_events.py).
     _events_poller: Any = None
     _events_sink: Any = None
+    #: The conversation index (docs/adr/0048): the same stream through the indexer function into OpenSearch.
+    _index_poller: Any = None
     _stopping: threading.Event = field(default_factory=threading.Event)
     _opensearch_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -294,6 +297,9 @@ class LocalStack:
         if self._events_poller is not None:
             _stop_quietly("the memory events' poller", self._events_poller.stop)
             self._events_poller = None
+        if self._index_poller is not None:
+            _stop_quietly("the conversation index's poller", self._index_poller.stop)
+            self._index_poller = None
         if self._events_sink is not None:
             from .memory_events import uninstall_sink
 
@@ -428,7 +434,13 @@ class LocalStack:
         """The memory events (docs/adr/0036): the events function, fed by a poller of moto's stream, publishing
         to a JSONL sink in the data directory; `GET /local/events` on the dev server reads it (local only)."""
         from .devserver import HttpResult
-        from .memory_events import StreamPoller, events_handler, install_example_extractor, install_sink
+        from .memory_events import (
+            StreamPoller,
+            events_handler,
+            function_handler,
+            install_example_extractor,
+            install_sink,
+        )
 
         sink = install_sink(self._data.root if self._data is not None else None, self.log)
         self._events_sink = sink
@@ -438,6 +450,18 @@ class LocalStack:
         )
         poller.start()
         self._events_poller = poller
+        # The conversation index's function on the same stream, as its own event source mapping runs it: a run
+        # added over HTTP is searchable once its record is read (every 0.2 s) and the index refreshed (1 s).
+        indexer = StreamPoller(
+            self._client("dynamodb"),
+            self._client("dynamodbstreams"),
+            TABLE_NAME,
+            function_handler("conversation_index"),
+            log=self.log,
+            label="conversation index",
+        )
+        indexer.start()
+        self._index_poller = indexer
 
         def local_events() -> HttpResult:
             body = json.dumps({"events": sink.read(), "sink": sink.LABEL}).encode()

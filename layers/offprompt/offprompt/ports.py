@@ -1306,3 +1306,24 @@ class ConversationIndex(Protocol):
         `thread_prefix`, only created in [since, until). Candidates only: the caller ranks them and checks each
         against DynamoDB."""
         ...
+
+
+@dataclass(frozen=True)
+class RunChange:
+    """A run (or session item) written or removed, read from one change of the table: what the conversation indexer
+    keeps the index exact with (docs/adr/0048). `id` names the change (a stream record's `eventID`) for a partial
+    batch failure; `run` is the item as written (None for a removal)."""
+
+    id: str
+    tenant: str
+    thread_id: str
+    seq: int
+    kind: Literal["run", "item"]
+    removed: bool
+    run: StoredRun | None = None
+
+
+class RunChangeDecoder(Protocol):
+    """A change of the table (one stream record, as Lambda delivers it) → the run change it means, or None."""
+
+    def change_of(self, record: Mapping[str, object]) -> RunChange | None: ...

@@ -1221,3 +1221,7 @@ def _stored_run(item: dict[str, Any]) -> StoredRun:
         metered_bytes=int(metered["N"]) if metered is not None else 0,
         thread_kind=str(thread_kind["S"]) if thread_kind is not None else "runs",
     )
+
+
+#: A run item as DynamoDB returns it (a GetItem's, a Query's, a stream record's image) → its StoredRun.
+stored_run_of_item = _stored_run

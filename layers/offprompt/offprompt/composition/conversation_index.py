@@ -1,0 +1,78 @@
+"""The conversation index built from settings (docs/adr/0048-conversation-index.md): the OpenSearch index of runs
+(in the one index task memory and records share, with their embedder), the stream indexer's ports, and the local
+stack's / tests' hooks. Nothing is built at import; the index connects on first use (`LazyRecordIndex`'s way)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Literal, cast
+
+from offprompt.composition.records import LazyRecordIndex
+from offprompt.config import Settings
+from offprompt.ports import ConversationIndex, Embedder
+from offprompt.services.conversation_index.context import Indexing
+
+# The local stack or a test installs an index here; Lambda never does.
+_index_override: ConversationIndex | None = None
+# The local stack (no Bedrock there) installs a labelled stand-in embedder here, as for task memory and records.
+_embedder_override: Embedder | None = None
+
+
+def set_embedder_override(embedder: Embedder | None) -> None:
+    """Use `embedder` instead of Bedrock Titan in conversation indexes built after this call (local stack only)."""
+    global _embedder_override
+    _embedder_override = embedder
+    default_indexing.cache_clear()
+
+
+def set_conversation_index_override(index: ConversationIndex | None) -> None:
+    """Use `index` instead of the OpenSearch conversation index in what is built after this call."""
+    global _index_override
+    _index_override = index
+    default_indexing.cache_clear()
+
+
+def conversation_index_from_settings(settings: Settings) -> ConversationIndex:
+    """The override, else the OpenSearch conversation index, built (and connected) on first use."""
+    if _index_override is not None:
+        return _index_override
+    return cast(ConversationIndex, LazyRecordIndex(functools.partial(_opensearch_index, settings)))  # type: ignore[arg-type]
+
+
+def _opensearch_index(settings: Settings) -> ConversationIndex:
+    from offprompt.adapters.embeddings import BedrockTitanEmbedder
+    from offprompt.adapters.opensearch_client import build_opensearch_client
+    from offprompt.adapters.opensearch_conversations import OpenSearchConversationIndex
+
+    client = build_opensearch_client(settings.require("opensearch_url"), settings.opensearch_auth)
+    embedder: Embedder | None = _embedder_override
+    if embedder is None and settings.embedding_model_id:
+        embedder = BedrockTitanEmbedder(settings.embedding_model_id, settings.embedding_dimensions)
+    mode: Literal["provisioned", "serverless"] = (
+        "serverless" if settings.opensearch_mode == "serverless" else "provisioned"
+    )
+    return OpenSearchConversationIndex(client, settings.opensearch_index, embedder, mode=mode)
+
+
+def indexing_from_settings(settings: Settings) -> Indexing:
+    """The stream indexer's ports: runs in DynamoDB, big run bodies in S3 (when a bucket is set), the index."""
+    from offprompt.adapters.dynamodb_runs import DynamoDbRunStore
+    from offprompt.adapters.s3 import S3RunBodies
+    from offprompt.adapters.stream_runs import StreamRunDecoder
+    from offprompt.services.conversation.context import InlineRunBodies
+
+    bodies = S3RunBodies(settings.bucket_name) if settings.bucket_name else InlineRunBodies()
+    return Indexing(
+        DynamoDbRunStore(settings.require("table_name")),
+        bodies,
+        conversation_index_from_settings(settings),
+        StreamRunDecoder(),
+    )
+
+
+@functools.cache
+def default_indexing() -> Indexing:
+    """The process's indexer, built from the environment on first use (never at import)."""
+    from offprompt.config import get_settings
+
+    return indexing_from_settings(get_settings())

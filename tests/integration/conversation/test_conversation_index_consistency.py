@@ -1,0 +1,223 @@
+"""The conversation index stays exact (issue 31 item 1, docs/adr/0048): every rule, end to end.
+
+Real parts: the local substrate's moto server (DynamoDB with its stream, S3), the real OpenSearch node, the functions'
+own handlers for the workload (add-run, threads: configure / fork / items / pop / delete), the tenant erase's use
+case, and the REAL stream indexer (`conversation_index.handler`, built by its composition root from the settings) fed
+the table's stream records in Lambda's shape, as the event source mapping (and the local stack's poller) hands them.
+
+After each change's stream records are processed: a deleted, pruned (max_runs), expired (TTL), popped, thread-deleted
+or erased run leaves no document; a retried batch makes no duplicate; a foreign tenant's candidates never include
+another's; a fork's cut finds the history it shares; a big run (its body in S3) is indexed by its text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from hosted_support import Deployment
+
+from offprompt.adapters.opensearch_conversations import OpenSearchConversationIndex
+from offprompt.ports import ThreadCut
+from offprompt_local.memory_events import lambda_record
+
+pytestmark = pytest.mark.opensearch
+ALICE, BOB = "alice#1", "alice"  # a `#` in the tenant: "alice" must never match "alice#1"
+TTL = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+
+
+class Stream:
+    """The table's stream through the real indexer function, as Lambda's event source mapping delivers it."""
+
+    def __init__(self, table: str) -> None:
+        self.dynamodb, self.streams = boto3.client("dynamodb"), boto3.client("dynamodbstreams")
+        self.arn = self.dynamodb.describe_table(TableName=table)["Table"]["LatestStreamArn"]
+        self.iterators: dict[str, str] = {}
+        self.delivered: list[dict[str, Any]] = []
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every record not read yet, in order per shard."""
+        out: list[dict[str, Any]] = []
+        for shard in self.streams.describe_stream(StreamArn=self.arn)["StreamDescription"]["Shards"]:
+            shard_id = shard["ShardId"]
+            if shard_id not in self.iterators:
+                self.iterators[shard_id] = self.streams.get_shard_iterator(
+                    StreamArn=self.arn, ShardId=shard_id, ShardIteratorType="TRIM_HORIZON"
+                )["ShardIterator"]
+            while True:
+                page = self.streams.get_records(ShardIterator=self.iterators[shard_id], Limit=100)
+                self.iterators[shard_id] = page["NextShardIterator"]
+                out.extend(lambda_record(r, self.arn) for r in page.get("Records", []))
+                if not page.get("Records"):
+                    break
+        return out
+
+    def pump(self, *, by_ttl: bool = False) -> list[dict[str, Any]]:
+        """Hand every new record to the indexer (REMOVEs as DynamoDB's TTL made them, with `by_ttl`)."""
+        records = self.records()
+        if by_ttl:
+            for r in records:
+                if r["eventName"] == "REMOVE":
+                    r["userIdentity"] = dict(TTL)
+        self.deliver(records)
+        return records
+
+    def deliver(self, records: list[dict[str, Any]]) -> None:
+        from conversation_index.handler import lambda_handler
+
+        for first in range(0, len(records), 100):
+            batch = records[first : first + 100]
+            assert lambda_handler({"Records": json.loads(json.dumps(batch))}, None) == {"batchItemFailures": []}
+        self.delivered.extend(records)
+
+
+@pytest.fixture
+def d(
+    moto_server: str, opensearch_url: str, opensearch_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Deployment]:
+    deployment = Deployment(monkeypatch, moto_server, opensearch_url, opensearch_client, "conv")
+    yield deployment
+    deployment.close()
+
+
+@pytest.fixture
+def stream(d: Deployment) -> Stream:
+    return Stream(d.table)
+
+
+def found(d: Deployment, tenant: str, query: str, threads: list[ThreadCut] | None = None) -> list[tuple[str, int]]:
+    d.os.indices.refresh(index=d.index)
+    index = OpenSearchConversationIndex(d.os, d.index, None)
+    hits = index.candidates(
+        tenant, bm25_query=query, embed_query=query, threads=threads, thread_prefix=None, since=None, until=None,
+        size=100, mode="bm25",
+    )  # fmt: skip
+    assert all(c.doc.tenant == tenant for c in hits)
+    return sorted((c.doc.thread_id, c.doc.seq) for c in hits)
+
+
+def documents(d: Deployment, tenant: str | None = None) -> int:
+    d.os.indices.refresh(index=d.index)
+    filters: list[dict[str, Any]] = [{"term": {"doc_kind": "conversation"}}]
+    if tenant is not None:
+        filters.append({"term": {"tenant": tenant}})
+    return int(d.os.count(index=d.index, body={"query": {"bool": {"filter": filters}}})["count"])
+
+
+def threads(event: dict[str, Any]) -> Any:
+    from threads.handler import lambda_handler
+
+    return lambda_handler(event, None)
+
+
+def test_added_runs_are_found_only_by_their_tenant_and_a_retried_batch_makes_no_duplicate(
+    d: Deployment, stream: Stream
+) -> None:
+    for i in range(3):
+        d.add_run(ALICE, "t1", f"r{i}", f"penguin fact {i}")
+    d.add_run(BOB, "t1", "b0", "penguin colony")
+    d.add_run(ALICE, "big", "big", "albatross " + "x" * 400_000)  # past the inline size: its body is in S3
+    stream.pump()
+    assert found(d, ALICE, "penguin") == [("t1", 1), ("t1", 2), ("t1", 3)]
+    assert found(d, BOB, "penguin") == [("t1", 1)]
+    assert found(d, "carol", "penguin") == []
+    assert found(d, ALICE, "albatross") == [("big", 1)]
+    assert documents(d) == 5
+
+    stream.deliver(list(stream.delivered))  # the whole stream again: a retried batch
+    assert documents(d) == 5
+
+    source = d.os.search(
+        index=d.index, body={"query": {"bool": {"filter": [{"term": {"seq": 2}}, {"term": {"tenant": ALICE}}]}}}
+    )
+    doc = source["hits"]["hits"][0]["_source"]
+    assert (doc["input_text"], doc["output_text"], doc["ref_id"]) == ("Q penguin fact 1", "penguin fact 1", "r1")
+    assert doc["context_text"] == "Q penguin fact 0\npenguin fact 0"  # the run before it
+
+
+def test_deleted_pruned_and_expired_runs_leave_no_document(d: Deployment, stream: Stream) -> None:
+    from offprompt.adapters.dynamodb_runs import DynamoDbRunStore
+
+    for i in range(4):
+        d.add_run(ALICE, "t1", f"r{i}", f"walrus {i}")
+    d.add_run(ALICE, "t2", "e0", "walrus expiring")
+    stream.pump()
+    assert len(found(d, ALICE, "walrus")) == 5
+
+    runs = DynamoDbRunStore(d.table)
+    runs.delete_runs(ALICE, "t1", [runs.get_run(ALICE, "t1", 1)])  # type: ignore[list-item]
+    stream.pump()
+    assert found(d, ALICE, "walrus") == [("t1", 2), ("t1", 3), ("t1", 4), ("t2", 1)]
+
+    threads({"tenant": ALICE, "thread_id": "t1", "action": "configure", "max_runs": 2})
+    for i in range(4, 14):  # each add prunes what max_runs (and its slack of 8) certainly hides: seqs 2-4 here
+        d.add_run(ALICE, "t1", f"r{i}", f"walrus {i}")
+    stream.pump()
+    assert found(d, ALICE, "walrus") == [*(("t1", s) for s in range(5, 15)), ("t2", 1)]
+
+    from offprompt.adapters.layout import run_sk, thread_pk
+
+    # DynamoDB's TTL deletes an expired run's item (moto does not run TTL: the same REMOVE, as TTL's identity)
+    boto3.client("dynamodb").delete_item(
+        TableName=d.table, Key={"pk": {"S": thread_pk(ALICE, "t2")}, "sk": {"S": run_sk(1)}}
+    )
+    records = stream.pump(by_ttl=True)
+    assert [r["eventName"] for r in records] == ["REMOVE"]
+    assert found(d, ALICE, "walrus") == [("t1", s) for s in range(5, 15)]
+    assert documents(d, ALICE) == 10
+
+
+def test_popped_items_and_deleted_threads_leave_no_document(d: Deployment, stream: Stream) -> None:
+    items = [
+        {"role": "user", "content": "my parrot is called Kiwi"},
+        {"role": "assistant", "content": "Hi Kiwi's parrot owner"},
+    ]
+    threads({"tenant": ALICE, "thread_id": "s1", "action": "add_items", "items": items})
+    d.add_run(ALICE, "gone", "g0", "parrot of a thread to delete")
+    stream.pump()
+    assert found(d, ALICE, "kiwi") == [("s1", 1), ("s1", 2)]
+    hit = d.os.search(index=d.index, body={"query": {"term": {"thread_id": "s1"}}, "sort": [{"seq": "asc"}]})
+    assert [(h["_source"]["kind"], bool(h["_source"]["input_text"])) for h in hit["hits"]["hits"]] == [
+        ("item", True),
+        ("item", False),
+    ]  # a user item is the user side; the assistant's the other
+
+    assert threads({"tenant": ALICE, "thread_id": "s1", "action": "pop_item"})["seq"] == 2
+    threads({"tenant": ALICE, "thread_id": "gone", "action": "delete"})
+    stream.pump()
+    assert found(d, ALICE, "kiwi") == [("s1", 1)]
+    assert found(d, ALICE, "parrot") == [("s1", 1)]
+    assert documents(d, ALICE) == 1
+
+
+def test_a_forks_cut_finds_the_history_it_shares(d: Deployment, stream: Stream) -> None:
+    for i in range(3):
+        d.add_run(ALICE, "base", f"r{i}", f"otter {i}")
+    fork = {"tenant": ALICE, "thread_id": "base", "action": "fork", "after_run_id": "r1", "new_thread_id": "fork"}
+    ancestry = threads(fork)["ancestry"]
+    assert ancestry == [{"thread_id": "base", "through_seq": 2}]
+    d.add_run(ALICE, "fork", "f0", "otter in the fork")
+    stream.pump()
+    assert documents(d, ALICE) == 4  # nothing copied: the fork's own run only
+    cuts = [ThreadCut("fork"), *(ThreadCut(a["thread_id"], a["through_seq"]) for a in ancestry)]
+    assert found(d, ALICE, "otter", cuts) == [("base", 1), ("base", 2), ("fork", 3)]
+
+
+def test_an_erased_tenant_leaves_no_document_and_the_other_keeps_its_own(d: Deployment, stream: Stream) -> None:
+    from offprompt.composition.tenant_data import stores_from_settings
+    from offprompt.config import get_settings
+    from offprompt.services.tenant_data.erase import erase_tenant
+
+    for i in range(3):
+        d.add_run(ALICE, "t1", f"r{i}", f"heron {i}")
+    d.add_run(BOB, "t1", "b0", "heron too")
+    stream.pump()
+    report = erase_tenant(ALICE, stores_from_settings(get_settings()), fence=False)
+    assert report.verified, report.to_dict()
+    assert documents(d, ALICE) == 0
+    stream.pump()  # the erase's removals reach the indexer after it: nothing comes back
+    assert documents(d, ALICE) == 0
+    assert found(d, BOB, "heron") == [("t1", 1)]

@@ -1,0 +1,177 @@
+"""The stream indexer's pure parts: stream records → run changes (adapters/stream_runs), and the use case's order and
+failure rules (services/conversation_index/index_changes) over a recording index and in-memory runs. The adapters and
+the whole path on the real table stream and OpenSearch node:
+tests/integration/conversation/test_conversation_index_*."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from offprompt.adapters.dynamodb_runs import _run_item
+from offprompt.adapters.layout import runid_sk, thread_pk
+from offprompt.adapters.stream_runs import StreamRunDecoder, run_change, scanned_run
+from offprompt.errors import DependencyUnavailable
+from offprompt.ports import ConversationDoc, RunChange, StoredRun
+from offprompt.services.conversation_index.context import Indexing
+from offprompt.services.conversation_index.index_changes import index_changes, index_stream_records
+
+
+def stored(seq: int, text: str, *, kind: str = "runs", blob: bool = False) -> StoredRun:
+    run = {"id": f"r{seq}", "meta": {"lang": "en"}, "input": {"type": "TextArtifact", "value": f"Q {text}"},
+           "output": {"type": "TextArtifact", "value": text}}  # fmt: skip
+    if kind == "items":
+        run = {"role": "user", "content": text}
+    body = json.dumps(run)
+    return StoredRun(
+        seq=seq, run_id=f"r{seq}", content_hash="h", created_at="2026-01-02T03:04:05.000Z",
+        run_json=None if blob else body, blob_key=f"blob-{seq}" if blob else None, thread_kind=kind,
+    )  # fmt: skip
+
+
+def record(name: str, tenant: str, thread: str, run: StoredRun, event_id: str) -> dict[str, Any]:
+    item = _run_item(thread_pk(tenant, thread), run, tenant, thread, metered_bytes=0)
+    keys = {"pk": item["pk"], "sk": item["sk"]}
+    change: dict[str, Any] = {"Keys": keys, "SequenceNumber": event_id.removeprefix("e")}
+    if name != "REMOVE":
+        change["NewImage"] = item
+    if name != "INSERT":
+        change["OldImage"] = item
+    return {"eventID": event_id, "eventName": name, "dynamodb": change}
+
+
+def test_stream_records_of_run_items_are_run_changes_and_nothing_else_is() -> None:
+    added = run_change(record("INSERT", "a#1", "t", stored(3, "hi"), "e1"))
+    assert added is not None and (added.tenant, added.thread_id, added.seq, added.kind, added.removed) == (
+        "a#1", "t", 3, "run", False,
+    )  # fmt: skip
+    assert added.run is not None and added.run.run_id == "r3"
+    removed = run_change(record("REMOVE", "a#1", "t", stored(3, "hi", kind="items"), "e2"))
+    assert removed is not None and (removed.kind, removed.removed, removed.run) == ("item", True, None)
+    assert run_change(record("MODIFY", "a", "t", stored(1, "x"), "e3")).removed is False  # type: ignore[union-attr]
+    runid = record("INSERT", "a", "t", stored(1, "x"), "e4")
+    runid["dynamodb"]["Keys"]["sk"] = {"S": runid_sk("r1")}
+    assert run_change(runid) is None
+    assert (
+        run_change(
+            {
+                "eventID": "e5",
+                "eventName": "INSERT",
+                "dynamodb": {"Keys": {"pk": {"S": "APIKEY#k"}, "sk": {"S": "#APIKEY"}}},
+            }
+        )
+        is None
+    )
+    assert run_change({"eventName": "INSERT"}) is None
+    item = record("INSERT", "a", "t", stored(2, "x"), "e6")["dynamodb"]["NewImage"]
+    scanned = scanned_run(item)
+    assert scanned is not None and (scanned.seq, scanned.removed) == (2, False)
+
+
+class Runs:
+    def __init__(self, runs: dict[tuple[str, str, int], StoredRun]) -> None:
+        self.runs = runs
+        self.reads = 0
+
+    def get_run(self, tenant: str, thread_id: str, seq: int, ancestry: Any = ()) -> StoredRun | None:
+        self.reads += 1
+        return self.runs.get((tenant, thread_id, seq))
+
+
+class Bodies:
+    def __init__(self, blobs: dict[str, str], fail: bool = False) -> None:
+        self.blobs, self.fail = blobs, fail
+
+    def run_json(self, run: StoredRun) -> str:
+        if run.run_json is not None:
+            return run.run_json
+        if self.fail or run.blob_key not in self.blobs:
+            raise DependencyUnavailable("S3 get failed")
+        return self.blobs[run.blob_key]
+
+
+class Index:
+    def __init__(self, fail_on: int | None = None) -> None:
+        self.calls: list[tuple[str, Any]] = []
+        self.fail_on = fail_on
+
+    def _call(self, what: str, arg: Any) -> None:
+        if self.fail_on is not None and len(self.calls) == self.fail_on:
+            raise DependencyUnavailable("OpenSearch is down")
+        self.calls.append((what, arg))
+
+    def index(self, docs: Sequence[ConversationDoc]) -> None:
+        self._call("index", [(d.thread_id, d.seq, d.input_text, d.context_text) for d in docs])
+
+    def delete(self, tenant: str, thread_id: str, kind: str, seqs: Sequence[int]) -> None:
+        self._call("delete", (thread_id, kind, list(seqs)))
+
+
+def change(seq: int, text: str = "", *, removed: bool = False, event: str = "", **run: Any) -> RunChange:
+    return RunChange(event or f"e{seq}", "a", "t", seq, "run", removed, None if removed else stored(seq, text, **run))
+
+
+def test_changes_apply_in_order_with_the_previous_runs_text_as_context() -> None:
+    runs = Runs({("a", "t", 1): stored(1, "first")})
+    index = Index()
+    ctx = Indexing(runs, Bodies({}), index, StreamRunDecoder())  # type: ignore[arg-type]
+    out = index_changes(
+        ctx,
+        [change(2, "second"), change(3, "third"), change(2, removed=True, event="x"), change(2, "again", event="y")],
+    )
+    assert index.calls == [
+        ("index", [("t", 2, "Q second", "Q first\nfirst"), ("t", 3, "Q third", "Q second\nsecond")]),
+        ("delete", ("t", "run", [2])),
+        ("index", [("t", 2, "Q again", "Q first\nfirst")]),
+    ]
+    assert (out.indexed, out.deleted, out.failed) == (3, 1, [])
+
+
+def test_a_failed_stretch_and_everything_after_it_are_reported_failed() -> None:
+    index = Index(fail_on=1)
+    ctx = Indexing(Runs({}), Bodies({}), index, StreamRunDecoder())  # type: ignore[arg-type]
+    out = index_changes(ctx, [change(1, "a"), change(1, removed=True, event="x"), change(2, "b")])
+    assert out.failed == ["x", "e2"] and index.calls == [("index", [("t", 1, "Q a", "")])]
+
+
+def test_a_big_run_whose_body_is_gone_with_it_is_skipped_and_a_body_unreadable_otherwise_fails() -> None:
+    gone = Indexing(Runs({}), Bodies({}), Index(), StreamRunDecoder())  # type: ignore[arg-type]
+    out = index_changes(gone, [change(1, "big", blob=True)])
+    assert (out.indexed, out.skipped, out.failed) == (0, 1, [])
+    there = Indexing(
+        Runs({("a", "t", 1): stored(1, "big", blob=True)}), Bodies({}, fail=True), Index(), StreamRunDecoder()
+    )  # type: ignore[arg-type]
+    assert index_changes(there, [change(1, "big", blob=True)]).failed == ["e1"]
+
+
+def test_stream_records_go_through_the_decoder() -> None:
+    index = Index()
+    ctx = Indexing(Runs({}), Bodies({}), index, StreamRunDecoder())  # type: ignore[arg-type]
+    records = [record("INSERT", "a", "t", stored(1, "x", kind="items"), "e1"), {"eventID": "junk"}]
+    assert index_stream_records(ctx, records).indexed == 1
+    assert index.calls == [("index", [("t", 1, "x", "")])]
+
+
+def test_the_handler_reports_what_was_not_applied_as_batch_item_failures(monkeypatch: Any) -> None:
+    from conversation_index import handler
+
+    from offprompt.composition import conversation_index as composition
+    from offprompt.config import get_settings
+
+    monkeypatch.setenv("OFFPROMPT_TABLE", "t")
+    get_settings.cache_clear()
+    index = Index(fail_on=1)
+    composition.set_conversation_index_override(index)  # type: ignore[arg-type]
+    try:
+        records = [
+            {**record("INSERT", "a", "t", stored(1, "x"), "e1"), "eventSource": "aws:dynamodb"},
+            {**record("REMOVE", "a", "t", stored(1, "x"), "e2"), "eventSource": "aws:dynamodb"},
+            {**record("INSERT", "a", "t", stored(1, "y"), "e3"), "eventSource": "aws:dynamodb"},
+        ]
+        response = handler.lambda_handler({"Records": records}, None)
+    finally:
+        composition.set_conversation_index_override(None)
+        get_settings.cache_clear()
+    assert response == {"batchItemFailures": [{"itemIdentifier": "2"}, {"itemIdentifier": "3"}]}
+    assert handler.lambda_handler({"Records": []}, None) == {"batchItemFailures": []}
