@@ -26,8 +26,8 @@ from api_common.powertools import Response
 from api_common.routes import FunctionRoutes
 from offprompt.composition.conversation import default_cloud_threads, prime_conversation
 from offprompt.composition.conversation import default_service as conversation
+from offprompt.composition.conversation_index import default_conversation_index
 from offprompt.composition.records import default_records
-from offprompt.composition.search import default_conversation_index
 from offprompt.composition.task_memory import default_receipts
 from offprompt.composition.task_memory import default_service as task_memory
 from offprompt.config import get_settings

@@ -51,7 +51,7 @@ from api_common.schemas import (
     json_content,
 )
 from offprompt.composition.conversation import default_service, prime_conversation
-from offprompt.composition.search import default_conversation_index
+from offprompt.composition.conversation_index import default_conversation_index
 from offprompt.limits import (
     DEFAULT_RUNS_LIMIT,
     IDENTIFIER_MAX_CHARS,

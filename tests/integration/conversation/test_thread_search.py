@@ -23,7 +23,7 @@ from fakes.conversation_index import FakeConversationIndex
 from search_support import add, direct, fork, ids, index_stored, search
 
 from offprompt.composition.conversation import default_service
-from offprompt.composition.search import set_conversation_index_override
+from offprompt.composition.conversation_index import set_conversation_index_override
 from offprompt.ports import ConversationDoc
 from offprompt.services.conversation import search as search_module
 

@@ -1,9 +1,9 @@
 """`POST /threads/search` through the threads handler (moto) on the REAL conversation index: ADR 0048's
 `OpenSearchConversationIndex` on the local OpenSearch node, with the local word embedder (issue 31 item 2,
-docs/adr/0049). Documents are written from what DynamoDB holds, as the stream indexer writes them, and then left in
-the index on purpose while the runs change: whatever the index still holds, a deleted, pruned or expired run is never
-a hit, a fork finds the history it shares, a foreign tenant finds nothing, and consistency "search" waits for a
-document the index has not made searchable yet.
+docs/adr/0049). Documents come from the table's stream through the real stream indexer function
+(`conversation_index.handler`, ADR 0048), pumped by the test: left unpumped while runs change (the index lagging),
+and pumped after. Either way a deleted, pruned or expired run is never a hit; a fork finds the history it shares; a
+foreign tenant finds nothing; consistency "search" waits for a document the index has not made searchable yet.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conversation_api import Api, text_run
-from search_support import add, fork, ids, index_stored, search
+from conversation_api import TABLE, Api, text_run
+from search_support import add, fork, ids, search
+from test_conversation_index_consistency import Stream
 
 from offprompt.adapters.opensearch_conversations import OpenSearchConversationIndex
 from offprompt.composition.conversation import default_service
-from offprompt.composition.search import set_conversation_index_override
+from offprompt.composition.conversation_index import set_conversation_index_override
 from offprompt_local.embedder import LocalWordLlamaEmbedder
 
 pytestmark = pytest.mark.opensearch
@@ -28,6 +29,17 @@ pytestmark = pytest.mark.opensearch
 @pytest.fixture(scope="module")
 def wordllama() -> LocalWordLlamaEmbedder:
     return LocalWordLlamaEmbedder()
+
+
+@pytest.fixture
+def api(aws_over_http: dict[str, Any]) -> Api:
+    """The handlers over the local substrate's moto server: its table has the stream the indexer reads."""
+    return Api()
+
+
+@pytest.fixture
+def stream(api: Api) -> Stream:
+    return Stream(TABLE)
 
 
 @pytest.fixture
@@ -46,14 +58,14 @@ def settle(index: Any) -> None:
 
 @pytest.mark.parametrize("mode", ["hybrid", "bm25", "knn"])
 def test_deleted_pruned_and_expired_runs_are_never_hits_on_the_real_index(
-    api: Api, real_index: Any, monkeypatch: pytest.MonkeyPatch, mode: str
+    api: Api, real_index: Any, stream: Stream, monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
     add(api, "gone", ("g1", "the giraffe is tall", "yes"))
     add(api, "pruned", *[(f"p{i}", f"giraffe fact number {i}", "ok") for i in range(1, 5)])
     assert api.thread("PUT", "expiring", {"retention_days": 1})[0] == 200
     add(api, "expiring", ("e1", "giraffe that expires", "soon"))
     add(api, "kept", ("k1", "a giraffe in the zoo", "nice"))
-    index_stored(real_index, "tenant-a", "gone", "pruned", "expiring", "kept")
+    stream.pump()
     settle(real_index)
     _, body, _ = search(api, {"query": "giraffe", "limit": 20, "mode": mode})
     assert len(body["hits"]) == 7, body
@@ -65,15 +77,22 @@ def test_deleted_pruned_and_expired_runs_are_never_hits_on_the_real_index(
     _, body, _ = search(api, {"query": "giraffe", "limit": 20, "mode": mode})
     assert sorted(ids(body)) == [("kept", "k1"), ("pruned", "p3"), ("pruned", "p4")]
     assert real_index.indexed_through("tenant-a", ["gone", "pruned", "expiring"]) == {
-        "gone": 1, "pruned": 4, "expiring": 1,
-    }  # fmt: skip
+        "gone": 1,
+        "pruned": 4,
+        "expiring": 1,
+    }  # fmt: skip  (the index lagged: every document was still there)
+    stream.pump()  # the index catches up (the thread delete's documents go); the answer is the same
+    settle(real_index)
+    _, again, _ = search(api, {"query": "giraffe", "limit": 20, "mode": mode})
+    assert sorted(ids(again)) == sorted(ids(body))
+    assert "gone" not in real_index.indexed_through("tenant-a", ["gone"])
 
 
-def test_a_fork_finds_its_shared_history_on_the_real_index(api: Api, real_index: Any) -> None:
+def test_a_fork_finds_its_shared_history_on_the_real_index(api: Api, real_index: Any, stream: Stream) -> None:
     add(api, "base", ("b1", "kyoto temples", "yes"), ("b2", "kyoto food", "yum"), ("b3", "kyoto after the fork", "no"))
     fork(api, "base", {"thread_id": "user-fork", "after_run_id": "b2"})
     add(api, "user-fork", ("f1", "kyoto in the fork", "mine"))
-    index_stored(real_index, "tenant-a", "base", "user-fork")
+    stream.pump()
     settle(real_index)
     for scope in ({"thread_ids": ["user-fork"]}, {"thread_prefix": "user-"}):
         _, body, _ = search(api, {"query": "kyoto", **scope})
@@ -81,11 +100,10 @@ def test_a_fork_finds_its_shared_history_on_the_real_index(api: Api, real_index:
         assert all(h["run"]["id"] == h["run_id"] for h in body["hits"])
 
 
-def test_a_foreign_tenant_finds_nothing_on_the_real_index(api: Api, real_index: Any) -> None:
+def test_a_foreign_tenant_finds_nothing_on_the_real_index(api: Api, real_index: Any, stream: Stream) -> None:
     add(api, "secret", ("s1", "my bank pin is 4321", "noted"))
     add(api, "secret", ("x1", "bank pin of another tenant", "noted"), tenant="tenant-b")
-    index_stored(real_index, "tenant-a", "secret")
-    index_stored(real_index, "tenant-b", "secret")
+    stream.pump()
     settle(real_index)
     _, mine, _ = search(api, {"query": "bank pin"})
     _, theirs, _ = search(api, {"query": "bank pin"}, tenant="tenant-b")
@@ -94,11 +112,13 @@ def test_a_foreign_tenant_finds_nothing_on_the_real_index(api: Api, real_index: 
     assert nobody == {"hits": []}
 
 
-def test_consistency_search_makes_a_new_document_searchable_on_the_real_index(api: Api, real_index: Any) -> None:
+def test_consistency_search_makes_a_new_document_searchable_on_the_real_index(
+    api: Api, real_index: Any, stream: Stream
+) -> None:
     add(api, "fresh", ("n1", "the narwhal has a tusk", "true"))
     real_index.ensure_index()
     real_index.client.indices.put_settings(index=real_index.index_name, body={"index": {"refresh_interval": "-1"}})
-    index_stored(real_index, "tenant-a", "fresh")
+    stream.pump()
     _, body, _ = search(api, {"query": "narwhal"})
     assert body == {"hits": []}  # indexed, not searchable yet
     status, body, headers = search(api, {"query": "narwhal", "consistency": "search", "thread_ids": ["fresh"]})
@@ -106,11 +126,12 @@ def test_consistency_search_makes_a_new_document_searchable_on_the_real_index(ap
     assert headers["X-Offprompt-Searchable"] == "true"
 
 
-def test_context_on_the_real_index(api: Api, real_index: Any) -> None:
+def test_context_on_the_real_index(api: Api, real_index: Any, stream: Stream) -> None:
     add(api, "ctx", *[(f"c{i}", f"line {i}" + (" heron" if i == 2 else ""), "ok") for i in range(1, 4)])
     api.post_run("ctx", text_run("c4", "line 4", "ok"))
-    index_stored(real_index, "tenant-a", "ctx")
+    stream.pump()
     settle(real_index)
-    _, body, _ = search(api, {"query": "heron", "context": 1, "mode": "bm25"})
-    (hit,) = body["hits"]
+    _, body, _ = search(api, {"query": "heron", "context": 1, "mode": "bm25", "limit": 1})
+    (hit,) = body["hits"]  # c2 (c3 is a candidate too: its document holds the turn before it as context)
+    assert hit["run_id"] == "c2"
     assert [c["run_id"] for c in hit["context"]] == ["c1", "c3"]
