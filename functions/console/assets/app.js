@@ -248,7 +248,7 @@
     });
     // Conversation search (POST /threads/search, docs/adr/0049): under the filter's prefix when there is one.
     const query = el("input", { type: "search", name: "conversation-query", placeholder: "what was said about…", maxlength: "2000" });
-    const searchForm = el("form", { class: "row", role: "search", "aria-label": "Search conversations" }, field("Search conversations", query), el("button", { type: "submit" }, "Search"));
+    const searchForm = el("form", { class: "row", role: "search", "aria-label": "Search past conversations" }, field("Search conversations", query), el("button", { type: "submit" }, "Search"));
     const hits = el("ol", { class: "list", id: "search-hits" });
     searchForm.addEventListener("submit", async (event) => {
       event.preventDefault();
