@@ -317,10 +317,26 @@ def _visible_in(
         if thread_id != owner and not any(a == owner and seq <= t for a, t in state.ancestry):
             continue  # the fork read this request is not the fork the scope listed (deleted and made again)
         if thread_id not in floors:
-            floors[thread_id] = visible_floor(conv, state, None)
+            floors[thread_id] = _floor(conv, state)
         if seq >= floors[thread_id]:
             return state
     return None
+
+
+def _floor(conv: Conversation, state: ThreadState) -> int:
+    """The thread's smallest visible seq (`visible_floor`: max_runs, summary memory), its newest keys read here so
+    the use case calls the RunStore itself (handler → use case → adapter)."""
+    if state.max_runs is None:
+        return 1
+    seqs: list[int] = []
+    keys = conv.runs.iter_keys(
+        state.tenant, state.thread_id, lo=1, newest_first=True, now_epoch=int(conv.clock()), ancestry=state.ancestry
+    )
+    for r in keys:
+        seqs.append(r.seq)
+        if len(seqs) >= state.max_runs:
+            break
+    return visible_floor(conv, state, seqs)
 
 
 # ---- 5. the answer ------------------------------------------------------------------------------------------------
@@ -344,7 +360,7 @@ def _entry(conv: Conversation, run: StoredRun, kind: str) -> dict[str, Any]:
 def _context(conv: Conversation, tenant: str, hit: _Hit, n: int) -> list[dict[str, Any]]:
     """The `n` visible runs (items) before the hit and the `n` after it in the thread it is answered in, in order."""
     state = hit.state
-    floor = visible_floor(conv, state, None)
+    floor = _floor(conv, state)
     now = int(conv.clock())
     seq = hit.run.seq
 
