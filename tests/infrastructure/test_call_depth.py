@@ -195,6 +195,7 @@ def clear_caches() -> None:
         task_memory.default_service,
         task_memory.default_receipts,
         records.default_records,
+        conversation_index.default_indexing,
         conversation_index.default_conversation_index,
     ):
         cached.cache_clear()
@@ -523,6 +524,31 @@ def mcp_use_cases(rec: Recorder) -> None:
         tool("search_conversations", query="question", thread_ids=[tid], mode="bm25")
 
 
+def conversation_index_use_case(rec: Recorder) -> None:
+    """The stream indexer (docs/adr/0048) on the run items the scenario left (in-process moto has no DynamoDB Streams
+    API: the records are the ones their writes made, INSERT then a REMOVE, in Lambda's shape)."""
+    import conversation_index.handler as conversation_index
+
+    items = boto3.client("dynamodb").scan(TableName=TABLE)["Items"]
+    runs = [item for item in items if item["sk"]["S"].startswith("RUN#")]
+    assert runs, "the scenario left no run"
+    records = [
+        {
+            "eventID": f"e{n}",
+            "eventName": "INSERT" if n < len(runs) else "REMOVE",
+            "eventSource": "aws:dynamodb",
+            "dynamodb": {
+                "Keys": {"pk": item["pk"], "sk": item["sk"]},
+                "SequenceNumber": str(n + 1),
+                **({"NewImage": item} if n < len(runs) else {"OldImage": item}),
+            },
+        }
+        for n, item in enumerate([*runs, runs[0]])
+    ]
+    with rec.use_case("conversation index"):
+        assert conversation_index.lambda_handler({"Records": records}, None) == {"batchItemFailures": []}
+
+
 USE_CASES = [
     "add-run",
     "prompt-stack",
@@ -539,6 +565,7 @@ USE_CASES = [
     "records",
     "checkpoints",
     "MCP tools",
+    "conversation index",
 ]
 STORES = {"dynamodb": "DynamoDB", "s3": "S3", "opensearch": "OpenSearch"}
 # The one known exception, pinned so that it cannot grow: Griptape Cloud's Threads API is a facade over the add-run
@@ -570,6 +597,7 @@ def test_every_use_case_reaches_its_stores_through_at_most_three_modules(deploym
     records_use_cases(recorder)
     checkpoints_use_cases(recorder)
     mcp_use_cases(recorder)
+    conversation_index_use_case(recorder)
     rows, too_deep = depth_table(recorder)
     print("\n".join(rows + too_deep))
     for use_case in USE_CASES:

@@ -38,6 +38,7 @@ TEXT_LAYER_FUNCTIONS = {
     "MemoriesFunction",
     "TenantDataFunction",
     "ExampleToolFunction",
+    "ConversationIndexFunction",  # writes the conversation documents (docs/adr/0048)
 }
 
 
@@ -75,7 +76,8 @@ def test_transform_emits_the_expected_resource_types() -> None:
     # records: issue 22) + the example tool + the memory events' publisher and the example extractor (issue 22); the
     # API-key authorizer only with AuthMode=apikey (below)
     functions = _functions(cfn)
-    assert len(functions) == 18  # + the console's static files (issue 24), LangGraph checkpoints (issue 23)
+    # + the console's static files (issue 24), LangGraph checkpoints (issue 23), the conversation indexer (issue 31)
+    assert len(functions) == 19
     assert functions["AuthorizerFunction"]["Condition"] == "UseApiKey"
 
 
@@ -149,7 +151,12 @@ def test_summarizer_stream_settings() -> None:
         if r["Type"] == "AWS::Lambda::EventSourceMapping"
     }
     # each stream consumer invokes its function's `live` alias: the published version SnapStart applies to (0040)
-    assert set(targets) == {"SummarizerFunctionAliaslive", "RecordsFunctionAliaslive", "EventsFunctionAliaslive"}
+    assert set(targets) == {
+        "SummarizerFunctionAliaslive",
+        "RecordsFunctionAliaslive",
+        "EventsFunctionAliaslive",
+        "ConversationIndexFunctionAliaslive",
+    }
     mappings = {name.removesuffix("Aliaslive"): r for name, r in targets.items()}
     # records: only REMOVEs by DynamoDB's TTL of record items (their S3 bodies and documents; ADR 0034)
     records = mappings["RecordsFunction"]["Properties"]
@@ -195,6 +202,28 @@ def test_memory_events_stream_settings() -> None:
     env = cfn["Resources"]["EventsFunction"]["Properties"]["Environment"]["Variables"]
     assert env["OFFPROMPT_EVENT_BUS"] == {"Fn::GetAtt": ["MemoryEventBus", "Name"]}
     assert cfn["Outputs"]["MemoryEventBusArn"]["Value"] == {"Fn::GetAtt": ["MemoryEventBus", "Arn"]}
+
+
+def test_conversation_index_stream_settings() -> None:
+    """The conversation indexer (docs/adr/0048): every change of a run item (inserted, modified, removed by anyone),
+    failures reported per record, what keeps failing parked in its own queue."""
+    cfn = sam_transform()
+    mapping = next(
+        r["Properties"]
+        for r in cfn["Resources"].values()
+        if r["Type"] == "AWS::Lambda::EventSourceMapping"
+        and r["Properties"]["FunctionName"] == {"Ref": "ConversationIndexFunctionAliaslive"}
+    )
+    assert mapping["EventSourceArn"] == {"Fn::GetAtt": ["MemoryTable", "StreamArn"]}
+    assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"] and mapping["BisectBatchOnFunctionError"]
+    assert mapping["DestinationConfig"]["OnFailure"]["Destination"] == {
+        "Fn::GetAtt": ["ConversationIndexDeadLetterQueue", "Arn"]
+    }
+    (pattern,) = [json.loads(f["Pattern"]) for f in mapping["FilterCriteria"]["Filters"]]
+    assert pattern == {
+        "eventName": ["INSERT", "MODIFY", "REMOVE"],
+        "dynamodb": {"Keys": {"sk": {"S": [{"prefix": "RUN#"}]}}},
+    }
 
 
 def test_stack_deploys_into_moto_with_the_template_settings(deployed: Deployed) -> None:

@@ -52,6 +52,7 @@ EXERCISED = {
     "RecordsFunction",
     "CheckpointsFunction",
     "EventsFunction",
+    "ConversationIndexFunction",
     "ExampleExtractorFunction",
     "ConsoleFunction",
 }
@@ -463,6 +464,19 @@ def test_events_function_publishes_the_stream_batch(start_function: Start, local
     bodies = [json.loads(m["Body"]) for m in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]]
     assert sorted(b["detail-type"] for b in bodies) == ["output.stored", "run.added"]
     assert {b["detail"]["tenant"] for b in bodies} == {"tenant-a"}
+
+
+def test_conversation_indexer_indexes_the_run_of_a_stream_batch(
+    start_text_function: Start, opensearch_client: Any
+) -> None:
+    """The conversation indexer (docs/adr/0048) on the stream sample: its run is a search document of its tenant (in
+    the function's index on the node); the sample's other records (a batch, an API key) mean nothing to it."""
+    indexer = start_text_function("ConversationIndexFunction")
+    assert indexer.invoke(event("events_stream.json")) == {"batchItemFailures": []}, indexer.logs()
+    opensearch_client.indices.refresh(index="offprompt-runtime-*")
+    query = {"bool": {"filter": [{"term": {"doc_kind": "conversation"}}, {"term": {"ref_id": "run-1"}}]}}
+    hits = opensearch_client.search(index="offprompt-runtime-*", body={"query": query})["hits"]["hits"]
+    assert [(h["_source"]["tenant"], h["_source"]["input_text"]) for h in hits] == [("tenant-a", "my name is Ada")]
 
 
 def test_example_extractor_reads_the_run_an_event_names(start_text_function: Start, local_aws: dict[str, Any]) -> None:

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from . import backfill, erase, export, importer, keys, plans, tenants, usage
+from . import backfill, erase, export, importer, keys, plans, reindex, tenants, usage
 from .context import AdminError, add_connection_options, connect
 
 COMMANDS: dict[str, ModuleType] = {
@@ -24,6 +24,7 @@ COMMANDS: dict[str, ModuleType] = {
     "import": importer,
     "erase": erase,
     "backfill-index": backfill,
+    "reindex": reindex,
 }
 
 

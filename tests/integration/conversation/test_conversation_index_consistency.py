@@ -7,7 +7,9 @@ the table's stream records in Lambda's shape, as the event source mapping (and t
 
 After each change's stream records are processed: a deleted, pruned (max_runs), expired (TTL), popped, thread-deleted
 or erased run leaves no document; a retried batch makes no duplicate; a foreign tenant's candidates never include
-another's; a fork's cut finds the history it shares; a big run (its body in S3) is indexed by its text.
+another's; a fork's cut finds the history it shares; a big run (its body in S3) is indexed by its text; an export
+carries no document and an import is indexed by the stream; `offprompt-admin reindex` builds what came before.
+Each on a managed domain and on OpenSearch Serverless (the faithful proxy).
 """
 
 from __future__ import annotations
@@ -74,13 +76,28 @@ class Stream:
         self.delivered.extend(records)
 
 
-@pytest.fixture
+@pytest.fixture(params=["provisioned", "serverless"])
 def d(
-    moto_server: str, opensearch_url: str, opensearch_client: Any, monkeypatch: pytest.MonkeyPatch
+    request: pytest.FixtureRequest,
+    moto_server: str,
+    opensearch_url: str,
+    opensearch_client: Any,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[Deployment]:
-    deployment = Deployment(monkeypatch, moto_server, opensearch_url, opensearch_client, "conv")
+    """A deployment on a managed domain, or on OpenSearch Serverless (the functions reach the node through the
+    Serverless-faithful proxy, which refuses what Serverless refuses; the test reads the node itself)."""
+    if request.param == "provisioned":
+        deployment = Deployment(monkeypatch, moto_server, opensearch_url, opensearch_client, "conv")
+        yield deployment
+        deployment.close()
+        return
+    proxy: Any = request.getfixturevalue("aoss_proxy")
+    refused = len(proxy.refusals)
+    monkeypatch.setenv("OFFPROMPT_OPENSEARCH_MODE", "serverless")
+    deployment = Deployment(monkeypatch, moto_server, proxy.url, opensearch_client, "conv")
     yield deployment
     deployment.close()
+    assert proxy.refusals[refused:] == [], "the indexer sent what OpenSearch Serverless refuses"
 
 
 @pytest.fixture
@@ -221,3 +238,54 @@ def test_an_erased_tenant_leaves_no_document_and_the_other_keeps_its_own(d: Depl
     stream.pump()  # the erase's removals reach the indexer after it: nothing comes back
     assert documents(d, ALICE) == 0
     assert found(d, BOB, "heron") == [("t1", 1)]
+
+
+def test_reindex_builds_the_index_for_runs_stored_before_it_idempotent_and_resumable(
+    d: Deployment, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from offprompt.adapters import tenant_items
+    from offprompt_admin.__main__ import main as admin
+
+    for i in range(5):
+        d.add_run(ALICE, f"old{i % 2}", f"r{i}", f"kingfisher {i}")  # stored before the index: no stream read
+    d.add_run(BOB, "old", "b0", "kingfisher of bob")
+    d.add_run(ALICE, "big", "big", "kingfisher " + "x" * 400_000)
+
+    def cli(*args: str) -> tuple[int, Any]:
+        capsys.readouterr()
+        code = admin(list(args))
+        return code, json.loads(capsys.readouterr().out)
+
+    monkeypatch.setattr(tenant_items, "SCAN_PAGE_ITEMS", 4)  # several pages, to stop and resume between them
+    code, first = cli("reindex", ALICE, "--pages", "1")
+    assert code == 0 and first["complete"] is False and first["pages"] == 1
+    code, rest = cli("reindex", ALICE, "--from", first["resume_from"])
+    assert code == 0 and rest["complete"] is True
+    assert first["indexed"] + rest["indexed"] == 6
+    assert len(found(d, ALICE, "kingfisher")) == 6 and found(d, BOB, "kingfisher") == []
+
+    code, again = cli("reindex", ALICE)  # idempotent: the same documents, replaced
+    assert code == 0 and again["indexed"] == 6 and documents(d, ALICE) == 6
+    code, everyone = cli("reindex", "--all")
+    assert code == 0 and everyone["indexed"] == 7 and documents(d) == 7
+    assert found(d, BOB, "kingfisher") == [("old", 1)]
+
+
+def test_an_export_carries_no_document_and_an_import_is_indexed_by_the_stream(
+    d: Deployment, stream: Stream, capsys: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
+    from offprompt_admin.__main__ import main as admin
+
+    for i in range(2):
+        d.add_run(ALICE, "t1", f"r{i}", f"puffin {i}")
+    stream.pump()
+    out = tmp_path / "alice"
+    assert admin(["export", ALICE, "--out", str(out)]) == 0
+    assert not [line for line in (out / "opensearch.jsonl").read_text().splitlines() if "puffin" in line]
+    assert admin(["erase", ALICE, "--yes"]) == 0
+    stream.pump()
+    assert documents(d, ALICE) == 0
+    assert admin(["import", ALICE, str(out)]) == 0
+    stream.pump()  # the import wrote the run items: the stream indexes them
+    assert found(d, ALICE, "puffin") == [("t1", 1), ("t1", 2)]
+    capsys.readouterr()

@@ -187,3 +187,47 @@ def test_bad_arguments_are_refused_before_any_request(subject: Subject) -> None:
             size=5,
             mode="knn",
         )
+
+
+@pytest.mark.parametrize("serverless", [False, True])
+def test_tenant_documents_page_an_index_created_before_the_conversation_fields(
+    opensearch_client: Any, serverless: bool
+) -> None:
+    """An index made by an earlier version (no thread_id, kind, seq in its mapping): export and erase still page it,
+    and the conversation index adds its fields on its first write."""
+    from offprompt.adapters.opensearch_text import index_definition
+    from offprompt.adapters.tenant_documents import OpenSearchTenantDocuments
+
+    name = f"offprompt-old-{uuid.uuid4().hex}"
+    old = index_definition()
+    for field in (
+        "thread_id",
+        "kind",
+        "seq",
+        "ref_id",
+        "created_at",
+        "input_text",
+        "output_text",
+        "meta_text",
+        "context_text",
+    ):
+        del old["mappings"]["properties"][field]
+    opensearch_client.indices.create(index=name, body=old)
+    try:
+        opensearch_client.index(
+            index=name,
+            body={"tenant": "alice", "memory": "m", "namespace": "n", "position": 0, "chunk": 0, "text": "x"},
+            refresh=True,
+        )
+        documents = OpenSearchTenantDocuments(opensearch_client, name)
+        assert [source["memory"] for _, source in documents.scan("alice")] == ["m"]
+        if serverless:
+            found = [h for page in documents._visible("alice") for h in page]
+            assert len(found) == 1
+        index = OpenSearchConversationIndex(opensearch_client, name, None)
+        index.index([doc("t1", 1, "added later")])
+        opensearch_client.indices.refresh(index=name)
+        assert [source.get("memory") for _, source in documents.scan("alice")] == ["m"]  # exports leave it out
+        assert documents.count("alice") == 2
+    finally:
+        opensearch_client.indices.delete(index=name, ignore_unavailable=True)

@@ -35,7 +35,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from offprompt.errors import ConfigurationError, DependencyUnavailable, InvalidInput
+from offprompt.errors import DependencyUnavailable, InvalidInput
 from offprompt.limits import MAX_SEARCH_DEPTH
 from offprompt.memory.recall import FIELD_WEIGHTS
 from offprompt.ports import ConversationCandidate, ConversationDoc, ThreadCut
@@ -43,8 +43,8 @@ from offprompt.ports import ConversationCandidate, ConversationDoc, ThreadCut
 from .layout import conversation_doc_id
 from .opensearch_query import KNN_MIN_CANDIDATES, call, describe, responses
 from .opensearch_query import embed_query as embed_text
-from .opensearch_records import EMBED_MAX_CHARS, check_tenant
-from .opensearch_text import SWEEP_PAGE, bulk_delete, index_definition, search_pages
+from .opensearch_records import EMBED_MAX_CHARS, added_fields, check_tenant, index_mode
+from .opensearch_text import SWEEP_PAGE, bulk_delete, embed_texts, search_pages
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -154,9 +154,7 @@ class OpenSearchConversationIndex:
     ) -> None:
         """`client` is a client or a zero-argument factory called on first use. The index is created (or, when it
         exists, given the conversation fields) on this instance's first write."""
-        if mode not in ("provisioned", "domain", "serverless"):
-            raise ConfigurationError(f"OpenSearch mode must be provisioned or serverless, got {mode!r}")
-        self.mode: Literal["provisioned", "serverless"] = "serverless" if mode == "serverless" else "provisioned"
+        self.mode = index_mode(mode)
         self._client = client
         self.index_name = index_name
         self.embedder = embedder
@@ -175,18 +173,14 @@ class OpenSearchConversationIndex:
     def ensure_index(self) -> bool:
         """Create the index if it is missing (True), else add the conversation fields to its mapping (False; a no-op
         when it has them). Safe under races."""
-        serverless = self.mode == "serverless"
-        definition = index_definition(self.embedder.dimensions if self.embedder else None, serverless=serverless)
+        definition, fields = added_fields(self.embedder, self.mode, CONVERSATION_FIELDS)
 
         def create() -> Any:
             return self.client.indices.create(index=self.index_name, body=definition)
 
         if call("create index", create, tolerate=("resource_already_exists_exception",)) is not None:
             return True
-        properties = definition["mappings"]["properties"]
-        fields = (*CONVERSATION_FIELDS, "write_id") if serverless else CONVERSATION_FIELDS
-        body = {"properties": {name: properties[name] for name in fields}}
-        call("add the conversation fields", lambda: self.client.indices.put_mapping(index=self.index_name, body=body))
+        call("add the conversation fields", lambda: self.client.indices.put_mapping(index=self.index_name, body=fields))
         return False
 
     def _ensure_ready(self) -> None:
@@ -204,8 +198,12 @@ class OpenSearchConversationIndex:
         self._ensure_ready()
         vectors = self._vectors(docs)
         write_id = uuid.uuid4().hex
-        if self.mode == "serverless":  # a retried batch: the copies search sees go first
-            self._delete_ids(self._ids_of(docs[0].tenant, [(d.thread_id, d.kind, d.seq) for d in docs]))
+        if self.mode == "serverless":  # a retried batch: the copies search sees go first (a batch has many tenants)
+            by_tenant: dict[str, list[tuple[str, str, int]]] = {}
+            for d in docs:
+                by_tenant.setdefault(d.tenant, []).append((d.thread_id, d.kind, d.seq))
+            for tenant, keys in by_tenant.items():
+                self._delete_ids(self._ids_of(tenant, keys))
         for first in range(0, len(docs), BULK_DOCS):
             lines: list[str] = []
             for doc, vector in zip(docs[first : first + BULK_DOCS], vectors[first : first + BULK_DOCS], strict=True):
@@ -220,18 +218,9 @@ class OpenSearchConversationIndex:
             _check_bulk(self._bulk("index conversation documents", "\n".join(lines) + "\n"))
 
     def _vectors(self, docs: Sequence[ConversationDoc]) -> list[list[float] | None]:
-        if self.embedder is None:
-            return [None] * len(docs)
+        """Input and output embedded (their first EMBED_MAX_CHARS), as the record index embeds a record's text."""
         texts = ["\n".join(t for t in (d.input_text, d.output_text) if t)[:EMBED_MAX_CHARS] for d in docs]
-        wanted = [i for i, text in enumerate(texts) if text.strip()]
-        vectors: list[list[float] | None] = [None] * len(docs)
-        if wanted:
-            embedded = self.embedder.embed([texts[i] for i in wanted])
-            if len(embedded) != len(wanted):
-                raise DependencyUnavailable(f"the embedder returned {len(embedded)} vectors for {len(wanted)} texts")
-            for i, vector in zip(wanted, embedded, strict=True):
-                vectors[i] = vector
-        return vectors
+        return embed_texts(self.embedder, texts)
 
     @staticmethod
     def _source(doc: ConversationDoc, vector: list[float] | None) -> dict[str, Any]:

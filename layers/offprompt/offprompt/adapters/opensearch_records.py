@@ -117,6 +117,23 @@ def valid_at(valid_from: float, valid_to: float | None, as_of: float | None) -> 
     return valid_from <= as_of and (valid_to is None or as_of < valid_to)
 
 
+def index_mode(mode: str) -> Literal["provisioned", "serverless"]:
+    """An adapter of the shared index's mode: "provisioned" ("domain", the settings' spelling) or "serverless"."""
+    if mode not in ("provisioned", "domain", "serverless"):
+        raise ConfigurationError(f"OpenSearch mode must be provisioned or serverless, got {mode!r}")
+    return "serverless" if mode == "serverless" else "provisioned"
+
+
+def added_fields(embedder: Embedder | None, mode: str, fields: Sequence[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The index definition (for an adapter's first write to create the index) and the `put_mapping` body that adds
+    `fields` (and Serverless's `write_id`) to an index created before they existed (a no-op when it has them)."""
+    serverless = mode == "serverless"
+    definition = index_definition(embedder.dimensions if embedder else None, serverless=serverless)
+    properties = definition["mappings"]["properties"]
+    names = (*fields, "write_id") if serverless else tuple(fields)
+    return definition, {"properties": {name: properties[name] for name in names}}
+
+
 class OpenSearchRecordIndex:
     """The `RecordIndex` port over the one OpenSearch index (see the module docstring for the layout)."""
 
@@ -131,9 +148,7 @@ class OpenSearchRecordIndex:
     ) -> None:
         """`client` is a client or a zero-argument factory called on first use. The index is created (or, when it
         exists, given the record fields) on this instance's first `index` call."""
-        if mode not in ("provisioned", "domain", "serverless"):
-            raise ConfigurationError(f"OpenSearch mode must be provisioned or serverless, got {mode!r}")
-        self.mode: Literal["provisioned", "serverless"] = "serverless" if mode == "serverless" else "provisioned"
+        self.mode = index_mode(mode)
         self._client = client
         self.index_name = index_name
         self.embedder = embedder
@@ -153,8 +168,7 @@ class OpenSearchRecordIndex:
         """Create the index from the definition if it is missing (True), else add the record fields to its mapping
         (False): an index created before records existed gets them, and adding fields it already has is a no-op.
         Safe under races (a concurrent create answers resource_already_exists)."""
-        serverless = self.mode == "serverless"
-        definition = index_definition(self.embedder.dimensions if self.embedder else None, serverless=serverless)
+        definition, body = added_fields(self.embedder, self.mode, RECORD_FIELDS)
 
         # a lambda of this module, not a functools.partial: the request then leaves from here, so the shared `call`
         # wrapper is only a callback on the path (tests/infrastructure/test_call_depth.py)
@@ -163,9 +177,6 @@ class OpenSearchRecordIndex:
 
         if call("create index", create, tolerate=("resource_already_exists_exception",)) is not None:
             return True
-        properties = definition["mappings"]["properties"]
-        fields = (*RECORD_FIELDS, "write_id") if serverless else RECORD_FIELDS
-        body = {"properties": {name: properties[name] for name in fields}}
         call("add the record fields", lambda: self.client.indices.put_mapping(index=self.index_name, body=body))
         return False
 

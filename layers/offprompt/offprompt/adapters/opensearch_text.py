@@ -337,18 +337,7 @@ class OpenSearchTextStore:
                 yield chunk, line.encode("utf-8")
 
     def _embed_chunks(self, texts: list[str]) -> list[list[float] | None]:
-        """Embeddings for the non-blank texts (None for blank ones, and for all without an embedder)."""
-        vectors: list[list[float] | None] = [None] * len(texts)
-        if self.embedder is None:
-            return vectors
-        wanted = [i for i, text in enumerate(texts) if text.strip()]
-        if wanted:
-            embedded = self.embedder.embed([texts[i] for i in wanted])
-            if len(embedded) != len(wanted):
-                raise DependencyUnavailable(f"the embedder returned {len(embedded)} vectors for {len(wanted)} texts")
-            for i, vector in zip(wanted, embedded, strict=True):
-                vectors[i] = vector
-        return vectors
+        return embed_texts(self.embedder, texts)
 
     def _bulk(
         self,
@@ -804,6 +793,27 @@ class S3TextRecords:
             raise DependencyUnavailable(f"S3 {action} failed: {failure_reason(exc)}") from exc
 
 
+def embed_texts(embedder: Embedder | None, texts: Sequence[str]) -> list[list[float] | None]:
+    """Embeddings for the non-blank texts (None for blank ones, and for all without an embedder)."""
+    vectors: list[list[float] | None] = [None] * len(texts)
+    if embedder is None:
+        return vectors
+    wanted = [i for i, text in enumerate(texts) if text.strip()]
+    if wanted:
+        embedded = embedder.embed([texts[i] for i in wanted])
+        if len(embedded) != len(wanted):
+            raise DependencyUnavailable(f"the embedder returned {len(embedded)} vectors for {len(wanted)} texts")
+        for i, vector in zip(wanted, embedded, strict=True):
+            vectors[i] = vector
+    return vectors
+
+
+def ascending(order: Sequence[str]) -> list[dict[str, Any]]:
+    """A sort on `order`, ascending, that an index whose mapping lacks one of the fields (created by an earlier
+    version: the record or conversation fields came later) answers too: its documents all miss that field."""
+    return [{field: {"order": "asc", "unmapped_type": "keyword"}} for field in order]
+
+
 def search_pages(
     search: Callable[[dict[str, Any]], dict[str, Any]], filters: list[dict[str, Any]], order: Sequence[str], size: int
 ) -> Iterator[list[dict[str, Any]]]:
@@ -815,7 +825,7 @@ def search_pages(
             "size": size,
             "_source": False,
             "query": {"bool": {"filter": filters}},
-            "sort": [{field: "asc"} for field in order],
+            "sort": ascending(order),
         }
         if after is not None:
             body["search_after"] = after

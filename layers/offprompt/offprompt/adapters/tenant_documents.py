@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from offprompt.errors import ConfigurationError, DependencyUnavailable, OffpromptError
 
-from .opensearch_text import SWEEP_PAGE, S3TextRecords, bulk_delete, each_of, search_pages
+from .opensearch_text import SWEEP_PAGE, S3TextRecords, ascending, bulk_delete, each_of, search_pages
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -93,7 +93,7 @@ class OpenSearchTenantDocuments:
         while True:
             body: dict[str, Any] = {
                 "query": {"bool": {"filter": [{"term": {"tenant": tenant}}], "must_not": [NOT_EXPORTED]}},
-                "sort": [{field: "asc"} for field in order],
+                "sort": ascending(order),
                 "size": SEARCH_PAGE_DOCS,
             }
             if after is not None:

@@ -14,6 +14,7 @@ this enumerates and classifies with its families, so an erase finds what the sto
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt.errors import DependencyUnavailable
+from offprompt.ports import RunChange
 
 from . import layout
 from .aws_errors import failure_reason
@@ -33,6 +35,7 @@ from .layout import (
     TENANT_SK,
     tenant_index_values,
 )
+from .stream_runs import scanned_run
 
 SCAN_PAGE_ITEMS = 1000
 BATCH_WRITE_ITEMS = 25
@@ -190,6 +193,29 @@ class DynamoDbTenantItems:
         if start:
             params["ExclusiveStartKey"] = start
         return params
+
+    def run_changes_page(self, tenant: str | None, position: str | None) -> tuple[list[RunChange], str | None]:
+        """One whole-table Scan page of run items (`RUN#`: runs and session items) of `tenant` (None: every
+        tenant's), as the changes that index them (`offprompt-admin reindex`, docs/adr/0048), and the position to go
+        on from (None: the table was read to its end). Positions are opaque JSON strings."""
+        values: dict[str, Any] = {":run": {"S": f"{layout.RUN_PREFIX}#"}}
+        expression = "begins_with(sk, :run)"
+        if tenant is not None:
+            values[":threads"] = {"S": layout.thread_prefix_pk(tenant)}
+            expression += " AND begins_with(pk, :threads)"
+        params: dict[str, Any] = {
+            "TableName": self.table_name,
+            "FilterExpression": expression,
+            "ExpressionAttributeValues": values,
+            "Limit": SCAN_PAGE_ITEMS,
+            "ReturnConsumedCapacity": "TOTAL",
+        }
+        if position:
+            params["ExclusiveStartKey"] = json.loads(position)
+        out = self._call("scan", **params)
+        changes = [c for c in (scanned_run(item) for item in out.get("Items", [])) if c is not None]
+        after = out.get("LastEvaluatedKey")
+        return changes, json.dumps(after, sort_keys=True) if after else None
 
     def document_ids(self, tenant: str) -> list[str]:
         """The record-index document ids of the tenant's record items (one Query of its records partition)."""

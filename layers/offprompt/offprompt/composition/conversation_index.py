@@ -5,12 +5,12 @@ stack's / tests' hooks. Nothing is built at import; the index connects on first 
 from __future__ import annotations
 
 import functools
-from typing import Literal, cast
+from typing import cast
 
-from offprompt.composition.records import LazyRecordIndex
+from offprompt.composition.records import LazyRecordIndex, shared_index_parts
 from offprompt.config import Settings
 from offprompt.ports import ConversationIndex, Embedder
-from offprompt.services.conversation_index.context import Indexing
+from offprompt.services.conversation_index.context import Indexing, RunScan
 
 # The local stack or a test installs an index here; Lambda never does.
 _index_override: ConversationIndex | None = None
@@ -42,17 +42,9 @@ def conversation_index_from_settings(settings: Settings) -> ConversationIndex:
 
 
 def _opensearch_index(settings: Settings) -> ConversationIndex:
-    from offprompt.adapters.embeddings import BedrockTitanEmbedder
-    from offprompt.adapters.opensearch_client import build_opensearch_client
     from offprompt.adapters.opensearch_conversations import OpenSearchConversationIndex
 
-    client = build_opensearch_client(settings.require("opensearch_url"), settings.opensearch_auth)
-    embedder: Embedder | None = _embedder_override
-    if embedder is None and settings.embedding_model_id:
-        embedder = BedrockTitanEmbedder(settings.embedding_model_id, settings.embedding_dimensions)
-    mode: Literal["provisioned", "serverless"] = (
-        "serverless" if settings.opensearch_mode == "serverless" else "provisioned"
-    )
+    client, embedder, mode = shared_index_parts(settings, _embedder_override)
     return OpenSearchConversationIndex(client, settings.opensearch_index, embedder, mode=mode)
 
 
@@ -87,3 +79,10 @@ def default_indexing() -> Indexing:
     from offprompt.config import get_settings
 
     return indexing_from_settings(get_settings())
+
+
+def run_scan_from_settings(settings: Settings) -> RunScan:
+    """The table's run items page by page (`offprompt-admin reindex`)."""
+    from offprompt.adapters.tenant_items import DynamoDbTenantItems
+
+    return DynamoDbTenantItems(settings.require("table_name"))

@@ -74,18 +74,28 @@ def records_from_settings(settings: Settings) -> Records:
 
 def record_index_from_settings(settings: Settings) -> RecordIndex:
     """The OpenSearch record index (and its embedder: the local override, else Titan when configured)."""
-    from offprompt.adapters.embeddings import BedrockTitanEmbedder
-    from offprompt.adapters.opensearch_client import build_opensearch_client
     from offprompt.adapters.opensearch_records import OpenSearchRecordIndex
 
+    client, embedder, mode = shared_index_parts(settings, _embedder_override)
+    return OpenSearchRecordIndex(client, settings.opensearch_index, embedder, mode=mode)
+
+
+def shared_index_parts(
+    settings: Settings, embedder_override: Embedder | None
+) -> tuple[Any, Embedder | None, Literal["provisioned", "serverless"]]:
+    """What an adapter of the shared index (records, conversations) is built with: a client, the embedder (the
+    override, else Titan when configured, else none) and the mode."""
+    from offprompt.adapters.embeddings import BedrockTitanEmbedder
+    from offprompt.adapters.opensearch_client import build_opensearch_client
+
     client = build_opensearch_client(settings.require("opensearch_url"), settings.opensearch_auth)
-    embedder: Embedder | None = _embedder_override
+    embedder: Embedder | None = embedder_override
     if embedder is None and settings.embedding_model_id:
         embedder = BedrockTitanEmbedder(settings.embedding_model_id, settings.embedding_dimensions)
     mode: Literal["provisioned", "serverless"] = (
         "serverless" if settings.opensearch_mode == "serverless" else "provisioned"
     )
-    return OpenSearchRecordIndex(client, settings.opensearch_index, embedder, mode=mode)
+    return client, embedder, mode
 
 
 @functools.cache

@@ -5,11 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from offprompt.ports import ConversationIndex, RunChangeDecoder, RunStore, StoredRun
-
-
-class RunBodies(Protocol):
-    def run_json(self, stored: StoredRun) -> str: ...
+from offprompt.ports import ConversationIndex, RunChange, RunChangeDecoder, RunStore
+from offprompt.services.events.context import RunBodies
 
 
 @dataclass(frozen=True)
@@ -20,3 +17,9 @@ class Indexing:
     bodies: RunBodies
     index: ConversationIndex
     decoder: RunChangeDecoder
+
+
+class RunScan(Protocol):
+    """The table's run items, page by page (a whole-table read: `offprompt-admin reindex`)."""
+
+    def run_changes_page(self, tenant: str | None, position: str | None) -> tuple[list[RunChange], str | None]: ...

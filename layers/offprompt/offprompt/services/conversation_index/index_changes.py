@@ -32,7 +32,7 @@ logger = logging.getLogger("offprompt.services.conversation_index")
 class IndexOutcome:
     indexed: int = 0
     deleted: int = 0
-    #: Written runs already gone when read (their removal follows).
+    #: Written runs not indexed: gone when read, or changed again later in the batch (their later change decides).
     skipped: int = 0
     #: The ids of the changes not applied: the first failed one and every change after it.
     failed: list[str] = field(default_factory=list)
@@ -47,14 +47,19 @@ def index_stream_records(ctx: Indexing, records: Iterable[Mapping[str, object]])
 def index_changes(ctx: Indexing, changes: Sequence[RunChange]) -> IndexOutcome:
     outcome = IndexOutcome()
     done = 0
-    for removed, stretch in groupby(changes, key=lambda c: c.removed):
-        batch = list(stretch)
+    # A run changed again later in the batch (removed, or written anew) is not indexed now: the later change decides,
+    # and on Serverless a document indexed and deleted in one batch would not be found by the delete yet (ADR 0048).
+    last = {_key(c): i for i, c in enumerate(changes)}
+    for removed, stretch in groupby(enumerate(changes), key=lambda ic: ic[1].removed):
+        numbered = list(stretch)
+        batch = [c for _, c in numbered]
         try:
             if removed:
                 outcome.deleted += _delete(ctx, batch)
             else:
-                docs = _documents(ctx, batch)
-                ctx.index.index(docs)
+                docs = _documents(ctx, [c for i, c in numbered if last[_key(c)] == i])
+                if docs:
+                    ctx.index.index(docs)
                 outcome.indexed += len(docs)
                 outcome.skipped += len(batch) - len(docs)
         except DependencyUnavailable as exc:
@@ -63,6 +68,10 @@ def index_changes(ctx: Indexing, changes: Sequence[RunChange]) -> IndexOutcome:
             return outcome
         done += len(batch)
     return outcome
+
+
+def _key(change: RunChange) -> tuple[str, str, str, int]:
+    return (change.tenant, change.thread_id, change.kind, change.seq)
 
 
 def _delete(ctx: Indexing, batch: list[RunChange]) -> int:
