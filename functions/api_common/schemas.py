@@ -32,6 +32,29 @@ class ThreadsPage(_Open):
     next_cursor: str | None
 
 
+class ThreadSearchHit(_Open):
+    """One hit of a conversation search (docs/adr/0049): the run (Griptape Run JSON, as list-runs answers it) or
+    the session item, the thread it was found in (a fork's shared run: the fork searched), its seq, the ranking's
+    score, and with `context`, the runs (items) around it in that thread."""
+
+    thread_id: str
+    seq: int
+    run_id: str | None = None
+    run: dict[str, Any] | None = None
+    item_id: str | None = None
+    item: dict[str, Any] | None = None
+    score: float
+    created_at: str
+    context: list[dict[str, Any]] | None = None
+
+
+class ThreadSearchResult(_Open):
+    """The best hits first (ties: newest first); only runs and items DynamoDB still holds, visible in a thread
+    searched."""
+
+    hits: list[ThreadSearchHit]
+
+
 class ThreadView(_Open):
     thread_id: str
 

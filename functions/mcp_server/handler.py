@@ -26,6 +26,7 @@ from api_common.powertools import Response
 from api_common.routes import FunctionRoutes
 from offprompt.composition.conversation import default_cloud_threads, prime_conversation
 from offprompt.composition.conversation import default_service as conversation
+from offprompt.composition.conversation_index import default_conversation_index
 from offprompt.composition.records import default_records
 from offprompt.composition.task_memory import default_receipts
 from offprompt.composition.task_memory import default_service as task_memory
@@ -34,6 +35,8 @@ from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge
 from offprompt.services.conversation import PromptStackRequest, parse_model, thread_admin
 from offprompt.services.conversation.add_run import add_run
 from offprompt.services.conversation.prompt_stack import build_prompt_stack
+from offprompt.services.conversation.requests import ThreadSearchRequest
+from offprompt.services.conversation.search import search_threads
 from offprompt.services.records.delete import delete_record
 from offprompt.services.records.put import put_record
 from offprompt.services.records.requests import RecordPut, RecordSearch
@@ -57,9 +60,11 @@ from .tools import (
     RecallArgs,
     RecentTurnsArgs,
     RememberArgs,
+    SearchConversationsArgs,
     SearchMemoryArgs,
     StoreOutputArgs,
     artifact_text,
+    hit_text,
     record_line,
     specs,
     transcript,
@@ -174,6 +179,7 @@ def tools() -> tuple[protocol.Tool, ...]:
         "get_context": get_context,
         "get_recent_turns": get_recent_turns,
         "list_threads": list_threads,
+        "search_conversations": search_conversations,
         "store_output": store_output,
         "load_artifacts": load_artifacts,
         "search_memory": search_memory,
@@ -233,6 +239,13 @@ def list_threads(call: Call, args: ListThreadsArgs) -> ToolResult:
     threads = found["threads"]
     text = json.dumps(threads) if threads else f"no thread has the alias {args.alias!r}"
     return ToolResult(text, {"threads": threads})
+
+
+def search_conversations(call: Call, args: SearchConversationsArgs) -> ToolResult:
+    request = parse_model(ThreadSearchRequest, args.model_dump(exclude_none=True, exclude_defaults=True))
+    found = search_threads(conversation(), default_conversation_index(), call.tenant, request, meter=call.meter)
+    text = "\n".join(hit_text(h) for h in found.hits) or "no past turn matches"
+    return ToolResult(text, found.body())
 
 
 def store_output(call: Call, args: StoreOutputArgs) -> ToolResult:

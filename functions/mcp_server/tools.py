@@ -8,6 +8,7 @@ per tool as one per route (so a tool call crosses handler → use case → adapt
 | get_context      | conversation.prompt_stack                        | POST /threads/{thread_id}/prompt-stack         |
 | get_recent_turns | conversation.thread_admin.list_runs (desc)       | GET /threads/{thread_id}/runs?order=desc       |
 | list_threads     | conversation.cloud_threads.find (by alias)       | GET /api/threads?alias=                        |
+| search_conversations | conversation.search (search_threads)         | POST /threads/search                           |
 | store_output     | task_memory.process_output (.idempotent_output)  | POST /memories/{memory_name}/outputs           |
 | load_artifacts   | task_memory.load                                 | GET /memories/{m}/namespaces/{ns}/artifacts    |
 | search_memory    | task_memory.search                               | POST /memories/{m}/namespaces/{ns}/search      |
@@ -28,6 +29,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from offprompt.limits import (
+    DEFAULT_THREAD_SEARCH_LIMIT,
     IDENTIFIER_MAX_CHARS,
     MAX_LAST_N,
     MAX_LIST_LIMIT,
@@ -35,6 +37,10 @@ from offprompt.limits import (
     MAX_PROMPT_TOKENS,
     MAX_QUERY_CHARS,
     MAX_RECORD_SEARCH_LIMIT,
+    MAX_SEARCH_CONTEXT,
+    MAX_SEARCH_THREAD_IDS,
+    MAX_THREAD_SEARCH_LIMIT,
+    MAX_THREAD_SEARCH_QUERY_CHARS,
     MAX_TOP_K,
 )
 from offprompt.metering import Meter
@@ -132,6 +138,40 @@ class RecentTurnsArgs(_Args):
 
 class ListThreadsArgs(_Args):
     alias: str = Field(min_length=1, max_length=IDENTIFIER_MAX_CHARS, description="The thread's alias")
+
+
+class SearchConversationsArgs(_Args):
+    """`POST /threads/search`'s fields (docs/adr/0049); the use case checks them as it checks the route's."""
+
+    query: str = Field(
+        min_length=1, max_length=MAX_THREAD_SEARCH_QUERY_CHARS, description="What to look for, in the user's words"
+    )
+    thread_prefix: str | None = Field(
+        default=None, description='Only threads whose id starts with this (e.g. one user\'s threads: "user-42-")'
+    )
+    thread_ids: list[str] | None = Field(
+        default=None, min_length=1, max_length=MAX_SEARCH_THREAD_IDS, description="Only these threads"
+    )
+    limit: int = Field(
+        default=DEFAULT_THREAD_SEARCH_LIMIT, ge=1, le=MAX_THREAD_SEARCH_LIMIT, description="How many turns, best first"
+    )
+    mode: Literal["hybrid", "bm25", "knn"] = Field(
+        default="hybrid", description="hybrid: meaning and words; bm25: words; knn: meaning (embeddings)"
+    )
+    since: str | None = Field(default=None, description="Only turns written at or after this ISO 8601 time")
+    until: str | None = Field(default=None, description="Only turns written before this ISO 8601 time")
+    context: int = Field(
+        default=0, ge=0, le=MAX_SEARCH_CONTEXT, description="Also return this many turns before and after each hit"
+    )
+
+
+def hit_text(hit: dict[str, Any]) -> str:
+    """A search hit for the model: where it is, then the turn's text (an item's JSON)."""
+    where = f"[{hit['thread_id']} #{hit['seq']}, {hit['created_at']}]"
+    if "run" in hit:
+        run = hit["run"]
+        return f"{where} user: {artifact_text(run.get('input'))}\n  assistant: {artifact_text(run.get('output'))}"
+    return f"{where} {json.dumps(hit['item'], ensure_ascii=False)}"
 
 
 # ---- task memory -------------------------------------------------------------------------------------------
@@ -242,6 +282,14 @@ def specs() -> dict[str, Spec]:
             "Find threads by alias",
             "The threads with this alias (offprompt keeps no tenant-wide thread list: look a thread up by its alias).",
             ListThreadsArgs,
+            read_only=True,
+        ),
+        "search_conversations": Spec(
+            "Search past conversations",
+            "Find what was said in any of the tenant's past conversation turns (all threads, a thread id prefix such "
+            "as one user's, or named threads), by meaning and words; the best matching turns first, each with its "
+            "thread and position (context adds the turns around it).",
+            SearchConversationsArgs,
             read_only=True,
         ),
         "store_output": Spec(

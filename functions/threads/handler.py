@@ -17,13 +17,19 @@
   tokens}` (the newest `limit`, or those that fit `max_tokens` without a tool result cut from its call; oldest
   first); `POST /threads/{thread_id}/items/pop` → `{item, seq}` (the newest, removed atomically)
 
-Direct invocation: `{"tenant", "action": "list_threads", limit?, cursor?, prefix?, order?}`, or `{"tenant", "thread_id",
+- `POST /threads/search` body `{query, thread_prefix?, thread_ids?, limit?, mode?, since?, until?, consistency?,
+  context?}` → `{"hits": [{thread_id, seq, run_id|item_id, score, run|item, created_at, context?}]}` (docs/adr/0049:
+  candidates from the conversation index, ranked by `memory.recall`, each checked against DynamoDB; with
+  `consistency: "search"` the header `X-Offprompt-Searchable` says whether the wait for the index completed)
+
+Direct invocation: `{"tenant", "action": "list_threads", limit?, cursor?, prefix?, order?}`, `{"tenant", "action":
+"search_threads", query, ...}` (answers `{"hits", "searchable"?}`), or `{"tenant", "thread_id",
 "action": "get"|"configure"|"delete"|"list_runs"|"fork"|"add_items"|
 "get_items"|"pop_item", ...fields}`; bodies and query fields are validated by the same library models
 (`ThreadConfigRequest`, `RunsQuery`, `ForkRequest`, `ItemsIn`, `ItemsQuery`); a direct `fork` names the new
 thread `new_thread_id` (`thread_id` is the thread forked).
 
-Use cases: `offprompt.services.conversation.thread_admin`, `.fork`, `.items`.
+Use cases: `offprompt.services.conversation.thread_admin`, `.fork`, `.items`, `.search`.
 """
 
 from http import HTTPStatus
@@ -40,11 +46,13 @@ from api_common.schemas import (
     ItemsPage,
     PoppedItem,
     RunsPage,
+    ThreadSearchResult,
     ThreadsPage,
     ThreadView,
     json_content,
 )
 from offprompt.composition.conversation import default_service, prime_conversation
+from offprompt.composition.conversation_index import default_conversation_index
 from offprompt.limits import (
     DEFAULT_RUNS_LIMIT,
     IDENTIFIER_MAX_CHARS,
@@ -62,9 +70,10 @@ from offprompt.services.conversation import (
     fork,
     items,
     parse_model,
+    search,
     thread_admin,
 )
-from offprompt.services.conversation.requests import ForkRequest, ItemsIn, ItemsQuery
+from offprompt.services.conversation.requests import ForkRequest, ItemsIn, ItemsQuery, ThreadSearchRequest
 
 routes = FunctionRoutes("threads", event_prefixes=("thread",), prime=prime_conversation)
 
@@ -103,6 +112,42 @@ def get_threads(
 @routes.direct("list_threads")
 def list_threads_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
     return list_threads(tenant, parse_model(ThreadsQuery, direct_fields(event)))
+
+
+_SEARCHABLE = {
+    "X-Offprompt-Searchable": {
+        "description": 'with consistency "search": "true" when every write acknowledged before the request, in the '
+        'threads searched, was searchable; "false" when the bounded wait gave up (the hits are still only runs '
+        "DynamoDB holds)",
+        "schema": {"type": "string", "enum": ["true", "false"]},
+    }
+}
+
+
+def search_threads(tenant: str, request: ThreadSearchRequest, meter: Meter | None) -> search.SearchResult:
+    return search.search_threads(default_service(), default_conversation_index(), tenant, request, meter=meter)
+
+
+@routes.post(
+    "/threads/search",
+    action="search_threads",
+    summary="Search the tenant's conversations (runs and session items) by meaning and words",
+    responses={
+        200: json_content(ThreadSearchResult, "The best hits first", headers=_SEARCHABLE),
+        **error_responses(),
+    },
+)
+def post_search(request: Annotated[ThreadSearchRequest, Body()]) -> Response[Any]:
+    result = search_threads(routes.tenant(), request, routes.meter())
+    headers = None
+    if result.searchable is not None:
+        headers = {"X-Offprompt-Searchable": "true" if result.searchable else "false"}
+    return json_response({"hits": result.hits}, headers=headers)
+
+
+@routes.direct("search_threads")
+def search_threads_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
+    return search_threads(tenant, parse_model(ThreadSearchRequest, direct_fields(event)), meter).body()
 
 
 def list_runs(tenant: str, thread_id: str, query: RunsQuery) -> dict[str, Any]:

@@ -391,3 +391,47 @@ def test_a_fork_shows_what_it_was_forked_from_and_the_runs_it_shares(stack: Stac
     page.get_by_role("link", name="parent", exact=True).click()
     page.wait_for_selector("#thread-meta")
     assert "Live forks\n1" in page.locator("#thread-meta").inner_text()
+
+
+def test_the_threads_view_searches_conversations(stack: Stack, page: Any, tmp_path: Path) -> None:
+    """The search box on the threads view (POST /threads/search, docs/adr/0049): hits under the filter's prefix in
+    the API's order, stored markup shown as text, each linking to its thread; a fork searched alone finds the run it
+    shares (answered in the fork)."""
+    _, key = stack.new_tenant("searcher")
+    api = client(stack, key)
+    api.add_run("u1-s1", text_run("r1", "I am flying to Kyoto in April", "Cherry blossoms then"))
+    api.add_run("u1-s1", text_run("r2", "my cat is Mochi", "Nice"))
+    api.add_run("u1-s2", text_run("r3", f"Kyoto temples? {HOSTILE[0]}", HOSTILE[1]))
+    api.add_run("u2-s1", text_run("r4", "Kyoto is lovely", "yes"))
+    api.fork_thread("u1-s1", after_run_id="r1", new_thread_id="u1-fork")
+    # the page answers what the API answers once the index caught up (consistency "search")
+    expected = api.search_threads("Kyoto", thread_prefix="u1-", consistency="search", limit=20)
+    assert expected.get("searchable") is True, expected
+    found = [(h["thread_id"], h["run_id"]) for h in expected["hits"]]
+    assert {("u1-s1", "r1"), ("u1-s2", "r3")} <= set(found) and all(t.startswith("u1-") for t, _ in found), found
+    sign_in(page, stack.url, key)
+    page.wait_for_selector("#threads tbody tr")
+    page.get_by_label("Filter by id prefix").fill("u1-")
+    page.get_by_label("Search conversations").fill("Kyoto")
+    page.get_by_role("button", name="Search", exact=True).click()
+    page.wait_for_selector("#search-hits article.hit")
+    cards = page.locator("#search-hits article.hit")
+    assert cards.count() == len(found)
+    assert [cards.nth(i).locator("h4 a").inner_text() for i in range(len(found))] == [t for t, _ in found]
+    assert "u2-s1" not in page.locator("#search-hits").inner_text()
+    assert HOSTILE[0] in page.locator("#search-hits").inner_text()  # as text
+    assert page.evaluate("window.__pwned") is None
+    screenshot(page, "search", tmp_path)
+    page.get_by_label("Filter by id prefix").fill("nobody-")  # hybrid search: meaning always finds something
+    page.get_by_role("button", name="Search", exact=True).click()
+    page.wait_for_selector("#search-hits li.muted")
+    assert page.locator("#search-hits").inner_text() == "No turn matches."
+    page.get_by_label("Filter by id prefix").fill("u1-fork")
+    page.get_by_label("Search conversations").fill("flying to Kyoto")
+    page.get_by_role("button", name="Search", exact=True).click()
+    page.wait_for_selector("#search-hits article.hit")
+    first = page.locator("#search-hits article.hit").first
+    assert first.locator("h4").inner_text().startswith("u1-fork #1")
+    first.locator("h4 a").click()
+    page.wait_for_selector("#thread-meta")
+    assert "Forked from\nu1-s1 after #1" in page.locator("#thread-meta").inner_text()

@@ -30,6 +30,7 @@ TOOLS = [
     "get_context",
     "get_recent_turns",
     "list_threads",
+    "search_conversations",
     "store_output",
     "load_artifacts",
     "search_memory",

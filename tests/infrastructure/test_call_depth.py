@@ -196,6 +196,7 @@ def clear_caches() -> None:
         task_memory.default_receipts,
         records.default_records,
         conversation_index.default_indexing,
+        conversation_index.default_conversation_index,
     ):
         cached.cache_clear()
 
@@ -329,6 +330,32 @@ def conversation_use_cases(rec: Recorder) -> None:
             cloud_threads, event("cloud_threads_messages_http.json", f"/api/threads/{cloud}/messages", params=cp), 200
         )
         invoke(cloud_threads, event("thread_delete_http.json", f"/api/threads/{cloud}", params=cp), 204)
+
+
+def search_use_cases(rec: Recorder) -> None:
+    """POST /threads/search (docs/adr/0049) on the real conversation index: the named threads' items, the index's
+    candidates, every hit checked in DynamoDB, the max_runs floor, the context around each hit, consistency."""
+    import threads.handler as threads
+
+    from offprompt.composition.conversation import default_service
+    from offprompt.composition.conversation_index import default_conversation_index
+    from offprompt.ports import ConversationDoc
+    from offprompt.services.conversation import ThreadConfigRequest
+
+    service = default_service()
+    tenant, tid = "tenant-depth", "search-depth"
+    service.configure(tenant, tid, ThreadConfigRequest(max_runs=5))
+    for n in range(1, 4):
+        service.add_run(tenant, tid, run(f"s{n}", f"heron number {n}"))
+    docs = [
+        ConversationDoc(tenant, tid, "run", n, f"s{n}", 1_700_000_000.0 + n, f"question s{n}", f"heron number {n}")
+        for n in range(1, 4)
+    ]
+    default_conversation_index().index(docs)  # as the stream indexer would (its own depth is its own use case)
+    body = {"query": "heron", "thread_ids": [tid], "mode": "bm25", "context": 1, "consistency": "search"}
+    with rec.use_case("thread search"):
+        found = invoke(threads, event("thread_search_http.json", "/threads/search", params={}, body=body), 200)
+    assert len(found["hits"]) == 3 and found["hits"][0]["context"], found
 
 
 def task_memory_use_cases(rec: Recorder) -> None:
@@ -494,6 +521,7 @@ def mcp_use_cases(rec: Recorder) -> None:
         namespace = tool("store_output", output="brown fox " * 50, tool="T", activity="a")["namespace"]
         tool("load_artifacts", namespace=namespace)
         tool("search_memory", namespace=namespace, query="brown fox")
+        tool("search_conversations", query="question", thread_ids=[tid], mode="bm25")
 
 
 def conversation_index_use_case(rec: Recorder) -> None:
@@ -526,6 +554,7 @@ USE_CASES = [
     "prompt-stack",
     "thread admin",
     "session items",
+    "thread search",
     "summarize",
     "/api/threads",
     "process-output",
@@ -563,6 +592,7 @@ def depth_table(recorder: Recorder) -> tuple[list[str], list[str]]:
 
 def test_every_use_case_reaches_its_stores_through_at_most_three_modules(deployment: None, recorder: Recorder) -> None:
     conversation_use_cases(recorder)
+    search_use_cases(recorder)
     task_memory_use_cases(recorder)
     records_use_cases(recorder)
     checkpoints_use_cases(recorder)

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
 from lambda_runtime import (
     BUCKET,
@@ -74,7 +75,7 @@ def test_every_template_function_is_exercised(functions: dict[str, LambdaFunctio
 
 
 def test_interpreter_sees_only_the_layer_and_the_function_code(start_function: Start, runtime_deps_dir: Path) -> None:
-    process = start_function("ThreadsFunction")
+    process = start_function("PromptStackFunction")
     outside_stdlib = [p for p in process.sys_path if not p.startswith(("/usr/lib/python", "/usr/local/lib/python"))]
     core, text = runtime_deps_dir / "core", runtime_deps_dir / "text"
     # A conversation function: the core layer only.
@@ -89,7 +90,7 @@ def test_interpreter_sees_only_the_layer_and_the_function_code(start_function: S
         for d in tree.glob("*.dist-info")
     }
     assert dist_infos == {pin.partition("==")[0].replace("_", "-") for pin in installed}
-    assert {"offprompt", "threads"} <= process.imported_modules()  # the driver answers the harness
+    assert {"offprompt", "prompt_stack"} <= process.imported_modules()  # the driver answers the harness
     # No dev package is importable: the function would find only what the layer ships.
     for tree in (core, text):
         assert not (tree / "moto").exists() and not (tree / "griptape").exists()
@@ -101,8 +102,8 @@ def test_interpreter_sees_only_the_layer_and_the_function_code(start_function: S
 
 def test_a_function_without_the_text_layer_cannot_reach_opensearch(start_text_function: Start) -> None:
     """The harness enforces per-function layers: process-output's code run with only the core layer (the
-    ThreadsFunction's layers) fails on the import of opensearch-py, as it would deployed that way."""
-    wrong = start_text_function("ThreadsFunction", handler="process_output.handler.lambda_handler")
+    PromptStackFunction's layers) fails on the import of opensearch-py, as it would deployed that way."""
+    wrong = start_text_function("PromptStackFunction", handler="process_output.handler.lambda_handler")
     outcome = wrong.invoke_raw(event("process_output_direct.json"))
     assert "error" in outcome, outcome
     assert "No module named 'opensearchpy'" in outcome["error"]["traceback"], outcome
@@ -174,6 +175,42 @@ def test_conversation_functions(start_function: Start, local_aws: dict[str, Any]
     assert status == 409 and body["code"] == "thread_kind_mismatch", body
 
 
+def test_thread_search_finds_what_the_stream_indexer_indexed(
+    start_text_function: Start, local_aws: dict[str, Any]
+) -> None:
+    """POST /threads/search (docs/adr/0049) in ThreadsFunction's own interpreter (the text layer, the template's
+    environment), over documents the ConversationIndexFunction wrote from the table's stream."""
+    from offprompt_local.memory_events import lambda_record
+
+    add_run = start_text_function("AddRunFunction")
+    status, body, _ = add_run.http(event("add_run_http.json"))
+    assert status == 201, body
+    streams = boto3.client("dynamodbstreams", endpoint_url=local_aws["endpoint"])
+    arn = local_aws["dynamodb"].describe_table(TableName=local_aws["table"])["Table"]["LatestStreamArn"]
+    records = []
+    for shard in streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]:
+        position = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON")
+        page = streams.get_records(ShardIterator=position["ShardIterator"], Limit=100)
+        records.extend(json.loads(json.dumps(lambda_record(r, arn), default=str)) for r in page["Records"])
+    indexer = start_text_function("ConversationIndexFunction")
+    assert indexer.invoke({"Records": records}) == {"batchItemFailures": []}
+
+    threads = start_text_function("ThreadsFunction")
+    request = {"query": "capital of France", "thread_ids": ["thread-1"], "mode": "bm25", "consistency": "search"}
+    sample = event("thread_search_http.json")
+    sample["body"] = json.dumps(request)
+    status, found, headers = threads.http(sample)
+    assert status == 200 and headers["X-Offprompt-Searchable"] == "true", (found, headers)
+    assert [(h["thread_id"], h["run_id"], h["run"]["output"]["value"]) for h in found["hits"]] == [
+        ("thread-1", "run-1", "Paris.")
+    ]
+    direct = {**event("thread_search_direct.json"), **request}
+    assert threads.invoke(direct) == {"hits": found["hits"], "searchable": True}
+    sample["body"] = json.dumps({"query": ""})
+    status, refused, _ = threads.http(sample)
+    assert status == 422 and refused["code"] == "schema_invalid", refused
+
+
 def test_task_memory_functions(start_text_function: Start, local_aws: dict[str, Any]) -> None:
     process_output = start_text_function("ProcessOutputFunction")
     status, body, headers = process_output.http(event("process_output_http.json"))
@@ -232,6 +269,7 @@ def test_mcp_function(start_text_function: Start, local_aws: dict[str, Any]) -> 
         "get_context",
         "get_recent_turns",
         "list_threads",
+        "search_conversations",
         "store_output",
         "load_artifacts",
         "search_memory",

@@ -346,6 +346,12 @@ def test_every_route_uses_the_documented_method_and_path(stub: Stub) -> None:
         ("POST", "/threads/t/fork", lambda c: c.fork_thread("t", after_run_id="r1", new_thread_id="f"),
          {"after_run_id": "r1", "thread_id": "f"}),
         ("POST", "/threads/t/fork", lambda c: c.fork_thread("t"), {}),
+        ("POST", "/threads/search", lambda c: c.search_threads("q"), {"query": "q"}),
+        ("POST", "/threads/search",
+         lambda c: c.search_threads("q", thread_ids=["a"], thread_prefix="u-", limit=3, mode="bm25", context=1,
+                                    since="2026-01-01T00:00:00Z", until="2026-02-01T00:00:00Z", consistency="search"),
+         {"query": "q", "thread_ids": ["a"], "thread_prefix": "u-", "limit": 3, "mode": "bm25", "context": 1,
+          "since": "2026-01-01T00:00:00Z", "until": "2026-02-01T00:00:00Z", "consistency": "search"}),
         ("POST", "/memories/m/outputs", lambda c: c.process_output("m", "T", "a", {"type": "TextArtifact"}, raw=True),
          {"tool": "T", "activity": "a", "artifact": {"type": "TextArtifact"}}),
         ("POST", "/memories/m/uploads", lambda c: c.create_upload("m"), {}),
@@ -365,6 +371,21 @@ def test_every_route_uses_the_documented_method_and_path(stub: Stub) -> None:
         (seen,) = stub.seen
         assert (seen.method, seen.path) == (method, path)
         assert (json.loads(seen.body) if seen.body else None) == body, path
+
+
+def test_search_threads_answers_the_hits_and_whether_the_consistency_wait_completed(stub: Stub) -> None:
+    hit = {"thread_id": "t", "seq": 1, "run_id": "r", "score": 0.5, "run": {"type": "Run"}, "created_at": "x"}
+    api = OffpromptClient(stub.url)
+    stub.on("POST", "/threads/search", json_reply(200, {"hits": [hit]}))
+    assert api.search_threads("q") == {"hits": [hit]}
+    stub.on("POST", "/threads/search", json_reply(200, {"hits": []}, {"X-Offprompt-Searchable": "false"}))
+    assert api.search_threads("q", consistency="search") == {"hits": [], "searchable": False}
+    stub.on("POST", "/threads/search", json_reply(200, {"hits": []}, {"X-Offprompt-Searchable": "true"}))
+    assert api.search_threads("q", consistency="search") == {"hits": [], "searchable": True}
+    stub.on("POST", "/threads/search", json_reply(422, {"code": "schema_invalid", "message": "query: too long"}))
+    with pytest.raises(OffpromptClientError) as refused:
+        api.search_threads("q" * 3000)
+    assert (refused.value.status, refused.value.code) == (422, "schema_invalid")
 
 
 def test_delete_with_204_returns_none(stub: Stub) -> None:

@@ -33,6 +33,9 @@ The checks, in order (`offprompt-smoke --list`):
     conversation.thread-delete        DELETE → 204, GET → 404 not_found, runs and history empty, DELETE again → 204
     conversation.fork                 a fork shares the parent's runs (no copy) and keeps its own; as_of_run travels
                                       back; a parent with live forks refuses DELETE (409 thread_has_forks)
+    conversation.search               POST /threads/search with consistency "search" finds a run just written, in
+                                      its thread and in a fork (shared history); a deleted thread's run is never
+                                      a hit; limit=0 → 422 schema_invalid
     cloud-threads.api                 /api/threads: create with alias, find by ?alias=, alias conflict 409, PATCH
                                       [m1-m3] then [m2-m4] (a diff), messages view, native runs, DELETE, alias freed
     griptape.cloud-driver             Griptape's own GriptapeCloudConversationMemoryDriver (base_url + key, alias)

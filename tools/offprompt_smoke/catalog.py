@@ -57,6 +57,11 @@ CHECKS: tuple[Check, ...] = (
         conversation.check_fork,
     ),
     Check(
+        "conversation.search",
+        "POST /threads/search finds a run at once (consistency search), in a fork too; never a deleted one; 422",
+        conversation.check_search,
+    ),
+    Check(
         "cloud-threads.api",
         "/api/threads: alias, find, PATCH diff, messages, delete",
         cloud.check_cloud_threads,

@@ -101,6 +101,31 @@ def check_thread_listing_and_console(smoke: Smoke) -> str:
     return "2 threads listed newest first and by id, by prefix, a page at a time; /console and its script with a CSP"
 
 
+def check_search(smoke: Smoke) -> str:
+    """POST /threads/search (docs/adr/0049): a run written a moment ago is found with consistency "search" (the
+    header says the wait completed), in a fork too; a deleted thread's run never comes back; a bad request is 422."""
+    fork_id = smoke.thread("search-fork")  # cleaned up first: a parent is deleted only once its forks are gone
+    thread, other = smoke.thread("search-1"), smoke.thread("search-2")
+    smoke.api.add_run(thread, input="Planning a trip to Kyoto in April", output="Cherry blossom season!", id="kyoto")
+    smoke.api.add_run(thread, input="Also my cat is called Mochi", output="Nice name", id="cat")
+    smoke.api.add_run(other, input="Kyoto temples list please", output="Kinkaku-ji, Ginkaku-ji", id="gone")
+    fork = smoke.api.fork_thread(thread, after_run_id="kyoto", new_thread_id=fork_id)
+    prefix = smoke.name("search-")
+    found = smoke.api.search_threads("kyoto trip", thread_prefix=prefix, consistency="search", limit=10)
+    expect(found.get("searchable") is True, f"consistency search gave up: {found.get('searchable')}")
+    hits = [(h["thread_id"], h["run_id"]) for h in found["hits"]]
+    expect((thread, "kyoto") in hits, f"the run is not found: {hits}")
+    expect(all(h["run"]["id"] == h["run_id"] for h in found["hits"]), "a hit's run is not its Run JSON")
+    shared = smoke.api.search_threads("kyoto trip", thread_ids=[fork["thread_id"]])
+    shared_hits = [(h["thread_id"], h["run_id"]) for h in shared["hits"]]
+    expect((fork["thread_id"], "kyoto") in shared_hits, f"the fork does not find its shared run: {shared_hits}")
+    smoke.api.delete_thread(other)
+    after = smoke.api.search_threads("kyoto temples", thread_prefix=prefix, consistency="search")
+    expect(all(h["thread_id"] != other for h in after["hits"]), f"a deleted thread's run answered: {after['hits']}")
+    refused(lambda: smoke.api.search_threads("x", limit=0), 422, "schema_invalid")
+    return f"found in the thread and its fork ({len(hits)} hits, waited for the index); deleted never answered; 422"
+
+
 def prompt_stack(smoke: Smoke, thread: str, **body: Any) -> tuple[dict[str, Any], int, str]:
     """The prompt-stack answer, its X-Offprompt-Prompt-Tokens and X-Offprompt-Over-Budget headers."""
     response = smoke.api.request("POST", f"/threads/{quoted(thread)}/prompt-stack", json_body=body)

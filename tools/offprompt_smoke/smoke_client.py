@@ -21,6 +21,7 @@ ROUTES: tuple[str, ...] = (
     "PUT /threads/{thread_id}",
     "DELETE /threads/{thread_id}",
     "POST /threads/{thread_id}/fork",
+    "POST /threads/search",
     "POST /api/threads",
     "GET /api/threads",
     "GET /api/threads/{thread_id}",

@@ -246,8 +246,34 @@
       shown = 0;
       load();
     });
-    show("Threads", form, count, table, more);
+    // Conversation search (POST /threads/search, docs/adr/0049): under the filter's prefix when there is one.
+    const query = el("input", { type: "search", name: "conversation-query", placeholder: "what was said about…", maxlength: "2000" });
+    const searchForm = el("form", { class: "row", role: "search", "aria-label": "Search past conversations" }, field("Search conversations", query), el("button", { type: "submit" }, "Search"));
+    const hits = el("ol", { class: "list", id: "search-hits" });
+    searchForm.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      hits.replaceChildren();
+      if (!query.value.trim()) return;
+      status("Searching…");
+      try {
+        const request = { query: query.value, limit: PAGE };
+        if (prefix.value) request.thread_prefix = prefix.value;
+        const { body: found } = await api("POST", "/threads/search", { body: request });
+        hits.append(...found.hits.map(hitCard));
+        if (!found.hits.length) hits.append(el("li", { class: "muted" }, "No turn matches."));
+      } catch (e) {
+        hits.append(el("li", {}, failure(e)));
+      }
+      status("");
+    });
+    show("Threads", searchForm, hits, form, count, table, more);
     await load();
+  }
+  function hitCard(hit) {
+    const head = el("h4", {}, el("a", { href: `#/threads/${seg(hit.thread_id)}` }, hit.thread_id), el("span", { class: "muted" }, ` #${hit.seq} · ${when(hit.created_at)} · score ${Number(hit.score).toFixed(3)}`));
+    const run = hit.run;
+    const content = run ? el("div", { class: "io" }, el("div", {}, el("h5", {}, "Input"), artifact(run.input)), el("div", {}, el("h5", {}, "Output"), artifact(run.output))) : json(hit.item);
+    return el("li", {}, el("article", { class: "run hit", "aria-label": `hit ${hit.thread_id} #${hit.seq}` }, head, content));
   }
 
   async function threadView(threadId) {

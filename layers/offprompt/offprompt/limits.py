@@ -57,6 +57,21 @@ MAX_THREAD_RUNS = 100_000
 MAX_SUMMARY_OFFSET = 10_000
 MAX_RETENTION_DAYS = 36_500
 
+# ---- conversation search (`POST /threads/search`, docs/adr/0049)
+#: The query's length (the issue's bound: a paragraph of a conversation).
+MAX_THREAD_SEARCH_QUERY_CHARS = 2000
+#: Threads one search names (`thread_ids`) and hits it answers (`limit`, default 10).
+MAX_SEARCH_THREAD_IDS = 100
+MAX_THREAD_SEARCH_LIMIT = 100
+DEFAULT_THREAD_SEARCH_LIMIT = 10
+#: Runs before and after each hit a search answers with (`context`).
+MAX_SEARCH_CONTEXT = 10
+#: Threads a search under a prefix (or over the whole tenant) reads to find forks and, with consistency "search",
+#: waits on; past it the wait gives up (header X-Offprompt-Searchable: false).
+MAX_SEARCH_SCOPE_THREADS = 2000
+#: How long consistency "search" waits for the index at most (within the request's deadline).
+SEARCH_CONSISTENCY_WAIT_S = 5.0
+
 # ---- list routes
 #: Runs on one page of `GET /threads/{thread_id}/runs` (default 20).
 MAX_LIST_LIMIT = 100

@@ -386,6 +386,16 @@ class RunStore(Protocol):
 
     def get_thread(self, tenant: str, thread_id: str) -> ThreadState | None: ...
 
+    def get_threads(self, tenant: str, thread_ids: Sequence[str]) -> dict[str, ThreadState]:
+        """The threads among `thread_ids` that exist and are not being deleted, by id: batch reads (≤ 100 items
+        each), strongly consistent."""
+        ...
+
+    def get_runs(self, tenant: str, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], StoredRun]:
+        """The runs (or items) stored at these (thread whose partition holds it, seq) keys, by key; missing ones
+        left out, expired ones TTL has not deleted yet included: batch reads, strongly consistent."""
+        ...
+
     def configure(
         self, tenant: str, thread_id: str, changes: dict[str, object], now: str, *, runs_only: bool = False
     ) -> ThreadState:

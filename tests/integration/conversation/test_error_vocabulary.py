@@ -84,6 +84,8 @@ BODY_ROUTES = {
     "outputs": {"function": "process_output", "method": "POST", "path": "/memories/{memory_name}/outputs",
                 "params": M, "good": {"tool": "T", "activity": "a", "artifact": {"type": "TextArtifact", "value": "x"}},
                 "direct": {"action": "process_output"}},
+    "thread_search": {"function": "threads", "method": "POST", "path": "/threads/search", "params": {},
+                      "good": {"query": "x"}, "direct": {"action": "search_threads"}},
     "search": {"function": "memories", "method": "POST",
                "path": "/memories/{memory_name}/namespaces/{namespace}/search", "params": MN,
                "good": {"query": "x"}, "direct": {"action": "search"}},

@@ -342,6 +342,43 @@ class OffpromptClient:
         body = {k: v for k, v in fields.items() if v is not None}
         return self._json("POST", f"/threads/{_segment(thread_id)}/fork", body)
 
+    def search_threads(
+        self,
+        query: str,
+        *,
+        thread_prefix: str | None = None,
+        thread_ids: Sequence[str] | None = None,
+        limit: int | None = None,
+        mode: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        consistency: str | None = None,
+        context: int | None = None,
+    ) -> Any:
+        """Search the tenant's conversations (runs and session items) by meaning and words (ADR 0049): in
+        `thread_ids` and/or the threads under `thread_prefix` (neither: every thread; a fork's search covers its
+        shared history), created in [`since`, `until`) (ISO times). Returns `{"hits": [{thread_id, seq, run_id |
+        item_id, score, run | item, created_at, context?}]}`, best first; `context=n` adds the n runs before and
+        after each hit; `consistency="search"` waits (bounded) until every write acknowledged before is searchable
+        (`searchable`: False when the wait gave up, from the `X-Offprompt-Searchable` header)."""
+        fields = {
+            "query": query,
+            "thread_prefix": thread_prefix,
+            "thread_ids": list(thread_ids) if thread_ids is not None else None,
+            "limit": limit,
+            "mode": mode,
+            "since": since,
+            "until": until,
+            "consistency": consistency,
+            "context": context,
+        }
+        response = self.request("POST", "/threads/search", json_body={k: v for k, v in fields.items() if v is not None})
+        body = response.json()
+        searchable = response.headers.get("x-offprompt-searchable")
+        if searchable is not None and isinstance(body, dict):
+            body["searchable"] = searchable == "true"
+        return body
+
     def iter_runs(self, thread_id: str, *, page_size: int | None = None, order: str | None = None) -> Iterator[Any]:
         """Every run of the thread, following the cursors page by page."""
         return self._pages(lambda c: self.list_runs(thread_id, limit=page_size, cursor=c, order=order), "runs")

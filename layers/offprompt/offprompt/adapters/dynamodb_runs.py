@@ -92,6 +92,7 @@ _LISTED_ATTRIBUTES = (
     "run_count",
     "runs_counted",
     "expiring_runs",
+    "ancestry",  # a fork's chain: conversation search reads a fork's shared history (docs/adr/0049)
     "alias",
     "deleting",
     "#kind",
@@ -283,7 +284,12 @@ class DynamoDbRunStore:
         if after is not None:
             keys = [k for k in keys if k["pk"]["S"] > after]
         page, rest = keys[:limit], keys[limit:]
-        items = {str(i["pk"]["S"]): i for i in (self._batch_get(page) if page else [])}
+        listed = {
+            "Keys": list(page),
+            "ProjectionExpression": ", ".join(_LISTED_ATTRIBUTES),
+            "ExpressionAttributeNames": {"#kind": "kind", "#name": "name"},
+        }
+        items = {str(i["pk"]["S"]): i for i in (self._batch_get(listed) if page else [])}
         threads = [
             _thread_state(tenant, str(item["thread_id"]["S"]), item)
             for item in (items.get(str(k["pk"]["S"])) for k in page)
@@ -313,13 +319,39 @@ class DynamoDbRunStore:
                 return keys
             params["ExclusiveStartKey"] = out["LastEvaluatedKey"]
 
-    def _batch_get(self, keys: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The listed attributes of up to 100 thread items (what DynamoDB leaves unprocessed, asked again)."""
-        request: dict[str, Any] = {
-            "Keys": list(keys),
-            "ProjectionExpression": ", ".join(_LISTED_ATTRIBUTES),
-            "ExpressionAttributeNames": {"#kind": "kind", "#name": "name"},
-        }
+    def get_threads(self, tenant: str, thread_ids: Sequence[str]) -> dict[str, ThreadState]:
+        """The threads that exist (not being deleted) among `thread_ids`: strongly consistent BatchGetItems of
+        ≤ 100 thread items each."""
+        ids = list(dict.fromkeys(thread_ids))
+        keys = [_key(thread_pk(tenant, t), THREAD_SK) for t in ids]
+        found: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(keys), _BATCH_GET_KEYS):
+            request = {"Keys": keys[start : start + _BATCH_GET_KEYS], "ConsistentRead": True}
+            found.update((str(i["pk"]["S"]), i) for i in self._batch_get(request))
+        out: dict[str, ThreadState] = {}
+        for thread_id, key in zip(ids, keys, strict=True):
+            item = found.get(str(key["pk"]["S"]))
+            if item is not None and "deleting" not in item:
+                out[thread_id] = _thread_state(tenant, thread_id, item)
+        return out
+
+    def get_runs(self, tenant: str, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], StoredRun]:
+        """The stored runs (or items) at these (owning thread, seq) keys, missing ones left out: strongly
+        consistent BatchGetItems of ≤ 100 run items each (expired runs TTL has not deleted yet are included)."""
+        wanted = list(dict.fromkeys(keys))
+        by_pk = {(thread_pk(tenant, t), run_sk(seq)): (t, seq) for t, seq in wanted}
+        out: dict[tuple[str, int], StoredRun] = {}
+        dynamo_keys = [_key(pk, sk) for pk, sk in by_pk]
+        for start in range(0, len(dynamo_keys), _BATCH_GET_KEYS):
+            request = {"Keys": dynamo_keys[start : start + _BATCH_GET_KEYS], "ConsistentRead": True}
+            for item in self._batch_get(request):
+                where = by_pk.get((str(item["pk"]["S"]), str(item["sk"]["S"])))
+                if where is not None:
+                    out[where] = _stored_run(item)
+        return out
+
+    def _batch_get(self, request: dict[str, Any]) -> list[dict[str, Any]]:
+        """One BatchGetItem request (≤ 100 keys), what DynamoDB leaves unprocessed asked again."""
         items: list[dict[str, Any]] = []
         for _attempt in range(8):
             out = self._call("batch_get_item", RequestItems={self.table_name: request})

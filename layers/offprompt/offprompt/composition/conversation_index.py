@@ -23,6 +23,7 @@ def set_embedder_override(embedder: Embedder | None) -> None:
     global _embedder_override
     _embedder_override = embedder
     default_indexing.cache_clear()
+    default_conversation_index.cache_clear()
 
 
 def set_conversation_index_override(index: ConversationIndex | None) -> None:
@@ -30,6 +31,7 @@ def set_conversation_index_override(index: ConversationIndex | None) -> None:
     global _index_override
     _index_override = index
     default_indexing.cache_clear()
+    default_conversation_index.cache_clear()
 
 
 def conversation_index_from_settings(settings: Settings) -> ConversationIndex:
@@ -60,6 +62,15 @@ def indexing_from_settings(settings: Settings) -> Indexing:
         conversation_index_from_settings(settings),
         StreamRunDecoder(),
     )
+
+
+@functools.cache
+def default_conversation_index() -> ConversationIndex:
+    """The process's index for the search route (`POST /threads/search`, docs/adr/0049): built from the environment
+    on first use, connected on its first call."""
+    from offprompt.config import get_settings
+
+    return conversation_index_from_settings(get_settings())
 
 
 @functools.cache

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from offprompt.limits import (
     DEFAULT_RUNS_LIMIT,
+    DEFAULT_THREAD_SEARCH_LIMIT,
     IDENTIFIER_MAX_CHARS,
     MAX_APPEND_ITEMS,
     MAX_CURSOR_CHARS,
@@ -17,8 +18,12 @@ from offprompt.limits import (
     MAX_NAME_CHARS,
     MAX_PROMPT_TOKENS,
     MAX_RETENTION_DAYS,
+    MAX_SEARCH_CONTEXT,
+    MAX_SEARCH_THREAD_IDS,
     MAX_SUMMARY_OFFSET,
     MAX_THREAD_RUNS,
+    MAX_THREAD_SEARCH_LIMIT,
+    MAX_THREAD_SEARCH_QUERY_CHARS,
 )
 from offprompt.validation import validate
 
@@ -59,6 +64,30 @@ class ThreadConfigRequest(BaseModel):
     memory_type: Literal["buffer", "summary"] | None = None
     offset: int | None = Field(default=None, ge=1, le=MAX_SUMMARY_OFFSET)
     retention_days: int | None = Field(default=None, ge=1, le=MAX_RETENTION_DAYS)
+
+
+class ThreadSearchRequest(BaseModel):
+    """`POST /threads/search` (direct `search_threads`, MCP `search_conversations`; docs/adr/0049): the tenant's
+    runs and session items by meaning and words, in `thread_ids` and/or under `thread_prefix` (both: the named
+    threads under the prefix; neither: every thread), created in [`since`, `until`)."""
+
+    model_config = ConfigDict(defer_build=True, extra="forbid", strict=True)
+
+    query: str = Field(min_length=1, max_length=MAX_THREAD_SEARCH_QUERY_CHARS)
+    thread_prefix: str | None = Field(default=None, min_length=1, max_length=IDENTIFIER_MAX_CHARS)
+    thread_ids: list[Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS)]] | None = Field(
+        default=None, min_length=1, max_length=MAX_SEARCH_THREAD_IDS
+    )
+    limit: int = Field(default=DEFAULT_THREAD_SEARCH_LIMIT, ge=1, le=MAX_THREAD_SEARCH_LIMIT)
+    mode: Literal["hybrid", "bm25", "knn"] = "hybrid"
+    #: ISO 8601 times with a zone (or epoch seconds as a string).
+    since: str | None = Field(default=None, min_length=1, max_length=64)
+    until: str | None = Field(default=None, min_length=1, max_length=64)
+    #: "search": answer only once every write acknowledged before the request, in the threads searched, is
+    #: searchable (a bounded wait; `X-Offprompt-Searchable: false` when it gave up).
+    consistency: Literal["search"] | None = None
+    #: The runs (items) before and after each hit to answer with, in the thread searched.
+    context: int = Field(default=0, ge=0, le=MAX_SEARCH_CONTEXT)
 
 
 M = TypeVar("M", bound=BaseModel)
