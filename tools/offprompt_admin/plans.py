@@ -11,7 +11,14 @@ import argparse
 
 from .context import Context, emit
 
-OVERRIDES = ("rate_per_second", "runs_per_day", "stored_bytes", "max_keys", "scans_per_day")
+OVERRIDES = (
+    "rate_per_second",
+    "runs_per_day",
+    "stored_bytes",
+    "max_keys",
+    "scans_per_day",
+    "extraction_tokens_per_day",
+)
 
 
 def limit(text: str) -> int:

@@ -1,0 +1,102 @@
+"""Fixtures for extraction on moto: the table (as template.yaml defines it) and bucket, the real DynamoDB and S3
+adapters, records with the in-memory record index, the conversation service (its runs are what extraction reads), a
+clock the test moves, a scripted OpenAI-compatible model over real HTTP, and the extraction context."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from extraction_support import BUCKET, TABLE, Deferred, ScriptedModel, completion, run_payload
+from fakes.record_index import InMemoryRecordIndex
+from records_support import Clock
+
+from offprompt.adapters.clients import reset_clients
+from offprompt.adapters.dynamodb_account import DynamoDbAccountStore
+from offprompt.adapters.dynamodb_extraction import DynamoDbExtractionStore
+from offprompt.adapters.dynamodb_records import DynamoDbRecordStore
+from offprompt.adapters.dynamodb_runs import DynamoDbRunStore
+from offprompt.adapters.extraction_models import OpenAIChatModel
+from offprompt.adapters.s3 import S3RecordBodies, S3RunBodies
+from offprompt.composition.conversation import default_service
+from offprompt.config import get_settings
+from offprompt.services.conversation.add_run import add_run
+from offprompt.services.extraction.context import Extractions
+from offprompt.services.records.context import Records
+from offprompt_local import resources
+
+
+@pytest.fixture
+def aws(moto_aws: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    monkeypatch.setenv("OFFPROMPT_TABLE", TABLE)
+    monkeypatch.setenv("OFFPROMPT_BUCKET", BUCKET)
+    monkeypatch.setenv("OFFPROMPT_SUMMARIZE_MODE", "off")
+    reset_clients()
+    get_settings.cache_clear()
+    default_service.cache_clear()
+    ddb = boto3.client("dynamodb")
+    s3 = boto3.client("s3")
+    resources.create_table(ddb, TABLE)
+    s3.create_bucket(Bucket=BUCKET)
+    yield {"dynamodb": ddb, "s3": s3}
+    reset_clients()
+    get_settings.cache_clear()
+    default_service.cache_clear()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def model() -> Iterator[ScriptedModel]:
+    scripted = ScriptedModel(lambda request: (200, completion('{"operations": []}')))
+    yield scripted
+    scripted.close()
+
+
+@pytest.fixture
+def deferred() -> Deferred:
+    return Deferred()
+
+
+@pytest.fixture
+def ext(aws: dict[str, Any], clock: Clock, model: ScriptedModel, deferred: Deferred) -> Extractions:
+    records = Records(DynamoDbRecordStore(TABLE), S3RecordBodies(BUCKET), InMemoryRecordIndex(), clock=clock)
+
+    def build() -> OpenAIChatModel:
+        return OpenAIChatModel("scripted", model.base_url, "sk-test", timeout=0.5, attempts=2, backoff=0.01)
+
+    return Extractions(
+        DynamoDbExtractionStore(TABLE),
+        DynamoDbRunStore(TABLE),
+        S3RunBodies(BUCKET),
+        records,
+        model=build,
+        account=DynamoDbAccountStore(TABLE),
+        deferrer=deferred,
+        clock=clock,
+    )
+
+
+class Conversation:
+    """Adds runs through add-run's own use case, at the test's clock."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.conv = default_service()
+        self.conv.clock = clock
+        self.count = 0
+
+    def say(self, tenant: str, thread_id: str, text: str) -> str:
+        self.count += 1
+        run_id = f"r{self.count}"
+        add_run(self.conv, tenant, thread_id, run_payload(run_id, text))
+        return run_id
+
+
+@pytest.fixture
+def chat(aws: dict[str, Any], clock: Clock) -> Conversation:
+    return Conversation(clock)
