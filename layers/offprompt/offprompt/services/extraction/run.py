@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import logging
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import islice
 from typing import Any
@@ -194,12 +194,17 @@ def _extract_claimed(
             "batch": digest(tenant, thread.thread_id, strategy.name, runs[0].seq, runs[-1].seq)[:32],
         }
         written = _apply(ext, tenant, namespace, operations, [t.run_id for t in turns], provenance)
-    status.processed_through_seq = runs[-1].seq
-    status.records_written += written
-    status.last_error, status.paused, status.failures = None, None, 0
-    status.updated_at = iso(millis(ext.clock()))
+    done = replace(
+        status,
+        processed_through_seq=runs[-1].seq,
+        records_written=status.records_written + written,
+        last_error=None,
+        paused=None,
+        failures=0,
+        updated_at=iso(millis(ext.clock())),
+    )  # a copy: a save that fails leaves the status as read (what `_failed` then writes)
     try:
-        ext.store.save(tenant, status, lease=lease)
+        ext.store.save(tenant, done, lease=lease)
     except ExtractionLeaseTaken:  # the lease ran out and another attempt took over: its status stands
         return Outcome("lease lost", written=written)
     return Outcome("extracted", written=written)
@@ -237,6 +242,7 @@ def _apply(
     provenance: dict[str, Any],
 ) -> int:
     written = 0
+    touched: set[str] = set()  # keys this attempt wrote: a later operation on one is this answer's own
     for operation in operations:
         if operation.op == "noop":
             continue
@@ -244,8 +250,9 @@ def _apply(
         live = current is not None and not current.deleted and is_live(current.expires_at, millis(ext.clock()))
         value = ext.records.bodies.value(current) if live and current is not None else None
         said = (value or {}).get("provenance") or {}
-        if isinstance(said, dict) and said.get("batch") == provenance["batch"]:
+        if isinstance(said, dict) and said.get("batch") == provenance["batch"] and operation.key not in touched:
             continue  # this range wrote it already (an attempt that stopped before its status)
+        touched.add(operation.key)
         if operation.op == "delete":
             if live:
                 delete_record(ext.records, tenant, namespace, operation.key)
