@@ -586,3 +586,30 @@ def test_the_example_extractor_turns_a_run_into_a_fact_record(stack: RunningStac
     assert record["value"]["text"] == "Grace Hopper"
     assert "not a model" in record["value"]["extractor"]
     assert record["value"]["source"] == {"thread_id": thread, "run_id": "run-extract", "seq": 1}
+
+
+def test_an_extraction_strategy_turns_a_conversation_into_records_with_the_rules_model(
+    stack: RunningStack, alice: OffpromptClient
+) -> None:
+    """docs/adr/0051: the whole pipeline on `make dev` — a strategy, a thread's actor, a run, the memory event, the
+    runner with the labelled `rules` stand-in, a record with its provenance, the thread's extraction status."""
+    thread, actor = uid("xtr"), uid("actor")
+    strategy = {"type": "facts", "namespace": "people/{actor_id}/facts", "trigger": {"after_runs": 1}}
+    assert alice.request("PUT", "/extraction/strategies/e2e-facts", json_body=strategy).json()["name"] == "e2e-facts"
+    alice.add_run(thread, input="hello", output="hi", id="run-0")
+    alice.request("PUT", f"/threads/{thread}", json_body={"actor_id": actor})
+    alice.add_run(thread, input="I live in Lisbon.", output="Nice!", id="run-1")
+    deadline = time.monotonic() + 60
+    while True:
+        status = alice.request("GET", f"/threads/{thread}/extraction").json()["strategies"]["e2e-facts"]
+        if status["processed_through_seq"] >= 2 or time.monotonic() > deadline:
+            break
+        time.sleep(0.3)
+    log = "\n".join(line for line in stack.lines if "extraction" in line or "rror" in line)
+    assert status["processed_through_seq"] == 2 and status["last_error"] is None, log
+    record = alice.request("GET", f"/records/people.{actor}.facts/lives-in").json()
+    assert record["value"]["text"] == "Lisbon"
+    provenance = record["value"]["provenance"]
+    assert provenance["thread_id"] == thread and provenance["strategy"] == "e2e-facts"
+    assert "not a model" in provenance["model"] and provenance["run_ids"] == ["run-1"]
+    alice.request("DELETE", "/extraction/strategies/e2e-facts")

@@ -428,11 +428,18 @@ class LocalStack:
         """The memory events (docs/adr/0036): the events function, fed by a poller of moto's stream, publishing
         to a JSONL sink in the data directory; `GET /local/events` on the dev server reads it (local only)."""
         from .devserver import HttpResult
-        from .memory_events import StreamPoller, events_handler, install_example_extractor, install_sink
+        from .memory_events import (
+            StreamPoller,
+            events_handler,
+            install_example_extractor,
+            install_extraction,
+            install_sink,
+        )
 
         sink = install_sink(self._data.root if self._data is not None else None, self.log)
         self._events_sink = sink
         extractor = install_example_extractor(sink)
+        extractor += "; " + install_extraction(sink, self.log)
         poller = StreamPoller(
             self._client("dynamodb"), self._client("dynamodbstreams"), TABLE_NAME, events_handler(), log=self.log
         )
