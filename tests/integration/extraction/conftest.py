@@ -4,7 +4,7 @@ clock the test moves, a scripted OpenAI-compatible model over real HTTP, and the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import boto3
@@ -22,6 +22,7 @@ from offprompt.adapters.extraction_models import OpenAIChatModel
 from offprompt.adapters.s3 import S3RecordBodies, S3RunBodies
 from offprompt.composition.conversation import default_service
 from offprompt.config import get_settings
+from offprompt.ports import ExtractionModel
 from offprompt.services.conversation.add_run import add_run
 from offprompt.services.extraction.context import Extractions
 from offprompt.services.records.context import Records
@@ -30,6 +31,18 @@ from offprompt_local import resources
 
 @pytest.fixture
 def aws(moto_aws: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    yield from _resources(monkeypatch)
+
+
+@pytest.fixture
+def aws_over_http(moto_server: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """The table and bucket behind the local substrate's moto server: for tests whose other AWS service (Bedrock) is
+    a scripted HTTP endpoint of its own (`AWS_ENDPOINT_URL_BEDROCK_RUNTIME` wins over `AWS_ENDPOINT_URL`)."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL", moto_server)
+    yield from _resources(monkeypatch)
+
+
+def _resources(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     monkeypatch.setenv("OFFPROMPT_TABLE", TABLE)
     monkeypatch.setenv("OFFPROMPT_BUCKET", BUCKET)
     monkeypatch.setenv("OFFPROMPT_SUMMARIZE_MODE", "off")
@@ -65,17 +78,21 @@ def deferred() -> Deferred:
 
 @pytest.fixture
 def ext(aws: dict[str, Any], clock: Clock, model: ScriptedModel, deferred: Deferred) -> Extractions:
-    records = Records(DynamoDbRecordStore(TABLE), S3RecordBodies(BUCKET), InMemoryRecordIndex(), clock=clock)
-
     def build() -> OpenAIChatModel:
         return OpenAIChatModel("scripted", model.base_url, "sk-test", timeout=0.5, attempts=2, backoff=0.01)
 
+    return extractions(build, clock, deferred)
+
+
+def extractions(model: Callable[[], ExtractionModel], clock: Clock, deferred: Deferred) -> Extractions:
+    """The runner's context on the real DynamoDB and S3 adapters, the in-memory record index and `model`."""
+    records = Records(DynamoDbRecordStore(TABLE), S3RecordBodies(BUCKET), InMemoryRecordIndex(), clock=clock)
     return Extractions(
         DynamoDbExtractionStore(TABLE),
         DynamoDbRunStore(TABLE),
         S3RunBodies(BUCKET),
         records,
-        model=build,
+        model=model,
         account=DynamoDbAccountStore(TABLE),
         deferrer=deferred,
         clock=clock,
@@ -98,5 +115,6 @@ class Conversation:
 
 
 @pytest.fixture
-def chat(aws: dict[str, Any], clock: Clock) -> Conversation:
+def chat(clock: Clock) -> Conversation:
+    """Needs `aws` or `aws_over_http` requested first."""
     return Conversation(clock)
