@@ -420,3 +420,42 @@ def test_the_queue_handler_extracts_each_thread_once(
     monkeypatch.setattr(handler, "extract_thread", broken)
     failed = handler.lambda_handler(sample, None)["batchItemFailures"]
     assert failed == [{"itemIdentifier": "msg-1"}, {"itemIdentifier": "msg-2"}]
+
+
+class Published:
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+
+    def publish(self, events: Any) -> set[str]:
+        self.events.extend(events)
+        return set()
+
+
+def test_completed_and_failed_are_said_on_the_bus(
+    ext: Extractions, model: ScriptedModel, chat: Any, clock: Clock
+) -> None:
+    bus = Published()
+    ext.publisher = bus
+    facts(ext)
+    chat.say(TENANT, "t1", "hello")
+    actor(ext, "t1")
+    chat.say(TENANT, "t1", "I live in Lisbon")
+    clock.tick()
+    model.script = lambda request: (200, completion("garbage"))
+    extract_thread(ext, TENANT, "t1")
+    model.script = home_model
+    extract_thread(ext, TENANT, "t1")
+    failed, completed = bus.events
+    assert (failed.type, failed.tenant) == ("extraction.failed", TENANT)
+    assert (
+        failed.detail["thread_id"] == "t1" and failed.detail["strategy"] == "facts" and failed.detail["failures"] == 1
+    )
+    assert failed.detail["error"].startswith("the model's answer")
+    assert completed.type == "extraction.completed"
+    assert completed.detail == {
+        "thread_id": "t1",
+        "strategy": "facts",
+        "processed_through_seq": 2,
+        "records_written": 1,
+        "namespace": list(NS),
+    }

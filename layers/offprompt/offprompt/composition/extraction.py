@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 
+from offprompt.composition.events import publisher_overridden as events_override
 from offprompt.config import Settings
 from offprompt.errors import ConfigurationError
 from offprompt.ports import Deferrer, ExtractionModel
@@ -53,6 +54,11 @@ def extractions_from_settings(settings: Settings) -> Extractions:
     from offprompt.services.conversation.context import InlineRunBodies
 
     table = settings.require("table_name")
+    publisher = None
+    if settings.event_bus_name or events_override():
+        from offprompt.composition.events import events_from_settings
+
+        publisher = events_from_settings(settings).publisher
     deferrer = _deferrer_override
     if deferrer is None and settings.extraction_queue_url:
         deferrer = SqsDeferrer(settings.extraction_queue_url)
@@ -64,6 +70,7 @@ def extractions_from_settings(settings: Settings) -> Extractions:
         model=functools.partial(model_from_settings, settings),
         account=DynamoDbAccountStore(table),
         deferrer=deferrer,
+        publisher=publisher,
     )
 
 

@@ -6,7 +6,15 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from offprompt.ports import AccountStore, Deferrer, ExtractionModel, ExtractionStore, RunStore, StoredRun
+from offprompt.ports import (
+    AccountStore,
+    Deferrer,
+    EventPublisher,
+    ExtractionModel,
+    ExtractionStore,
+    RunStore,
+    StoredRun,
+)
 from offprompt.services.records.context import Records
 
 
@@ -25,6 +33,7 @@ class Extractions:
         model: Callable[[], ExtractionModel] | None = None,
         account: AccountStore | None = None,
         deferrer: Deferrer | None = None,
+        publisher: EventPublisher | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store
@@ -35,6 +44,7 @@ class Extractions:
         self._built: ExtractionModel | None = None
         self.account = account  # the plan's extraction tokens and the usage counter (None: unmetered)
         self.deferrer = deferrer  # asks again when a trigger's idle time or a retry's backoff is not over
+        self.publisher = publisher  # extraction.completed / extraction.failed on the memory-event bus
         self.clock = clock
 
     @property

@@ -32,6 +32,7 @@ from itertools import islice
 from typing import Any
 
 from offprompt.errors import InvalidInput, OffpromptError
+from offprompt.events import EXTRACTION_COMPLETED, EXTRACTION_FAILED
 from offprompt.identifiers import check_identifier, digest
 from offprompt.limits import MAX_QUERY_CHARS
 from offprompt.memory.extraction import (
@@ -55,6 +56,7 @@ from offprompt.metering import Plan, utc_day
 from offprompt.ports import (
     ExtractionLeaseTaken,
     ExtractionStatus,
+    MemoryEvent,
     ModelRequest,
     ModelUnavailable,
     StoredRun,
@@ -207,6 +209,7 @@ def _extract_claimed(
         ext.store.save(tenant, done, lease=lease)
     except ExtractionLeaseTaken:  # the lease ran out and another attempt took over: its status stands
         return Outcome("lease lost", written=written)
+    _publish(ext, tenant, EXTRACTION_COMPLETED, done, records_written=written, namespace=list(namespace))
     return Outcome("extracted", written=written)
 
 
@@ -325,9 +328,32 @@ def _failed(ext: Extractions, tenant: str, status: ExtractionStatus, lease: str,
         ext.store.save(tenant, status, lease=lease)
     except ExtractionLeaseTaken:
         return Outcome("lease lost")
+    _publish(ext, tenant, EXTRACTION_FAILED, status, error=error, failures=status.failures)
     if status.failures >= MAX_FAILURES:
         return Outcome("failed")
     return Outcome("failed", min(RETRY_SECONDS * 2 ** (status.failures - 1), MAX_DELAY_SECONDS))
+
+
+def _publish(ext: Extractions, tenant: str, kind: str, status: ExtractionStatus, **detail: Any) -> None:
+    """Say it on the bus (best effort: the status already says it; a lost event loses no data)."""
+    if ext.publisher is None:
+        return
+    event = MemoryEvent(
+        id=uuid.uuid4().hex,
+        type=kind,
+        time=iso(millis(ext.clock())) or "",
+        tenant=tenant,
+        detail={
+            "thread_id": status.thread_id,
+            "strategy": status.strategy,
+            "processed_through_seq": status.processed_through_seq,
+            **detail,
+        },
+    )
+    try:
+        ext.publisher.publish([event])
+    except Exception:
+        logger.exception("an extraction event was not published (the status says the same)")
 
 
 def _reason(exc: Exception) -> str:
