@@ -112,10 +112,13 @@ def test_the_rules_stand_in_consolidates_and_is_labelled() -> None:
     assert [(o.op, o.key) for o in ops] == [("noop", "lives-in"), ("update", "name")]
 
 
-@pytest.mark.parametrize("spec", ["", "gpt", "openai:", "bedrock:", "ollama:llama3"])
+@pytest.mark.parametrize("spec", ["", "gpt", "openai:", "bedrock:", "ollama:", "vllm:llama3"])
 def test_an_unknown_model_setting_is_a_configuration_error(spec: str) -> None:
     with pytest.raises(ConfigurationError, match="OFFPROMPT_EXTRACTION_MODEL"):
         model_from_settings(load_settings({"OFFPROMPT_EXTRACTION_MODEL": spec}))
     assert isinstance(model_from_settings(load_settings({})), RulesModel)  # the default
     openai = model_from_settings(load_settings({"OFFPROMPT_EXTRACTION_MODEL": "openai:llama3.2"}))
     assert isinstance(openai, OpenAIChatModel) and openai.url == "https://api.openai.com/v1/chat/completions"
+    ollama = model_from_settings(load_settings({"OFFPROMPT_EXTRACTION_MODEL": "ollama:llama3.2"}))
+    assert isinstance(ollama, OpenAIChatModel) and ollama.url == "http://127.0.0.1:11434/v1/chat/completions"
+    assert ollama.label == "ollama:llama3.2" and ollama.model == "llama3.2"

@@ -13,6 +13,9 @@ from offprompt.errors import ConfigurationError
 from offprompt.ports import Deferrer, ExtractionModel
 from offprompt.services.extraction.context import Extractions
 
+#: Where a local Ollama answers Chat Completions (`ollama:<model>`).
+OLLAMA_URL = "http://127.0.0.1:11434/v1"
+
 #: A test or the local stack installs the queue of delayed checks here (None: SQS when a queue URL is set).
 _deferrer_override: Deferrer | None = None
 
@@ -24,7 +27,8 @@ def set_deferrer_override(deferrer: Deferrer | None) -> None:
 
 
 def model_from_settings(settings: Settings) -> ExtractionModel:
-    """`rules` | `openai:<model>` | `bedrock:<model id>`; anything else is a configuration error."""
+    """`rules` | `openai:<model>` | `bedrock:<model id>` (| `ollama:<model>`: `openai:` at a local Ollama's `/v1`
+    unless a base URL is set); anything else is a configuration error."""
     spec = settings.extraction_model.strip()
     kind, _, name = spec.partition(":")
     if spec == "rules":
@@ -35,12 +39,21 @@ def model_from_settings(settings: Settings) -> ExtractionModel:
         from offprompt.adapters.extraction_models import OpenAIChatModel
 
         return OpenAIChatModel(name, settings.extraction_base_url, settings.extraction_api_key)
+    if kind == "ollama" and name:  # a local Ollama's OpenAI-compatible endpoint: one variable for `make dev`
+        from offprompt.adapters.extraction_models import OpenAIChatModel
+
+        base = settings.extraction_base_url
+        default = Settings.model_fields["extraction_base_url"].default
+        ollama = OpenAIChatModel(name, OLLAMA_URL if base == default else base, settings.extraction_api_key)
+        ollama.label = f"ollama:{name}"
+        return ollama
     if kind == "bedrock" and name:
         from offprompt.adapters.extraction_models import BedrockConverseModel
 
         return BedrockConverseModel(name)
     raise ConfigurationError(
-        f'OFFPROMPT_EXTRACTION_MODEL must be "rules", "openai:<model>" or "bedrock:<model id>", not {spec[:100]!r}'
+        f'OFFPROMPT_EXTRACTION_MODEL must be "rules", "openai:<model>", "bedrock:<model id>" or "ollama:<model>", '
+        f"not {spec[:100]!r}"
     )
 
 
