@@ -12,6 +12,18 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from fakes.record_index import InMemoryRecordIndex
+from records_support import Clock
+
+from offprompt.adapters.dynamodb_account import DynamoDbAccountStore
+from offprompt.adapters.dynamodb_extraction import DynamoDbExtractionStore
+from offprompt.adapters.dynamodb_records import DynamoDbRecordStore
+from offprompt.adapters.dynamodb_runs import DynamoDbRunStore
+from offprompt.adapters.s3 import S3RecordBodies, S3RunBodies
+from offprompt.ports import ExtractionModel
+from offprompt.services.extraction.context import Extractions
+from offprompt.services.records.context import Records
+
 TABLE = "offprompt-extraction-test"
 BUCKET = "offprompt-extraction-bucket"
 
@@ -102,3 +114,18 @@ def run_payload(run_id: str, said: str, answer: str = "Noted.") -> dict[str, Any
 
     return {"type": "Run", "id": run_id, "meta": None, "input": text(f"in-{run_id}", said),
             "output": text(f"out-{run_id}", answer)}  # fmt: skip
+
+
+def extractions(model: Callable[[], ExtractionModel], clock: Clock, deferred: Deferred) -> Extractions:
+    """The runner's context on the real DynamoDB and S3 adapters, the in-memory record index and `model`."""
+    records = Records(DynamoDbRecordStore(TABLE), S3RecordBodies(BUCKET), InMemoryRecordIndex(), clock=clock)
+    return Extractions(
+        DynamoDbExtractionStore(TABLE),
+        DynamoDbRunStore(TABLE),
+        S3RunBodies(BUCKET),
+        records,
+        model=model,
+        account=DynamoDbAccountStore(TABLE),
+        deferrer=deferred,
+        clock=clock,
+    )

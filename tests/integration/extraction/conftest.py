@@ -4,28 +4,20 @@ clock the test moves, a scripted OpenAI-compatible model over real HTTP, and the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import boto3
 import pytest
-from extraction_support import BUCKET, TABLE, Deferred, ScriptedModel, completion, run_payload
-from fakes.record_index import InMemoryRecordIndex
+from extraction_support import BUCKET, TABLE, Deferred, ScriptedModel, completion, extractions, run_payload
 from records_support import Clock
 
 from offprompt.adapters.clients import reset_clients
-from offprompt.adapters.dynamodb_account import DynamoDbAccountStore
-from offprompt.adapters.dynamodb_extraction import DynamoDbExtractionStore
-from offprompt.adapters.dynamodb_records import DynamoDbRecordStore
-from offprompt.adapters.dynamodb_runs import DynamoDbRunStore
 from offprompt.adapters.extraction_models import OpenAIChatModel
-from offprompt.adapters.s3 import S3RecordBodies, S3RunBodies
 from offprompt.composition.conversation import default_service
 from offprompt.config import get_settings
-from offprompt.ports import ExtractionModel
 from offprompt.services.conversation.add_run import add_run
 from offprompt.services.extraction.context import Extractions
-from offprompt.services.records.context import Records
 from offprompt_local import resources
 
 
@@ -82,21 +74,6 @@ def ext(aws: dict[str, Any], clock: Clock, model: ScriptedModel, deferred: Defer
         return OpenAIChatModel("scripted", model.base_url, "sk-test", timeout=0.5, attempts=2, backoff=0.01)
 
     return extractions(build, clock, deferred)
-
-
-def extractions(model: Callable[[], ExtractionModel], clock: Clock, deferred: Deferred) -> Extractions:
-    """The runner's context on the real DynamoDB and S3 adapters, the in-memory record index and `model`."""
-    records = Records(DynamoDbRecordStore(TABLE), S3RecordBodies(BUCKET), InMemoryRecordIndex(), clock=clock)
-    return Extractions(
-        DynamoDbExtractionStore(TABLE),
-        DynamoDbRunStore(TABLE),
-        S3RunBodies(BUCKET),
-        records,
-        model=model,
-        account=DynamoDbAccountStore(TABLE),
-        deferrer=deferred,
-        clock=clock,
-    )
 
 
 class Conversation:

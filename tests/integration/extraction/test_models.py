@@ -9,8 +9,7 @@ import re
 from typing import Any
 
 import pytest
-from conftest import extractions
-from extraction_support import Deferred, ScriptedModel, completion, operations
+from extraction_support import Deferred, ScriptedModel, completion, extractions, operations
 from records_support import Clock
 
 from offprompt.adapters.clients import reset_clients

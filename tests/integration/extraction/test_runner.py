@@ -65,6 +65,15 @@ def actor(ext: Extractions, thread_id: str, actor_id: str = "u1", tenant: str = 
     ext.runs.configure(tenant, thread_id, {"actor_id": actor_id}, "2026-01-01T00:00:00Z")
 
 
+def lisbon(ext: Extractions, chat: Any, clock: Clock) -> None:
+    """The facts strategy, thread t1 of actor u1 (a first run creates it), and its run saying where the user lives."""
+    facts(ext)
+    chat.say(TENANT, "t1", "hello")
+    actor(ext, "t1")
+    chat.say(TENANT, "t1", "I live in Lisbon")
+    clock.tick()
+
+
 def status_of(ext: Extractions, thread_id: str, tenant: str = TENANT) -> dict[str, Any]:
     return thread_extraction(ext, tenant, thread_id)["strategies"]["facts"]
 
@@ -166,11 +175,7 @@ def test_a_replayed_event_writes_nothing_twice(
     ext: Extractions, model: ScriptedModel, chat: Any, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model.script = home_model
-    facts(ext)
-    chat.say(TENANT, "t1", "hello")
-    actor(ext, "t1")
-    chat.say(TENANT, "t1", "I live in Lisbon")
-    clock.tick()
+    lisbon(ext, chat, clock)
     extract_thread(ext, TENANT, "t1")
     asked = len(model.requests)
     again = extract_thread(ext, TENANT, "t1")  # the same event delivered again
@@ -212,11 +217,7 @@ def test_a_model_that_times_out_then_answers(
     ext: Extractions, model: ScriptedModel, chat: Any, clock: Clock, deferred: Deferred
 ) -> None:
     model.script = home_model
-    facts(ext)
-    chat.say(TENANT, "t1", "hello")
-    actor(ext, "t1")
-    chat.say(TENANT, "t1", "I live in Lisbon")
-    clock.tick()
+    lisbon(ext, chat, clock)
     model.delay = 1.0  # the client waits 0.5 s per attempt
     out = extract_thread(ext, TENANT, "t1")["strategies"]["facts"]
     assert out["outcome"] == "failed" and out["written"] == 0
@@ -245,11 +246,7 @@ def test_a_malformed_answer_writes_nothing_and_is_reported(
     ext: Extractions, model: ScriptedModel, chat: Any, clock: Clock, garbage: str
 ) -> None:
     model.script = lambda request: (200, completion(garbage))
-    facts(ext)
-    chat.say(TENANT, "t1", "hello")
-    actor(ext, "t1")
-    chat.say(TENANT, "t1", "I live in Lisbon")
-    clock.tick()
+    lisbon(ext, chat, clock)
     assert extract_thread(ext, TENANT, "t1")["strategies"]["facts"]["outcome"] == "failed"
     assert search_records(ext.records, TENANT, RecordSearch(namespace_prefix=["users"]))["items"] == []
     status = status_of(ext, "t1")
@@ -349,11 +346,7 @@ def test_over_the_plans_extraction_tokens_it_pauses_and_loses_nothing(
     assert ext.account is not None
     ext.account.put_tenant(TENANT, {"plan": "custom", "extraction_tokens_per_day": 100}, "2026-01-01T00:00:00Z")
     model.script = home_model
-    facts(ext)
-    chat.say(TENANT, "t1", "hello")
-    actor(ext, "t1")
-    chat.say(TENANT, "t1", "I live in Lisbon")
-    clock.tick()
+    lisbon(ext, chat, clock)
     assert extract_thread(ext, TENANT, "t1")["strategies"]["facts"]["outcome"] == "extracted"  # 120 tokens: used up
     chat.say(TENANT, "t1", "I live in Porto")
     clock.tick()
@@ -436,11 +429,7 @@ def test_completed_and_failed_are_said_on_the_bus(
 ) -> None:
     bus = Published()
     ext.publisher = bus
-    facts(ext)
-    chat.say(TENANT, "t1", "hello")
-    actor(ext, "t1")
-    chat.say(TENANT, "t1", "I live in Lisbon")
-    clock.tick()
+    lisbon(ext, chat, clock)
     model.script = lambda request: (200, completion("garbage"))
     extract_thread(ext, TENANT, "t1")
     model.script = home_model

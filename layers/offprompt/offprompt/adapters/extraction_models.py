@@ -28,6 +28,7 @@ from offprompt.memory.extraction import OPERATIONS_SCHEMA
 from offprompt.ports import ModelAnswer, ModelRequest, ModelUnavailable
 
 from .aws_errors import failure_reason
+from .bedrock import reply_text
 from .clients import aws_client
 
 #: Status codes worth another attempt (the rest are the request's or the key's fault: retrying changes nothing).
@@ -131,10 +132,8 @@ class BedrockConverseModel:
             )
         except (ClientError, BotoCoreError) as exc:
             raise ModelUnavailable(f"{self.label} did not answer ({failure_reason(exc)})") from exc
-        content = ((out.get("output") or {}).get("message") or {}).get("content") or []
-        text = "".join(block["text"] for block in content if isinstance(block, dict) and "text" in block)
         usage = out.get("usage") or {}
-        return ModelAnswer(text, int(usage.get("inputTokens", 0)), int(usage.get("outputTokens", 0)))
+        return ModelAnswer(reply_text(out), int(usage.get("inputTokens", 0)), int(usage.get("outputTokens", 0)))
 
 
 #: The rule-based stand-in's label: in every record it writes (provenance `model`).
