@@ -295,6 +295,46 @@ class RecordView(_Open):
     expires_at: str | None
 
 
+class ExtractionTrigger(_Open):
+    after_runs: int
+    idle_seconds: int
+
+
+class StrategyView(_Open):
+    """An extraction strategy (docs/adr/0051): its namespace a template (`{actor_id}`, `{thread_id}`, `{strategy}`)."""
+
+    name: str
+    type: Literal["facts", "preferences", "summary", "custom"]
+    namespace: str
+    trigger: ExtractionTrigger
+    instructions: str | None
+    enabled: bool
+    created_at: str
+    updated_at: str
+
+
+class StrategiesList(_Open):
+    strategies: list[StrategyView]
+
+
+class StrategyStatus(_Open):
+    """Where a strategy stands on a thread: `last_error` why the last attempt wrote nothing (null after a success),
+    `paused` why the plan holds extraction back."""
+
+    processed_through_seq: int
+    pending_runs: int
+    records_written: int
+    last_error: str | None
+    paused: str | None
+    enabled: bool
+    updated_at: str | None
+
+
+class ThreadExtraction(_Open):
+    thread_id: str
+    strategies: dict[str, StrategyStatus]
+
+
 class RecordHistory(_Open):
     """A record's stored versions, newest first (`deleted`: a delete's tombstone, whose value is null)."""
 

@@ -617,3 +617,33 @@ def test_a_run_added_over_http_becomes_a_search_candidate(
     while candidates("alice") and time.monotonic() < deadline:
         time.sleep(0.2)
     assert candidates("alice") == [], stack.output()
+
+
+def test_an_extraction_strategy_turns_a_conversation_into_records_with_the_rules_model(
+    stack: RunningStack, alice: OffpromptClient
+) -> None:
+    """docs/adr/0051: the whole pipeline on `make dev` — a strategy, a thread's actor, a run, the memory event, the
+    runner with the labelled `rules` stand-in, a record with its provenance, the thread's extraction status."""
+    thread, actor = uid("xtr"), uid("actor")
+    assert alice.put_strategy("e2e-facts", "facts", "people/{actor_id}/facts", after_runs=1)["name"] == "e2e-facts"
+    assert "e2e-facts" in [s["name"] for s in alice.list_strategies()["strategies"]]
+    assert alice.get_strategy("e2e-facts")["trigger"] == {"after_runs": 1, "idle_seconds": 0}
+    alice.add_run(thread, input="hello", output="hi", id="run-0")
+    alice.configure_thread(thread, actor_id=actor)
+    alice.add_run(thread, input="I live in Lisbon.", output="Nice!", id="run-1")
+    deadline = time.monotonic() + 60
+    while True:
+        status = alice.thread_extraction(thread)["strategies"]["e2e-facts"]
+        if status["processed_through_seq"] >= 2 or time.monotonic() > deadline:
+            break
+        time.sleep(0.3)
+    log = "\n".join(line for line in stack.lines if "extraction" in line or "rror" in line)
+    assert status["processed_through_seq"] == 2 and status["last_error"] is None, log
+    record = alice.request("GET", f"/records/people.{actor}.facts/lives-in").json()
+    assert record["value"]["text"] == "Lisbon"
+    provenance = record["value"]["provenance"]
+    assert provenance["thread_id"] == thread and provenance["strategy"] == "e2e-facts"
+    assert "not a model" in provenance["model"] and provenance["run_ids"] == ["run-1"]
+    alice.delete_strategy("e2e-facts")
+    with raises(404, "strategy_not_found"):
+        alice.get_strategy("e2e-facts")

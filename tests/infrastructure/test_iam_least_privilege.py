@@ -427,6 +427,8 @@ ALLOWED_MANAGED = {
     "arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess",
 }
 STREAM_POLICY = "arn:aws:iam::aws:policy/service-role/AWSLambdaDynamoDBExecutionRole"
+#: SAM's grant for polling an SQS queue (the event source's, not code): the extraction runner's queue (ADR 0051).
+QUEUE_POLICY = "arn:aws:iam::aws:policy/service-role/AWSLambdaSQSQueueExecutionRole"
 #: The functions the table's stream triggers, and the dead-letter queue of each.
 STREAM_CONSUMERS = {
     "summarizer": "SummarizerDeadLetterQueue",
@@ -539,6 +541,7 @@ def test_policy_grants_exactly_what_the_code_calls(logical_id: str, mode: str) -
     assert granted == expected, f"granted - code: {granted - expected}; code - granted: {expected - granted}"
     # the stream consumers: the summarizer, the memory events, and records (expired records' bodies and documents)
     allowed = ALLOWED_MANAGED | ({STREAM_POLICY} if function in (*STREAM_CONSUMERS, "records") else set())
+    allowed |= {QUEUE_POLICY} if function == "extraction" else set()
     assert set(managed) <= allowed
 
 
@@ -561,7 +564,8 @@ def _check_scope(actions: list[str], resource: object) -> None:
         elif prefix == "es":
             assert resource == {"Fn::Sub": "${OpenSearchDomainArn}/*"}, (action, resource)
         elif prefix == "sqs":
-            assert resource in [{"Fn::GetAtt": [queue, "Arn"]} for queue in STREAM_CONSUMERS.values()], (
+            queues = [*STREAM_CONSUMERS.values(), "ExtractionQueue"]  # + the runner's delayed checks (ADR 0051)
+            assert resource in [{"Fn::GetAtt": [queue, "Arn"]} for queue in queues], (
                 action,
                 resource,
             )

@@ -66,6 +66,7 @@ def test_every_operation_has_one_tag_of_its_function_and_every_tag_is_described(
         "keys and usage",
         "tenant data",
         "records",
+        "extraction",
         "LangGraph checkpoints",
         "console",
         "MCP",

@@ -33,6 +33,7 @@ TEXT_LAYER_FUNCTIONS = {
     "ProcessOutputFunction",
     "RecordsFunction",
     "ExampleExtractorFunction",  # writes records, which index their text (OpenSearch)
+    "ExtractionFunction",  # the same, and searches what a namespace holds (ADR 0051)
     "McpFunction",
     "LoadArtifactsFunction",
     "MemoriesFunction",
@@ -76,7 +77,8 @@ def test_transform_emits_the_expected_resource_types() -> None:
     # records: issue 22) + the example tool + the memory events' publisher and the example extractor (issue 22); the
     # API-key authorizer only with AuthMode=apikey (below)
     functions = _functions(cfn)
-    # + the console's static files (issue 24), LangGraph checkpoints (issue 23), the conversation indexer (issue 31)
+    # + the console's static files (issue 24), LangGraph checkpoints (issue 23), the conversation indexer (issue 31),
+    # extraction strategies (issue 32)
     assert len(functions) == 19
     assert functions["AuthorizerFunction"]["Condition"] == "UseApiKey"
 
@@ -156,6 +158,7 @@ def test_summarizer_stream_settings() -> None:
         "RecordsFunctionAliaslive",
         "EventsFunctionAliaslive",
         "ConversationIndexFunctionAliaslive",
+        "ExtractionFunctionAliaslive",  # its queue, not the stream (test_extraction_queue_settings)
     }
     mappings = {name.removesuffix("Aliaslive"): r for name, r in targets.items()}
     # records: only REMOVEs by DynamoDB's TTL of record items (their S3 bodies and documents; ADR 0034)
@@ -177,6 +180,34 @@ def test_summarizer_stream_settings() -> None:
     # What the patterns let through is checked against real items in test_summarizer_filter.py.
     assert [p["eventName"] for p in patterns] == [["INSERT"], ["REMOVE"]]  # runs added; runs TTL deleted
     assert patterns[1]["userIdentity"] == {"type": ["Service"], "principalId": ["dynamodb.amazonaws.com"]}
+
+
+def test_extraction_queue_settings() -> None:
+    """Extraction (docs/adr/0051): a rule on the memory-event bus sends run.added and items.appended to the queue
+    (only that rule may send there), the function reads the queue reporting failures per message, a message that
+    keeps failing ends in the dead-letter queue; the function may PutEvents on the stack's bus."""
+    cfn = sam_transform()
+    resources = cfn["Resources"]
+    mapping = next(
+        r["Properties"]
+        for r in resources.values()
+        if r["Type"] == "AWS::Lambda::EventSourceMapping"
+        and r["Properties"]["FunctionName"] == {"Ref": "ExtractionFunctionAliaslive"}
+    )
+    assert mapping["EventSourceArn"] == {"Fn::GetAtt": ["ExtractionQueue", "Arn"]}
+    assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    queue = resources["ExtractionQueue"]["Properties"]
+    assert queue["RedrivePolicy"]["deadLetterTargetArn"] == {"Fn::GetAtt": ["ExtractionDeadLetterQueue", "Arn"]}
+    assert queue["VisibilityTimeout"] >= 6 * resources["ExtractionFunction"]["Properties"]["Timeout"]
+    rule = resources["ExtractionEventsRule"]["Properties"]
+    assert rule["EventBusName"] == {"Fn::GetAtt": ["MemoryEventBus", "Name"]}
+    assert rule["EventPattern"]["detail-type"] == ["run.added", "items.appended"]
+    assert rule["Targets"] == [{"Id": "extraction-queue", "Arn": {"Fn::GetAtt": ["ExtractionQueue", "Arn"]}}]
+    (statement,) = resources["ExtractionQueuePolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    assert statement["Condition"] == {"ArnEquals": {"aws:SourceArn": {"Fn::GetAtt": ["ExtractionEventsRule", "Arn"]}}}
+    env = resources["ExtractionFunction"]["Properties"]["Environment"]["Variables"]
+    assert env["OFFPROMPT_EXTRACTION_QUEUE_URL"] == {"Ref": "ExtractionQueue"}
+    assert env["OFFPROMPT_EVENT_BUS"] == {"Fn::GetAtt": ["MemoryEventBus", "Name"]}
 
 
 def test_memory_events_stream_settings() -> None:

@@ -59,7 +59,12 @@ def _start_factory(
         }
     resolve = Resolver(
         parameters,
-        physical={"MemoryTable": local_aws["table"], "BlobBucket": local_aws["bucket"]},
+        physical={
+            "MemoryTable": local_aws["table"],
+            "BlobBucket": local_aws["bucket"],
+            # the extraction runner's delayed checks (ADR 0051): a queue URL on the moto server
+            "ExtractionQueue": f"{local_aws['endpoint']}/123456789012/offprompt-runtime-extraction",
+        },
         attributes={"MemoryEventBus.Name": EVENT_BUS},
     )
     started: list[LambdaProcess] = []

@@ -54,6 +54,7 @@ EXERCISED = {
     "EventsFunction",
     "ConversationIndexFunction",
     "ExampleExtractorFunction",
+    "ExtractionFunction",
     "ConsoleFunction",
 }
 
@@ -485,6 +486,20 @@ def test_example_extractor_reads_the_run_an_event_names(start_text_function: Sta
     extractor = start_text_function("ExampleExtractorFunction")
     result = extractor.invoke(event("example_extractor_run_added.json"))
     assert result == {"run_id": None, "records": [], "extractor": "bedrock:amazon.nova-micro-v1:0"}, extractor.logs()
+
+
+def test_extraction_stores_a_strategy_and_reads_its_queue(
+    start_text_function: Start, local_aws: dict[str, Any]
+) -> None:
+    """Extraction (docs/adr/0051) as deployed: a strategy put and listed by direct invocation, then the queue's sample
+    message (a run.added of a thread that does not exist here: nothing to extract, no model call, no failure)."""
+    extraction = start_text_function("ExtractionFunction")
+    stored = extraction.invoke(event("extraction_put_strategy_direct.json"))
+    assert stored["name"] == "facts" and stored["trigger"] == {"after_runs": 2, "idle_seconds": 30}, extraction.logs()
+    assert [s["name"] for s in extraction.invoke(event("extraction_list_strategies_direct.json"))["strategies"]] == [
+        "facts"
+    ]
+    assert extraction.invoke(event("extraction_queue.json")) == {"batchItemFailures": []}, extraction.logs()
 
 
 def test_example_tool_fills_a_presigned_upload(start_function: Start, local_aws: dict[str, Any]) -> None:

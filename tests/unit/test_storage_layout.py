@@ -77,6 +77,8 @@ def every_item(tenant: str, ident: str = "t#1") -> dict[str, dict[str, dict[str,
             layout.checkpoint_thread_pk(tenant, ident),
             layout.checkpoint_write_sk("n" * 1024, "1ef" + "-" * 61, ident, -(2**63)),
         ),
+        "extraction_strategy": item(layout.extraction_pk(tenant), layout.strategy_sk(ident)),
+        "extraction_status": item(layout.extraction_pk(tenant), layout.extraction_status_sk(ident, ident)),
     }
 
 
@@ -158,6 +160,7 @@ def test_fixed_partitions_are_the_account_stores_keys(tenant: str) -> None:
         *(usage_pk(tenant, s) for s in usage_shards()),
         *(rate_pk(tenant, n) for n in range(3)),
         record_pk(tenant),
+        layout.extraction_pk(tenant),
     }
     assert rate_pk(tenant, 0) in fixed_partitions(tenant, rate_per_second=0)
 

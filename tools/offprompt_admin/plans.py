@@ -1,5 +1,5 @@
 """`plan set <tenant> <plan> [--rate-per-second N] [--runs-per-day N] [--stored-bytes N] [--max-keys N]
-[--scans-per-day N]`, `plan list`.
+[--scans-per-day N] [--extraction-tokens-per-day N]`, `plan list`.
 
 A plan change reaches the tenant's keys at once, also deployed: every request reads its key (and the key's plan)
 again, whatever the authorizer's cache holds (docs/adr/0028).
@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 
+from offprompt.services.account.plans import PLAN_NUMBERS
+
 from .context import Context, emit
 
-OVERRIDES = ("rate_per_second", "runs_per_day", "stored_bytes", "max_keys", "scans_per_day")
+OVERRIDES = PLAN_NUMBERS
 
 
 def limit(text: str) -> int:

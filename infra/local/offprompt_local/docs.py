@@ -41,6 +41,7 @@ TENANT_DATA = "tenant data"
 MCP = "MCP"
 RECORDS = "records"
 CHECKPOINTS = "LangGraph checkpoints"
+EXTRACTION = "extraction"
 CONSOLE = "console"
 #: The document's tags, in the order Swagger UI lists them.
 TAGS: tuple[dict[str, str], ...] = (
@@ -77,6 +78,12 @@ TAGS: tuple[dict[str, str], ...] = (
         "as_of reads the past).",
     },
     {
+        "name": EXTRACTION,
+        "description": "Long-term memory that builds itself (docs/adr/0051): strategies (facts, preferences, summary, "
+        "custom) turn settled conversations into records through a model, consolidated with what a namespace holds "
+        "(add, update with history, delete), each record with its provenance; each thread's status per strategy.",
+    },
+    {
         "name": CHECKPOINTS,
         "description": "LangGraph's checkpointer (offprompt_client.langgraph.OffpromptSaver): checkpoints and "
         "pending writes one item each, blobs past the item limit in S3, the latest in one DynamoDB Query, "
@@ -107,6 +114,7 @@ FUNCTION_TAGS: dict[str, str] = {
     "tenant_data": TENANT_DATA,
     "mcp_server": MCP,
     "records": RECORDS,
+    "extraction": EXTRACTION,
     "checkpoints": CHECKPOINTS,
     "console": CONSOLE,
 }

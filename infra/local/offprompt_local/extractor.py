@@ -9,19 +9,10 @@ extractor on the sink's `run.added` events as the template's EventBridge rule do
 
 from __future__ import annotations
 
-import re
-
+from offprompt.adapters.extraction_models import rule_facts
 from offprompt.ports import ExtractedFact
 
 LABEL = "local rule-based stand-in (not a model)"
-_END = r"(?P<what>[^.!?\n,;]{1,80})"
-RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("name", re.compile(r"\bmy name is " + _END, re.IGNORECASE)),
-    ("likes", re.compile(r"\bi (?:really )?(?:like|love|prefer|enjoy) " + _END, re.IGNORECASE)),
-    ("lives-in", re.compile(r"\bi live in " + _END, re.IGNORECASE)),
-    ("works-on", re.compile(r"\bi work (?:on|at|for) " + _END, re.IGNORECASE)),
-)
-_SLUG = re.compile(r"[^a-z0-9]+")
 
 
 class RuleBasedFactExtractor:
@@ -30,13 +21,7 @@ class RuleBasedFactExtractor:
     label = LABEL
 
     def extract(self, text: str) -> list[ExtractedFact]:
-        facts: dict[str, ExtractedFact] = {}
-        for kind, pattern in RULES:
-            for match in pattern.finditer(text):
-                what = match.group("what").strip()
-                if not what:
-                    continue
-                # one record per name / place; one per liked thing (keyed by it)
-                key = kind if kind != "likes" else f"likes-{_SLUG.sub('-', what.lower()).strip('-')[:48]}"
-                facts[key] = ExtractedFact(key, {"fact": kind, "text": what, "extractor": LABEL})
-        return list(facts.values())
+        return [
+            ExtractedFact(key, {"fact": kind, "text": what, "extractor": LABEL})
+            for key, (kind, what) in rule_facts(text).items()
+        ]

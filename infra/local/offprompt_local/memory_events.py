@@ -27,6 +27,7 @@ import importlib
 import json
 import tempfile
 import threading
+import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -109,6 +110,8 @@ def uninstall_sink() -> None:
     module, attribute = PUBLISHER_HOOK
     getattr(importlib.import_module(module), attribute)(None)
     getattr(importlib.import_module(module), EXTRACTOR_HOOK)(None)
+    module, attribute = DEFERRER_HOOK
+    getattr(importlib.import_module(module), attribute)(None)
 
 
 #: The example extractor's function (template.yaml) and the hook its local model is installed through.
@@ -129,6 +132,62 @@ def install_example_extractor(sink: LocalEventSink) -> str:
     handler: Handler = importlib.import_module("example_extractor.handler").lambda_handler
     sink.subscribe(types, "example_extractor", handler)
     return f"example extractor on {', '.join(types)} with the {RuleBasedFactExtractor.label}"
+
+
+#: The extraction runner's function and queue (template.yaml; docs/adr/0051).
+EXTRACTION_RULE = "ExtractionEventsRule"
+DEFERRER_HOOK = ("offprompt.composition.extraction", "set_deferrer_override")
+
+
+class LocalQueue:
+    """LOCAL STAND-IN for the extraction queue (SQS): a message is handed to the extraction function as an SQS batch
+    of one, at once or after its delay (a timer thread), as Lambda's SQS poller would."""
+
+    LABEL = "local timer queue (stand-in for SQS)"
+
+    def __init__(self, handler: Handler, log: Callable[[str], None] = print) -> None:
+        self.handler = handler
+        self.log = log
+        self._timers: list[threading.Timer] = []
+
+    def send(self, body: dict[str, Any], delay: float = 0.0) -> Any:
+        record = {"messageId": uuid.uuid4().hex, "body": json.dumps(body), "eventSource": "aws:sqs"}
+        if delay <= 0:
+            return self.handler({"Records": [record]}, None)
+        timer = threading.Timer(delay, self._deliver, args=(record,))
+        timer.daemon = True
+        self._timers = [t for t in self._timers if t.is_alive()] + [timer]
+        timer.start()
+        return {"delayed": delay}
+
+    def _deliver(self, record: dict[str, Any]) -> None:
+        try:
+            self.log(f"extraction: delayed check: {json.dumps(self.handler({'Records': [record]}, None))[:200]}")
+        except Exception as exc:
+            self.log(f"extraction: a delayed check failed: {type(exc).__name__}: {exc}")
+
+    def defer(self, message: dict[str, Any], seconds: float) -> None:
+        self.send(message, seconds)
+
+    def stop(self) -> None:
+        for timer in self._timers:
+            timer.cancel()
+
+
+def install_extraction(sink: LocalEventSink, log: Callable[[str], None] = print) -> str:
+    """The extraction runner on the sink's events its rule names (read from template.yaml), its delayed checks on a
+    local timer queue; the model is `OFFPROMPT_EXTRACTION_MODEL` (`rules` unless set: one variable points it at a
+    local Ollama, README)."""
+    from offprompt.config import get_settings
+
+    from .resources import template_resource
+
+    queue = LocalQueue(importlib.import_module("extraction.handler").lambda_handler, log)
+    module, attribute = DEFERRER_HOOK
+    getattr(importlib.import_module(module), attribute)(queue)
+    types = list(template_resource(EXTRACTION_RULE)["EventPattern"]["detail-type"])
+    sink.subscribe(types, "extraction", lambda envelope, _context: queue.send(envelope))
+    return f"extraction on {', '.join(types)} with the model {get_settings().extraction_model!r}"
 
 
 def events_handler() -> Handler:

@@ -439,12 +439,14 @@ class LocalStack:
             events_handler,
             function_handler,
             install_example_extractor,
+            install_extraction,
             install_sink,
         )
 
         sink = install_sink(self._data.root if self._data is not None else None, self.log)
         self._events_sink = sink
         extractor = install_example_extractor(sink)
+        extractor += "; " + install_extraction(sink, self.log)
         poller = StreamPoller(
             self._client("dynamodb"), self._client("dynamodbstreams"), TABLE_NAME, events_handler(), log=self.log
         )

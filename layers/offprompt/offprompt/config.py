@@ -38,6 +38,14 @@ class Settings(BaseModel):
     tenant_claim: str = Field(default="sub", alias="OFFPROMPT_TENANT_CLAIM")
     # The model the example extractor (functions/example_extractor) asks for facts (Bedrock Converse).
     extraction_model_id: str = Field(default="amazon.nova-micro-v1:0", alias="OFFPROMPT_EXTRACTION_MODEL_ID")
+    # The model extraction strategies ask (docs/adr/0051): "rules" (the local rule-based stand-in, labelled),
+    # "openai:<model>" (any OpenAI-compatible Chat Completions endpoint at the base URL, with the key) or
+    # "bedrock:<model id>" (Converse).
+    extraction_model: str = Field(default="rules", alias="OFFPROMPT_EXTRACTION_MODEL")
+    extraction_base_url: str = Field(default="https://api.openai.com/v1", alias="OFFPROMPT_EXTRACTION_BASE_URL")
+    extraction_api_key: str | None = Field(default=None, alias="OFFPROMPT_EXTRACTION_API_KEY")
+    # The extraction runner's queue (SQS): memory events and its own delayed checks (idle triggers, retries).
+    extraction_queue_url: str | None = Field(default=None, alias="OFFPROMPT_EXTRACTION_QUEUE_URL")
     # The EventBridge bus the memory events go to (functions/memory_events; docs/adr/0036-memory-events.md).
     event_bus_name: str | None = Field(default=None, alias="OFFPROMPT_EVENT_BUS")
     # Web origins (`https://app.example.com`, comma-separated) whose pages may call the MCP endpoint besides the API's

@@ -31,3 +31,8 @@ EVENT_TYPES = (
     RECORD_DELETED,
     RECORD_EXPIRED,
 )
+
+#: What the extraction runner says on the same bus (docs/adr/0051): a (thread, strategy) range extracted, or an
+#: attempt that wrote nothing (the model down, a malformed answer). Not changes of the table: not in EVENT_TYPES.
+EXTRACTION_COMPLETED = "extraction.completed"
+EXTRACTION_FAILED = "extraction.failed"

@@ -37,6 +37,7 @@ COUNTERS = (
     "searches",
     "loads",
     "bytes_served",
+    "extraction_tokens",
 )
 #: Counters of bytes written to a store; their sum is a day's `bytes_stored`.
 STORED_BYTES = ("bytes_stored_dynamodb", "bytes_stored_s3", "bytes_stored_opensearch")
@@ -55,6 +56,8 @@ class Plan:
     max_keys: int = DEFAULT_MAX_KEYS
     #: Self-service exports and erases per UTC day (each reads the whole table: docs/adr/0024, 0021).
     scans_per_day: int = DEFAULT_SCANS_PER_DAY
+    #: The extraction model's input and output tokens per UTC day (docs/adr/0051); past it, extraction pauses.
+    extraction_tokens_per_day: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -64,6 +67,7 @@ class Plan:
             "stored_bytes": self.stored_bytes,
             "max_keys": self.max_keys,
             "scans_per_day": self.scans_per_day,
+            "extraction_tokens_per_day": self.extraction_tokens_per_day,
         }
 
     @classmethod
@@ -84,14 +88,29 @@ class Plan:
             stored_bytes=number("stored_bytes", 0),
             max_keys=number("max_keys", DEFAULT_MAX_KEYS),
             scans_per_day=number("scans_per_day", DEFAULT_SCANS_PER_DAY),
+            extraction_tokens_per_day=number("extraction_tokens_per_day", 0),
         )
 
 
 #: The plans an operator can name (`offprompt_admin plan set <tenant> <plan>`); each field can be overridden.
 PLANS: dict[str, Plan] = {
-    "free": Plan("free", rate_per_second=10, runs_per_day=1_000, stored_bytes=100 * 2**20, max_keys=5, scans_per_day=2),
+    "free": Plan(
+        "free",
+        rate_per_second=10,
+        runs_per_day=1_000,
+        stored_bytes=100 * 2**20,
+        max_keys=5,
+        scans_per_day=2,
+        extraction_tokens_per_day=200_000,
+    ),
     "pro": Plan(
-        "pro", rate_per_second=100, runs_per_day=100_000, stored_bytes=10 * 2**30, max_keys=20, scans_per_day=10
+        "pro",
+        rate_per_second=100,
+        runs_per_day=100_000,
+        stored_bytes=10 * 2**30,
+        max_keys=20,
+        scans_per_day=10,
+        extraction_tokens_per_day=20_000_000,
     ),
     "unlimited": Plan("unlimited", max_keys=100, scans_per_day=0),
 }

@@ -8,6 +8,7 @@ import pytest
 from hosted_support import MEMORY, Deployment, call, new_key, text_run
 
 from offprompt.errors import InvalidInput
+from offprompt.services.account.plans import PLAN_NUMBERS
 
 
 def test_the_longest_identifiers_fit_every_key_they_end_up_in(stack: Deployment) -> None:
@@ -54,7 +55,7 @@ def test_usage_dates_outside_the_calendar_the_service_keeps_are_a_400(stack: Dep
     assert status == 400 and body["code"] == "invalid_input", body
 
 
-@pytest.mark.parametrize("field", ["rate_per_second", "runs_per_day", "stored_bytes", "max_keys", "scans_per_day"])
+@pytest.mark.parametrize("field", PLAN_NUMBERS)
 def test_a_plan_number_below_zero_is_refused(stack: Deployment, field: str) -> None:
     from offprompt.services.account import plan_named
 

@@ -408,6 +408,43 @@ class OffpromptClient:
         """Remove the newest item and return `{item, seq}` (`item` None when there is none); atomic."""
         return self._json("POST", f"/threads/{_segment(thread_id)}/items/pop")
 
+    # --------------------------------------------------------------------- extraction strategies (ADR 0051)
+
+    def put_strategy(
+        self,
+        name: str,
+        type: Literal["facts", "preferences", "summary", "custom"],
+        namespace: str,
+        *,
+        after_runs: int | None = None,
+        idle_seconds: int | None = None,
+        instructions: str | None = None,
+        enabled: bool | None = None,
+    ) -> Any:
+        """Create or replace the extraction strategy `name`: the stored strategy. `namespace` is a template of
+        `/`-separated labels with `{actor_id}`, `{thread_id}`, `{strategy}`; the trigger: `after_runs` new runs,
+        the newest `idle_seconds` old."""
+        trigger = {k: v for k, v in {"after_runs": after_runs, "idle_seconds": idle_seconds}.items() if v is not None}
+        body: dict[str, Any] = {"type": type, "namespace": namespace, "trigger": trigger}
+        body.update({k: v for k, v in {"instructions": instructions, "enabled": enabled}.items() if v is not None})
+        return self._json("PUT", f"/extraction/strategies/{_segment(name)}", body)
+
+    def list_strategies(self) -> Any:
+        """`{"strategies": [...]}`, by name."""
+        return self._json("GET", "/extraction/strategies")
+
+    def get_strategy(self, name: str) -> Any:
+        return self._json("GET", f"/extraction/strategies/{_segment(name)}")
+
+    def delete_strategy(self, name: str) -> None:
+        """Delete the strategy (idempotent; the records it wrote stay)."""
+        self.request("DELETE", f"/extraction/strategies/{_segment(name)}")
+
+    def thread_extraction(self, thread_id: str) -> Any:
+        """Where each strategy stands on the thread: `{"thread_id", "strategies": {name: {processed_through_seq,
+        pending_runs, records_written, last_error, paused, enabled, updated_at}}}`."""
+        return self._json("GET", f"/threads/{_segment(thread_id)}/extraction")
+
     # --------------------------------------------------------------------- long-term records (ADR 0034)
 
     def put_record(

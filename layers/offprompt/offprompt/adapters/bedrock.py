@@ -16,6 +16,12 @@ from .aws_errors import failure_reason
 from .clients import aws_client
 
 
+def reply_text(out: dict[str, Any]) -> str:
+    """A Converse answer's text blocks, joined."""
+    content = ((out.get("output") or {}).get("message") or {}).get("content") or []
+    return "".join(block["text"] for block in content if isinstance(block, dict) and "text" in block)
+
+
 class BedrockSummarizer:
     """The `Summarizer` port: one Converse call with Griptape's rendered summarize-conversation prompt.
 
@@ -43,8 +49,7 @@ class BedrockSummarizer:
             )
         except (ClientError, BotoCoreError) as exc:
             raise DependencyUnavailable(f"Bedrock converse failed: {failure_reason(exc)}") from exc
-        content = ((out.get("output") or {}).get("message") or {}).get("content") or []
-        text = "".join(block["text"] for block in content if isinstance(block, dict) and "text" in block)
+        text = reply_text(out)
         if not text.strip():
             raise DependencyUnavailable("Bedrock converse returned no text")
         return text
@@ -88,9 +93,7 @@ class BedrockFactExtractor:
             )
         except (ClientError, BotoCoreError) as exc:
             raise DependencyUnavailable(f"Bedrock converse failed: {failure_reason(exc)}") from exc
-        content = ((out.get("output") or {}).get("message") or {}).get("content") or []
-        reply = "".join(block["text"] for block in content if isinstance(block, dict) and "text" in block)
-        return parse_facts(reply, self.label)
+        return parse_facts(reply_text(out), self.label)
 
 
 def parse_facts(reply: str, label: str) -> list[ExtractedFact]:

@@ -63,6 +63,7 @@ def _plan_attributes(plan: dict[str, object]) -> dict[str, Any]:
         "stored_bytes_limit": {"N": str(int(str(plan.get("stored_bytes") or 0)))},
         "max_keys": {"N": str(int(str(plan.get("max_keys") or 0)))},
         "scans_per_day": {"N": str(int(str(plan.get("scans_per_day") or 0)))},
+        "extraction_tokens_per_day": {"N": str(int(str(plan.get("extraction_tokens_per_day") or 0)))},
     }
 
 
@@ -78,6 +79,7 @@ def _plan_of(item: dict[str, Any]) -> dict[str, object]:
         "max_keys": n("max_keys"),
         # keys and tenants stored before the field: the default, never "unlimited"
         "scans_per_day": n("scans_per_day") if "scans_per_day" in item else DEFAULT_SCANS_PER_DAY,
+        "extraction_tokens_per_day": n("extraction_tokens_per_day"),  # before the field: unlimited, as it was
     }
 
 

@@ -76,7 +76,7 @@ from .layout import (
 )
 
 _THREAD_TEXT_FIELDS = ("name", "alias", "metadata_json")
-_CONFIG_FIELDS = ("max_runs", "memory_type", "offset", "retention_days")
+_CONFIG_FIELDS = ("max_runs", "memory_type", "offset", "retention_days", "actor_id")
 #: How long an `EXPIRED#` marker is kept: longer than a stream record lives (24 h), so a retried record finds it.
 EXPIRED_MARKER_TTL_S = 2 * 86_400
 #: The thread item's attributes a tenant-wide listing reads (never the summary text or metadata).
@@ -89,6 +89,7 @@ _LISTED_ATTRIBUTES = (
     "memory_type",
     "max_runs",
     "retention_days",
+    "actor_id",
     "run_count",
     "runs_counted",
     "expiring_runs",
@@ -1239,6 +1240,7 @@ def _thread_state(tenant: str, thread_id: str, item: dict[str, Any]) -> ThreadSt
         ancestry=_ancestry(item),
         fork_of=_s(item, "fork_of"),
         fork_request=_s(item, "fork_request"),
+        actor_id=_s(item, "actor_id"),
         fork_count=max(0, _n(item, "fork_count", 0) or 0),
         fork_hold=_n(item, "fork_hold", 0) or 0,
         version=_n(item, "version", 0) or 0,

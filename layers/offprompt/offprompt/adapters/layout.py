@@ -31,6 +31,8 @@ long for the key it goes into, `%~` + its SHA-256):
   `C#{ns}#{checkpoint_id}#W#{task}#{idx}` checkpoint_write, `C#{ns}#~` checkpoint_head (a copy's or a pruned
   thread's read state, first in a newest-first Query of the namespace); `{ns}` is `checkpoint_ns_part()`
   (base64url, or `%~` + a digest), blobs over 350 KB are S3 objects under the `checkpoints/` root (docs/adr/0039)
+- extraction (fixed): `XTR#{tenant}` → `STRAT#{name}` extraction_strategy, `XS#{thread}#{strategy}`
+  extraction_status (where a strategy stands on a thread; docs/adr/0051)
 - not a tenant's: `DEPLOYMENT` → `#INDEXED` (written by earlier versions; read by nothing since docs/adr/0043)
 
 The sparse KEYS_ONLY global secondary index `TenantRoots` (hash key `tenant_dir` only) lists each partition root
@@ -140,6 +142,8 @@ RECORD_NAMESPACE_PREFIX = "RNS"
 #: the longest key of 8 labels fits DynamoDB's 1,024 bytes: 4 + 8 * (66 + 1) + 1 + 300 + 13 < 1024.
 MAX_LABEL_PART_BYTES = 64
 MAX_RECORD_KEY_PART_BYTES = 300
+STRATEGY_PREFIX = "STRAT"
+EXTRACTION_STATUS_PREFIX = "XS"
 CHECKPOINT_THREAD_SK = "#CKP"
 CHECKPOINT_PREFIX = "C"
 CHECKPOINT_WRITE_MARK = "W"
@@ -245,6 +249,25 @@ def rate_sk(second: int) -> str:
 def record_pk(tenant: str) -> str:
     """A tenant's records: one partition (docs/adr/0034)."""
     return _key("REC", part(tenant))
+
+
+def extraction_pk(tenant: str) -> str:
+    """A tenant's extraction strategies and statuses: one partition (docs/adr/0051)."""
+    return _key("XTR", part(tenant))
+
+
+def strategy_sk(name: str) -> str:
+    return _key(STRATEGY_PREFIX, part(name))
+
+
+def extraction_status_prefix(thread_id: str) -> str:
+    """The sort-key prefix of a thread's statuses (an escaped part never holds `#`)."""
+    return _key(EXTRACTION_STATUS_PREFIX, part(thread_id)) + "#"
+
+
+def extraction_status_sk(thread_id: str, strategy: str) -> str:
+    """The strategy's name (a label) bounded as a record label is, so a thread id of any length still fits."""
+    return extraction_status_prefix(thread_id) + _bounded(strategy, MAX_LABEL_PART_BYTES)
 
 
 def _bounded(identifier: str, limit: int) -> str:
@@ -414,6 +437,15 @@ def _families() -> tuple[Family, ...]:
                 Kind("checkpoint_thread", CHECKPOINT_THREAD_SK, exported=True, root=True),
                 Kind("checkpoint", CHECKPOINT_PREFIX + "#", exported=True),
             ),
+        ),
+        Family(
+            "extraction",
+            "XTR#{tenant}",
+            (
+                Kind("extraction_strategy", STRATEGY_PREFIX + "#", exported=True),
+                Kind("extraction_status", EXTRACTION_STATUS_PREFIX + "#", exported=True),
+            ),
+            fixed=True,
         ),
     )
 
@@ -610,13 +642,14 @@ def scan_filter(tenant: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def fixed_partitions(tenant: str, rate_per_second: int) -> tuple[str, ...]:
     """The tenant's partitions whose keys are known without the index: its record and key listing, its usage
-    shards, its rate-window shards (`rate_per_second` from the tenant's plan) and its records (first: the tenant
-    record)."""
+    shards, its rate-window shards (`rate_per_second` from the tenant's plan), its records and its extraction
+    strategies and statuses (first: the tenant record)."""
     return (
         tenant_pk(tenant),
         *(usage_pk(tenant, shard) for shard in usage_shards()),
         *(rate_pk(tenant, shard) for shard in range(rate_shards(rate_per_second))),
         record_pk(tenant),
+        extraction_pk(tenant),
     )
 
 

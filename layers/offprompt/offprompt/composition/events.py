@@ -48,6 +48,11 @@ def set_publisher_override(publisher: EventPublisher | None) -> None:
     default_events.cache_clear()
 
 
+def publisher_overridden() -> bool:
+    """Whether the local stack's sink stands in for EventBridge (extraction publishes there too)."""
+    return _publisher_override is not None
+
+
 def events_from_settings(settings: Settings) -> Events:
     from offprompt.adapters.stream_events import StreamEventDecoder
 

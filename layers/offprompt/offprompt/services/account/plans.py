@@ -8,7 +8,14 @@ from offprompt.metering import DEFAULT_PLAN, PLANS, Plan
 from offprompt.ports import AccountStore, TenantExists, TenantRecord
 
 #: The numbers a plan has (each may be overridden when a plan is set); 0 means unlimited.
-PLAN_NUMBERS = ("rate_per_second", "runs_per_day", "stored_bytes", "max_keys", "scans_per_day")
+PLAN_NUMBERS = (
+    "rate_per_second",
+    "runs_per_day",
+    "stored_bytes",
+    "max_keys",
+    "scans_per_day",
+    "extraction_tokens_per_day",
+)
 
 
 def plan_named(name: str, **overrides: int | None) -> Plan:

@@ -64,6 +64,8 @@ class ThreadConfigRequest(BaseModel):
     memory_type: Literal["buffer", "summary"] | None = None
     offset: int | None = Field(default=None, ge=1, le=MAX_SUMMARY_OFFSET)
     retention_days: int | None = Field(default=None, ge=1, le=MAX_RETENTION_DAYS)
+    # Who the conversation is with: extraction strategies' `{actor_id}` (docs/adr/0051); null removes it.
+    actor_id: str | None = Field(default=None, min_length=1, max_length=MAX_NAME_CHARS)
 
 
 class ThreadSearchRequest(BaseModel):

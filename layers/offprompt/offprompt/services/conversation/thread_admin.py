@@ -9,6 +9,7 @@ from typing import Any, Literal
 from offprompt.errors import InvalidInput, NotFound
 from offprompt.identifiers import check_identifier, digest
 from offprompt.limits import MAX_LIST_LIMIT
+from offprompt.memory.records import check_label
 from offprompt.ports import ThreadDeleting, ThreadHasForks, ThreadState, WrongThreadKind
 from offprompt.services.conversation.context import Conversation, now_iso
 from offprompt.services.conversation.cursor import (
@@ -88,6 +89,8 @@ def configure(conv: Conversation, tenant: str, thread_id: str, request: ThreadCo
     for name in ("memory_type", "offset"):
         if name in changes and changes[name] is None:
             raise InvalidInput(f"{name} cannot be null")
+    if changes.get("actor_id") is not None:
+        check_label(changes["actor_id"], "actor_id")
     runs_only = runs_only_settings(changes)
     try:
         state = conv.runs.configure(tenant, thread_id, changes, now_iso(conv.clock()), runs_only=bool(runs_only))
@@ -250,6 +253,7 @@ def _listed_view(state: ThreadState) -> dict[str, Any]:
         "memory_type": state.memory_type,
         "max_runs": state.max_runs,
         "retention_days": state.retention_days,
+        "actor_id": state.actor_id,
         "created_at": state.created_at,
         "updated_at": state.updated_at,
         "last_seq": state.next_seq,
@@ -273,6 +277,7 @@ def _thread_view(state: ThreadState, *, stored: int, visible: int) -> dict[str, 
         "max_runs": state.max_runs,
         "offset": state.offset,
         "retention_days": state.retention_days,
+        "actor_id": state.actor_id,
         "created_at": state.created_at,
         "updated_at": state.updated_at,
         "last_seq": state.next_seq,

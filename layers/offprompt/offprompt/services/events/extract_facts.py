@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
+from offprompt.memory.extraction import artifact_text
 from offprompt.ports import ExtractedFact
 from offprompt.services.events.context import Extraction
 
@@ -34,15 +34,3 @@ def facts_of_run(ctx: Extraction, tenant: str, thread_id: str, seq: int) -> RunF
     if not text.strip():
         return RunFacts(stored.run_id)
     return RunFacts(stored.run_id, ctx.extractor.extract(text))
-
-
-def artifact_text(artifact: Any) -> str:
-    """The text of a Griptape artifact as JSON: a text's value, a list's texts joined; other kinds have none."""
-    if not isinstance(artifact, dict):
-        return ""
-    value = artifact.get("value")
-    if isinstance(value, str) and artifact.get("type") in ("TextArtifact", "GenericArtifact", None):
-        return value
-    if isinstance(value, list):
-        return "\n".join(artifact_text(v) for v in value)
-    return ""
