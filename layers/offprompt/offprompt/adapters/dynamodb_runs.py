@@ -222,13 +222,15 @@ class DynamoDbRunStore:
             found = [key for keys in pool.map(shard, tenant_index_values(tenant)) for key in keys]
         found.sort(key=lambda k: str(k[ACTIVITY_ATTRIBUTE]["S"]), reverse=True)
         page, rest = found[:limit], found[limit:]
-        items = {str(i["pk"]["S"]): i for i in (self._batch_get(page) if page else [])}
+        position = str(page[-1][ACTIVITY_ATTRIBUTE]["S"]) if rest else None
+        page = [{"pk": k["pk"], "sk": k["sk"]} for k in page]  # a table key only (DynamoDB refuses other attributes)
+        items = {str(i["pk"]["S"]): i for i in (self._batch_get(_listed(page)) if page else [])}
         threads = [
             _thread_state(tenant, str(item["thread_id"]["S"]), item)
             for item in (items.get(str(k["pk"]["S"])) for k in page)
             if item is not None and "deleting" not in item and "thread_id" in item
         ]
-        return threads, (str(page[-1][ACTIVITY_ATTRIBUTE]["S"]) if rest else None)
+        return threads, position
 
     def _activity_shard(
         self, after: str | None, prefix: str | None, want: int, index_value: str
@@ -285,12 +287,7 @@ class DynamoDbRunStore:
         if after is not None:
             keys = [k for k in keys if k["pk"]["S"] > after]
         page, rest = keys[:limit], keys[limit:]
-        listed = {
-            "Keys": list(page),
-            "ProjectionExpression": ", ".join(_LISTED_ATTRIBUTES),
-            "ExpressionAttributeNames": {"#kind": "kind", "#name": "name"},
-        }
-        items = {str(i["pk"]["S"]): i for i in (self._batch_get(listed) if page else [])}
+        items = {str(i["pk"]["S"]): i for i in (self._batch_get(_listed(page)) if page else [])}
         threads = [
             _thread_state(tenant, str(item["thread_id"]["S"]), item)
             for item in (items.get(str(k["pk"]["S"])) for k in page)
@@ -1109,6 +1106,15 @@ class DynamoDbRunStore:
             raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
         except BotoCoreError as exc:
             raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
+
+
+def _listed(keys: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """A BatchGetItem request of a listing's page: the thread items' listed attributes only."""
+    return {
+        "Keys": list(keys),
+        "ProjectionExpression": ", ".join(_LISTED_ATTRIBUTES),
+        "ExpressionAttributeNames": {"#kind": "kind", "#name": "name"},
+    }
 
 
 def _key(pk: str, sk: str) -> dict[str, Any]:
