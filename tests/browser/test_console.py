@@ -435,3 +435,23 @@ def test_the_threads_view_searches_conversations(stack: Stack, page: Any, tmp_pa
     first.locator("h4 a").click()
     page.wait_for_selector("#thread-meta")
     assert "Forked from\nu1-s1 after #1" in page.locator("#thread-meta").inner_text()
+
+
+def test_a_thread_shows_its_actor_and_each_extraction_strategys_progress(stack: Stack, page: Any) -> None:
+    """Issue 32: the console shows extraction per thread (docs/adr/0051) — the stack's `rules` stand-in extracts a
+    fact after one run; the thread view lists the strategy, how far it got and what it wrote."""
+    _, key = stack.new_tenant("extracting")
+    api = client(stack, key)
+    api.put_strategy("facts", "facts", "people/{actor_id}/facts", after_runs=1)
+    api.configure_thread("talk", actor_id="ana")
+    api.add_run("talk", input="I live in Lisbon.", output="Nice!", id="run-1")
+    deadline = time.monotonic() + 60
+    while api.thread_extraction("talk")["strategies"]["facts"]["processed_through_seq"] < 1:
+        assert time.monotonic() < deadline, api.thread_extraction("talk")
+        time.sleep(0.3)
+    sign_in(page, stack.url, key)
+    page.goto(stack.url + "/console#/threads/talk")
+    page.wait_for_selector("#extraction tbody tr")
+    row = page.locator("#extraction tbody tr").first.inner_text().split("\t")
+    assert row[:5] == ["facts", "#1", "0", "1", "ok"], row
+    assert "Actor\nana" in page.locator("#thread-meta").inner_text()

@@ -78,7 +78,7 @@ def _stack_settings(stack: str) -> dict[str, str]:
     return {setting: outputs[output] for output, setting in STACK_OUTPUTS.items() if outputs.get(output)}
 
 
-def _ensure_library() -> None:
+def ensure_library() -> None:
     """The library is imported from the layer's directory, as the functions import it (`/opt/python`)."""
     try:
         import offprompt  # noqa: F401
@@ -107,7 +107,7 @@ class Context:
 
 def connect(args: argparse.Namespace) -> Context:
     """Apply the connection options to this process's environment (boto3 reads it) and return the context."""
-    _ensure_library()
+    ensure_library()
     if args.local:
         info = _local_connection(args.data_dir)
         os.environ.update(info.get("environment") or {})

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import argparse
 
-from offprompt.services.account.plans import PLAN_NUMBERS
+from .context import Context, ensure_library, emit
 
-from .context import Context, emit
 
-OVERRIDES = PLAN_NUMBERS
+def overrides() -> tuple[str, ...]:
+    """The plan numbers an operator may override: the library's one list (imported when the parser is built, after
+    the library is on the path: the CLI runs before it is importable)."""
+    ensure_library()
+    from offprompt.services.account.plans import PLAN_NUMBERS
+
+    return tuple(PLAN_NUMBERS)
 
 
 def limit(text: str) -> int:
@@ -28,14 +33,14 @@ def limit(text: str) -> int:
 
 
 def add_plan_options(parser: argparse.ArgumentParser) -> None:
-    for name in OVERRIDES:
+    for name in overrides():
         parser.add_argument(f"--{name.replace('_', '-')}", type=limit, default=None, help="0 = unlimited")
 
 
 def plan_from(args: argparse.Namespace) -> object:
     from offprompt.services.account import plan_named
 
-    return plan_named(args.plan, **{name: getattr(args, name) for name in OVERRIDES})
+    return plan_named(args.plan, **{name: getattr(args, name) for name in overrides()})
 
 
 def register(commands: argparse._SubParsersAction) -> None:

@@ -291,6 +291,7 @@
       meta.replaceChildren(failure(e));
       return;
     }
+    meta.append(await extractionStatus(threadId));
     if (t.kind === "items") {
       // a framework session (docs/adr/0033): its items, not runs; the route pages oldest first within a page
       heading.textContent = "Items (newest first)";
@@ -310,6 +311,25 @@
       }
     }
     await load();
+  }
+  async function extractionStatus(threadId) {
+    // Long-term memory extraction (ADR 0051): each strategy's progress on this thread, its last error or pause.
+    const box = el("section", { id: "extraction", "aria-label": "Extraction" });
+    try {
+      const { body } = await api("GET", `/threads/${seg(threadId)}/extraction`);
+      const names = Object.keys(body.strategies || {}).sort();
+      if (!names.length) return box;
+      const head = ["Strategy", "Processed through", "Pending runs", "Records written", "State", "Updated"];
+      const rows = names.map((name) => {
+        const s = body.strategies[name];
+        const state = s.paused ? `paused: ${s.paused}` : s.last_error ? `error: ${s.last_error}` : s.enabled ? "ok" : "disabled";
+        return el("tr", {}, [name, `#${s.processed_through_seq ?? 0}`, s.pending_runs, s.records_written, state, when(s.updated_at)].map((v) => el("td", {}, v ?? "—")));
+      });
+      box.append(el("h3", {}, "Extraction"), el("table", {}, el("thead", {}, el("tr", {}, head.map((h) => el("th", {}, h)))), el("tbody", {}, rows)));
+    } catch (e) {
+      box.append(failure(e));
+    }
+    return box;
   }
   function itemCard(item, seq) {
     const role = item && typeof item === "object" ? item.role ?? item.type : null;
@@ -336,6 +356,7 @@
       ["Kind", t.kind],
       ...(items ? [["Stored items", t.stored_runs]] : [["Memory", t.memory_type], ["Stored runs", t.stored_runs], ["Visible runs", t.visible_runs]]),
       ["Last seq", t.last_seq],
+      ...(t.actor_id ? [["Actor", t.actor_id]] : []),
       ...forkRows(t.fork),
       ["Created", when(t.created_at)],
       ["Updated", when(t.updated_at)],
