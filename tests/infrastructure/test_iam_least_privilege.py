@@ -549,8 +549,11 @@ def _check_scope(actions: list[str], resource: object) -> None:
     text = json.dumps(resource)
     for action in actions:
         prefix = action.split(":")[0]
-        if action == "dynamodb:Query" and resource == {"Fn::Sub": "${MemoryTable.Arn}/index/TenantRoots"}:
-            continue  # tenant export/erase: the table's one index (docs/adr/0024-tenant-export-erase.md)
+        if action == "dynamodb:Query" and resource in (
+            {"Fn::Sub": "${MemoryTable.Arn}/index/TenantRoots"},  # tenant export/erase, GET /threads (ADR 0024)
+            {"Fn::Sub": "${MemoryTable.Arn}/index/TenantActivity"},  # GET /threads newest first (ADR 0054)
+        ):
+            continue
         if prefix == "dynamodb":
             assert resource == {"Fn::GetAtt": ["MemoryTable", "Arn"]}, (action, resource)
         elif action == "s3:ListBucket":

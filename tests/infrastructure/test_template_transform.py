@@ -40,6 +40,7 @@ TEXT_LAYER_FUNCTIONS = {
     "TenantDataFunction",
     "ExampleToolFunction",
     "ConversationIndexFunction",  # writes the conversation documents (docs/adr/0048)
+    "ThreadsFunction",  # POST /threads/search asks the conversation index (docs/adr/0049)
 }
 
 
@@ -79,7 +80,7 @@ def test_transform_emits_the_expected_resource_types() -> None:
     functions = _functions(cfn)
     # + the console's static files (issue 24), LangGraph checkpoints (issue 23), the conversation indexer (issue 31),
     # extraction strategies (issue 32)
-    assert len(functions) == 19
+    assert len(functions) == 20
     assert functions["AuthorizerFunction"]["Condition"] == "UseApiKey"
 
 

@@ -75,6 +75,7 @@ def test_the_hook_is_where_the_stack_looks() -> None:
     assert stack.EMBEDDER_HOOKS == (
         ("offprompt.composition.task_memory", "set_embedder_override"),
         ("offprompt.composition.records", "set_embedder_override"),  # record search uses the same (ADR 0034)
+        ("offprompt.composition.conversation_index", "set_embedder_override"),  # and conversation search (ADR 0048)
     )
     assert callable(task_memory.set_embedder_override)
     from offprompt.composition import records
