@@ -242,6 +242,25 @@ def inline_value(record: StoredRecord) -> dict[str, Any] | None:
     return dict(json.loads(record.value_json))
 
 
+_VALUE_MARK = "\x00value\x00"
+_VALUE_MARK_JSON = json.dumps(_VALUE_MARK)
+
+
+def blob_item_json(envelope: str, data: bytes) -> str:
+    """A stored blob's artifact JSON: its envelope with `value` the base64 of `data` — exactly `json.dumps` of the
+    envelope with that value, the base64 spliced in rather than scanned again for escapes (a 1 MB blob's 1.4 MB of
+    base64 needs none; ADR 0053)."""
+    item = json.loads(envelope)
+    value = base64.b64encode(data).decode("ascii")
+    item["value"] = _VALUE_MARK
+    text = json.dumps(item)
+    head, found, tail = text.partition(_VALUE_MARK_JSON)
+    if not found or _VALUE_MARK_JSON in tail:  # the mark also occurs elsewhere: serialize it all
+        item["value"] = value
+        return json.dumps(item)
+    return f'{head}"{value}"{tail}'
+
+
 class S3BlobStorage:
     """Blob artifacts (Blob, Image, Audio): one S3 object per item; an entry is its key, size and JSON envelope."""
 
@@ -285,9 +304,7 @@ class S3BlobStorage:
             data = self.blobs.get(str(entry["key"]))
         except NotFound:
             raise DependencyUnavailable("a committed blob is missing (deleted concurrently?); retry") from None
-        envelope = json.loads(str(entry["envelope"]))
-        envelope["value"] = base64.b64encode(data).decode("ascii")
-        return json.dumps(envelope)
+        return blob_item_json(str(entry["envelope"]), data)
 
     def wait_searchable(self, scope: TextScope, start: int, entries: Entries) -> bool:
         return True  # blobs are never searched
