@@ -84,3 +84,27 @@ def test_loads_by_name_are_unchanged(svc: TaskMemoryService) -> None:
     calls = count_calls(svc)
     assert values(svc, "p", None) == [b"plain"]
     assert calls == ["Query", "GetObject"]
+
+
+def test_the_reference_travels_over_http_and_direct_invocation(svc: TaskMemoryService, handlers: Any) -> None:
+    from tm_unit_helpers import Ctx, call, http_event
+
+    artifact = BlobArtifact(b"over http", name="web").to_dict()
+    body = {"tool": "WebTool", "activity": "fetch", "artifact": artifact}
+    status, answer, headers = call(handlers.po, http_event("process_output_http.json", body=body))
+    assert status == 200 and answer["name"] == "web" and headers["X-Offprompt-Ref"].startswith("b1.")
+    ref = headers["X-Offprompt-Ref"]
+    load = http_event("load_artifacts_http.json", params={"memory_name": "TaskMemory", "namespace": "web"})
+    calls = count_calls(svc)
+    status, by_ref, _ = call(handlers.la, {**load, "queryStringParameters": {"ref": ref}})
+    assert status == 200 and calls == ["GetObject"]
+    status, by_name, _ = call(handlers.la, load)
+    assert status == 200 and by_ref["value"] == by_name["value"]
+    assert base64.b64decode(by_ref["value"][0]["value"]) == b"over http"
+    direct = {"action": "load", "tenant": "tenant-a", "memory_name": "TaskMemory", "namespace": "web", "ref": ref}
+    calls.clear()
+    assert handlers.la.lambda_handler(direct, Ctx())["value"] == by_name["value"] and calls == ["GetObject"]
+    status, _, headers = call(handlers.po, http_event("process_output_http.json", body=body))
+    assert status == 200 and "X-Offprompt-Ref" not in headers  # an append: no reference
+    status, again, _ = call(handlers.la, {**load, "queryStringParameters": {"ref": ref}})
+    assert [base64.b64decode(a["value"]) for a in again["value"]] == [b"over http"] * 2
