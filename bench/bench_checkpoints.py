@@ -5,10 +5,14 @@ For a 10 KB and a 2 MB checkpoint (random bytes, a thread of `--history` earlier
   writes, base64 as the API answers it);
 - raw: what a hand-written saver would do at the least: put = PutItem (the 2 MB one: PutObject + PutItem of its
   key), latest = one Query (newest first, Limit 1) + GetObject for the 2 MB one, no writes, no merge, no base64.
-Interleaved reps on one moto table (both see the same machine load); medians; the DynamoDB and S3 calls our latest
-makes (target: 1 Query, plus 1 GetObject when offloaded).
+Interleaved reps on one table (both see the same machine load); medians; the DynamoDB and S3 calls our latest
+makes (1 Query of one item when the newest checkpoint has no writes, plus 1 GetObject when offloaded). AWS is the
+local stack's substrate over HTTP (`--moto substrate`, the default since issue 34: every call a round trip, a Query
+reads only the items it returns, as DynamoDB does) or moto in process (`--moto mock`, before issue 34: each Query
+sorts and walks the whole partition, whatever it returns).
+The code measured is the checkout this file is in (run a copy of it from another checkout to measure that one).
 
-    .venv/bin/python bench/bench_checkpoints.py [--reps 15] [--history 50] [--quick]
+    .venv/bin/python bench/bench_checkpoints.py [--reps 15] [--history 50] [--quick] [--moto substrate|mock]
 """
 
 from __future__ import annotations
@@ -32,13 +36,18 @@ def calls_of(clients: list[Any], call: Any) -> dict[str, int]:
     def count(model: Any, **_: Any) -> None:
         seen[f"{model.service_model.service_name}.{model.name}"] += 1
 
+    def items(parsed: dict[str, Any], **_: Any) -> None:
+        seen["dynamodb items read"] += len(parsed.get("Items", []))
+
     for client in clients:
         client.meta.events.register("before-call.*.*", count)
+        client.meta.events.register("after-call.dynamodb.Query", items)
     try:
         call()
     finally:
         for client in clients:
             client.meta.events.unregister("before-call.*.*", count)
+            client.meta.events.unregister("after-call.dynamodb.Query", items)
     return dict(seen)
 
 
@@ -47,10 +56,13 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=15)
     parser.add_argument("--history", type=int, default=50)
     parser.add_argument("--quick", action="store_true", help="7 reps, 20 earlier checkpoints")
+    parser.add_argument("--moto", choices=["substrate", "mock"], default="substrate")
     args = parser.parse_args()
     if args.quick:
         args.reps, args.history = 7, 20
     fake_aws_env()
+
+    import contextlib
 
     import boto3
     from moto import mock_aws
@@ -66,8 +78,21 @@ def main() -> None:
     def blob(data: bytes) -> dict[str, str]:
         return {"type": "msgpack", "data": base64.b64encode(data).decode()}
 
-    result: dict[str, Any] = {"reps": args.reps, "history": args.history}
-    with mock_aws():
+    result: dict[str, Any] = {"reps": args.reps, "history": args.history, "moto": args.moto}
+    with contextlib.ExitStack() as stack:
+        if args.moto == "mock":
+            stack.enter_context(mock_aws())
+        else:
+            import logging
+
+            from offprompt_local.substrate import AtomicMotoServer
+
+            logging.getLogger("werkzeug").setLevel(logging.ERROR)
+            server = AtomicMotoServer()
+            server.start()
+            stack.callback(server.stop)
+            host, port = server.get_host_and_port()
+            os.environ["AWS_ENDPOINT_URL"] = f"http://{host}:{port}"
         ddb, s3 = boto3.client("dynamodb"), boto3.client("s3")
         create_resources(ddb, s3)
         ck = Checkpoints(DynamoDbCheckpointStore(TABLE, ddb), S3CheckpointBlobs(BUCKET, s3))

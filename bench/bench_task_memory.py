@@ -9,7 +9,8 @@ real local OpenSearch node (started here, or OPENSEARCH_URL). Raw minimum:
 - blobs: one boto3 `put_object` to store, one `get_object` to load;
 - text:  opensearch-py `bulk` of the same token-bounded chunks (refresh=false) to store, one `mget` to load.
 The service additionally reserves positions, commits a DynamoDB transaction (batch + record + meta entry),
-and on load queries the committed batches; past 5 MB, a blob namespace answers with presigned GETs of its stored
+and on load queries the committed batches (a blob namespace loaded by the reference its store returned: its objects'
+GETs alone, ADR 0053); past 5 MB, a blob namespace answers with presigned GETs of its stored
 objects (BlobDownloads) and a text one writes the ListArtifact JSON to S3; the client's GETs are counted in the
 service's load time and calls.
 Medians of --runs runs per cell, service and raw interleaved in the same process.
@@ -174,12 +175,16 @@ def main() -> None:
                         TextArtifact(payload_text, name=ns) if kind == "text" else BlobArtifact(payload_blob, name=ns)
                     )
                     calls.take()
-                    t, _ = timed(lambda: svc.process_output("bench", "M", tool="T", activity="a", artifact=artifact))  # noqa: B023
+                    t, stored = timed(
+                        lambda: svc.process_output("bench", "M", tool="T", activity="a", artifact=artifact)  # noqa: B023
+                    )
                     cell["svc_store"].append(t)
                     cell_calls["svc_store"] = calls.take()
+                    # the reference the store returned (ADR 0053; None for text), as a client keeps it for the load
+                    ref = stored.ref
 
                     def svc_load() -> Any:
-                        loaded = svc.load_artifacts("bench", "M", ns)  # noqa: B023
+                        loaded = svc.load_artifacts("bench", "M", ns, ref=ref)  # noqa: B023
                         if loaded.blobs is not None:  # BlobDownloads: the client GETs each stored object
                             return [urllib.request.urlopen(b.download_url, timeout=600).read() for b in loaded.blobs]
                         if loaded.download_url:

@@ -62,3 +62,18 @@ def counting(*clients: Any) -> Iterator[Counter[str]]:
     finally:
         for client in clients:
             client.meta.events.unregister("before-call.*.*", count)
+
+
+@contextmanager
+def items_read(client: Any) -> Iterator[list[str]]:
+    """The sort keys of the items each DynamoDB Query answered with (what a read paid for), in order."""
+    seen: list[str] = []
+
+    def record(http_response: Any, parsed: dict[str, Any], **_: Any) -> None:
+        seen.extend(item["sk"]["S"] for item in parsed.get("Items", []))
+
+    client.meta.events.register("after-call.dynamodb.Query", record)
+    try:
+        yield seen
+    finally:
+        client.meta.events.unregister("after-call.dynamodb.Query", record)

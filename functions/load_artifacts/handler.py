@@ -12,7 +12,7 @@ The inline limit is Lambda's response cap (5 MB) over HTTP. Responses:
 - `303 See Other` (a text namespace past the limit): the ListArtifact JSON written to S3, `Location:` its
   presigned GET, body `{"download_url", "expires_in", "size"}`.
 
-Direct events: `{tenant, memory_name, namespace, max_inline_bytes?}`. Direct invocations come from Step Functions,
+Direct events: `{tenant, memory_name, namespace, max_inline_bytes?, ref?}`. Direct invocations come from Step Functions,
 whose states are capped at 256 KB, so they get the ListArtifact inline only up to 200 KB (`max_inline_bytes`,
 1 byte to 5 MB, overrides) and above that the `BlobDownloads` body (blobs) or the
 `{"download_url", "expires_in", "size"}` body (text).
@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api_common.entry import direct_field, json_response
 from api_common.errors import error_responses
-from api_common.powertools import Path, Response
+from api_common.powertools import Path, Query, Response
 from api_common.routes import FunctionRoutes
 from api_common.schemas import Download, LoadedNamespace, json_content
 from offprompt.composition.task_memory import default_service, prime_task_memory
@@ -64,10 +64,20 @@ def download(loaded: LoadedArtifacts) -> dict[str, Any]:
         **error_responses(409),
     },
 )
-def get_artifacts(memory_name: Annotated[str, Path()], namespace: Annotated[str, Path()]) -> Response[Any]:
+def get_artifacts(
+    memory_name: Annotated[str, Path()],
+    namespace: Annotated[str, Path()],
+    ref: Annotated[
+        str | None,
+        Query(
+            description="the X-Offprompt-Ref its store answered: read without a lookup when it still names the "
+            "namespace as it is (docs/adr/0053); otherwise, or absent, the namespace is read by name"
+        ),
+    ] = None,
+) -> Response[Any]:
     memory = routes.param("memory_name", memory_name)
     name = routes.param("namespace", namespace)
-    loaded = load_artifacts(service(), routes.tenant(), memory, name, meter=routes.meter())
+    loaded = load_artifacts(service(), routes.tenant(), memory, name, meter=routes.meter(), ref=ref)
     if loaded.blobs is not None:
         return json_response(loaded.blob_listing())
     if loaded.body is None:
@@ -87,7 +97,16 @@ class DirectLoad(BaseModel):
 def load_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
     memory, namespace = direct_field(event, "memory_name"), direct_field(event, "namespace")
     limit = direct_inline_limit(event)
-    loaded = load_artifacts(service(), tenant, memory, namespace, max_inline_bytes=limit, meter=meter)
+    ref = event.get("ref")
+    loaded = load_artifacts(
+        service(),
+        tenant,
+        memory,
+        namespace,
+        max_inline_bytes=limit,
+        meter=meter,
+        ref=ref if isinstance(ref, str) else None,
+    )
     if loaded.blobs is not None:
         return loaded.blob_listing()
     return json.loads(loaded.body) if loaded.body is not None else download(loaded)

@@ -76,6 +76,11 @@ _STORED = {
         "description": "true when an idempotency_key retry got the first request's answer (nothing stored again)",
         "schema": {"type": "string"},
     },
+    "X-Offprompt-Ref": {
+        "description": "a store that created a blob namespace: the reference its load may pass as `ref` to read it "
+        "without a lookup (docs/adr/0053); opaque, and only ever a shortcut: any ref loads what the namespace holds",
+        "schema": {"type": "string"},
+    },
 }
 
 
@@ -97,6 +102,8 @@ def post_output(memory_name: Annotated[str, Path()], request: Annotated[OutputRe
     }
     if once.result.searchable is not None:
         headers["X-Offprompt-Searchable"] = "true" if once.result.searchable else "false"
+    if once.result.ref is not None:
+        headers["X-Offprompt-Ref"] = once.result.ref
     return Response(
         status_code=HTTPStatus.OK,
         content_type="application/json",

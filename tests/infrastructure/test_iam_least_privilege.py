@@ -105,6 +105,7 @@ TRANSACTION_METHODS = {"put": "Put", "update": "Update", "delete": "Delete", "co
 # boto3 operations whose IAM action is not `<prefix>:<OperationName>`.
 ACTION_OVERRIDES = {
     ("s3", "HeadObject"): "s3:GetObject",
+    ("s3", "CopyObject"): "s3:PutObject",  # onto itself (a metadata change); reading its source is s3:GetObject
     ("s3", "DeleteObjects"): "s3:DeleteObject",
     ("s3", "ListObjectsV2"): "s3:ListBucket",
     ("s3", "ListObjects"): "s3:ListBucket",

@@ -422,3 +422,27 @@ def test_connect_takes_the_environment_and_lets_arguments_win(monkeypatch: pytes
 
     explicit = OffpromptClient.connect("https://arg.example", api_key="")
     assert explicit.base_url == "https://arg.example" and "Authorization" not in explicit.headers
+
+
+def test_load_artifacts_passes_the_reference_its_store_answered(stub: Stub) -> None:
+    """ADR 0053: the client keeps each store's X-Offprompt-Ref and sends it with that namespace's load (a
+    shortcut only: the API answers any ref as a load by name); a namespace deleted through it forgets it."""
+    info = {"type": "InfoArtifact", "id": "i", "reference": None, "meta": {}, "name": "ns 1", "value": "stored"}
+    listing = {"type": "ListArtifact", "id": "x", "reference": None, "meta": {}, "name": "x", "value": []}
+    stub.on("POST", "/memories/m/outputs", json_reply(200, info, {"X-Offprompt-Ref": "b1." + "a" * 32 + ".1.3"}))
+    stub.on("GET", "/memories/m/namespaces/ns%201/artifacts?ref=b1." + "a" * 32 + ".1.3", json_reply(200, listing))
+    stub.on("GET", "/memories/m/namespaces/ns%201/artifacts", json_reply(200, listing))
+    stub.on("GET", "/memories/m/namespaces/other/artifacts", json_reply(200, listing))
+    stub.on("DELETE", "/memories/m/namespaces/ns%201", (204, {}, b""))
+    api = OffpromptClient(stub.url)
+    api.process_output("m", "T", "a", {"type": "BlobArtifact", "value": "YWJj", "name": "ns 1"}, raw=True)
+    assert api.load_artifacts("m", "ns 1", raw=True) == listing
+    assert api.load_artifacts("m", "other", raw=True) == listing
+    api.delete_namespace("m", "ns 1")
+    api.load_artifacts("m", "ns 1", raw=True)
+    paths = [s.path for s in stub.seen if s.method == "GET"]
+    assert paths == [
+        "/memories/m/namespaces/ns%201/artifacts?ref=b1." + "a" * 32 + ".1.3",
+        "/memories/m/namespaces/other/artifacts",
+        "/memories/m/namespaces/ns%201/artifacts",
+    ]

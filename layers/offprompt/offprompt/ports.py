@@ -174,9 +174,24 @@ class Deferrer(Protocol):
 class BlobStore(Protocol):
     """Opaque bytes by key (S3). Keys are built by the services from digests, never from raw client input."""
 
-    def put(self, key: str, data: bytes, *, content_type: str = "application/octet-stream") -> None: ...
+    def put(
+        self,
+        key: str,
+        data: bytes,
+        *,
+        content_type: str = "application/octet-stream",
+        metadata: dict[str, str] | None = None,
+    ) -> None: ...
 
     def get(self, key: str) -> bytes: ...
+
+    def get_with_metadata(self, key: str) -> tuple[bytes, dict[str, str]]:
+        """The object's bytes and its user metadata; NotFound when it does not exist."""
+        ...
+
+    def replace_metadata(self, key: str, metadata: dict[str, str]) -> None:
+        """Replace the object's user metadata, its bytes unchanged (NotFound when it does not exist)."""
+        ...
 
     def size(self, key: str) -> int | None:
         """The object's size, or None when it does not exist."""
@@ -663,6 +678,22 @@ class ArtifactStorage(Protocol):
 
     def discard(self, scope: TextScope, entries: Entries, lost_to: str | None) -> None:
         """Best-effort removal of what a store wrote whose commit failed (`lost_to`: the kind that won, if any)."""
+        ...
+
+    def reference(self, entries: Entries) -> str | None:
+        """What a load needs to read a namespace created by this one store without a lookup (docs/adr/0053), or
+        None (this kind, or these entries, cannot be loaded so)."""
+        ...
+
+    def load_reference(self, scope: TextScope, reference: str, limit: int) -> list[str] | None:
+        """The namespace's artifacts' JSON read by `reference` alone, or None when the reference does not name the
+        namespace as it is now (deleted, replaced, appended to, another tenant's, malformed) or the answer would
+        pass `limit` bytes: the caller then reads by name."""
+        ...
+
+    def supersede(self, scope: TextScope, entries: Entries) -> None:
+        """Before a store appends to a namespace: the references to its first batch stop loading (an append is
+        not in them)."""
         ...
 
     def delete(self, scope: TextScope) -> None:

@@ -8,7 +8,7 @@ import os
 from typing import Any
 
 import pytest
-from checkpoints_support import blob, bucket_keys, counting, table_items, unblob
+from checkpoints_support import blob, bucket_keys, counting, items_read, table_items, unblob
 
 from offprompt.errors import InvalidInput, PayloadTooLarge, SchemaInvalid
 from offprompt.limits import MAX_FORK_DEPTH
@@ -100,19 +100,49 @@ def test_re_put_replaces_and_drops_the_replaced_blob(ck: Checkpoints, aws: dict[
     assert bucket_keys(aws["s3"]) == []
 
 
-def test_latest_is_one_query_and_one_get_object_when_offloaded(ck: Checkpoints, aws: dict[str, Any]) -> None:
+def test_latest_reads_exactly_the_newest_checkpoint_and_its_writes(ck: Checkpoints, aws: dict[str, Any]) -> None:
+    """ADR 0053: one Query of one item when the newest checkpoint has no writes; else that Query names it and a
+    second reads exactly the rest of its items: never an older checkpoint's."""
     for n in range(1, 30):
         put(ck, "th", n, b"x" * 100)
         writes(ck, "th", n, "t", [(0, "c", b"v"), (-1, "__error__", b"e")])
     put(ck, "th", 30, os.urandom(500_000))
+    with counting(aws["dynamodb"], aws["s3"]) as calls, items_read(aws["dynamodb"]) as read:
+        got = latest(ck, "th")
+    assert got["checkpoint_id"] == cid(30) and got["pending_writes"] == []
+    assert dict(calls) == {"dynamodb.Query": 1, "s3.GetObject": 1}
+    assert read == [f"C##{cid(30)}"]
     writes(ck, "th", 30, "t", [(i, "c", b"v") for i in range(12)])
-    with counting(aws["dynamodb"], aws["s3"]) as calls:
+    with counting(aws["dynamodb"], aws["s3"]) as calls, items_read(aws["dynamodb"]) as read:
         got = latest(ck, "th")
     assert got["checkpoint_id"] == cid(30) and len(got["pending_writes"]) == 12
-    assert dict(calls) == {"dynamodb.Query": 1, "s3.GetObject": 1}
-    writes(ck, "th", 30, "u", [(i, "c", b"v") for i in range(300)])  # past the first page: the rest are read too
-    got = latest(ck, "th")
+    assert dict(calls) == {"dynamodb.Query": 2, "s3.GetObject": 1}
+    assert len(read) == len(set(read)) == 13 and all(sk.startswith(f"C##{cid(30)}") for sk in read)
+    writes(ck, "th", 30, "u", [(i, "c", b"v") for i in range(300)])  # past a page: the rest are read too
+    with items_read(aws["dynamodb"]) as read:
+        got = latest(ck, "th")
     assert got["checkpoint_id"] == cid(30) and len(got["pending_writes"]) == 312
+    assert len(read) == len(set(read)) == 313 and all(sk.startswith(f"C##{cid(30)}") for sk in read)
+
+
+def test_latest_of_a_copy_reads_only_the_newest_checkpoints_items(ck: Checkpoints, aws: dict[str, Any]) -> None:
+    for n in range(1, 21):
+        put(ck, "src", n)
+        writes(ck, "src", n, "t", [(0, "c", b"v"), (1, "d", b"w")])
+    copy(ck, "src", "dst")
+    before = latest(ck, "src")
+    with items_read(aws["dynamodb"]) as read:
+        got = latest(ck, "dst")
+    assert {**got, "thread_id": "src"} == before
+    assert got["checkpoint_id"] == cid(20) and len(got["pending_writes"]) == 2
+    assert [sk for sk in read if not sk.endswith("~")] and all(
+        sk.startswith(f"C##{cid(20)}") for sk in read if not sk.endswith("~")
+    ), read
+    keep_latest(ck, T, "src")  # hidden below a floor: the thread's head names it, the answer is unchanged
+    put(ck, "src", 21)
+    with items_read(aws["dynamodb"]) as read:
+        assert latest(ck, "src")["checkpoint_id"] == cid(21)
+    assert all(sk.startswith(f"C##{cid(21)}") for sk in read if not sk.endswith("~")), read
 
 
 def test_bad_input_is_refused_and_nothing_is_written(ck: Checkpoints, aws: dict[str, Any]) -> None:

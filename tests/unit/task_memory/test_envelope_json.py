@@ -20,3 +20,22 @@ def test_envelope_is_the_artifact_json_with_an_empty_value(artifact: BaseArtifac
     expected = artifact.to_dict() | {"value": ""}
     assert envelope_json(artifact) == dumps(expected)
     assert artifact.to_dict()["value"] != ""  # the artifact itself is untouched
+
+
+@pytest.mark.parametrize("artifact", ARTIFACTS[:3], ids=lambda a: type(a).__name__)
+def test_a_loaded_blob_is_its_artifacts_griptape_json_byte_for_byte(artifact: BaseArtifact) -> None:
+    """The load splices the value's base64 into the stored envelope (ADR 0053): the same bytes as Griptape's
+    `to_json()` of the artifact, and as serializing the whole envelope again."""
+    import base64
+    import json
+
+    from offprompt.adapters.s3 import blob_item_json
+
+    data = bytes(range(256)) * 3
+    envelope = envelope_json(artifact)
+    got = blob_item_json(envelope, data)
+    assert got == dumps(json.loads(envelope) | {"value": base64.b64encode(data).decode("ascii")})
+    assert got == artifact.model_copy(update={"value": data}).to_json()
+    assert blob_item_json('{"type": "BlobArtifact", "value": "", "meta": {"value": ""}}', b"x") == (
+        '{"type": "BlobArtifact", "value": "eA==", "meta": {"value": ""}}'
+    )

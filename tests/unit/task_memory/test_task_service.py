@@ -12,7 +12,7 @@ import boto3
 import pytest
 import requests
 from fakes.text_store import InMemoryTextStore
-from tm_unit_helpers import BUCKET, TABLE, all_items, all_objects
+from tm_unit_helpers import BUCKET, TABLE, all_items, all_objects, count_calls
 
 from offprompt.adapters.dynamodb_namespaces import DynamoDbNamespaceStore
 from offprompt.adapters.s3 import S3BlobStore
@@ -313,11 +313,11 @@ class FlakyBlobs(S3BlobStore):
         self.fail_after = fail_after
         self.puts = 0
 
-    def put(self, key: str, data: bytes, *, content_type: str = "application/octet-stream") -> None:
+    def put(self, key: str, data: bytes, *, content_type: str = "application/octet-stream", **kw: Any) -> None:
         self.puts += 1
         if self.puts > self.fail_after:
             raise DependencyUnavailable("S3 put failed: injected")
-        super().put(key, data, content_type=content_type)
+        super().put(key, data, content_type=content_type, **kw)
 
 
 class FlakyTexts(InMemoryTextStore):
@@ -496,22 +496,18 @@ def test_a_store_while_a_delete_is_unfinished_is_refused_and_a_retried_delete_fr
     assert [i["value"] for i in loaded(svc, "ns")] == ["text now"]
 
 
-def _count_calls(svc: TaskMemoryService) -> list[str]:
-    calls: list[str] = []
-    for client in (svc.namespaces.client, svc.blobs.client):  # type: ignore[attr-defined]
-        client.meta.events.register("before-call", lambda model, **_: calls.append(model.name))
-    return calls
-
-
 def test_a_blob_store_into_a_new_name_is_one_put_and_one_transaction(svc: TaskMemoryService) -> None:
-    calls = _count_calls(svc)
+    calls = count_calls(svc)
     result = store(svc, BlobArtifact(b"first", name="fresh"))
     assert calls == ["PutObject", "TransactWriteItems"]  # no reservation before or after the PUT (ADR 0035)
     assert result.positions == (0, 1)
     calls.clear()
     again = store(svc, ListArtifact([BlobArtifact(b"second"), BlobArtifact(b"third")], name="fresh"))
-    # the name is in use: the folded commit is refused (nothing written), then reserve + commit as before
-    assert calls == ["PutObject", "PutObject", "TransactWriteItems", "UpdateItem", "TransactWriteItems"]
+    # the name is in use: the folded commit is refused (nothing written), then reserve, the first store's reference
+    # superseded (its batch read, its object's metadata replaced: ADR 0053), and commit
+    assert calls == [
+        "PutObject", "PutObject", "TransactWriteItems", "UpdateItem", "Query", "CopyObject", "TransactWriteItems"
+    ]  # fmt: skip
     assert again.positions == (1, 2)
     assert [base64.b64decode(a["value"]) for a in loaded(svc, "fresh")] == [b"first", b"second", b"third"]
     assert svc.namespaces.get("t1", "TaskMemory", "fresh").artifact_count == 3  # type: ignore[union-attr]

@@ -16,6 +16,14 @@ all_items = functools.partial(support.all_items, TABLE)
 all_objects = functools.partial(support.all_objects, BUCKET)
 
 
+def count_calls(svc: Any) -> list[str]:
+    """The AWS operations the service's DynamoDB and S3 clients make from now on, in order."""
+    calls: list[str] = []
+    for client in (svc.namespaces.client, svc.blobs.client):
+        client.meta.events.register("before-call", lambda model, **_: calls.append(model.name))
+    return calls
+
+
 class Ctx:
     aws_request_id = "test-request"
     function_name = "test"

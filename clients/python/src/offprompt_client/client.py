@@ -48,6 +48,8 @@ USER_AGENT = "offprompt-client/0.1"
 # Lambda's synchronous invocation payload limit (6 MB). The request body travels inside the event as a JSON
 # string (each `"` and `\` escaped once more), next to headers and request context: EVENT_OVERHEAD is kept free.
 MAX_REQUEST_BYTES = 6 * 1024 * 1024
+#: How many store references (X-Offprompt-Ref) a client keeps for its loads, oldest dropped first.
+MAX_KEPT_REFS = 1024
 EVENT_OVERHEAD = 64 * 1024
 # Artifact kinds the server accepts by reference (`value_from`): their value is one string or one byte string.
 _BY_REFERENCE = ("TextArtifact", "BlobArtifact", "ImageArtifact", "AudioArtifact")
@@ -132,6 +134,9 @@ class OffpromptClient:
             self.headers[TENANT_HEADER] = tenant  # honoured by the local stack only
         self.headers.update(headers or {})
         self._opener = urllib.request.build_opener(_NoRedirect)
+        #: (memory, namespace) -> the X-Offprompt-Ref its store answered: loads pass it to skip the lookup
+        #: (docs/adr/0053). Only a shortcut: the API answers any ref as it would a load by name.
+        self._refs: dict[tuple[str, str], str] = {}
 
     def __repr__(self) -> str:
         return f"OffpromptClient({self.base_url!r}, tenant={self.headers.get(TENANT_HEADER)!r})"
@@ -702,7 +707,13 @@ class OffpromptClient:
                 body["value_from"] = {"upload_id": ticket["upload_id"]}
                 encoded = json.dumps(body).encode("utf-8")
         path = f"/memories/{_segment(memory_name)}/outputs"
-        data = self.request("POST", path, data=encoded, headers={"Content-Type": "application/json"}).json()
+        response = self.request("POST", path, data=encoded, headers={"Content-Type": "application/json"})
+        data = response.json()
+        ref = response.headers.get("x-offprompt-ref")
+        if ref and isinstance(data, dict) and isinstance(data.get("name"), str):
+            if len(self._refs) >= MAX_KEPT_REFS:
+                self._refs.pop(next(iter(self._refs)))
+            self._refs[(memory_name, data["name"])] = ref
         return decode(data)
 
     def request_too_large(self, body: bytes) -> bool:
@@ -800,6 +811,9 @@ class OffpromptClient:
         a `BlobDownloads` answer (rebuilt here into the ListArtifact JSON the API would have sent inline)."""
         decode = _artifact_decoder(raw)
         path = f"/memories/{_segment(memory_name)}/namespaces/{_segment(namespace)}/artifacts"
+        ref = self._refs.get((memory_name, namespace))
+        if ref is not None:
+            path += "?" + urllib.parse.urlencode({"ref": ref})
         response = self.request("GET", path)
         data = response.json() if response.status != 303 else None
         location = response.headers.get("location") if response.status in (301, 302, 303, 307, 308) else None
@@ -836,6 +850,7 @@ class OffpromptClient:
         return self._json("GET", f"/memories/{_segment(memory_name)}/namespaces/{_segment(namespace)}")
 
     def delete_namespace(self, memory_name: str, namespace: str) -> Any:
+        self._refs.pop((memory_name, namespace), None)
         return self._json("DELETE", f"/memories/{_segment(memory_name)}/namespaces/{_segment(namespace)}")
 
     def meta(self, memory_name: str, *, limit: int | None = None, cursor: str | None = None) -> Any:

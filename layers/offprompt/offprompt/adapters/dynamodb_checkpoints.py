@@ -9,7 +9,8 @@ Partition `CKP#{tenant}#{thread}` (adapters/layout.py):
 Every item carries `ns` (its namespace, digested in the key when long) and `tenant`; `metered_bytes` what it added to
 the tenant's gauge (taken off when the item is deleted, in the same transaction).
 
-The latest checkpoint of a namespace is one Query (`newest`): newest first, its writes, then itself. The merged
+The latest checkpoint of a namespace is one Query of one item (`newest`): the checkpoint itself when it has no writes
+(they sort above it), else a write of it, and a second Query reads exactly its other items (docs/adr/0053). The merged
 view of a copy (`view_*`: its own items and each source's at ids up to its cut, written before the copy, hidden
 below its floors) is walked here, as the thread forks' ancestry is in the RunStore (docs/adr/0037), so a use case
 reaches DynamoDB through three modules.
@@ -59,9 +60,6 @@ from .layout import (
     tenant_index_value,
 )
 
-#: The first page of `newest`: the latest checkpoint with fewer pending writes than this is one Query (a larger page
-#: reads, and pays for, items of older checkpoints it does not need; bench/bench_checkpoints.py).
-NEWEST_PAGE = 16
 _PAGE = 200
 _BATCH_WRITE = 25
 #: One transaction of pending writes: at most this many, and this many bytes inline (DynamoDB's 4 MB a transaction).
@@ -102,17 +100,62 @@ class DynamoDbCheckpointStore:
         return state, checkpoint
 
     def newest(self, tenant: str, thread_id: str, namespace: str) -> NewestRead:
-        head: CheckpointThreadState | None = None
-        items: list[dict[str, Any]] = []
-        for item in self._query(tenant, thread_id, namespace, None, None, first_page=NEWEST_PAGE):
-            if item["sk"]["S"] == checkpoint_head_sk(namespace):
-                head = _state(item)
+        """The namespace's newest item (one Query of one item): its head, or its newest checkpoint, or a write of
+        it, whose remaining items are then read exactly (docs/adr/0053)."""
+        first = self._newest_item(tenant, thread_id, namespace, None, None, below=None)
+        if first is None:
+            return NewestRead(None, None)
+        if first.get("kind", {}).get("S") == "h":
+            return NewestRead(_state(first), None)
+        return NewestRead(None, _current(self._group_of(tenant, thread_id, namespace, first)))
+
+    def newest_groups(
+        self, tenant: str, thread_id: str, namespace: str, *, lower: IdBound | None, upper: IdBound | None
+    ) -> Iterator[CheckpointGroup]:
+        """`groups`, newest first, each read exactly: a one-item Query names the next group's checkpoint, a second
+        reads the rest of its items when it has writes. For readers that stop early (`view_latest`)."""
+        below: str | None = None
+        while True:
+            first = self._newest_item(tenant, thread_id, namespace, lower, upper, below=below)
+            if first is None:
+                return
+            if first.get("kind", {}).get("S") == "h":
+                below = first["sk"]["S"]
                 continue
-            items.append(item)
-            if item.get("kind", {}).get("S") == "c":
-                break
-        groups = list(_group(iter(items)))
-        return NewestRead(head, _current(groups[0]) if groups else None)
+            group = self._group_of(tenant, thread_id, namespace, first)
+            if _within(group.checkpoint_id, lower, upper):
+                yield group
+            below = checkpoint_sk(namespace, group.checkpoint_id)
+
+    def _newest_item(
+        self,
+        tenant: str,
+        thread_id: str,
+        namespace: str,
+        lower: IdBound | None,
+        upper: IdBound | None,
+        *,
+        below: str | None,
+    ) -> dict[str, Any] | None:
+        """The newest item within the bounds, strictly below sort key `below` when given (a position, not
+        necessarily an item's: DynamoDB resumes after it)."""
+        pk = checkpoint_thread_pk(tenant, thread_id)
+        params = self._range_params(pk, namespace, lower, upper)
+        if below is not None:
+            params["ExclusiveStartKey"] = _k(pk, below)
+        items = self._call("query", **params, Limit=1).get("Items") or []
+        return items[0] if items else None
+
+    def _group_of(self, tenant: str, thread_id: str, namespace: str, first: dict[str, Any]) -> CheckpointGroup:
+        """The group of `first` (its checkpoint's newest item): the checkpoint alone when `first` is it (its writes
+        sort above it), else the rest of its items, newest first, after `first`."""
+        items = [first]
+        if first.get("kind", {}).get("S") == "w":
+            pk = checkpoint_thread_pk(tenant, thread_id)
+            ident = (first["checkpoint_id"]["S"], True)
+            params = self._range_params(pk, namespace, ident, ident)
+            items.extend(self._pages(params, _PAGE, start=_k(pk, first["sk"]["S"])))
+        return next(_group(iter(items)))
 
     def groups(
         self, tenant: str, thread_id: str, namespace: str, *, lower: IdBound | None, upper: IdBound | None
@@ -161,6 +204,22 @@ class DynamoDbCheckpointStore:
         lower: IdBound | None = None,
         upper: IdBound | None = None,
     ) -> Iterator[CheckpointGroup]:
+        streams = self._view_streams(tenant, state, namespace, lower, upper, self.groups)
+        if len(streams) == 1:
+            yield from streams[0]
+            return
+        yield from _combine(heapq.merge(*streams, key=lambda g: g.checkpoint_id, reverse=True))
+
+    def _view_streams(
+        self,
+        tenant: str,
+        state: CheckpointThreadState,
+        namespace: str,
+        lower: IdBound | None,
+        upper: IdBound | None,
+        read: Callable[..., Iterator[CheckpointGroup]],
+    ) -> list[Iterator[CheckpointGroup]]:
+        """Each partition's groups as the thread sees them, nearest partition first."""
         floor = (state.floors or {}).get(namespace)
         low = _tighter(lower, floor, lower_bound=True)
         streams: list[Iterator[CheckpointGroup]] = []
@@ -170,12 +229,9 @@ class DynamoDbCheckpointStore:
                 if namespace not in cuts:
                     continue
                 high = _tighter(upper, (cuts[namespace], True), lower_bound=False)
-            found = self.groups(tenant, thread, namespace, lower=low, upper=high)
+            found = read(tenant, thread, namespace, lower=low, upper=high)
             streams.append(_current_of(found if at is None else _as_of(found, at)))
-        if len(streams) == 1:
-            yield from streams[0]
-            return
-        yield from _combine(heapq.merge(*streams, key=lambda g: g.checkpoint_id, reverse=True))
+        return streams
 
     def view_all_groups(
         self, tenant: str, state: CheckpointThreadState, *, upper: IdBound | None = None
@@ -184,7 +240,21 @@ class DynamoDbCheckpointStore:
         return heapq.merge(*streams, key=lambda g: (g.checkpoint_id, g.namespace), reverse=True)
 
     def view_latest(self, tenant: str, state: CheckpointThreadState, namespace: str) -> CheckpointGroup | None:
-        return next((g for g in self.view_groups(tenant, state, namespace) if g.checkpoint is not None), None)
+        """The newest visible checkpoint with its writes, each partition read group by group (no read-ahead: the
+        groups of the newest id are combined, the next ones read only when that id has no checkpoint)."""
+        streams = self._view_streams(tenant, state, namespace, None, None, self.newest_groups)
+        heads = [next(s, None) for s in streams]
+        while True:
+            ids = [g.checkpoint_id for g in heads if g is not None]
+            if not ids:
+                return None
+            top = max(ids)
+            chosen = [i for i, g in enumerate(heads) if g is not None and g.checkpoint_id == top]
+            group = next(_combine(g for i in chosen if (g := heads[i]) is not None))
+            if group.checkpoint is not None:
+                return group
+            for i in chosen:
+                heads[i] = next(streams[i], None)
 
     def view_checkpoint(
         self, tenant: str, state: CheckpointThreadState, namespace: str, checkpoint_id: str
@@ -590,35 +660,36 @@ class DynamoDbCheckpointStore:
         namespace: str,
         lower: IdBound | None,
         upper: IdBound | None,
-        *,
-        first_page: int = _PAGE,
     ) -> Iterator[dict[str, Any]]:
+        params = self._range_params(checkpoint_thread_pk(tenant, thread_id), namespace, lower, upper)
+        return self._pages(params, _PAGE)
+
+    def _range_params(self, pk: str, namespace: str, lower: IdBound | None, upper: IdBound | None) -> dict[str, Any]:
+        """A newest-first, consistent Query of a namespace's items between the bounds (its head included when
+        `upper` is None)."""
         low = checkpoint_ns_prefix(namespace)
         high = checkpoint_head_sk(namespace)
         if lower is not None:
             low = checkpoint_sk(namespace, lower[0]) if lower[1] else checkpoint_last_sk(namespace, lower[0])
         if upper is not None:
             high = checkpoint_last_sk(namespace, upper[0]) if upper[1] else checkpoint_sk(namespace, upper[0])
-        params: dict[str, Any] = {
+        return {
             "TableName": self.table_name,
             "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
-            "ExpressionAttributeValues": {
-                ":pk": {"S": checkpoint_thread_pk(tenant, thread_id)},
-                ":low": {"S": low},
-                ":high": {"S": high},
-            },
+            "ExpressionAttributeValues": {":pk": {"S": pk}, ":low": {"S": low}, ":high": {"S": high}},
             "ScanIndexForward": False,
             "ConsistentRead": True,
         }
-        start: dict[str, Any] | None = None
-        limit = first_page
+
+    def _pages(
+        self, params: dict[str, Any], limit: int, *, start: dict[str, Any] | None = None
+    ) -> Iterator[dict[str, Any]]:
         while True:
             out = self._call("query", **params, Limit=limit, **({"ExclusiveStartKey": start} if start else {}))
             yield from out.get("Items", [])
             start = out.get("LastEvaluatedKey")
             if not start:
                 return
-            limit = _PAGE
 
     def _all(self, pk: str) -> Iterator[dict[str, Any]]:
         start: dict[str, Any] | None = None

@@ -678,6 +678,15 @@ class TextStorage:
     def delete(self, scope: TextScope) -> None:
         self.texts.delete(scope)
 
+    def reference(self, entries: Entries) -> str | None:
+        return None  # text is loaded by name (its documents by position)
+
+    def load_reference(self, scope: TextScope, reference: str, limit: int) -> list[str] | None:
+        return None
+
+    def supersede(self, scope: TextScope, entries: Entries) -> None:
+        return None
+
 
 class TextRecord:
     """Serverless: one stored text artifact: its exact JSON, its chunk count and its documents' server ids."""

@@ -1,8 +1,9 @@
 """Use case: get a checkpoint tuple — the latest of a namespace or one by id (docs/adr/0039). Handler:
 functions/checkpoints (`GET /checkpoint-threads/{thread_id}/checkpoint`, direct `get_checkpoint`).
 
-The latest of a thread that is no copy and hides nothing is ONE Query (newest first: the newest checkpoint's writes,
-then itself) plus its blob's GetObject when offloaded. A copy, or a thread with hidden items, keeps a head in each
+The latest of a thread that is no copy and hides nothing is one Query of one item (newest first: the newest checkpoint,
+or a write of it, whose other items a second Query then reads exactly; docs/adr/0053) plus its blob's GetObject when
+offloaded. A copy, or a thread with hidden items, keeps a head in each
 namespace it holds items in, met first by that Query: its state says which partitions to merge. A namespace without
 items of its own (a fresh copy) reads the thread item instead. By id: the thread item, then the checkpoint's items.
 """

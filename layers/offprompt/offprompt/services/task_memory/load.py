@@ -45,6 +45,7 @@ def load_artifacts(
     *,
     max_inline_bytes: int | None = None,
     meter: Meter | None = None,
+    ref: str | None = None,
 ) -> LoadedArtifacts:
     """The namespace as ListArtifact JSON; past the inline limit, presigned GETs instead (see LoadedArtifacts):
     a blob namespace lists its stored objects (its JSON would be base64: 4/3 the bytes, rebuilt and uploaded
@@ -52,6 +53,10 @@ def load_artifacts(
 
     `max_inline_bytes` lowers the inline limit for this call (e.g. a Step Functions state is capped at
     256 KB); it never raises it above `max_inline_response_bytes` (Lambda's response cap).
+
+    `ref`: the reference the store that created the namespace returned (`ProcessResult.ref`): the objects it names
+    are read without a lookup first (ADR 0053). One that does not name the namespace as it is now (deleted,
+    replaced, appended to, another tenant's or namespace's, malformed) is ignored: the namespace is read by name.
     """
     if meter is not None:
         meter.add(loads=1)
@@ -60,6 +65,14 @@ def load_artifacts(
         if isinstance(max_inline_bytes, bool) or not isinstance(max_inline_bytes, int) or max_inline_bytes < 1:
             raise InvalidInput("max_inline_bytes must be a positive integer")
         limit = min(limit, max_inline_bytes)
+    if ref is not None:
+        check_identifier("memory_name", memory)
+        check_identifier("namespace", namespace)
+        by_ref = tm.storages[StorageKind.BLOB].load_reference(TextScope(tenant, memory, namespace), ref, limit)
+        if by_ref is not None:
+            body = list_artifact_json(by_ref)
+            if len(body) <= limit:
+                return LoadedArtifacts(body=body, size=len(body))
     resolved = resolve(tm, tenant, memory, namespace)
     blobs = _blob_entries(resolved)
     if blobs and _inline_json_size(blobs) > limit:

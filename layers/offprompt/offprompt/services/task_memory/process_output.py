@@ -101,16 +101,20 @@ def process_output(
     charge = meter.charge(stored_bytes=total + meta_bytes) if meter is not None else None
     batch: StoredBatch | None = None
     start = 0
+    ref: str | None = None
     try:
         if reservation is None:
             # Blobs, keyed by a store id, are written first; a new namespace's reservation folds into the commit
             # (one PUT + one transaction). A name already in use reserves as text does, then commits.
             batch = tm.manifests.inline_batch(0, kind.value, entries)
-            if batch is None or not tm.namespaces.commit_first(
+            if batch is not None and tm.namespaces.commit_first(
                 tenant, memory, namespace, batch, commit, meta, charge=charge
             ):
+                ref = storage.reference(entries)  # this store is the whole namespace: loadable without a lookup
+            else:
                 try:
                     reservation = _reserve(tm, tenant, memory, namespace, kind.value, len(items))
+                    _supersede_first(tm, storage, scope)
                 except Exception:  # nothing committed names the objects: they go
                     storage.discard(scope, entries, None)
                     raise
@@ -138,7 +142,18 @@ def process_output(
         meter.add(artifacts_stored=len(items), bytes_stored_dynamodb=meta_bytes, **{store: total})
     # committed: a wait for search visibility can only report (a retry would store the output again)
     searchable = storage.wait_searchable(scope, start, entries) if consistency == "search" else None
-    return ProcessResult(answer, stored=True, namespace=namespace, positions=(start, len(items)), searchable=searchable)
+    return ProcessResult(
+        answer, stored=True, namespace=namespace, positions=(start, len(items)), searchable=searchable, ref=ref
+    )
+
+
+def _supersede_first(tm: TaskMemory, storage: ArtifactStorage, scope: TextScope) -> None:
+    """Before an append commits: a namespace of one batch may have handed out a reference to it (a store that
+    created it); that reference must stop loading, as it does not hold the append (ADR 0053). With two batches or
+    more, an earlier append did this already."""
+    batches = tm.namespaces.batches(scope.tenant, scope.memory, scope.namespace)
+    if len(batches) == 1 and batches[0].kind == storage.kind.value:
+        storage.supersede(scope, tm.manifests.entries(batches[0]))
 
 
 def _reserve(tm: TaskMemory, tenant: str, memory: str, namespace: str, kind: str, count: int) -> Reservation:

@@ -18,6 +18,8 @@ class ProcessResult:
     positions: tuple[int, int] | None = None  # (first, count)
     #: With `consistency="search"`: whether a search finds the stored text now (None: not asked).
     searchable: bool | None = None
+    #: A store that created its namespace (blobs): what `load_artifacts(..., ref=)` reads it by without a lookup.
+    ref: str | None = None
 
 
 @dataclass(frozen=True)

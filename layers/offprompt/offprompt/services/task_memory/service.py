@@ -64,9 +64,9 @@ class TaskMemoryService(TaskMemory):
         return _load_items_json(self, tenant, memory, namespace)
 
     def load_artifacts(
-        self, tenant: str, memory: str, namespace: str, *, max_inline_bytes: int | None = None
+        self, tenant: str, memory: str, namespace: str, *, max_inline_bytes: int | None = None, ref: str | None = None
     ) -> LoadedArtifacts:
-        return _load_artifacts(self, tenant, memory, namespace, max_inline_bytes=max_inline_bytes)
+        return _load_artifacts(self, tenant, memory, namespace, max_inline_bytes=max_inline_bytes, ref=ref)
 
     def get_namespace(self, tenant: str, memory: str, namespace: str) -> NamespaceRecord:
         return _get_namespace(self, tenant, memory, namespace)
