@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from .context import Context, ensure_library, emit
+from .context import Context, emit, ensure_library
 
 
 def overrides() -> tuple[str, ...]:
