@@ -248,14 +248,49 @@ export class OffpromptClient {
   }
 
   /** One page of the tenant's threads by id: `{threads, next_cursor}`. */
-  async listThreads(options: { limit?: number; cursor?: string; prefix?: string } = {}): Promise<Reply<"/threads", "get">> {
+  async listThreads(
+    options: { limit?: number; cursor?: string; prefix?: string; order?: "activity" | "id" } = {},
+  ): Promise<Reply<"/threads", "get">> {
     return this.request("GET", "/threads", { query: options });
   }
 
-  /** Every thread of the tenant (with `prefix`), following the cursors. */
-  iterThreads(options: { pageSize?: number; prefix?: string } = {}): AsyncGenerator<Schemas["ThreadsPage"]["threads"][number]> {
-    const { pageSize, prefix } = options;
-    return pages((cursor) => this.listThreads(defined({ limit: pageSize, cursor, prefix })), "threads");
+  /** Every thread of the tenant (with `prefix`), the most recently written first (or `order: "id"`). */
+  iterThreads(
+    options: { pageSize?: number; prefix?: string; order?: "activity" | "id" } = {},
+  ): AsyncGenerator<Schemas["ThreadsPage"]["threads"][number]> {
+    const { pageSize, prefix, order } = options;
+    return pages((cursor) => this.listThreads(defined({ limit: pageSize, cursor, prefix, order })), "threads");
+  }
+
+  /** POST /threads/search: runs and session items of past conversations by meaning (ADR 0049). */
+  async searchThreads(request: Body<"/threads/search", "post">): Promise<Reply<"/threads/search", "post">> {
+    return this.request("POST", "/threads/search", { json: request });
+  }
+
+  /** The thread's extraction status per strategy (ADR 0051). */
+  async threadExtraction(threadId: string): Promise<Reply<"/threads/{thread_id}/extraction", "get">> {
+    return this.request("GET", `/threads/${segment(threadId)}/extraction`);
+  }
+
+  /** PUT an extraction strategy (ADR 0051): its type, namespace template, trigger, instructions. */
+  async putStrategy(
+    name: string,
+    strategy: Body<"/extraction/strategies/{name}", "put">,
+  ): Promise<Reply<"/extraction/strategies/{name}", "put">> {
+    return this.request("PUT", `/extraction/strategies/${segment(name)}`, { json: strategy });
+  }
+
+  async getStrategy(name: string): Promise<Reply<"/extraction/strategies/{name}", "get">> {
+    return this.request("GET", `/extraction/strategies/${segment(name)}`);
+  }
+
+  async listStrategies(): Promise<Reply<"/extraction/strategies", "get">> {
+    return this.request("GET", "/extraction/strategies");
+  }
+
+  /** DELETE a strategy (idempotent; the records it wrote stay). */
+  async deleteStrategy(name: string): Promise<void> {
+    await this.request("DELETE", `/extraction/strategies/${segment(name)}`);
   }
 
   /** One page of runs: `{runs, next_cursor}`; `asOfRun`: the thread as it was right after that run. */

@@ -227,6 +227,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/extraction/strategies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's extraction strategies, by name */
+        get: operations["list_all_extraction_strategies_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/extraction/strategies/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One extraction strategy */
+        get: operations["get_extraction_strategies__name__get"];
+        /** Create or replace an extraction strategy */
+        put: operations["put_extraction_strategies__name__put"];
+        post?: never;
+        /** Delete an extraction strategy (idempotent; the records it wrote stay) */
+        delete: operations["delete_extraction_strategies__name__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/keys": {
         parameters: {
             query?: never;
@@ -511,10 +547,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A page of the tenant's threads by id (optionally those whose id starts with `prefix`) */
+        /** A page of the tenant's threads, the most recently written first or by id (optionally those whose id starts with `prefix`) */
         get: operations["get_threads_threads_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/threads/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Search the tenant's conversations (runs and session items) by meaning and words */
+        post: operations["post_search_threads_search_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -535,6 +588,23 @@ export interface paths {
         post?: never;
         /** Delete a thread and everything it owns (idempotent) */
         delete: operations["delete_thread_threads__thread_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/threads/{thread_id}/extraction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where each extraction strategy stands on the thread */
+        get: operations["status_threads__thread_id__extraction_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1076,6 +1146,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** ExtractionTrigger */
+        ExtractionTrigger: {
+            /** After Runs */
+            after_runs: number;
+            /** Idle Seconds */
+            idle_seconds: number;
+        } & {
+            [key: string]: unknown;
+        };
         /**
          * ForkRequest
          * @description `POST /threads/{thread_id}/fork`: fork after `after_run_id` (default: the newest run) into `thread_id`
@@ -1574,6 +1653,83 @@ export interface components {
              */
             mode?: "bm25" | "knn" | "hybrid";
         };
+        /** StrategiesList */
+        StrategiesList: {
+            /** Strategies */
+            strategies: components["schemas"]["StrategyView"][];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * StrategyPut
+         * @description `PUT /extraction/strategies/{name}`.
+         */
+        StrategyPut: {
+            /**
+             * Type
+             * @enum {string}
+             */
+            type: "facts" | "preferences" | "summary" | "custom";
+            /** Namespace */
+            namespace: string;
+            trigger?: components["schemas"]["Trigger"];
+            /** Instructions */
+            instructions?: string | null;
+            /**
+             * Enabled
+             * @default true
+             */
+            enabled?: boolean;
+        };
+        /**
+         * StrategyStatus
+         * @description Where a strategy stands on a thread: `last_error` why the last attempt wrote nothing (null after a success),
+         *     `paused` why the plan holds extraction back.
+         */
+        StrategyStatus: {
+            /** Processed Through Seq */
+            processed_through_seq: number;
+            /** Pending Runs */
+            pending_runs: number;
+            /** Records Written */
+            records_written: number;
+            /** Last Error */
+            last_error: string | null;
+            /** Paused */
+            paused: string | null;
+            /** Enabled */
+            enabled: boolean;
+            /** Updated At */
+            updated_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * StrategyView
+         * @description An extraction strategy (docs/adr/0051): its namespace a template (`{actor_id}`, `{thread_id}`, `{strategy}`).
+         */
+        StrategyView: {
+            /** Name */
+            name: string;
+            /**
+             * Type
+             * @enum {string}
+             */
+            type: "facts" | "preferences" | "summary" | "custom";
+            /** Namespace */
+            namespace: string;
+            trigger: components["schemas"]["ExtractionTrigger"];
+            /** Instructions */
+            instructions: string | null;
+            /** Enabled */
+            enabled: boolean;
+            /** Created At */
+            created_at: string;
+            /** Updated At */
+            updated_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** ThreadConfigRequest */
         ThreadConfigRequest: {
             /** Max Runs */
@@ -1584,6 +1740,100 @@ export interface components {
             offset?: number | null;
             /** Retention Days */
             retention_days?: number | null;
+            /** Actor Id */
+            actor_id?: string | null;
+        };
+        /** ThreadExtraction */
+        ThreadExtraction: {
+            /** Thread Id */
+            thread_id: string;
+            /** Strategies */
+            strategies: {
+                [key: string]: components["schemas"]["StrategyStatus"];
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * ThreadSearchHit
+         * @description One hit of a conversation search (docs/adr/0049): the run (Griptape Run JSON, as list-runs answers it) or
+         *     the session item, the thread it was found in (a fork's shared run: the fork searched), its seq, the ranking's
+         *     score, and with `context`, the runs (items) around it in that thread.
+         */
+        ThreadSearchHit: {
+            /** Thread Id */
+            thread_id: string;
+            /** Seq */
+            seq: number;
+            /** Run Id */
+            run_id?: string | null;
+            /** Run */
+            run?: {
+                [key: string]: unknown;
+            } | null;
+            /** Item Id */
+            item_id?: string | null;
+            /** Item */
+            item?: {
+                [key: string]: unknown;
+            } | null;
+            /** Score */
+            score: number;
+            /** Created At */
+            created_at: string;
+            /** Context */
+            context?: {
+                [key: string]: unknown;
+            }[] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * ThreadSearchRequest
+         * @description `POST /threads/search` (direct `search_threads`, MCP `search_conversations`; docs/adr/0049): the tenant's
+         *     runs and session items by meaning and words, in `thread_ids` and/or under `thread_prefix` (both: the named
+         *     threads under the prefix; neither: every thread), created in [`since`, `until`).
+         */
+        ThreadSearchRequest: {
+            /** Query */
+            query: string;
+            /** Thread Prefix */
+            thread_prefix?: string | null;
+            /** Thread Ids */
+            thread_ids?: string[] | null;
+            /**
+             * Limit
+             * @default 10
+             */
+            limit?: number;
+            /**
+             * Mode
+             * @default hybrid
+             * @enum {string}
+             */
+            mode?: "hybrid" | "bm25" | "knn";
+            /** Since */
+            since?: string | null;
+            /** Until */
+            until?: string | null;
+            /** Consistency */
+            consistency?: "search" | null;
+            /**
+             * Context
+             * @default 0
+             */
+            context?: number;
+        };
+        /**
+         * ThreadSearchResult
+         * @description The best hits first (ties: newest first); only runs and items DynamoDB still holds, visible in a thread
+         *     searched.
+         */
+        ThreadSearchResult: {
+            /** Hits */
+            hits: components["schemas"]["ThreadSearchHit"][];
+        } & {
+            [key: string]: unknown;
         };
         /** ThreadView */
         ThreadView: {
@@ -1605,6 +1855,22 @@ export interface components {
             next_cursor: string | null;
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * Trigger
+         * @description When a conversation has settled: `after_runs` new runs, the newest `idle_seconds` old.
+         */
+        Trigger: {
+            /**
+             * After Runs
+             * @default 1
+             */
+            after_runs?: number;
+            /**
+             * Idle Seconds
+             * @default 0
+             */
+            idle_seconds?: number;
         };
         /**
          * TypedBlobView
@@ -3672,6 +3938,490 @@ export interface operations {
             };
         };
     };
+    list_all_extraction_strategies_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every strategy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StrategiesList"];
+                };
+            };
+            /** @description The request is not UTF-8 JSON, or a value breaks a domain rule (invalid_input, invalid_artifact) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No caller identity (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Known path, wrong method (method_not_allowed; the Allow header lists the methods) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what is stored (conflict) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too large (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not JSON: application/json or application/*+json, UTF-8 (unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Valid JSON that does not fit the schema (schema_invalid; details lists [{loc, type, msg}]; NaN, Infinity and numbers beyond a double, such as 1e400, are not JSON: finite_number) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The tenant's plan refuses the request now (rate_limited, quota_exceeded; Retry-After says when to retry); nothing was written */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server misconfiguration (configuration_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency failed or timed out; nothing was committed, safe to retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_extraction_strategies__name__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The strategy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StrategyView"];
+                };
+            };
+            /** @description The request is not UTF-8 JSON, or a value breaks a domain rule (invalid_input, invalid_artifact) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No caller identity (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Known path, wrong method (method_not_allowed; the Allow header lists the methods) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what is stored (conflict) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too large (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not JSON: application/json or application/*+json, UTF-8 (unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Valid JSON that does not fit the schema (schema_invalid; details lists [{loc, type, msg}]; NaN, Infinity and numbers beyond a double, such as 1e400, are not JSON: finite_number) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The tenant's plan refuses the request now (rate_limited, quota_exceeded; Retry-After says when to retry); nothing was written */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server misconfiguration (configuration_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency failed or timed out; nothing was committed, safe to retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_extraction_strategies__name__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StrategyPut"];
+            };
+        };
+        responses: {
+            /** @description The strategy as stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StrategyView"];
+                };
+            };
+            /** @description The request is not UTF-8 JSON, or a value breaks a domain rule (invalid_input, invalid_artifact) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No caller identity (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Known path, wrong method (method_not_allowed; the Allow header lists the methods) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what is stored (conflict) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too large (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not JSON: application/json or application/*+json, UTF-8 (unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Valid JSON that does not fit the schema (schema_invalid; details lists [{loc, type, msg}]; NaN, Infinity and numbers beyond a double, such as 1e400, are not JSON: finite_number) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The tenant's plan refuses the request now (rate_limited, quota_exceeded; Retry-After says when to retry); nothing was written */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server misconfiguration (configuration_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency failed or timed out; nothing was committed, safe to retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_extraction_strategies__name__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done (also when there was nothing to delete) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not UTF-8 JSON, or a value breaks a domain rule (invalid_input, invalid_artifact) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No caller identity (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Known path, wrong method (method_not_allowed; the Allow header lists the methods) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what is stored (conflict) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too large (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not JSON: application/json or application/*+json, UTF-8 (unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Valid JSON that does not fit the schema (schema_invalid; details lists [{loc, type, msg}]; NaN, Infinity and numbers beyond a double, such as 1e400, are not JSON: finite_number) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The tenant's plan refuses the request now (rate_limited, quota_exceeded; Retry-After says when to retry); nothing was written */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server misconfiguration (configuration_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency failed or timed out; nothing was committed, safe to retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     get_keys_keys_get: {
         parameters: {
             query?: never;
@@ -4788,7 +5538,10 @@ export interface operations {
     };
     get_artifacts_memories__memory_name__namespaces__namespace__artifacts_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the X-Offprompt-Ref its store answered: read without a lookup when it still names the namespace as it is (docs/adr/0053); otherwise, or absent, the namespace is read by name */
+                ref?: string | null;
+            };
             header?: never;
             path: {
                 memory_name: string;
@@ -5067,6 +5820,8 @@ export interface operations {
                     "X-Offprompt-Searchable"?: "true" | "false";
                     /** @description true when an idempotency_key retry got the first request's answer (nothing stored again) */
                     "X-Offprompt-Replayed"?: string;
+                    /** @description a store that created a blob namespace: the reference its load may pass as `ref` to read it without a lookup (docs/adr/0053); opaque, and only ever a shortcut: any ref loads what the namespace holds */
+                    "X-Offprompt-Ref"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6299,6 +7054,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string | null;
                 prefix?: string | null;
+                order?: "activity" | "id";
             };
             header?: never;
             path?: never;
@@ -6306,13 +7062,138 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Threads by id; `next_cursor` reads the next page */
+            /** @description Threads in the order asked; `next_cursor` reads the next page */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ThreadsPage"];
+                };
+            };
+            /** @description The request is not UTF-8 JSON, or a value breaks a domain rule (invalid_input, invalid_artifact) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No caller identity (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Known path, wrong method (method_not_allowed; the Allow header lists the methods) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what is stored (conflict) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too large (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not JSON: application/json or application/*+json, UTF-8 (unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Valid JSON that does not fit the schema (schema_invalid; details lists [{loc, type, msg}]; NaN, Infinity and numbers beyond a double, such as 1e400, are not JSON: finite_number) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The tenant's plan refuses the request now (rate_limited, quota_exceeded; Retry-After says when to retry); nothing was written */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server misconfiguration (configuration_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency failed or timed out; nothing was committed, safe to retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    post_search_threads_search_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThreadSearchRequest"];
+            };
+        };
+        responses: {
+            /** @description The best hits first */
+            200: {
+                headers: {
+                    /** @description with consistency "search": "true" when every write acknowledged before the request, in the threads searched, was searchable; "false" when the bounded wait gave up (the hits are still only runs DynamoDB holds) */
+                    "X-Offprompt-Searchable"?: "true" | "false";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadSearchResult"];
                 };
             };
             /** @description The request is not UTF-8 JSON, or a value breaks a domain rule (invalid_input, invalid_artifact) */
@@ -6679,6 +7560,127 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request is not UTF-8 JSON, or a value breaks a domain rule (invalid_input, invalid_artifact) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No caller identity (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Known path, wrong method (method_not_allowed; the Allow header lists the methods) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what is stored (conflict) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too large (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not JSON: application/json or application/*+json, UTF-8 (unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Valid JSON that does not fit the schema (schema_invalid; details lists [{loc, type, msg}]; NaN, Infinity and numbers beyond a double, such as 1e400, are not JSON: finite_number) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The tenant's plan refuses the request now (rate_limited, quota_exceeded; Retry-After says when to retry); nothing was written */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server misconfiguration (configuration_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency failed or timed out; nothing was committed, safe to retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    status_threads__thread_id__extraction_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each strategy's status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadExtraction"];
+                };
             };
             /** @description The request is not UTF-8 JSON, or a value breaks a domain rule (invalid_input, invalid_artifact) */
             400: {
