@@ -361,6 +361,28 @@ def test_over_the_plans_extraction_tokens_it_pauses_and_loses_nothing(
     assert status["paused"] is None and status["pending_runs"] == 0
 
 
+def test_what_extraction_stores_is_on_the_tenants_gauge_exactly(
+    ext: Extractions, model: ScriptedModel, chat: Any, clock: Clock, aws: dict[str, Any]
+) -> None:
+    """ADR 0042's rule for the records extraction writes: each version's bytes on the tenant's stored-bytes gauge in
+    its own transaction (before, extracted records were stored free: the recount saw none of them)."""
+    from extraction_support import TABLE
+
+    from offprompt.adapters import gauge
+
+    assert ext.account is not None
+    ext.account.put_tenant(TENANT, {"plan": "custom", "extraction_tokens_per_day": 10_000}, "2026-01-01T00:00:00Z")
+    model.script = home_model
+    lisbon(ext, chat, clock)
+    assert extract_thread(ext, TENANT, "t1")["strategies"]["facts"]["written"] == 1
+    chat.say(TENANT, "t1", "I live in Porto now")
+    clock.tick()
+    assert extract_thread(ext, TENANT, "t1")["strategies"]["facts"]["written"] == 1
+    counted = gauge.recount_stored_bytes(TABLE, TENANT, client=aws["dynamodb"])
+    assert counted.stored_bytes > 0, counted  # two record versions, metered
+    assert gauge.gauges(TABLE, TENANT, aws["dynamodb"])["stored_bytes"] == counted.stored_bytes
+
+
 def test_a_foreign_tenants_strategy_never_sees_another_tenants_runs(
     ext: Extractions, model: ScriptedModel, chat: Any, clock: Clock
 ) -> None:

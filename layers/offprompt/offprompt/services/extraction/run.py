@@ -52,7 +52,7 @@ from offprompt.memory.extraction import (
     turn_text,
 )
 from offprompt.memory.records import is_live, iso, millis
-from offprompt.metering import Plan, utc_day
+from offprompt.metering import Meter, Plan, utc_day
 from offprompt.ports import (
     ExtractionLeaseTaken,
     ExtractionStatus,
@@ -246,6 +246,7 @@ def _apply(
 ) -> int:
     written = 0
     touched: set[str] = set()  # keys this attempt wrote: a later operation on one is this answer's own
+    meter: Meter | None = None  # built at the first write (a hosted tenant's plan read once)
     for operation in operations:
         if operation.op == "noop":
             continue
@@ -273,9 +274,21 @@ def _apply(
                 "extracted_at": iso(millis(ext.clock())),
             },
         }
-        put_record(ext.records, tenant, namespace, operation.key, RecordPut(value=record, index=["text"]))
+        meter = meter if meter is not None else _record_meter(ext, tenant)
+        put_record(ext.records, tenant, namespace, operation.key, RecordPut(value=record, index=["text"]), meter=meter)
         written += 1
+    if meter is not None and meter.pending() and ext.account is not None:
+        ext.account.add_usage(tenant, utc_day(ext.clock()), meter.pending())  # the day's counters not yet written
     return written
+
+
+def _record_meter(ext: Extractions, tenant: str) -> Meter | None:
+    """A hosted tenant's meter for the records extraction writes: each version's bytes go on its stored-bytes gauge
+    in the version's own transaction, under its plan (ADR 0042); None without an account store (self-hosted)."""
+    if ext.account is None:
+        return None
+    found = ext.account.get_tenant(tenant)
+    return Meter(tenant, Plan.from_mapping(found.plan)) if found is not None else None
 
 
 def _same(stored: Any, text: str) -> bool:
