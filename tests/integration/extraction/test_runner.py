@@ -383,6 +383,26 @@ def test_what_extraction_stores_is_on_the_tenants_gauge_exactly(
     assert gauge.gauges(TABLE, TENANT, aws["dynamodb"])["stored_bytes"] == counted.stored_bytes
 
 
+def test_over_the_plans_stored_bytes_nothing_is_stored_and_the_status_says_so(
+    ext: Extractions, model: ScriptedModel, chat: Any, clock: Clock
+) -> None:
+    assert ext.account is not None
+    ext.account.put_tenant(
+        TENANT, {"plan": "custom", "stored_bytes": 10, "extraction_tokens_per_day": 10_000}, "2026-01-01T00:00:00Z"
+    )
+    model.script = home_model
+    lisbon(ext, chat, clock)
+    assert extract_thread(ext, TENANT, "t1")["strategies"]["facts"]["outcome"] == "failed"
+    status = status_of(ext, "t1")
+    assert "over the plan" in status["last_error"] and status["pending_runs"] >= 1, status
+    with pytest.raises(NotFound):
+        record(ext)
+    ext.account.put_tenant(TENANT, {"plan": "custom", "extraction_tokens_per_day": 10_000}, "2026-01-01T00:00:00Z")
+    clock.tick(3600)
+    assert extract_thread(ext, TENANT, "t1")["strategies"]["facts"]["outcome"] == "extracted"
+    assert record(ext)["value"]["text"] == "Lives in Lisbon" and status_of(ext, "t1")["last_error"] is None
+
+
 def test_a_foreign_tenants_strategy_never_sees_another_tenants_runs(
     ext: Extractions, model: ScriptedModel, chat: Any, clock: Clock
 ) -> None:

@@ -31,7 +31,7 @@ from datetime import datetime
 from itertools import islice
 from typing import Any
 
-from offprompt.errors import InvalidInput, OffpromptError
+from offprompt.errors import InvalidInput, OffpromptError, QuotaExceeded
 from offprompt.events import EXTRACTION_COMPLETED, EXTRACTION_FAILED
 from offprompt.identifiers import check_identifier, digest
 from offprompt.limits import MAX_QUERY_CHARS
@@ -195,7 +195,10 @@ def _extract_claimed(
             "last_seq": runs[-1].seq,
             "batch": digest(tenant, thread.thread_id, strategy.name, runs[0].seq, runs[-1].seq)[:32],
         }
-        written = _apply(ext, tenant, namespace, operations, [t.run_id for t in turns], provenance)
+        try:
+            written = _apply(ext, tenant, namespace, operations, [t.run_id for t in turns], provenance)
+        except QuotaExceeded as exc:  # the plan's stored bytes: the range stays pending (what it wrote is skipped)
+            return _failed(ext, tenant, status, lease, f"over the plan: {exc}; the runs stay pending")
     done = replace(
         status,
         processed_through_seq=runs[-1].seq,
