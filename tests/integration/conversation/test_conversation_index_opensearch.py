@@ -189,6 +189,19 @@ def test_bad_arguments_are_refused_before_any_request(subject: Subject) -> None:
         )
 
 
+def test_hybrid_without_an_embedder_is_bm25_alone(subject: Subject) -> None:
+    """The search route's default mode works on a deployment without EmbeddingModelId (ADR 0049): BM25 candidates
+    only, never a 400 (it was one)."""
+    subject.index.index([doc("t1", 1, "my sister lives in Reykjavik")])
+    subject.settle()
+    bm25_only = OpenSearchConversationIndex(subject.index.client, subject.name, None, mode=subject.index.mode)
+    found = bm25_only.candidates(
+        "alice", bm25_query="reykjavik", embed_query="reykjavik", threads=None, thread_prefix=None,
+        since=None, until=None, size=5, mode="hybrid",
+    )  # fmt: skip
+    assert [(c.doc.seq, c.bm25 is not None, c.knn) for c in found] == [(1, True, None)]
+
+
 @pytest.mark.parametrize("serverless", [False, True])
 def test_tenant_documents_page_an_index_created_before_the_conversation_fields(
     opensearch_client: Any, serverless: bool

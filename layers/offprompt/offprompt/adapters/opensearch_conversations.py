@@ -369,8 +369,10 @@ class OpenSearchConversationIndex:
             raise InvalidInput("mode must be one of hybrid, bm25, knn")
         if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_SEARCH_DEPTH:
             raise InvalidInput(f"size must be an integer from 1 to {MAX_SEARCH_DEPTH}")
-        if mode != "bm25" and self.embedder is None:
-            raise InvalidInput(f"{mode} search needs an embedder, and none is configured")
+        if mode == "knn" and self.embedder is None:
+            raise InvalidInput("knn search needs an embedder, and none is configured")
+        if mode == "hybrid" and self.embedder is None:  # the route's default: BM25 alone where nothing embeds
+            mode = "bm25"
         since = None if since is None else _check_time("since", since)
         until = None if until is None else _check_time("until", until)
         scope = scope_filter(tenant, threads, thread_prefix, since, until)
