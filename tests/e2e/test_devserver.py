@@ -85,6 +85,7 @@ EXPECTED_PARAMETERS = {
     "key": "fact #1 ü?",
     "asset": "app.js",
     "checkpoint_id": "1ef4f797-8335-6428-8001-8a1503f9b875",
+    "name": "facts ü",
 }
 
 

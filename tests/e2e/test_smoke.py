@@ -137,7 +137,7 @@ def test_smoke_with_the_header_tenant_from_a_venv_with_only_the_client(
     assert done.returncode == 0, done.stdout + done.stderr
     skipped = {"hosted.usage": NEEDS_KEY, "hosted.keys": NEEDS_KEY, "tenant.export": NEEDS_EXPORT}
     assert_held_but(table(done.stdout), {**skipped, "tenant.erase": NEEDS_ERASE}, done.stdout)
-    assert "routes exercised: 39 of 50 (not: POST /keys, GET /keys, DELETE /keys/{key_id}, GET /usage, POST " in (
+    assert "routes exercised: 44 of 55 (not: POST /keys, GET /keys, DELETE /keys/{key_id}, GET /usage, POST " in (
         summary(done.stdout)
     )
 
@@ -174,7 +174,7 @@ def test_smoke_with_a_key_through_make(stack: RunningStack, tmp_path: Path) -> N
     assert rows["reach"][1].endswith(f'the key is tenant "{tenant}"')
     assert key.split("_", 2)[2] not in done.stdout + done.stderr  # the secret is never printed
     not_exercised = "not: DELETE /tenant, POST /threads/{thread_id}/items, GET "  # the doors: no smoke check yet
-    assert f"routes exercised: 44 of 50 ({not_exercised}" in summary(done.stdout)
+    assert f"routes exercised: 49 of 55 ({not_exercised}" in summary(done.stdout)
 
     # What the tenant holds now, read by the operator's export (not over the API the smoke used): under the run's
     # prefix only what the cleanup row says stays, meta entries, the bare position counter of each namespace and the

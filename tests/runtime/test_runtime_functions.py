@@ -473,9 +473,13 @@ def test_conversation_indexer_indexes_the_run_of_a_stream_batch(
     """The conversation indexer (docs/adr/0048) on the stream sample: its run is a search document of its tenant (in
     the function's index on the node); the sample's other records (a batch, an API key) mean nothing to it."""
     indexer = start_text_function("ConversationIndexFunction")
+    query = {"bool": {"filter": [{"term": {"doc_kind": "conversation"}}, {"term": {"ref_id": "run-1"}}]}}
+    # the search test of this module indexes its own run-1 of tenant-a's thread-1 (the same document): gone first
+    opensearch_client.delete_by_query(
+        index="offprompt-runtime-*", body={"query": query}, refresh=True, ignore_unavailable=True
+    )
     assert indexer.invoke(event("events_stream.json")) == {"batchItemFailures": []}, indexer.logs()
     opensearch_client.indices.refresh(index="offprompt-runtime-*")
-    query = {"bool": {"filter": [{"term": {"doc_kind": "conversation"}}, {"term": {"ref_id": "run-1"}}]}}
     hits = opensearch_client.search(index="offprompt-runtime-*", body={"query": query})["hits"]["hits"]
     assert [(h["_source"]["tenant"], h["_source"]["input_text"]) for h in hits] == [("tenant-a", "my name is Ada")]
 

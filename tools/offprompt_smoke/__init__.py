@@ -36,6 +36,8 @@ The checks, in order (`offprompt-smoke --list`):
     conversation.search               POST /threads/search with consistency "search" finds a run just written, in
                                       its thread and in a fork (shared history); a deleted thread's run is never
                                       a hit; limit=0 → 422 schema_invalid
+    conversation.extraction           PUT /extraction/strategies/{name} (a trigger that never fires), GET, list,
+                                      GET /threads/{id}/extraction names it with 1 pending run, 422, DELETE → 404
     cloud-threads.api                 /api/threads: create with alias, find by ?alias=, alias conflict 409, PATCH
                                       [m1-m3] then [m2-m4] (a diff), messages view, native runs, DELETE, alias freed
     griptape.cloud-driver             Griptape's own GriptapeCloudConversationMemoryDriver (base_url + key, alias)

@@ -62,6 +62,11 @@ CHECKS: tuple[Check, ...] = (
         conversation.check_search,
     ),
     Check(
+        "conversation.extraction",
+        "extraction strategies: PUT, GET, list, a thread's status, 422, DELETE → 404",
+        conversation.check_extraction,
+    ),
+    Check(
         "cloud-threads.api",
         "/api/threads: alias, find, PATCH diff, messages, delete",
         cloud.check_cloud_threads,

@@ -126,6 +126,29 @@ def check_search(smoke: Smoke) -> str:
     return f"found in the thread and its fork ({len(hits)} hits, waited for the index); deleted never answered; 422"
 
 
+def check_extraction(smoke: Smoke) -> str:
+    """Extraction strategies (docs/adr/0051): one stored, read back and listed; a thread's status names it with what
+    is pending; a bad type is 422; deleted, it is 404. Its trigger (1,000 runs) never fires: the smoke writes no
+    record (a deployed stack's model is never called)."""
+    name, thread = smoke.name("facts"), smoke.thread("extraction")
+    stored = smoke.api.put_strategy(name, "facts", "smoke/{thread_id}/facts", after_runs=1000)
+    expect(stored["name"] == name and stored["trigger"]["after_runs"] == 1000, f"PUT answered {stored}")
+    try:
+        expect(smoke.api.get_strategy(name)["type"] == "facts", "GET does not read the strategy back")
+        listed = [s["name"] for s in smoke.api.list_strategies()["strategies"]]
+        expect(name in listed, f"the strategy is not listed: {listed}")
+        smoke.api.add_run(thread, input="I live in Lisbon", output="Nice", id="xtr-1")
+        status = smoke.api.thread_extraction(thread)["strategies"].get(name)
+        expect(status is not None and status["processed_through_seq"] == 0, f"the thread's status: {status}")
+        expect(status["pending_runs"] == 1, f"pending runs: {status['pending_runs']}")
+        body = {"type": "nonsense", "namespace": "a", "trigger": {"after_runs": 1}}
+        refused(lambda: smoke.api.request("PUT", f"/extraction/strategies/{quoted(name)}", json_body=body), 422)
+    finally:
+        smoke.api.delete_strategy(name)
+    refused(lambda: smoke.api.get_strategy(name), 404, "strategy_not_found")
+    return "a strategy stored, read, listed, named in a thread's status (1 pending run), 422 on a bad type, deleted"
+
+
 def prompt_stack(smoke: Smoke, thread: str, **body: Any) -> tuple[dict[str, Any], int, str]:
     """The prompt-stack answer, its X-Offprompt-Prompt-Tokens and X-Offprompt-Over-Budget headers."""
     response = smoke.api.request("POST", f"/threads/{quoted(thread)}/prompt-stack", json_body=body)
