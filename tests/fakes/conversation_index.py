@@ -36,10 +36,14 @@ class FakeConversationIndex:
         self.calls: list[dict[str, Any]] = []
 
     # ---- writes ----------------------------------------------------------------------------------------------
-    def index(self, docs: Sequence[ConversationDoc]) -> None:
+    def index(self, docs: Sequence[ConversationDoc]) -> list[str | None]:
         for doc in docs:
             key = (doc.tenant, doc.thread_id, doc.kind, doc.seq)
             (self.held if self.lag else self.docs)[key] = doc
+        return [None] * len(docs)  # its ids are the runs' own (as a managed domain's)
+
+    def delete_ids(self, ids: Sequence[str]) -> None:
+        """Nothing to do: `index` names no id."""
 
     def deliver(self) -> None:
         self.docs.update(self.held)

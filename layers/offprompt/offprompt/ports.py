@@ -1403,10 +1403,17 @@ class ConversationIndex(Protocol):
     """Runs and session items in OpenSearch, one document per (tenant, thread, kind, seq): indexing the same one
     again replaces it (a retried stream batch makes no duplicate)."""
 
-    def index(self, docs: Sequence[ConversationDoc]) -> None: ...
+    def index(self, docs: Sequence[ConversationDoc]) -> list[str | None]:
+        """Index the documents; the id each one got where only the engine names it (OpenSearch Serverless), so a
+        delete can reach it before search sees it (the caller keeps it on the run's item), else None."""
+        ...
 
     def delete(self, tenant: str, thread_id: str, kind: str, seqs: Sequence[int]) -> None:
         """Delete these documents; missing ones are fine."""
+        ...
+
+    def delete_ids(self, ids: Sequence[str]) -> None:
+        """Delete the documents of these ids (ones `index` named, kept on the runs' items); missing ones are fine."""
         ...
 
     def delete_thread(self, tenant: str, thread_id: str) -> None:
@@ -1452,6 +1459,8 @@ class RunChange:
     kind: Literal["run", "item"]
     removed: bool
     run: StoredRun | None = None
+    #: The ids of the run's search documents its item named before the change (Serverless, `ConversationIndex.index`).
+    doc_ids: tuple[str, ...] = ()
 
 
 class RunChangeDecoder(Protocol):

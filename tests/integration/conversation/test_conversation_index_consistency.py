@@ -144,17 +144,23 @@ def serverless() -> bool:
 
 
 def gone_once_removed(d: Deployment, stream: Stream, tenant: str) -> None:
-    """No document of the tenant is left once the erase's REMOVE records reached the indexer. On a managed domain
-    the erase itself leaves none. On Serverless a document indexed within the collection's refresh interval is not
-    visible to the erase's search nor its verify (KNOWN GAP, ADR 0048: `verified` covers what the collection had
-    made visible); the indexer deletes it when the run's REMOVE arrives, once it is visible: polled, bounded."""
-    left = documents(d, tenant)
-    if left and serverless():
-        # KNOWN GAP (open, in the stop note and ADR 0048): the indexer processed the REMOVE records while the
-        # documents were not yet visible to search, and nothing names a Serverless document's assigned id, so they
-        # stay. The fix: keep each document's assigned id where a delete can find it (as records do).
-        pytest.xfail(f"Serverless: {left} conversation documents outlive a tenant erase made within the refresh window")
-    assert left == 0
+    """No document of the tenant is left once the erase (and its REMOVE records, after it) ran: on Serverless too,
+    where a document indexed within the collection's refresh interval is visible to no search, the erase deletes it
+    by the id its run's item keeps (ADR 0048)."""
+    assert documents(d, tenant) == 0
+
+
+def hold_the_refresh_window_open(d: Deployment, stream: Stream) -> None:
+    """From now on a document is searchable only after an explicit refresh on the node (the tests' `found` and
+    `documents` do one; code under test never can): the Serverless window held open, as the test's own pumping
+    outlasts the proxy's 1 s interval. (The index exists first: another tenant's run, in a thread of its own.)"""
+    d.add_run(BOB, "first", "f0", "the index exists")
+    stream.pump()
+    d.os.indices.put_settings(index=d.index, body={"index": {"refresh_interval": "-1"}})
+
+
+def is_run(record: dict[str, Any]) -> bool:
+    return str(record["dynamodb"]["Keys"]["sk"]["S"]).startswith("RUN#")
 
 
 def documents(d: Deployment, tenant: str | None = None) -> int:
@@ -223,9 +229,38 @@ def test_deleted_pruned_and_expired_runs_leave_no_document(d: Deployment, stream
         TableName=d.table, Key={"pk": {"S": thread_pk(ALICE, "t2")}, "sk": {"S": run_sk(1)}}
     )
     records = stream.pump(by_ttl=True)
-    assert [r["eventName"] for r in records] == ["REMOVE"]
+    # (and, on Serverless, the MODIFYs of the indexer keeping the last runs' document ids: no change to index)
+    assert [r["eventName"] for r in records if r["eventName"] != "MODIFY"] == ["REMOVE"]
     assert found(d, ALICE, "walrus") == [("t1", s) for s in range(5, 15)]
     assert documents(d, ALICE) == 10
+
+
+def test_a_run_removed_before_its_document_is_searchable_leaves_none(d: Deployment, stream: Stream) -> None:
+    """On Serverless a document is visible to search only after the collection's refresh interval, and its id is
+    the collection's: a run removed within that window was found by no delete (the document outlived it). The id the
+    indexer keeps on the run's item reaches the removal; the indexer's own write of it is no change to index."""
+    from offprompt.adapters.dynamodb_runs import DynamoDbRunStore
+
+    hold_the_refresh_window_open(d, stream)
+    for i in range(3):
+        d.add_run(ALICE, "t1", f"r{i}", f"gannet {i}")
+    threads(
+        {"tenant": ALICE, "thread_id": "s1", "action": "add_items", "items": [{"role": "user", "content": "gannet"}]}
+    )
+    d.add_run(ALICE, "gone", "g0", "gannet of a thread deleted at once")
+    written = stream.pump()
+    assert [r["eventName"] for r in written if is_run(r)].count("INSERT") == 5
+    # at once, within the refresh interval: a delete, a pop, a whole thread
+    runs = DynamoDbRunStore(d.table)
+    runs.delete_runs(ALICE, "t1", [runs.get_run(ALICE, "t1", 2)])  # type: ignore[list-item]
+    threads({"tenant": ALICE, "thread_id": "s1", "action": "pop_item"})
+    threads({"tenant": ALICE, "thread_id": "gone", "action": "delete"})
+    changes = stream.pump()
+    assert found(d, ALICE, "gannet") == [("t1", 1), ("t1", 3)]
+    assert documents(d, ALICE) == 2
+    if serverless():  # the ids kept on the items: MODIFYs the indexer ignores (nothing indexed twice)
+        assert [r["eventName"] for r in changes if is_run(r)].count("MODIFY") == 5
+    assert stream.pump() == []  # the removals wrote nothing back: the stream is quiet
 
 
 def test_popped_items_and_deleted_threads_leave_no_document(d: Deployment, stream: Stream) -> None:
@@ -269,6 +304,7 @@ def test_an_erased_tenant_leaves_no_document_and_the_other_keeps_its_own(d: Depl
     from offprompt.config import get_settings
     from offprompt.services.tenant_data.erase import erase_tenant
 
+    hold_the_refresh_window_open(d, stream)
     for i in range(3):
         d.add_run(ALICE, "t1", f"r{i}", f"heron {i}")
     d.add_run(BOB, "t1", "b0", "heron too")
@@ -324,6 +360,7 @@ def test_an_export_carries_no_document_and_an_import_is_indexed_by_the_stream(
     out = tmp_path / "alice"
     assert admin(["export", ALICE, "--out", str(out)]) == 0
     assert not [line for line in (out / "opensearch.jsonl").read_text().splitlines() if "puffin" in line]
+    assert "search_doc_ids" not in (out / "dynamodb.jsonl").read_text()  # this deployment's ids stay here
     assert until_verified(lambda: admin(["erase", ALICE, "--yes"]) or None) is None  # 0: verified
     stream.pump()
     gone_once_removed(d, stream, ALICE)

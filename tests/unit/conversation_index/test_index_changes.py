@@ -49,7 +49,16 @@ def test_stream_records_of_run_items_are_run_changes_and_nothing_else_is() -> No
     assert added.run is not None and added.run.run_id == "r3"
     removed = run_change(record("REMOVE", "a#1", "t", stored(3, "hi", kind="items"), "e2"))
     assert removed is not None and (removed.kind, removed.removed, removed.run) == ("item", True, None)
-    assert run_change(record("MODIFY", "a", "t", stored(1, "x"), "e3")).removed is False  # type: ignore[union-attr]
+    rewritten = record("MODIFY", "a", "t", stored(1, "x"), "e3")
+    rewritten["dynamodb"]["OldImage"] = record("INSERT", "a", "t", stored(1, "before"), "e0")["dynamodb"]["NewImage"]
+    assert run_change(rewritten).removed is False  # type: ignore[union-attr]
+    # the indexer keeping its documents' ids on the item (Serverless): the run did not change
+    kept = record("MODIFY", "a", "t", stored(1, "x"), "e3")
+    kept["dynamodb"]["NewImage"] = {**kept["dynamodb"]["NewImage"], "search_doc_ids": {"SS": ["d2", "d1"]}}
+    assert run_change(kept) is None
+    gone = record("REMOVE", "a", "t", stored(1, "x"), "e6")
+    gone["dynamodb"]["OldImage"] = kept["dynamodb"]["NewImage"]
+    assert run_change(gone).doc_ids == ("d1", "d2")  # type: ignore[union-attr]
     runid = record("INSERT", "a", "t", stored(1, "x"), "e4")
     runid["dynamodb"]["Keys"]["sk"] = {"S": runid_sk("r1")}
     assert run_change(runid) is None
@@ -101,8 +110,12 @@ class Index:
             raise DependencyUnavailable("OpenSearch is down")
         self.calls.append((what, arg))
 
-    def index(self, docs: Sequence[ConversationDoc]) -> None:
+    def index(self, docs: Sequence[ConversationDoc]) -> list[str | None]:
         self._call("index", [(d.thread_id, d.seq, d.input_text, d.context_text) for d in docs])
+        return [None] * len(docs)
+
+    def delete_ids(self, ids: Sequence[str]) -> None:
+        self._call("delete_ids", list(ids))
 
     def delete(self, tenant: str, thread_id: str, kind: str, seqs: Sequence[int]) -> None:
         self._call("delete", (thread_id, kind, list(seqs)))
@@ -184,3 +197,44 @@ def test_the_handler_reports_what_was_not_applied_as_batch_item_failures(monkeyp
         get_settings.cache_clear()
     assert response == {"batchItemFailures": [{"itemIdentifier": "2"}, {"itemIdentifier": "3"}]}
     assert handler.lambda_handler({"Records": []}, None) == {"batchItemFailures": []}
+
+
+class NamingIndex(Index):
+    """An index that names its documents' ids, as OpenSearch Serverless does."""
+
+    named = 0
+
+    def index(self, docs: Sequence[ConversationDoc]) -> list[str | None]:
+        super().index(docs)
+        self.named += 1
+        return [f"id-{d.seq}-{self.named}" for d in docs]
+
+
+class Kept:
+    """The runs' items keeping document ids: `gone` seqs are removed (or replaced) since they were read."""
+
+    def __init__(self, gone: set[int]) -> None:
+        self.ids: dict[int, tuple[str, ...]] = {}
+        self.gone = gone
+
+    def remember(
+        self, tenant: str, thread_id: str, seq: int, run_id: str, ids: Sequence[str]
+    ) -> tuple[str, ...] | None:
+        if seq in self.gone:
+            return None
+        before, self.ids[seq] = self.ids.get(seq, ()), tuple(ids)
+        return before
+
+
+def test_serverless_ids_are_kept_on_the_items_and_what_nothing_keeps_is_deleted() -> None:
+    index, kept = NamingIndex(), Kept(gone={2})
+    ctx = Indexing(Runs({}), Bodies({}), index, StreamRunDecoder(), kept)  # type: ignore[arg-type]
+    index_changes(ctx, [change(1, "a"), change(2, "b")])
+    # run 2 was removed before its id could be kept: its new document goes at once (its REMOVE found none by search)
+    assert kept.ids == {1: ("id-1-1",)} and index.calls[-1] == ("delete_ids", ["id-2-1"])
+    index.calls.clear()
+    index_changes(ctx, [change(1, "a again", event="m1")])  # written again: the old text's document goes
+    assert index.calls[-1] == ("delete_ids", ["id-1-1"]) and kept.ids[1] == ("id-1-2",)
+    index.calls.clear()
+    index_changes(ctx, [RunChange("r1", "a", "t", 1, "run", True, doc_ids=kept.ids[1])])  # removed: by its ids
+    assert index.calls == [("delete_ids", list(kept.ids[1])), ("delete", ("t", "run", [1]))]

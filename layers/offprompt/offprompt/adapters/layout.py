@@ -673,6 +673,11 @@ def with_index_attribute(item: dict[str, Any], tenant: str) -> dict[str, Any]:
 #: them, so removing imported data never takes bytes off a gauge that never counted them.
 GAUGE_ATTRIBUTES = ("metered_bytes",)
 
+#: Attributes that name the exporting deployment's search documents (a run's Serverless document ids, ADR 0048):
+#: an export leaves them out and an import drops them (the importing deployment's indexer writes its own).
+SEARCH_DOC_IDS = "search_doc_ids"
+DEPLOYMENT_ATTRIBUTES = (SEARCH_DOC_IDS,)
+
 
 # ---- S3 ---------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)

@@ -21,9 +21,9 @@ against DynamoDB (a removed run whose document is still there is never an answer
 
 Modes: "provisioned" (a managed domain) and "serverless" (docs/adr/0030): no custom ids, no refresh, no
 delete-by-query. On Serverless a document is indexed without an id, after deleting the copies of the same runs that
-search sees (a retried batch); deletes are by the ids search finds. A document indexed within the collection's
-refresh interval before its run's removal is not found by that delete and outlives it: never a hit (DynamoDB decides),
-removed with its thread, the tenant's erase, or a reindex of the thread. Candidates keep one per run (the best score).
+search sees (a retried batch); `index` answers the ids the collection gave, which the indexer keeps on the runs'
+items (`dynamodb_conversation_docs`), so a removal within the collection's refresh interval deletes them by id
+(`delete_ids`); deletes also take the ids search finds. Candidates keep one per run (the best score).
 """
 
 from __future__ import annotations
@@ -190,11 +190,11 @@ class OpenSearchConversationIndex:
                     self.ensure_index()
                     self._ready = True
 
-    def index(self, docs: Sequence[ConversationDoc]) -> None:
+    def index(self, docs: Sequence[ConversationDoc]) -> list[str | None]:
         for doc in docs:
             _check_doc(doc)
         if not docs:
-            return
+            return []
         self._ensure_ready()
         vectors = self._vectors(docs)
         write_id = uuid.uuid4().hex
@@ -204,6 +204,7 @@ class OpenSearchConversationIndex:
                 by_tenant.setdefault(d.tenant, []).append((d.thread_id, d.kind, d.seq))
             for tenant, keys in by_tenant.items():
                 self._delete_ids(self._ids_of(tenant, keys))
+        assigned: list[str | None] = []
         for first in range(0, len(docs), BULK_DOCS):
             lines: list[str] = []
             for doc, vector in zip(docs[first : first + BULK_DOCS], vectors[first : first + BULK_DOCS], strict=True):
@@ -215,7 +216,12 @@ class OpenSearchConversationIndex:
                     doc_id = conversation_doc_id(doc.tenant, doc.thread_id, doc.kind, doc.seq)
                     lines.append(json.dumps({"index": {"_id": doc_id}}))
                 lines.append(json.dumps(source, ensure_ascii=False))
-            _check_bulk(self._bulk("index conversation documents", "\n".join(lines) + "\n"))
+            answer = self._bulk("index conversation documents", "\n".join(lines) + "\n")
+            _check_bulk(answer)
+            assigned.extend(
+                _assigned_ids(answer, len(lines) // 2) if self.mode == "serverless" else [None] * (len(lines) // 2)
+            )
+        return assigned
 
     def _vectors(self, docs: Sequence[ConversationDoc]) -> list[list[float] | None]:
         """Input and output embedded (their first EMBED_MAX_CHARS), as the record index embeds a record's text."""
@@ -253,6 +259,14 @@ class OpenSearchConversationIndex:
             self._delete_ids(self._ids_of(tenant, [(thread_id, kind, s) for s in wanted]))
         else:
             self._delete_ids([conversation_doc_id(tenant, thread_id, kind, s) for s in wanted])
+
+    def delete_ids(self, ids: Sequence[str]) -> None:
+        for doc_id in ids:
+            if not isinstance(doc_id, str) or not doc_id:
+                raise InvalidInput("a document id must be a non-empty string")
+        if ids:
+            self._ensure_ready()
+            self._delete_ids(ids)
 
     def delete_thread(self, tenant: str, thread_id: str) -> None:
         check_tenant(tenant)
@@ -455,6 +469,21 @@ def _doc(tenant: str, source: dict[str, Any]) -> ConversationDoc:
         meta_text=str(source.get("meta_text") or ""),
         context_text=str(source.get("context_text") or ""),
     )
+
+
+def _assigned_ids(answer: dict[str, Any], expected: int) -> list[str | None]:
+    """Serverless: the id the collection gave each document of a bulk index request, in order."""
+    items = answer.get("items")
+    if not isinstance(items, list) or len(items) != expected:
+        raise DependencyUnavailable("OpenSearch answered a bulk index request with a different number of items")
+    ids: list[str | None] = []
+    for item in items:
+        result = item.get("index") if isinstance(item, dict) else None
+        doc_id = result.get("_id") if isinstance(result, dict) else None
+        if not isinstance(doc_id, str) or not doc_id:
+            raise DependencyUnavailable("OpenSearch answered a bulk index request without a document id")
+        ids.append(doc_id)
+    return ids
 
 
 def _check_bulk(answer: Any) -> None:

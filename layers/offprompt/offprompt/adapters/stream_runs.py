@@ -6,7 +6,9 @@ Every change of a `RUN#` item counts, whoever made it: INSERT and MODIFY index t
 append of session items, an import; a retried batch writes the same document again), REMOVE deletes its document,
 whatever removed it (a pop, `max_runs` pruning, DynamoDB's TTL, a thread delete, an erase). The tenant and the thread
 are the ones the item's key names (`layout.parse_key`; an attribute only recovers a digested key part that it
-digests to); the kind is the item's `thread_kind` ("items": a session item). Anything else is no change.
+digests to); the kind is the item's `thread_kind` ("items": a session item). A MODIFY that only sets the ids of the
+run's search documents (the indexer's own bookkeeping on Serverless, `dynamodb_conversation_docs`) is no change; a
+REMOVE carries the ids the removed item named. Anything else is no change.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any, Literal
 
 from offprompt.ports import RunChange
 
+from .dynamodb_conversation_docs import DOC_IDS, doc_ids_of
 from .dynamodb_runs import stored_run_of_item
 from .layout import parse_key
 
@@ -37,7 +40,13 @@ def run_change(record: Mapping[str, Any]) -> RunChange | None:
         return None
     keys = change.get("Keys") or {}
     new, old = change.get("NewImage") or {}, change.get("OldImage") or {}
+    if name == "MODIFY" and _unchanged_but_doc_ids(new, old):
+        return None  # the indexer keeping its documents' ids on the item: the run itself did not change
     return _change(event_id, keys, new if name != "REMOVE" else None, old)
+
+
+def _unchanged_but_doc_ids(new: Mapping[str, Any], old: Mapping[str, Any]) -> bool:
+    return {k: v for k, v in new.items() if k != DOC_IDS} == {k: v for k, v in old.items() if k != DOC_IDS}
 
 
 def scanned_run(item: Mapping[str, Any]) -> RunChange | None:
@@ -59,7 +68,7 @@ def _change(
     kind: Literal["run", "item"] = "item" if _s(image, "thread_kind") == "items" else "run"
     thread_id, seq = str(parsed.ids["thread_id"]), int(parsed.ids["seq"])
     if new is None:
-        return RunChange(change_id, parsed.tenant, thread_id, seq, kind, removed=True)
+        return RunChange(change_id, parsed.tenant, thread_id, seq, kind, removed=True, doc_ids=doc_ids_of(old))
     return RunChange(change_id, parsed.tenant, thread_id, seq, kind, removed=False, run=stored_run_of_item(dict(new)))
 
 

@@ -27,6 +27,7 @@ from offprompt.ports import RunChange
 from . import layout
 from .aws_errors import failure_reason
 from .clients import aws_client
+from .dynamodb_conversation_docs import DOC_IDS, doc_ids_of
 from .layout import (
     BACKFILL_SK,
     INDEXED_SK,
@@ -70,7 +71,8 @@ class DynamoDbTenantItems:
         return layout.with_index_attribute(item, tenant)
 
     def without_gauge_attributes(self, item: dict[str, Any]) -> dict[str, Any]:
-        return {name: value for name, value in item.items() if name not in layout.GAUGE_ATTRIBUTES}
+        dropped = (*layout.GAUGE_ATTRIBUTES, *layout.DEPLOYMENT_ATTRIBUTES)
+        return {name: value for name, value in item.items() if name not in dropped}
 
     # ---- a tenant's items ----------------------------------------------------------------------------------
     def index_state(self, tenant: str) -> tuple[bool, dict[str, Any] | None]:
@@ -85,8 +87,9 @@ class DynamoDbTenantItems:
         return False, (progress["position"]["M"] if progress is not None and "position" in progress else None)
 
     def items(self, tenant: str, *, keys_only: bool = False) -> Iterator[dict[str, Any]]:
-        """Every DynamoDB item of an indexed tenant (see the module docstring). The tenant record partition comes
-        last, its marker the very last, so an erase that stops halfway still finds the rest next time."""
+        """Every DynamoDB item of an indexed tenant (see the module docstring), without the attributes that only name
+        this deployment's search documents. The tenant record partition comes last, its marker the very last, so an
+        erase that stops halfway still finds the rest next time."""
         self.scan_read_units = 0.0
         record = list(self.query_partition(layout.tenant_pk(tenant)))
         rate = next((int(i.get("rate_per_second", {}).get("N", "0")) for i in record if i["sk"]["S"] == TENANT_SK), 0)
@@ -98,7 +101,7 @@ class DynamoDbTenantItems:
             for item in self.query_partition(pk, keys_only=keys_only):
                 # an API key's partition is keyed by the key: the item names its tenant
                 if not pk.startswith("APIKEY#") or keys_only or item.get("tenant", {}).get("S") == tenant:
-                    yield item
+                    yield item if keys_only else _without_deployment_attributes(item)
         yield from ({"pk": i["pk"], "sk": i["sk"]} for i in record) if keys_only else record
 
     def unindexed_roots_page(
@@ -216,7 +219,8 @@ class DynamoDbTenantItems:
         return changes, json.dumps(after, sort_keys=True) if after else None
 
     def document_ids(self, tenant: str) -> list[str]:
-        """The record-index document ids of the tenant's record items (one Query of its records partition)."""
+        """The document ids the tenant's items name: its record items' `doc_id` (one Query of its records
+        partition) and its runs' Serverless search document ids (a Query of each thread partition's runs)."""
         params: dict[str, Any] = {
             "TableName": self.table_name,
             "KeyConditionExpression": "pk = :pk",
@@ -226,7 +230,25 @@ class DynamoDbTenantItems:
             "ConsistentRead": True,
             "ReturnConsumedCapacity": "TOTAL",
         }
-        return sorted({item["doc_id"]["S"] for item in self._pages(params)})
+        ids = {item["doc_id"]["S"] for item in self._pages(params)}
+        threads = layout.thread_prefix_pk(tenant)
+        for pk in self.indexed_partitions(tenant):
+            if pk.startswith(threads):
+                ids.update(self._run_document_ids(pk))
+        return sorted(ids)
+
+    def _run_document_ids(self, pk: str) -> set[str]:
+        params: dict[str, Any] = {
+            "TableName": self.table_name,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :runs)",
+            "FilterExpression": "attribute_exists(#ids)",
+            "ProjectionExpression": "#ids",
+            "ExpressionAttributeNames": {"#ids": DOC_IDS},
+            "ExpressionAttributeValues": {":pk": {"S": pk}, ":runs": {"S": f"{layout.RUN_PREFIX}#"}},
+            "ConsistentRead": True,
+            "ReturnConsumedCapacity": "TOTAL",
+        }
+        return {i for item in self._pages(params) for i in doc_ids_of(item)}
 
     def query_partition(self, pk: str, *, keys_only: bool = False) -> Iterator[dict[str, Any]]:
         params: dict[str, Any] = {
@@ -327,3 +349,9 @@ class DynamoDbTenantItems:
 def _missing_index_attributes(item: dict[str, Any], indexed: dict[str, Any]) -> dict[str, Any]:
     """The root's key and the index attributes `layout.with_index_attribute` added to it."""
     return {"pk": item["pk"], "sk": item["sk"], **{k: v for k, v in indexed.items() if k not in item}}
+
+
+def _without_deployment_attributes(item: dict[str, Any]) -> dict[str, Any]:
+    if not any(name in item for name in layout.DEPLOYMENT_ATTRIBUTES):
+        return item
+    return {name: value for name, value in item.items() if name not in layout.DEPLOYMENT_ATTRIBUTES}

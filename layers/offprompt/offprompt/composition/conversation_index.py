@@ -49,18 +49,22 @@ def _opensearch_index(settings: Settings) -> ConversationIndex:
 
 
 def indexing_from_settings(settings: Settings) -> Indexing:
-    """The stream indexer's ports: runs in DynamoDB, big run bodies in S3 (when a bucket is set), the index."""
+    """The stream indexer's ports: runs in DynamoDB, big run bodies in S3 (when a bucket is set), the index, and the
+    runs' items keeping the ids a Serverless collection gives their documents."""
+    from offprompt.adapters.dynamodb_conversation_docs import DynamoDbConversationDocIds
     from offprompt.adapters.dynamodb_runs import DynamoDbRunStore
     from offprompt.adapters.s3 import S3RunBodies
     from offprompt.adapters.stream_runs import StreamRunDecoder
     from offprompt.services.conversation.context import InlineRunBodies
 
     bodies = S3RunBodies(settings.bucket_name) if settings.bucket_name else InlineRunBodies()
+    table = settings.require("table_name")
     return Indexing(
-        DynamoDbRunStore(settings.require("table_name")),
+        DynamoDbRunStore(table),
         bodies,
         conversation_index_from_settings(settings),
         StreamRunDecoder(),
+        DynamoDbConversationDocIds(table),
     )
 
 

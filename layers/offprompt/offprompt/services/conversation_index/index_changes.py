@@ -59,7 +59,7 @@ def index_changes(ctx: Indexing, changes: Sequence[RunChange]) -> IndexOutcome:
             else:
                 docs = _documents(ctx, [c for i, c in numbered if last[_key(c)] == i])
                 if docs:
-                    ctx.index.index(docs)
+                    _keep_ids(ctx, docs, ctx.index.index(docs))
                 outcome.indexed += len(docs)
                 outcome.skipped += len(batch) - len(docs)
         except DependencyUnavailable as exc:
@@ -78,9 +78,27 @@ def _delete(ctx: Indexing, batch: list[RunChange]) -> int:
     by_thread: dict[tuple[str, str, str], list[int]] = {}
     for change in batch:
         by_thread.setdefault((change.tenant, change.thread_id, change.kind), []).append(change.seq)
+    named = [i for change in batch for i in change.doc_ids]
+    if named:  # the ids the removed items named: documents search may not see yet (Serverless)
+        ctx.index.delete_ids(named)
     for (tenant, thread_id, kind), seqs in by_thread.items():
         ctx.index.delete(tenant, thread_id, kind, seqs)
     return len(batch)
+
+
+def _keep_ids(ctx: Indexing, docs: list[ConversationDoc], ids: list[str | None]) -> None:
+    """Serverless: each run's new document id kept on its item (the documents of the text it had before go); a run
+    removed or replaced since it was read keeps nothing, and its new document goes now (its own change follows)."""
+    if ctx.doc_ids is None:
+        return
+    stale: list[str] = []
+    for doc, doc_id in zip(docs, ids, strict=True):
+        if doc_id is None:
+            continue
+        before = ctx.doc_ids.remember(doc.tenant, doc.thread_id, doc.seq, doc.ref_id, [doc_id])
+        stale.extend([doc_id] if before is None else [i for i in before if i != doc_id])
+    if stale:
+        ctx.index.delete_ids(stale)
 
 
 def _documents(ctx: Indexing, batch: list[RunChange]) -> list[ConversationDoc]:
