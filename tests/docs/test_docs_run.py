@@ -14,19 +14,19 @@ The only marker a block may carry is a skip with a reason. Everything else runs,
 
 In both, `http://127.0.0.1:3000` (the README's `make dev`) becomes the stack's URL: under test port 3000 is refused.
 Where the text states the output it is checked: in a shell block a comment line `# → ...` (continued by the indented
-comment lines below it) states fragments of the block's output; in a Python block `print(...)  # → ...` states the line that
-print writes. `...` stands for anything; whitespace is not compared.
+comment lines below it) states fragments of the block's output; in a Python block `print(...)  # → ...` states
+the line that print writes. `...` stands for anything; whitespace is not compared.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 import uuid
 from collections.abc import Iterator
@@ -34,12 +34,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from e2e.stack_process import StackProcess  # tests/ is on sys.path (the root conftest's directory)
 from pytest_codeblocks import extract_from_file
 from pytest_codeblocks.main import CodeBlock
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-from stack_process import StackProcess  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -70,7 +69,7 @@ BLOCKS = blocks()
 def test_every_marker_is_a_skip_that_says_why() -> None:
     assert len(BLOCKS) > 20
     wrong = [(where, mark) for where, block in BLOCKS for mark in block.marks if not SKIP.match(mark)]
-    assert not wrong, f"a block may only carry <!--pytest.mark.skip(reason=\"why it cannot run here\")-->: {wrong}"
+    assert not wrong, f'a block may only carry <!--pytest.mark.skip(reason="why it cannot run here")-->: {wrong}'
     assert not [where for where, block in BLOCKS if block.expected_output is not None or block.importorskip]
 
 
@@ -145,10 +144,8 @@ def stack(opensearch_url: str) -> Iterator[Stack]:
         process.stop(timeout=60)
         shutil.rmtree(data_dir, ignore_errors=True)
         request = urllib.request.Request(f"{opensearch_url}/{index}", method="DELETE")
-        try:
+        with contextlib.suppress(OSError):
             urllib.request.urlopen(request, timeout=30).close()
-        except OSError:
-            pass
 
 
 def environment(stack: Stack) -> dict[str, str]:

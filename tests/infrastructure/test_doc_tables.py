@@ -43,7 +43,13 @@ def test_a_planted_route_makes_the_table_stale() -> None:
 
 def code_variables() -> set[str]:
     sources = [ROOT / "template.yaml"]
-    for tree in ("layers/offprompt/offprompt", "functions", "infra/local/offprompt_local", "tools", "clients/python/src"):
+    for tree in (
+        "layers/offprompt/offprompt",
+        "functions",
+        "infra/local/offprompt_local",
+        "tools",
+        "clients/python/src",
+    ):
         sources += sorted((ROOT / tree).rglob("*.py"))
     names: set[str] = set()
     for source in sources:
@@ -85,3 +91,12 @@ def test_every_relative_link_resolves() -> None:
             if not (path.parent / target).exists():
                 broken.append(f"{path.relative_to(ROOT)} → {target}")
     assert not broken, broken
+
+
+def test_the_deploy_guide_names_every_stack_output() -> None:
+    template = (ROOT / "template.yaml").read_text(encoding="utf-8")
+    outputs = set(re.findall(r"^  ([A-Za-z0-9]+):", template[template.index("\nOutputs:\n") :], flags=re.M))
+    guide = (ROOT / "docs" / "deploy.md").read_text(encoding="utf-8")
+    listed = guide[guide.index("Outputs: ") : guide.index("## Callers and the first key")]
+    missing = {name for name in outputs if not name.endswith("FunctionArn") and name not in listed}
+    assert "`<Function>Arn` per function" in listed and not missing, f"docs/deploy.md's outputs miss {sorted(missing)}"
