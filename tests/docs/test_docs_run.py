@@ -159,35 +159,23 @@ def environment(stack: Stack) -> dict[str, str]:
 CURL_FAILS_ON_ERROR = 'curl() { command curl --fail-with-body "$@"; }\n'
 
 
-def run_shell(code: str, stack: Stack) -> str:
-    script = CURL_FAILS_ON_ERROR + code.replace(LOCAL_URL, stack.url)
+def run(argv: list[str], cwd: Path, stack: Stack) -> str:
+    """Run a block's interpreter; its stdout, or a failure showing both streams."""
     done = subprocess.run(
-        ["bash", "-e", "-c", script],
-        cwd=ROOT,
-        env=environment(stack),
-        capture_output=True,
-        text=True,
-        timeout=BLOCK_TIMEOUT_S,
-        check=False,
+        argv, cwd=cwd, env=environment(stack), capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S, check=False
     )
     assert done.returncode == 0, f"exit status {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done.stdout
+
+
+def run_shell(code: str, stack: Stack) -> str:
+    return run(["bash", "-e", "-c", CURL_FAILS_ON_ERROR + code.replace(LOCAL_URL, stack.url)], ROOT, stack)
 
 
 def run_python(code: str, stack: Stack, workdir: Path) -> str:
     script = workdir / "block.py"
     script.write_text(code.replace(LOCAL_URL, stack.url), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        cwd=workdir,
-        env=environment(stack),
-        capture_output=True,
-        text=True,
-        timeout=BLOCK_TIMEOUT_S,
-        check=False,
-    )
-    assert done.returncode == 0, f"exit status {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return done.stdout
+    return run([sys.executable, str(script)], workdir, stack)
 
 
 @pytest.mark.opensearch
