@@ -455,3 +455,23 @@ def test_a_thread_shows_its_actor_and_each_extraction_strategys_progress(stack: 
     row = page.locator("#extraction tbody tr").first.inner_text().split("\t")
     assert row[:5] == ["facts", "#1", "0", "1", "ok"], row
     assert "Actor\nana" in page.locator("#thread-meta").inner_text()
+
+
+def test_signing_in_sends_no_probe_and_signing_back_in_clears_signed_out(
+    stack: Stack, tenant: dict[str, Any], page: Any
+) -> None:
+    """Issue 33, friction 10: a sign-in sent a deliberate `GET /threads/-` (a red, metered 404) before the first view,
+    and "Signed out." stayed in the status line after signing back in."""
+    answered: list[tuple[str, int]] = []
+    page.on("response", lambda r: answered.append((r.request.method + " " + r.url.split(stack.url, 1)[-1], r.status)))
+    sign_in(page, stack.url, tenant["key"])
+    page.wait_for_selector("#threads tbody tr")
+    api_calls = [(call, code) for call, code in answered if not call.split(" ", 1)[1].startswith("/console")]
+    assert api_calls and all(code < 400 for _, code in api_calls), api_calls
+    assert not [call for call, _ in api_calls if "/threads/-" in call]
+    page.get_by_role("button", name="Sign out").click()
+    page.wait_for_selector("#status:has-text('Signed out.')")
+    page.locator("#credential").fill(tenant["key"])
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector("#threads tbody tr")
+    assert "Signed out" not in page.locator("#status").inner_text()
