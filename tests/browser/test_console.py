@@ -162,6 +162,9 @@ def test_a_tenant_reads_its_threads_runs_prompt_memory_and_usage(
     page.get_by_label("Series").select_option("runs_added")
     today = page.locator("#usage-chart svg rect.bar").last  # 6 runs added today, against the plan's limit
     assert float(today.get_attribute("height") or 0) > 0 and "6" in (today.text_content() or "")
+    # the last bar (today) has its date under it (issue 33, friction 10: every other bar counted from the first)
+    axis = page.locator("#usage-chart svg text.axis[text-anchor=middle]")
+    assert axis.last.text_content() == (today.text_content() or "")[5:10]
     assert "the plan's limit: 100000 a day" in page.locator("#usage-caption").inner_text()  # the pro plan's
     assert "runs_added" not in page.locator("#usage-table").inner_text()
     assert "POST /threads/{thread_id}/runs\t6" in page.locator("#usage-routes").inner_text()

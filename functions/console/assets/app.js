@@ -649,7 +649,7 @@
       tip.textContent = `${labels[i]}: ${v}`;
       rect.append(tip);
       svg.append(rect);
-      if (i % 2 === 0) {
+      if ((labels.length - 1 - i) % 2 === 0) { // every other day, counted back from the last (today's)
         const text = document.createElementNS(NS, "text");
         text.setAttribute("x", String(pad + i * step + step / 2));
         text.setAttribute("y", String(h + 16));
