@@ -281,4 +281,6 @@ def test_the_defaults_are_the_documented_ones() -> None:
         f"idle for {devserver.IDLE_TIMEOUT_S:g} s",
         f"at most {devserver.MAX_CONNECTIONS} connections",
     )
-    assert all(" ".join(phrase.split()) in " ".join(readme.split()) for phrase in stated), "docs/local-stack.md's values differ"
+    assert all(" ".join(phrase.split()) in " ".join(readme.split()) for phrase in stated), (
+        "docs/local-stack.md's values differ"
+    )
