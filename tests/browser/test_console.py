@@ -478,3 +478,13 @@ def test_signing_in_sends_no_probe_and_signing_back_in_clears_signed_out(
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_selector("#threads tbody tr")
     assert "Signed out" not in page.locator("#status").inner_text()
+
+
+def test_a_tenant_without_a_plan_is_not_shown_as_storing_nothing(stack: Stack, page: Any) -> None:
+    """Issue 33, friction 10: a local tenant with data read "0 B stored"; it has no plan, so nothing is metered."""
+    OffpromptClient(stack.url, tenant="unmetered", timeout=120).add_run("t1", text_run("r1", "hello", "world"))
+    sign_in(page, stack.url, "unmetered", mode="tenant")
+    page.get_by_role("link", name="Usage").click()
+    page.wait_for_selector("#plan")
+    shown = page.locator("#plan").inner_text()
+    assert "not metered" in shown and "0 B" not in shown, shown

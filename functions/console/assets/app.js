@@ -613,7 +613,9 @@
     }
     series.addEventListener("change", draw);
     draw();
-    const gauge = plan.stored_bytes ? `${bytes(report.stored_bytes)} of ${bytes(plan.stored_bytes)} (${((100 * report.stored_bytes) / plan.stored_bytes).toFixed(1)}%)` : `${bytes(report.stored_bytes)} (no limit)`;
+    // a tenant without a plan (the local stack's, a JWT or IAM deployment's) is not metered: no gauge, not "0 B"
+    const unmetered = "not metered (only API-key tenants are: this one has no plan)";
+    const gauge = !report.plan ? unmetered : plan.stored_bytes ? `${bytes(report.stored_bytes)} of ${bytes(plan.stored_bytes)} (${((100 * report.stored_bytes) / plan.stored_bytes).toFixed(1)}%)` : `${bytes(report.stored_bytes)} (no limit)`;
     const limits = el("dl", { class: "meta", id: "plan" }, el("dt", {}, "Plan"), el("dd", {}, plan.plan || "—"), el("dt", {}, "Stored now"), el("dd", {}, gauge), el("dt", {}, "Runs per day"), el("dd", {}, plan.runs_per_day ? plan.runs_per_day : "unlimited"), el("dt", {}, "Requests per second"), el("dd", {}, plan.rate_per_second ? plan.rate_per_second : "unlimited"));
     const rows = report.days.map((d) => el("tr", {}, el("td", {}, d.date), USAGE_SERIES.map(([v]) => el("td", { class: "num" }, d[v] ?? 0))));
     const byRoute = Object.entries((report.totals && report.totals.requests_by_route) || {}).sort((a, b) => b[1] - a[1]);
