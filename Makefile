@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # Paths Lambda puts on sys.path: the function code and the layer's python/ tree.
 export PYTHONPATH := $(CURDIR)/functions:$(CURDIR)/layers/offprompt
 
-.PHONY: help openapi install screenshots lock sam-cli test test-unit test-integration test-infra test-runtime test-e2e test-ts test-browser lint fmt layer opensearch dev demo demo-mcp smoke validate build deploy clean bench
+.PHONY: help openapi install screenshots lock sam-cli test test-unit test-integration test-infra test-runtime test-e2e test-ts test-browser test-docs doc-tables lint fmt layer opensearch dev demo demo-mcp smoke validate build deploy clean bench
 
 help: ## Show this help
 	@grep -E '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -87,7 +87,7 @@ opensearch: $(STAMP) ## Resolve the OpenSearch jars from Maven Central and compi
 TEST_WORKERS ?= 3
 PYTEST_PARALLEL := $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
-test: install opensearch ## Run every tier (unit, integration, infrastructure, e2e, runtime, browser) on TEST_WORKERS workers (default 3)
+test: install opensearch ## Run every tier (unit, integration, infrastructure, e2e, runtime, browser, docs) on TEST_WORKERS workers (default 3)
 	$(PY) -m pytest $(PYTEST_PARALLEL)
 
 test-unit: install ## Unit tests only (no OpenSearch, no sockets)
@@ -110,6 +110,12 @@ test-ts: install opensearch ## The TypeScript client: tsc --strict, unit tests, 
 
 test-browser: install opensearch ## The console in Debian's headless chromium (Playwright) against `make dev` as a subprocess
 	$(PY) -m pytest tests/browser
+
+test-docs: install opensearch ## The docs tier: every shell and Python block of README.md and docs/*.md against one local stack (or its skip marker says why)
+	$(PY) -m pytest tests/docs
+
+doc-tables: install ## Regenerate the tables README.md and docs/*.md restate from code (endpoints, routes, extras; a test checks them)
+	$(PY) -m offprompt_local.doc_tables
 
 lint: install ## ruff + mypy + import contracts (lint-imports; [tool.importlinter] in pyproject.toml)
 	$(VENV)/bin/ruff check .

@@ -280,7 +280,8 @@ def specs() -> dict[str, Spec]:
         ),
         "list_threads": Spec(
             "Find threads by alias",
-            "The threads with this alias (offprompt keeps no tenant-wide thread list: look a thread up by its alias).",
+            "The threads with this alias (an alias names at most one thread; GET /threads lists all of the tenant's, "
+            "the most recently written first).",
             ListThreadsArgs,
             read_only=True,
         ),

@@ -162,6 +162,9 @@ def test_a_tenant_reads_its_threads_runs_prompt_memory_and_usage(
     page.get_by_label("Series").select_option("runs_added")
     today = page.locator("#usage-chart svg rect.bar").last  # 6 runs added today, against the plan's limit
     assert float(today.get_attribute("height") or 0) > 0 and "6" in (today.text_content() or "")
+    # the last bar (today) has its date under it (issue 33, friction 10: every other bar counted from the first)
+    axis = page.locator("#usage-chart svg text.axis[text-anchor=middle]")
+    assert axis.last.text_content() == (today.text_content() or "")[5:10]
     assert "the plan's limit: 100000 a day" in page.locator("#usage-caption").inner_text()  # the pro plan's
     assert "runs_added" not in page.locator("#usage-table").inner_text()
     assert "POST /threads/{thread_id}/runs\t6" in page.locator("#usage-routes").inner_text()
@@ -455,3 +458,33 @@ def test_a_thread_shows_its_actor_and_each_extraction_strategys_progress(stack: 
     row = page.locator("#extraction tbody tr").first.inner_text().split("\t")
     assert row[:5] == ["facts", "#1", "0", "1", "ok"], row
     assert "Actor\nana" in page.locator("#thread-meta").inner_text()
+
+
+def test_signing_in_sends_no_probe_and_signing_back_in_clears_signed_out(
+    stack: Stack, tenant: dict[str, Any], page: Any
+) -> None:
+    """Issue 33, friction 10: a sign-in sent a deliberate `GET /threads/-` (a red, metered 404) before the first view,
+    and "Signed out." stayed in the status line after signing back in."""
+    answered: list[tuple[str, int]] = []
+    page.on("response", lambda r: answered.append((r.request.method + " " + r.url.split(stack.url, 1)[-1], r.status)))
+    sign_in(page, stack.url, tenant["key"])
+    page.wait_for_selector("#threads tbody tr")
+    api_calls = [(call, code) for call, code in answered if not call.split(" ", 1)[1].startswith("/console")]
+    assert api_calls and all(code < 400 for _, code in api_calls), api_calls
+    assert not [call for call, _ in api_calls if "/threads/-" in call]
+    page.get_by_role("button", name="Sign out").click()
+    page.wait_for_selector("#status:has-text('Signed out.')")
+    page.locator("#credential").fill(tenant["key"])
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector("#threads tbody tr")
+    assert "Signed out" not in page.locator("#status").inner_text()
+
+
+def test_a_tenant_without_a_plan_is_not_shown_as_storing_nothing(stack: Stack, page: Any) -> None:
+    """Issue 33, friction 10: a local tenant with data read "0 B stored"; it has no plan, so nothing is metered."""
+    OffpromptClient(stack.url, tenant="unmetered", timeout=120).add_run("t1", text_run("r1", "hello", "world"))
+    sign_in(page, stack.url, "unmetered", mode="tenant")
+    page.get_by_role("link", name="Usage").click()
+    page.wait_for_selector("#plan")
+    shown = page.locator("#plan").inner_text()
+    assert "not metered" in shown and "0 B" not in shown, shown

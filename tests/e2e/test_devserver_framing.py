@@ -274,11 +274,13 @@ def test_the_defaults_are_the_documented_ones() -> None:
     ):
         assert f"{value:g} s" in doc, f"the module docstring does not state the {what} timeout"
     assert f"{devserver.MAX_CONNECTIONS} connections" in doc
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "local-stack.md").read_text(encoding="utf-8")
     stated = (
         f"headers must arrive within {devserver.HEADER_TIMEOUT_S:g} s",
         f"body within {devserver.BODY_TIMEOUT_S:g} s",
         f"idle for {devserver.IDLE_TIMEOUT_S:g} s",
         f"at most {devserver.MAX_CONNECTIONS} connections",
     )
-    assert all(" ".join(phrase.split()) in " ".join(readme.split()) for phrase in stated), "README's values differ"
+    assert all(" ".join(phrase.split()) in " ".join(readme.split()) for phrase in stated), (
+        "docs/local-stack.md's values differ"
+    )

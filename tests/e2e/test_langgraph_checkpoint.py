@@ -144,7 +144,7 @@ def test_another_tenant_reaches_none_of_it(saver: OffpromptSaver, stack: Running
 
 
 def test_the_readme_sample_runs_as_written(stack: RunningStack, tmp_path: Any) -> None:  # noqa: F811
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "langgraph.md").read_text(encoding="utf-8")
     section = readme[readme.index("## LangGraph checkpointer") :]
     sample = section[section.index("```python\n") + len("```python\n") : section.index("\n```\n")]
     assert "OffpromptSaver(" in sample and "compile(checkpointer=saver)" in sample

@@ -363,7 +363,7 @@ def test_ttl_expires_records_and_a_read_refreshes_it(ours: OffpromptStore) -> No
 
 # ---- the README's sample --------------------------------------------------------------------------------------
 def test_the_readme_sample_runs_as_written(stack: RunningStack, tmp_path: Path) -> None:  # noqa: F811
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "langgraph.md").read_text(encoding="utf-8")
     section = readme[readme.index("## LangGraph store") :]
     sample = section[section.index("```python\n") + len("```python\n") : section.index("\n```\n")]
     assert "OffpromptStore(" in sample and "compile(store=store)" in sample

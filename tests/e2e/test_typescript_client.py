@@ -92,10 +92,8 @@ def test_e2e_and_langgraphs_validation_suite_pass_against_the_local_stack(stack:
 
 # ---- the packed tarball, as a user installs it ------------------------------------------------------------------
 def readme_examples() -> dict[str, str]:
-    """The README's TypeScript examples by the entry point each imports."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Use it from TypeScript") :]
-    section = section[: section.index("\n## ", 1)]
+    """The TypeScript examples of docs/typescript.md (linked from the README) by the entry point each imports."""
+    section = (ROOT / "docs" / "typescript.md").read_text(encoding="utf-8")
     examples: dict[str, str] = {}
     for block in re.findall(r"```ts\n(.*?)\n```", section, re.S):
         entry = re.search(r'from "(@offprompt/client[^"]*)"', block)

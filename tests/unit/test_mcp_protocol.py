@@ -285,3 +285,11 @@ def test_an_unexpected_exception_is_not_turned_into_a_tool_result() -> None:
             request("tools/call", {"name": "b", "arguments": {"text": "x"}}),
             tools=(Tool("b", "B", "b", EchoArgs, broken),),
         )
+
+
+def test_list_threads_does_not_say_the_tenant_has_no_thread_list() -> None:
+    """Issue 33: the tool said offprompt keeps no tenant-wide thread list; GET /threads lists them (ADR 0054)."""
+    from mcp_server import tools
+
+    description = tools.specs()["list_threads"].description
+    assert "no tenant-wide" not in description and "GET /threads" in description

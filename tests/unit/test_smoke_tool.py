@@ -70,7 +70,7 @@ def test_every_need_has_a_documented_reason() -> None:
     doc = offprompt_smoke.__doc__ or ""
     for flag in ("--quick", "--with-export", "--erase-tenant", "--search-wait", "--only", "KEY"):
         assert flag in doc, flag
-    for guide in ("README.md", "docs/deploy.md"):
+    for guide in ("docs/smoke.md", "docs/deploy.md"):
         text = (ROOT / guide).read_text()
         assert "make smoke API=" in text and "--erase-tenant" in text, guide
 

@@ -613,7 +613,9 @@
     }
     series.addEventListener("change", draw);
     draw();
-    const gauge = plan.stored_bytes ? `${bytes(report.stored_bytes)} of ${bytes(plan.stored_bytes)} (${((100 * report.stored_bytes) / plan.stored_bytes).toFixed(1)}%)` : `${bytes(report.stored_bytes)} (no limit)`;
+    // a tenant without a plan (the local stack's, a JWT or IAM deployment's) is not metered: no gauge, not "0 B"
+    const unmetered = "not metered (only API-key tenants are: this one has no plan)";
+    const gauge = !report.plan ? unmetered : plan.stored_bytes ? `${bytes(report.stored_bytes)} of ${bytes(plan.stored_bytes)} (${((100 * report.stored_bytes) / plan.stored_bytes).toFixed(1)}%)` : `${bytes(report.stored_bytes)} (no limit)`;
     const limits = el("dl", { class: "meta", id: "plan" }, el("dt", {}, "Plan"), el("dd", {}, plan.plan || "—"), el("dt", {}, "Stored now"), el("dd", {}, gauge), el("dt", {}, "Runs per day"), el("dd", {}, plan.runs_per_day ? plan.runs_per_day : "unlimited"), el("dt", {}, "Requests per second"), el("dd", {}, plan.rate_per_second ? plan.rate_per_second : "unlimited"));
     const rows = report.days.map((d) => el("tr", {}, el("td", {}, d.date), USAGE_SERIES.map(([v]) => el("td", { class: "num" }, d[v] ?? 0))));
     const byRoute = Object.entries((report.totals && report.totals.requests_by_route) || {}).sort((a, b) => b[1] - a[1]);
@@ -649,7 +651,7 @@
       tip.textContent = `${labels[i]}: ${v}`;
       rect.append(tip);
       svg.append(rect);
-      if (i % 2 === 0) {
+      if ((labels.length - 1 - i) % 2 === 0) { // every other day, counted back from the last (today's)
         const text = document.createElementNS(NS, "text");
         text.setAttribute("x", String(pad + i * step + step / 2));
         text.setAttribute("y", String(h + 16));
@@ -733,23 +735,17 @@
     const value = $("#credential").value.trim();
     if (!value) return;
     performance.mark("console:sign-in");
+    // No probe of its own: the first view's request proves the credential (a 401 there signs out and says so), so a
+    // sign-in costs no extra, metered request and no deliberate 404 in the network log.
     auth = { mode, value };
-    try {
-      // the cheapest call that needs the credential: a thread that no id names (404 = signed in, 401 = refused)
-      await api("GET", "/threads/-", { query: {} });
-    } catch (e) {
-      if (!(e instanceof ApiError && e.status === 404)) {
-        auth = null;
-        $("#sign-in-error").textContent = e instanceof ApiError && e.status === 401 ? "That credential was refused." : `Could not sign in: ${e.message}`;
-        return;
-      }
-    }
     $("#credential").value = "";
     $("#sign-in-error").textContent = "";
+    status(""); // not "Signed out." any more
     $("#sign-in").hidden = true;
     $("#nav").hidden = false;
     $("#who").hidden = false;
-    $("#who-name").textContent = mode === "key" ? `key ${value.split("_").slice(0, 2).join("_")}_…` : `tenant ${value}`;
+    const shown = value.startsWith("op_") ? `key ${value.split("_").slice(0, 2).join("_")}_…` : "a bearer token (JWT)";
+    $("#who-name").textContent = mode === "key" ? shown : `tenant ${value}`;
     if (!location.hash || location.hash === "#") location.hash = "#/threads";
     else route();
   }
@@ -780,7 +776,7 @@
       radio.addEventListener("change", () => {
         const key = radio.value === "key" && radio.checked;
         if (!radio.checked) return;
-        $("#credential-label").textContent = key ? "API key" : "Tenant";
+        $("#credential-label").textContent = key ? "API key or JWT" : "Tenant";
         $("#credential").type = key ? "password" : "text";
       });
     }
