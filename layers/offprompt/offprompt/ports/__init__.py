@@ -103,17 +103,28 @@ if TYPE_CHECKING:
         UploadTaken,
     )
     from offprompt.ports.threads import (
+        ExpiredRuns,
         ForkRaced,
         ForkSpec,
         RunBodyStore,
         RunIdTaken,
+        RunLog,
+        RunReads,
         RunStore,
         StoredRun,
+        ThreadAliases,
         ThreadChanged,
+        ThreadDeletes,
         ThreadDeleting,
         ThreadExists,
+        ThreadForks,
         ThreadHasForks,
+        ThreadHistory,
+        ThreadListing,
+        ThreadReads,
+        ThreadSettings,
         ThreadState,
+        ThreadSummaries,
         WrongThreadKind,
     )
 
@@ -132,8 +143,10 @@ _DOMAINS: dict[str, str] = {
         "StorageKindTaken StoredBatch TaskMemoryKeys TextScope TextStore UploadTaken"
     ),
     "threads": (
-        "ForkRaced ForkSpec RunBodyStore RunIdTaken RunStore StoredRun ThreadChanged "
-        "ThreadDeleting ThreadExists ThreadHasForks ThreadState WrongThreadKind"
+        "ExpiredRuns ForkRaced ForkSpec RunBodyStore RunIdTaken RunLog RunReads RunStore "
+        "StoredRun ThreadAliases ThreadChanged ThreadDeletes ThreadDeleting ThreadExists "
+        "ThreadForks ThreadHasForks ThreadHistory ThreadListing ThreadReads ThreadSettings "
+        "ThreadState ThreadSummaries WrongThreadKind"
     ),
     "account": "AccountStore KeyLimitReached KeyRecord StoredBytesLimit TenantExists TenantRecord",
     "records": "RecordBodyStore RecordConflict RecordDoc RecordHit RecordIndex RecordStore StoredRecord",

@@ -169,52 +169,19 @@ class RunBodyStore(BlobStore, Protocol):
         ...
 
 
-class RunStore(Protocol):
-    """Runs of conversation threads, one item per run, ordered by a per-thread sequence number (DynamoDB)."""
+class ThreadReads(Protocol):
+    """A thread's record by id (strongly consistent reads)."""
 
-    def allocate_seq(
-        self, tenant: str, thread_id: str, now: str, tokens: int = 0, count: int = 1, kind: str = "runs"
-    ) -> ThreadState:
-        """Atomically take the next `count` sequence numbers (creating the thread; the state's `next_seq` is the
-        last of them) and add `tokens` (the runs' stored counts) to the thread's `run_tokens`.
-        `ThreadDeleting` while a delete of the thread is unfinished; `WrongThreadKind` (nothing changed) when the
-        thread holds the other `kind` ("runs" or "items"; a thread that never held an entry takes "items")."""
+    def get_thread(self, tenant: str, thread_id: str) -> ThreadState | None: ...
+
+    def get_threads(self, tenant: str, thread_ids: Sequence[str]) -> dict[str, ThreadState]:
+        """The threads among `thread_ids` that exist and are not being deleted, by id: batch reads (≤ 100 items
+        each), strongly consistent."""
         ...
 
-    def pop_run(self, tenant: str, thread_id: str, run: StoredRun, *, version: int) -> bool:
-        """Delete `run` (and its run id) only if it is still stored, with the thread's counts and the tenant's
-        gauge, in one transaction, the thread still at `version` (bumped): True when this call deleted it, False
-        when another delete took it first; ThreadChanged when the thread moved, ThreadDeleting when it is being
-        deleted."""
-        ...
 
-    def put_runs(
-        self, tenant: str, thread_id: str, runs: Sequence[StoredRun], generation: str, charge: Charge | None = None
-    ) -> None:
-        """`put_run` for several runs of one thread in one write (all or none): RunIdTaken when any run id is
-        already stored (nothing is written then)."""
-        ...
-
-    def put_run(
-        self, tenant: str, thread_id: str, run: StoredRun, generation: str, charge: Charge | None = None
-    ) -> None:
-        """Store a run and its run-id record together; raise RunIdTaken if the run id is already stored, and
-        `ThreadDeleting` (storing nothing) if the thread was deleted since `allocate_seq` gave `generation`.
-
-        `charge` (hosted mode) is committed in the same write, under the plan's limits: QuotaExceeded (nothing
-        stored, nothing charged) when a limit refuses it. The run then carries `metered_bytes` = its stored bytes,
-        which its deletion takes off the gauge."""
-        ...
-
-    def record_burned(self, tenant: str, thread_id: str, count: int = 1) -> None:
-        """Count `count` sequence numbers given out that no run will ever have (a failed or replayed add)."""
-        ...
-
-    def get_run(
-        self, tenant: str, thread_id: str, seq: int, ancestry: Sequence[tuple[str, int]] = ()
-    ) -> StoredRun | None:
-        """The run at `seq`; with a fork's `ancestry` (`ThreadState.ancestry`), read where that seq lives."""
-        ...
+class ThreadListing(Protocol):
+    """The tenant's threads, a page at a time (through the tenant index)."""
 
     def list_threads(
         self,
@@ -232,17 +199,9 @@ class RunStore(Protocol):
         eventually consistent (a thread created a moment ago may be missing)."""
         ...
 
-    def get_thread(self, tenant: str, thread_id: str) -> ThreadState | None: ...
 
-    def get_threads(self, tenant: str, thread_ids: Sequence[str]) -> dict[str, ThreadState]:
-        """The threads among `thread_ids` that exist and are not being deleted, by id: batch reads (≤ 100 items
-        each), strongly consistent."""
-        ...
-
-    def get_runs(self, tenant: str, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], StoredRun]:
-        """The runs (or items) stored at these (thread whose partition holds it, seq) keys, by key; missing ones
-        left out, expired ones TTL has not deleted yet included: batch reads, strongly consistent."""
-        ...
+class ThreadSettings(Protocol):
+    """A thread's settings and Threads API fields (creating the thread)."""
 
     def configure(
         self, tenant: str, thread_id: str, changes: dict[str, object], now: str, *, runs_only: bool = False
@@ -250,6 +209,138 @@ class RunStore(Protocol):
         """Create or update the thread's settings (None removes one). `runs_only`: the changes hold a setting only
         a runs thread honours, refused on an items thread (WrongThreadKind("items"), nothing changed); an
         undecided thread so configured holds runs from then on (its first append of items is refused)."""
+        ...
+
+    def set_thread_fields(self, tenant: str, thread_id: str, fields: dict[str, str], now: str) -> ThreadState:
+        """Set `name`, `alias` and/or `metadata_json` on the thread record (creating it); returns the new state."""
+        ...
+
+
+class ThreadSummaries(Protocol):
+    """The summary of a summary-memory thread (compare-and-swap)."""
+
+    def commit_summary(
+        self, tenant: str, thread_id: str, *, summary: str, through_seq: int, expected_version: int, now: str
+    ) -> bool:
+        """Compare-and-swap the summary; False when another summary was committed first (or covers more)."""
+        ...
+
+
+class ThreadDeletes(Protocol):
+    """Deleting a thread: marked, emptied, then released."""
+
+    def delete_thread(self, tenant: str, thread_id: str) -> int:
+        """`ThreadHasForks` (nothing changed) while live forks hold the thread. A fork's delete releases its hold
+        on the thread it reads, in the same write as its delete mark.
+
+        Mark the thread deleting (adds in flight can no longer commit, new ones are refused; readers see an
+        unknown thread), then delete every item but the marked thread item; `release_thread` ends it."""
+        ...
+
+    def release_thread(self, tenant: str, thread_id: str) -> None:
+        """Delete the marked thread item once everything else is gone: the id can be used again."""
+        ...
+
+
+class ThreadForks(Protocol):
+    """Forks (docs/adr/0037): a new thread reading its parent's runs up to a point."""
+
+    def fork_thread(self, tenant: str, spec: ForkSpec) -> ThreadState:
+        """Create the fork's thread item (only if the id is free: `ThreadExists`) and, when it reads the parent's
+        runs, count it on the thread it holds (`spec.ancestry[0]`: fork_count + 1, fork_hold raised), conditioned
+        on that thread being unchanged since read (`ForkRaced`): one transaction, whatever the history's length."""
+        ...
+
+
+class ThreadAliases(Protocol):
+    """A tenant's aliases of threads (Griptape Cloud's `alias`, unique per tenant)."""
+
+    def claim_alias(self, tenant: str, alias: str, thread_id: str, *, replace: str | None = None) -> bool:
+        """Point the tenant's `alias` at `thread_id` if it is free (or still points at `replace`); False if taken."""
+        ...
+
+    def alias_target(self, tenant: str, alias: str) -> str | None:
+        """The thread id the tenant's alias points at, or None."""
+        ...
+
+    def release_alias(self, tenant: str, alias: str, thread_id: str) -> None:
+        """Delete the alias if it still points at `thread_id`."""
+        ...
+
+
+class RunLog(Protocol):
+    """Writing a thread's runs: sequence numbers, runs in and out, the counts kept with them."""
+
+    def allocate_seq(
+        self, tenant: str, thread_id: str, now: str, tokens: int = 0, count: int = 1, kind: str = "runs"
+    ) -> ThreadState:
+        """Atomically take the next `count` sequence numbers (creating the thread; the state's `next_seq` is the
+        last of them) and add `tokens` (the runs' stored counts) to the thread's `run_tokens`.
+        `ThreadDeleting` while a delete of the thread is unfinished; `WrongThreadKind` (nothing changed) when the
+        thread holds the other `kind` ("runs" or "items"; a thread that never held an entry takes "items")."""
+        ...
+
+    def record_burned(self, tenant: str, thread_id: str, count: int = 1) -> None:
+        """Count `count` sequence numbers given out that no run will ever have (a failed or replayed add)."""
+        ...
+
+    def put_run(
+        self, tenant: str, thread_id: str, run: StoredRun, generation: str, charge: Charge | None = None
+    ) -> None:
+        """Store a run and its run-id record together; raise RunIdTaken if the run id is already stored, and
+        `ThreadDeleting` (storing nothing) if the thread was deleted since `allocate_seq` gave `generation`.
+
+        `charge` (hosted mode) is committed in the same write, under the plan's limits: QuotaExceeded (nothing
+        stored, nothing charged) when a limit refuses it. The run then carries `metered_bytes` = its stored bytes,
+        which its deletion takes off the gauge."""
+        ...
+
+    def put_runs(
+        self, tenant: str, thread_id: str, runs: Sequence[StoredRun], generation: str, charge: Charge | None = None
+    ) -> None:
+        """`put_run` for several runs of one thread in one write (all or none): RunIdTaken when any run id is
+        already stored (nothing is written then)."""
+        ...
+
+    def pop_run(self, tenant: str, thread_id: str, run: StoredRun, *, version: int) -> bool:
+        """Delete `run` (and its run id) only if it is still stored, with the thread's counts and the tenant's
+        gauge, in one transaction, the thread still at `version` (bumped): True when this call deleted it, False
+        when another delete took it first; ThreadChanged when the thread moved, ThreadDeleting when it is being
+        deleted."""
+        ...
+
+    def delete_runs(
+        self, tenant: str, thread_id: str, runs: Sequence[StoredRun], *, version: int | None = None
+    ) -> None:
+        """Delete the runs (and their ids); the thread's run count and the tenant's stored-bytes gauge go down by
+        exactly what was deleted (a run already gone counts nothing). With `version` (a sweep's plan), each
+        transaction also checks the thread is still at the version planned with and bumps it: ThreadChanged, and
+        nothing more deleted, when it moved."""
+        ...
+
+    def record_run_count(self, state: ThreadState, count: int) -> None:
+        """Record a thread's counted runs (`count`, every stored run, expired or not) so later reads trust
+        `run_count`; a no-op when a run was added or deleted since `state` was read (the next read counts again)."""
+        ...
+
+
+class RunReads(Protocol):
+    """Reading a thread's runs (through a fork's ancestry)."""
+
+    def get_run(
+        self, tenant: str, thread_id: str, seq: int, ancestry: Sequence[tuple[str, int]] = ()
+    ) -> StoredRun | None:
+        """The run at `seq`; with a fork's `ancestry` (`ThreadState.ancestry`), read where that seq lives."""
+        ...
+
+    def get_runs(self, tenant: str, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], StoredRun]:
+        """The runs (or items) stored at these (thread whose partition holds it, seq) keys, by key; missing ones
+        left out, expired ones TTL has not deleted yet included: batch reads, strongly consistent."""
+        ...
+
+    def run_seq(self, tenant: str, thread_id: str, run_id: str, ancestry: Sequence[tuple[str, int]] = ()) -> int | None:
+        """The sequence number of the stored run with this id, or None (one read of its run-id record; through a
+        fork's `ancestry`, one per segment at most, an ancestor's run only at or before where the fork reads it)."""
         ...
 
     def page_runs(
@@ -292,65 +383,32 @@ class RunStore(Protocol):
         """Every unexpired run from `lo` on, oldest first, with its item (inline body or body key)."""
         ...
 
-    def delete_runs(
-        self, tenant: str, thread_id: str, runs: Sequence[StoredRun], *, version: int | None = None
-    ) -> None:
-        """Delete the runs (and their ids); the thread's run count and the tenant's stored-bytes gauge go down by
-        exactly what was deleted (a run already gone counts nothing). With `version` (a sweep's plan), each
-        transaction also checks the thread is still at the version planned with and bumps it: ThreadChanged, and
-        nothing more deleted, when it moved."""
-        ...
+
+class ExpiredRuns(Protocol):
+    """Runs TTL deleted, taken off the tenant's stored-bytes gauge (the stream's REMOVE records)."""
 
     def release_expired(self, tenant: str, thread_id: str, event_id: str, metered_bytes: int) -> bool:
         """Take a run that TTL deleted off its tenant's stored-bytes gauge, once per stream record `event_id`."""
         ...
 
-    def record_run_count(self, state: ThreadState, count: int) -> None:
-        """Record a thread's counted runs (`count`, every stored run, expired or not) so later reads trust
-        `run_count`; a no-op when a run was added or deleted since `state` was read (the next read counts again)."""
-        ...
 
-    def commit_summary(
-        self, tenant: str, thread_id: str, *, summary: str, through_seq: int, expected_version: int, now: str
-    ) -> bool:
-        """Compare-and-swap the summary; False when another summary was committed first (or covers more)."""
-        ...
+class ThreadHistory(ThreadReads, RunReads, Protocol):
+    """A thread's record and its runs, read only (what a stream consumer or the extraction runner reads)."""
 
-    def fork_thread(self, tenant: str, spec: ForkSpec) -> ThreadState:
-        """Create the fork's thread item (only if the id is free: `ThreadExists`) and, when it reads the parent's
-        runs, count it on the thread it holds (`spec.ancestry[0]`: fork_count + 1, fork_hold raised), conditioned
-        on that thread being unchanged since read (`ForkRaced`): one transaction, whatever the history's length."""
-        ...
 
-    def delete_thread(self, tenant: str, thread_id: str) -> int:
-        """`ThreadHasForks` (nothing changed) while live forks hold the thread. A fork's delete releases its hold
-        on the thread it reads, in the same write as its delete mark.
-
-        Mark the thread deleting (adds in flight can no longer commit, new ones are refused; readers see an
-        unknown thread), then delete every item but the marked thread item; `release_thread` ends it."""
-        ...
-
-    def release_thread(self, tenant: str, thread_id: str) -> None:
-        """Delete the marked thread item once everything else is gone: the id can be used again."""
-        ...
-
-    def run_seq(self, tenant: str, thread_id: str, run_id: str, ancestry: Sequence[tuple[str, int]] = ()) -> int | None:
-        """The sequence number of the stored run with this id, or None (one read of its run-id record; through a
-        fork's `ancestry`, one per segment at most, an ancestor's run only at or before where the fork reads it)."""
-        ...
-
-    def set_thread_fields(self, tenant: str, thread_id: str, fields: dict[str, str], now: str) -> ThreadState:
-        """Set `name`, `alias` and/or `metadata_json` on the thread record (creating it); returns the new state."""
-        ...
-
-    def claim_alias(self, tenant: str, alias: str, thread_id: str, *, replace: str | None = None) -> bool:
-        """Point the tenant's `alias` at `thread_id` if it is free (or still points at `replace`); False if taken."""
-        ...
-
-    def alias_target(self, tenant: str, alias: str) -> str | None:
-        """The thread id the tenant's alias points at, or None."""
-        ...
-
-    def release_alias(self, tenant: str, alias: str, thread_id: str) -> None:
-        """Delete the alias if it still points at `thread_id`."""
-        ...
+class RunStore(
+    ThreadReads,
+    ThreadListing,
+    ThreadSettings,
+    ThreadSummaries,
+    ThreadDeletes,
+    ThreadForks,
+    ThreadAliases,
+    RunLog,
+    RunReads,
+    ExpiredRuns,
+    Protocol,
+):
+    """Runs of conversation threads, one item per run, ordered by a per-thread sequence number (DynamoDB): every
+    concern above, as the one adapter (`adapters.dynamodb_runs.DynamoDbRunStore`) implements them. A use case that
+    needs one concern may take its narrow protocol."""

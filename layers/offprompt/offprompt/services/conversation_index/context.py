@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from offprompt.ports import ConversationIndex, RunChange, RunChangeDecoder, RunStore
+from offprompt.ports import ConversationIndex, RunChange, RunChangeDecoder
+from offprompt.ports.threads import RunReads
 from offprompt.services.events.context import RunBodies
 
 
@@ -13,7 +14,7 @@ from offprompt.services.events.context import RunBodies
 class Indexing:
     """What the indexer reads runs with (DynamoDB, S3 for big runs), the index it writes, and how it reads a change."""
 
-    runs: RunStore
+    runs: RunReads
     bodies: RunBodies
     index: ConversationIndex
     decoder: RunChangeDecoder
