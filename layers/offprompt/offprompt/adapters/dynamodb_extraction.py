@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import ClientError
 
-from offprompt.errors import DependencyUnavailable, InvalidInput
+from offprompt.errors import InvalidInput
 from offprompt.ports import ExtractionLeaseTaken, ExtractionStatus
 
-from .aws_errors import error_code, failure_reason
+from .aws_errors import CONDITION_FAILED, aws_call_allowing
 from .clients import aws_client
 from .layout import (
     STRATEGY_PREFIX,
@@ -43,14 +43,10 @@ class DynamoDbExtractionStore:
         return self._client
 
     def _call(self, operation: str, **params: Any) -> Any:
-        try:
+        with aws_call_allowing(f"DynamoDB {operation}", CONDITION_FAILED) as call:
             return getattr(self.client, operation)(TableName=self.table, **params)
-        except ClientError as exc:
-            if error_code(exc) == "ConditionalCheckFailedException":
-                raise
-            raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
+        if call.refused:
+            raise
 
     def _query(self, tenant: str, prefix: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []

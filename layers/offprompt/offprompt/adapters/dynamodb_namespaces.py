@@ -41,7 +41,7 @@ from offprompt.ports import (
     UploadTaken,
 )
 
-from .aws_errors import error_code, failure_reason
+from .aws_errors import CONDITION_FAILED, aws_call, aws_call_allowing, error_code, failure_reason
 from .clients import aws_client
 from .dynamodb_account import charge_items, refuse_charge, stored_bytes_release
 from .dynamodb_transaction import Cancelled, Transaction
@@ -97,7 +97,7 @@ class DynamoDbNamespaceStore:
 
     # ---- writes --------------------------------------------------------------------------------------
     def allocate(self, tenant: str, memory: str, namespace: str, count: int) -> Reservation:
-        try:
+        with aws_call_allowing("DynamoDB update", CONDITION_FAILED) as call:
             out = self.client.update_item(
                 TableName=self.table,
                 Key={"pk": {"S": self.pk(tenant, memory)}, "sk": {"S": self.record_sk(namespace)}},
@@ -115,12 +115,8 @@ class DynamoDbNamespaceStore:
                 },
                 ReturnValues="ALL_NEW",
             )
-        except ClientError as exc:
-            if error_code(exc) == "ConditionalCheckFailedException":
-                raise NamespaceDeleting(namespace) from None
-            raise DependencyUnavailable(f"DynamoDB update failed: {_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB update failed: {_reason(exc)}") from exc
+        if call.refused:
+            raise NamespaceDeleting(namespace) from None
         attrs = out["Attributes"]
         end = int(attrs["next_position"]["N"])
         return Reservation(start=end - count, kind=attrs.get("kind", {}).get("S"), generation=attrs["generation"]["S"])
@@ -177,7 +173,7 @@ class DynamoDbNamespaceStore:
         tx.update("record", record_update)
         self._add_tail(tx, pk, namespace, update, meta_entry, charge, now)
         try:
-            with tx.cancellation():
+            with aws_call("DynamoDB commit"), tx.cancellation():
                 self.client.transact_write_items(TransactItems=tx.request())
         except Cancelled as cancelled:
             if cancelled.failed("record"):
@@ -186,8 +182,6 @@ class DynamoDbNamespaceStore:
                     raise NamespaceDeleting(namespace) from None
                 raise StorageKindTaken(old.get("kind", {}).get("S")) from None
             self._refused(cancelled, charge)
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB commit failed: {_reason(exc)}") from exc
 
     def commit_first(
         self,
@@ -231,14 +225,12 @@ class DynamoDbNamespaceStore:
         tx.put("record", {"TableName": self.table, "Item": record, "ConditionExpression": "attribute_not_exists(pk)"})
         self._add_tail(tx, pk, namespace, update, meta_entry, charge, now)
         try:
-            with tx.cancellation():
+            with aws_call("DynamoDB commit"), tx.cancellation():
                 self.client.transact_write_items(TransactItems=tx.request())
         except Cancelled as cancelled:
             if cancelled.failed("record") or cancelled.failed("batch") or cancelled.conflicted:
                 return False  # the name is in use (or being used right now): reserve, then commit
             self._refused(cancelled, charge)
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB commit failed: {_reason(exc)}") from exc
         return True
 
     def _batch_put(self, pk: str, namespace: str, batch: StoredBatch, now: str) -> dict[str, Any]:
@@ -306,10 +298,8 @@ class DynamoDbNamespaceStore:
 
     # ---- reads ---------------------------------------------------------------------------------------
     def _query(self, **kwargs: Any) -> Any:
-        try:
+        with aws_call("DynamoDB query"):
             return self.client.query(TableName=self.table, **kwargs)
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB query failed: {_reason(exc)}") from exc
 
     def batches(self, tenant: str, memory: str, namespace: str) -> list[StoredBatch]:
         out: list[StoredBatch] = []
@@ -341,14 +331,12 @@ class DynamoDbNamespaceStore:
                 return out
 
     def get(self, tenant: str, memory: str, namespace: str) -> NamespaceRecord | None:
-        try:
+        with aws_call("DynamoDB get"):
             item = self.client.get_item(
                 TableName=self.table,
                 Key={"pk": {"S": self.pk(tenant, memory)}, "sk": {"S": self.record_sk(namespace)}},
                 ConsistentRead=True,
             ).get("Item")
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB get failed: {_reason(exc)}") from exc
         return _record(item) if item and "kind" in item else None
 
     def list_records(
@@ -458,7 +446,7 @@ class DynamoDbNamespaceStore:
             if with_gauge:
                 tx.add("gauge", stored_bytes_release(self.table, tenant, metered))
             try:
-                with tx.cancellation():
+                with aws_call("DynamoDB delete"), tx.cancellation():
                     self.client.transact_write_items(TransactItems=tx.request())
                 return True
             except Cancelled as cancelled:
@@ -468,8 +456,6 @@ class DynamoDbNamespaceStore:
                     with_gauge = False  # no gauge (an erased tenant): mark only
                     continue
                 raise DependencyUnavailable(f"DynamoDB delete failed: {cancelled}") from None
-            except (ClientError, BotoCoreError) as exc:
-                raise DependencyUnavailable(f"DynamoDB delete failed: {_reason(exc)}") from exc
         raise DependencyUnavailable("DynamoDB delete failed; retry it")
 
     def release(self, tenant: str, memory: str, namespace: str) -> None:
@@ -489,7 +475,7 @@ class DynamoDbNamespaceStore:
             raise DependencyUnavailable(f"DynamoDB delete failed: {_reason(exc)}") from exc
 
     def _delete_keys(self, pk: str, keys: list[str]) -> None:
-        try:
+        with aws_call("DynamoDB delete"):
             for i in range(0, len(keys), 25):
                 requests = [{"DeleteRequest": {"Key": {"pk": {"S": pk}, "sk": {"S": sk}}}} for sk in keys[i : i + 25]]
                 pending: dict[str, Any] = {self.table: requests}
@@ -500,8 +486,6 @@ class DynamoDbNamespaceStore:
                     time.sleep(0.05)
                 if pending:
                     raise DependencyUnavailable("DynamoDB delete left unprocessed items; retry the delete")
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB delete failed: {_reason(exc)}") from exc
 
     def meta_entries(
         self, tenant: str, memory: str, limit: int, cursor: str | None

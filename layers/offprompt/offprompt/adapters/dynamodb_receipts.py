@@ -10,12 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
-from offprompt.errors import DependencyUnavailable
 from offprompt.ports import Receipt
 
-from .aws_errors import error_code, failure_reason
+from .aws_errors import CONDITION_FAILED, aws_call, aws_call_allowing
 from .clients import aws_client
 from .layout import RECEIPT_SK, TENANT_INDEX_ATTRIBUTE, receipt_pk, tenant_index_value
 
@@ -37,7 +34,7 @@ class DynamoDbReceiptStore:
         self, tenant: str, memory: str, key: str, request_hash: str, claim_id: str, now: int, lease_until: int
     ) -> Receipt | None:
         item_key = _key(tenant, memory, key)
-        try:
+        with aws_call_allowing("DynamoDB put_item", CONDITION_FAILED):
             self.client.put_item(
                 TableName=self.table,
                 Item={
@@ -55,11 +52,6 @@ class DynamoDbReceiptStore:
                 ExpressionAttributeValues={":now": {"N": str(now)}},
             )
             return None
-        except ClientError as exc:
-            if error_code(exc) != "ConditionalCheckFailedException":
-                raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
         held = self._call("get_item", TableName=self.table, Key=item_key, ConsistentRead=True).get("Item")
         if held is None:  # released between the two calls: the holder failed; claim again
             return self.claim(tenant, memory, key, request_hash, claim_id, now, lease_until)
@@ -86,7 +78,7 @@ class DynamoDbReceiptStore:
         )
 
     def release(self, tenant: str, memory: str, key: str, claim_id: str) -> None:
-        try:
+        with aws_call_allowing("DynamoDB delete_item", CONDITION_FAILED):
             self.client.delete_item(
                 TableName=self.table,
                 Key=_key(tenant, memory, key),
@@ -94,17 +86,10 @@ class DynamoDbReceiptStore:
                 ExpressionAttributeNames={"#result": "result_json"},
                 ExpressionAttributeValues={":claim": {"S": claim_id}},
             )
-        except ClientError as exc:
-            if error_code(exc) != "ConditionalCheckFailedException":  # someone else's claim by now: keep it
-                raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
 
     def _call(self, operation: str, **params: Any) -> Any:
-        try:
+        with aws_call(f"DynamoDB {operation}"):
             return getattr(self.client, operation)(**params)
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
 
 
 def _key(tenant: str, memory: str, idempotency_key: str) -> dict[str, Any]:

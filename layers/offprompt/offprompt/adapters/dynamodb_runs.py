@@ -35,8 +35,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from botocore.exceptions import BotoCoreError, ClientError
-
 from offprompt import deadline
 from offprompt.errors import DependencyUnavailable
 from offprompt.metering import Charge
@@ -53,9 +51,9 @@ from offprompt.ports import (
     WrongThreadKind,
 )
 
-from .aws_errors import error_code, failure_reason
+from .aws_errors import CONDITION_FAILED, aws_call, aws_call_allowing
 from .clients import aws_client
-from .dynamodb_account import charge_items, refuse_charge, stored_bytes_release
+from .dynamodb_account import charge_items, expired_release, refuse_charge, stored_bytes_release
 from .dynamodb_transaction import Cancelled, Transaction, at_version
 from .layout import (
     ACTIVITY_ATTRIBUTE,
@@ -66,7 +64,6 @@ from .layout import (
     THREAD_SK,
     activity_value,
     alias_pk,
-    expired_sk,
     run_sk,
     runid_sk,
     tenant_index_value,
@@ -77,8 +74,6 @@ from .layout import (
 
 _THREAD_TEXT_FIELDS = ("name", "alias", "metadata_json")
 _CONFIG_FIELDS = ("max_runs", "memory_type", "offset", "retention_days", "actor_id")
-#: How long an `EXPIRED#` marker is kept: longer than a stream record lives (24 h), so a retried record finds it.
-EXPIRED_MARKER_TTL_S = 2 * 86_400
 #: The thread item's attributes a tenant-wide listing reads (never the summary text or metadata).
 _LISTED_ATTRIBUTES = (
     "pk",
@@ -169,11 +164,9 @@ class DynamoDbRunStore:
             },
             ReturnValues="ALL_NEW",
         )
-        try:
+        with aws_call_allowing("DynamoDB update_item", CONDITION_FAILED) as call:
             out = self.client.update_item(**params)
-        except ClientError as exc:
-            if error_code(exc) != "ConditionalCheckFailedException":
-                raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
+        if call.refused:
             # Why it was refused: the thread as it is now (a delete's mark, or the other kind).
             item = self._get(thread_pk(tenant, thread_id), THREAD_SK)
             if item is not None and "deleting" not in item:
@@ -181,8 +174,6 @@ class DynamoDbRunStore:
                 if held != kind:
                     raise WrongThreadKind(held) from None
             raise ThreadDeleting() from None
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
         return _thread_state(tenant, thread_id, out["Attributes"])
 
     def get_thread(self, tenant: str, thread_id: str) -> ThreadState | None:
@@ -429,7 +420,8 @@ class DynamoDbRunStore:
         return _thread_state(tenant, thread_id, out["Attributes"])
 
     def record_burned(self, tenant: str, thread_id: str, count: int = 1) -> None:
-        try:  # never re-creates a deleted thread's item (a straggling add's failure lands here)
+        # never re-creates a deleted thread's item (a straggling add's failure lands here)
+        with aws_call_allowing("DynamoDB update_item", CONDITION_FAILED):
             self.client.update_item(
                 TableName=self.table_name,
                 Key=_key(thread_pk(tenant, thread_id), THREAD_SK),
@@ -438,16 +430,11 @@ class DynamoDbRunStore:
                 ExpressionAttributeNames={"#deleting": "deleting"},
                 ExpressionAttributeValues={":one": {"N": str(count)}},
             )
-        except ClientError as exc:
-            if error_code(exc) != "ConditionalCheckFailedException":
-                raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
 
     def commit_summary(
         self, tenant: str, thread_id: str, *, summary: str, through_seq: int, expected_version: int, now: str
     ) -> bool:
-        try:
+        with aws_call_allowing("DynamoDB update_item", CONDITION_FAILED) as call:
             self.client.update_item(
                 TableName=self.table_name,
                 Key=_key(thread_pk(tenant, thread_id), THREAD_SK),
@@ -463,13 +450,7 @@ class DynamoDbRunStore:
                     ":now": {"S": now},
                 },
             )
-        except ClientError as exc:
-            if error_code(exc) == "ConditionalCheckFailedException":
-                return False
-            raise DependencyUnavailable(f"DynamoDB update_item failed: {error_code(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB update_item failed: {type(exc).__name__}") from exc
-        return True
+        return not call.refused
 
     # ---- runs -----------------------------------------------------------------------------------------
     def put_run(
@@ -494,7 +475,7 @@ class DynamoDbRunStore:
         if charge is not None:  # hosted mode: the runs' usage, exactly once (a replay's transaction fails on run_id)
             tx.extend(charge_items(self.table_name, charge))
         try:
-            with tx.cancellation():
+            with aws_call("DynamoDB transact_write_items"), tx.cancellation():
                 self.client.transact_write_items(TransactItems=tx.request())
         except Cancelled as cancelled:
             if charge is not None:
@@ -506,9 +487,7 @@ class DynamoDbRunStore:
                     existing = self._get(pk, runid_sk(run.run_id))
                     if existing is not None:
                         raise RunIdTaken(int(existing["seq"]["N"]), existing["hash"]["S"], run.run_id) from None
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+            raise cancelled.unavailable() from None
 
     def get_run(self, tenant: str, thread_id: str, seq: int, ancestry: Ancestry = ()) -> StoredRun | None:
         item = self._get(thread_pk(tenant, _owner(thread_id, ancestry, seq)), run_sk(seq))
@@ -665,7 +644,7 @@ class DynamoDbRunStore:
             if with_gauge:
                 tx.add("gauge", stored_bytes_release(self.table_name, tenant, run.metered_bytes))
             try:
-                with tx.cancellation():
+                with aws_call("DynamoDB transact_write_items"), tx.cancellation():
                     self.client.transact_write_items(TransactItems=tx.request())
                 return True
             except Cancelled as cancelled:
@@ -680,10 +659,8 @@ class DynamoDbRunStore:
                     with_gauge = False  # an erased tenant's gauge is never re-created
                     continue
                 if not cancelled.conflicted:
-                    raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+                    raise cancelled.unavailable() from None
                 time.sleep(0.02 * (attempt + 1))  # a concurrent transaction on the same items: try again
-            except (ClientError, BotoCoreError) as exc:
-                raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
         raise DependencyUnavailable("DynamoDB pop kept conflicting with other writes; retry it")
 
     def record_run_count(self, state: ThreadState, count: int) -> None:
@@ -718,32 +695,14 @@ class DynamoDbRunStore:
         Returns whether the gauge moved."""
         if metered_bytes <= 0:
             return False
-        pk = thread_pk(tenant, thread_id)
-        marker = {
-            **_key(pk, expired_sk(event_id)),
-            "tenant": {"S": tenant},
-            "expires_at": {"N": str(int(time.time()) + EXPIRED_MARKER_TTL_S)},
-        }
+        tx = expired_release(self.table_name, thread_pk(tenant, thread_id), tenant, event_id, metered_bytes)
         try:
-            self.client.transact_write_items(
-                TransactItems=[
-                    {
-                        "Put": {
-                            "TableName": self.table_name,
-                            "Item": marker,
-                            "ConditionExpression": "attribute_not_exists(pk)",
-                        }
-                    },
-                    stored_bytes_release(self.table_name, tenant, metered_bytes),
-                ]
-            )
-        except ClientError as exc:
-            reasons = exc.response.get("CancellationReasons") or []
-            if any(r.get("Code") == "ConditionalCheckFailed" for r in reasons):
+            with aws_call("DynamoDB transact_write_items"), tx.cancellation():
+                self.client.transact_write_items(TransactItems=tx.request())
+        except Cancelled as cancelled:
+            if cancelled.failed_tags():
                 return False  # already taken off (a redelivered record), or the tenant was erased
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+            raise cancelled.unavailable() from None
         return True
 
     def fork_thread(self, tenant: str, spec: ForkSpec) -> ThreadState:
@@ -799,16 +758,14 @@ class DynamoDbRunStore:
                     },
                 )
         try:
-            with tx.cancellation():
+            with aws_call("DynamoDB transact_write_items"), tx.cancellation():
                 self.client.transact_write_items(TransactItems=tx.request())
         except Cancelled as cancelled:
             if cancelled.failed("fork"):
                 raise ThreadExists() from None
             if cancelled.failed("held") or cancelled.failed("parent") or cancelled.conflicted:
                 raise ForkRaced() from None
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+            raise cancelled.unavailable() from None
         return _thread_state(tenant, spec.thread_id, item)
 
     def _hold(self, tenant: str, held: str, parent: ThreadState, through: int) -> dict[str, Any]:
@@ -925,7 +882,7 @@ class DynamoDbRunStore:
                     },
                 )
             try:
-                with tx.cancellation():
+                with aws_call("DynamoDB transact_write_items"), tx.cancellation():
                     self.client.transact_write_items(TransactItems=tx.request())
                 return
             except Cancelled as cancelled:
@@ -949,25 +906,18 @@ class DynamoDbRunStore:
                     )
                     return
                 if not cancelled.conflicted:
-                    raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+                    raise cancelled.unavailable() from None
                 time.sleep(0.02 * (attempt + 1))
-            except (ClientError, BotoCoreError) as exc:
-                raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
         raise DependencyUnavailable("DynamoDB thread delete kept conflicting with other writes; retry it")
 
     def release_thread(self, tenant: str, thread_id: str) -> None:
-        try:
+        with aws_call_allowing("DynamoDB delete_item", CONDITION_FAILED):
             self.client.delete_item(
                 TableName=self.table_name,
                 Key=_key(thread_pk(tenant, thread_id), THREAD_SK),
                 ConditionExpression="attribute_not_exists(pk) OR attribute_exists(#deleting)",
                 ExpressionAttributeNames={"#deleting": "deleting"},
             )
-        except ClientError as exc:
-            if error_code(exc) != "ConditionalCheckFailedException":  # not marked: a new thread, not ours
-                raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
 
     # ---- Griptape Cloud-style thread fields and aliases ----------------------------------------------------
     def run_seq(self, tenant: str, thread_id: str, run_id: str, ancestry: Ancestry = ()) -> int | None:
@@ -995,30 +945,20 @@ class DynamoDbRunStore:
         else:
             params["ConditionExpression"] = "thread_id = :old"
             params["ExpressionAttributeValues"] = {":old": {"S": replace}}
-        try:
+        with aws_call_allowing("DynamoDB put_item", CONDITION_FAILED) as call:
             self.client.put_item(**params)
-        except ClientError as exc:
-            if error_code(exc) == "ConditionalCheckFailedException":
-                return False
-            raise DependencyUnavailable(f"DynamoDB put_item failed: {error_code(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB put_item failed: {type(exc).__name__}") from exc
-        return True
+        return not call.refused
 
     def release_alias(self, tenant: str, alias: str, thread_id: str) -> None:
-        try:
+        with aws_call_allowing("DynamoDB delete_item", CONDITION_FAILED) as call:
             self.client.delete_item(
                 TableName=self.table_name,
                 Key=_key(alias_pk(tenant, alias), ALIAS_SK),
                 ConditionExpression="thread_id = :t",
                 ExpressionAttributeValues={":t": {"S": thread_id}},
             )
-        except ClientError as exc:
-            if error_code(exc) == "ConditionalCheckFailedException":
-                return  # the alias names another thread now (or nothing): leave it
-            raise DependencyUnavailable(f"DynamoDB delete_item failed: {error_code(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB delete_item failed: {type(exc).__name__}") from exc
+        if call.refused:
+            return  # the alias names another thread now (or nothing): leave it
 
     def alias_target(self, tenant: str, alias: str) -> str | None:
         item = self._get(alias_pk(tenant, alias), ALIAS_SK)
@@ -1068,13 +1008,13 @@ class DynamoDbRunStore:
             if with_gauge and released:
                 tx.add("gauge", stored_bytes_release(self.table_name, tenant, released))
             try:
-                with tx.cancellation():
+                with aws_call("DynamoDB transact_write_items"), tx.cancellation():
                     self.client.transact_write_items(TransactItems=tx.request())
                 return count_on_thread and runs > 0
             except Cancelled as cancelled:
                 failed = cancelled.failed_tags()
                 if not failed and not cancelled.conflicted:
-                    raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+                    raise cancelled.unavailable() from None
                 if "thread" in failed and version is not None:
                     raise ThreadChanged() from None  # a fork or another sweep since the plan: nothing deleted
                 deletes = [d for i, d in enumerate(deletes) if f"item.{i}" not in failed]
@@ -1084,8 +1024,6 @@ class DynamoDbRunStore:
                     with_gauge = False
                 if not failed:
                     time.sleep(0.02 * (_attempt + 1))  # a concurrent transaction on the same items
-            except (ClientError, BotoCoreError) as exc:
-                raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
         raise DependencyUnavailable("DynamoDB delete kept conflicting with other writes; retry it")
 
     def _call(
@@ -1096,16 +1034,12 @@ class DynamoDbRunStore:
         allow_condition_failure: bool = False,
         **params: Any,
     ) -> Any:
-        try:
+        allowed = (CONDITION_FAILED,) if refuse_when_deleting or allow_condition_failure else ()
+        with aws_call_allowing(f"DynamoDB {operation}", *allowed):
             return getattr(self.client, operation)(**params)
-        except ClientError as exc:
-            if refuse_when_deleting and error_code(exc) == "ConditionalCheckFailedException":
-                raise ThreadDeleting() from None
-            if allow_condition_failure and error_code(exc) == "ConditionalCheckFailedException":
-                return None
-            raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
+        if refuse_when_deleting:  # the condition failed
+            raise ThreadDeleting() from None
+        return None
 
 
 def _listed(keys: Sequence[dict[str, Any]]) -> dict[str, Any]:
