@@ -26,7 +26,7 @@ from offprompt.metering import Charge
 from offprompt.ports import KeyLimitReached, KeyRecord, StoredBytesLimit, TenantExists, TenantRecord
 
 from .aws_errors import CONDITION_FAILED, aws_call, aws_call_allowing
-from .clients import aws_client
+from .dynamodb_table import DynamoDbTable
 from .dynamodb_transaction import Cancelled, TaggedItem, Transaction
 from .layout import (
     KEY_SK,
@@ -199,17 +199,7 @@ def stored_bytes_release(table: str, tenant: str, amount: int) -> dict[str, Any]
     }
 
 
-class DynamoDbAccountStore:
-    def __init__(self, table_name: str, client: Any | None = None) -> None:
-        self.table_name = table_name
-        self._client = client
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("dynamodb")
-        return self._client
-
+class DynamoDbAccountStore(DynamoDbTable):
     # ---- tenants ----------------------------------------------------------------------------------------
     def get_tenant(self, tenant: str) -> TenantRecord | None:
         out = self._call(

@@ -1,5 +1,9 @@
 """CheckpointStore on DynamoDB: a LangGraph checkpoint thread in one partition (docs/adr/0039).
 
+Why ~820 lines (docs/adr/0058): one partition's reads, conditioned writes, copies and sweeps share the item codecs
+and make their SDK calls in the module of the method a use case calls (the call-depth rule); the copy's merge
+rules are the pure checkpoint_view.
+
 Partition `CKP#{tenant}#{thread}` (adapters/layout.py):
 - `#CKP`                                   the thread: created_at, ancestry, floors, holds, deleted (JSON / map);
 - `C#{ns}#{checkpoint_id}`                 a checkpoint: parent_id, metadata (JSON), type, data (B) or blob_key;
@@ -41,8 +45,8 @@ from offprompt.ports import (
 from . import checkpoint_view as view
 from . import gauge
 from .aws_errors import CONDITION_FAILED, aws_call, aws_call_allowing
-from .clients import aws_client
 from .dynamodb_account import refuse_charge, stored_bytes_release
+from .dynamodb_table import DynamoDbTable
 from .dynamodb_transaction import MAX_ITEMS, Cancelled, Transaction, at_version
 from .layout import (
     CHECKPOINT_HEAD,
@@ -65,17 +69,7 @@ WRITES_PER_TRANSACTION = 25
 _TRANSACTION_INLINE_BYTES = 3 * 1024 * 1024
 
 
-class DynamoDbCheckpointStore:
-    def __init__(self, table_name: str, client: Any | None = None) -> None:
-        self.table_name = table_name
-        self._client = client
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("dynamodb")
-        return self._client
-
+class DynamoDbCheckpointStore(DynamoDbTable):
     # ---- reads ----------------------------------------------------------------------------------------------
     def thread(self, tenant: str, thread_id: str) -> CheckpointThreadState | None:
         out = self._call(

@@ -19,7 +19,7 @@ from offprompt.errors import InvalidInput
 from offprompt.ports import ExtractionLeaseTaken, ExtractionStatus
 
 from .aws_errors import CONDITION_FAILED, aws_call_allowing
-from .clients import aws_client
+from .dynamodb_table import DynamoDbTable
 from .layout import (
     STRATEGY_PREFIX,
     extraction_pk,
@@ -31,20 +31,10 @@ from .layout import (
 _STATUS_FIELDS = ("processed_through_seq", "records_written", "failures", "lease_until")
 
 
-class DynamoDbExtractionStore:
-    def __init__(self, table: str, client: Any | None = None) -> None:
-        self.table = table
-        self._client = client
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("dynamodb")
-        return self._client
-
+class DynamoDbExtractionStore(DynamoDbTable):
     def _call(self, operation: str, **params: Any) -> Any:
         with aws_call_allowing(f"DynamoDB {operation}", CONDITION_FAILED) as call:
-            return getattr(self.client, operation)(TableName=self.table, **params)
+            return getattr(self.client, operation)(TableName=self.table_name, **params)
         if call.refused:
             raise
 

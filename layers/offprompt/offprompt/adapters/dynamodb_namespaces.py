@@ -42,8 +42,8 @@ from offprompt.ports import (
 )
 
 from .aws_errors import CONDITION_FAILED, aws_call, aws_call_allowing, error_code, failure_reason
-from .clients import aws_client
 from .dynamodb_account import charge_items, refuse_charge, stored_bytes_release
+from .dynamodb_table import DynamoDbTable
 from .dynamodb_transaction import Cancelled, Transaction
 from .layout import (
     META_PREFIX,
@@ -71,17 +71,7 @@ def _reason(exc: Exception) -> str:
     return failure_reason(exc, default_code="ClientError")
 
 
-class DynamoDbNamespaceStore:
-    def __init__(self, table: str, client: Any | None = None) -> None:
-        self.table = table
-        self._client = client
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("dynamodb")
-        return self._client
-
+class DynamoDbNamespaceStore(DynamoDbTable):
     # ---- keys ----------------------------------------------------------------------------------------
     @staticmethod
     def pk(tenant: str, memory: str) -> str:
@@ -99,7 +89,7 @@ class DynamoDbNamespaceStore:
     def allocate(self, tenant: str, memory: str, namespace: str, count: int) -> Reservation:
         with aws_call_allowing("DynamoDB update", CONDITION_FAILED) as call:
             out = self.client.update_item(
-                TableName=self.table,
+                TableName=self.table_name,
                 Key={"pk": {"S": self.pk(tenant, memory)}, "sk": {"S": self.record_sk(namespace)}},
                 UpdateExpression="ADD next_position :n SET #gen = if_not_exists(#gen, :gen), #tdir = :tdir",
                 ConditionExpression="attribute_not_exists(#deleting)",
@@ -135,7 +125,7 @@ class DynamoDbNamespaceStore:
         pk = self.pk(tenant, memory)
         now = _now()
         record_update: dict[str, Any] = {
-            "TableName": self.table,
+            "TableName": self.table_name,
             "Key": {"pk": {"S": pk}, "sk": {"S": self.record_sk(namespace)}},
             "UpdateExpression": (
                 "SET #kind = :kind, memory_name = :memory, #ns = :ns, tool = :tool, activity = :activity, "
@@ -222,7 +212,9 @@ class DynamoDbNamespaceStore:
             record["metered_bytes"] = {"N": str(update.total_bytes)}
         tx = Transaction()
         tx.put("batch", self._batch_put(pk, namespace, batch, now))
-        tx.put("record", {"TableName": self.table, "Item": record, "ConditionExpression": "attribute_not_exists(pk)"})
+        tx.put(
+            "record", {"TableName": self.table_name, "Item": record, "ConditionExpression": "attribute_not_exists(pk)"}
+        )
         self._add_tail(tx, pk, namespace, update, meta_entry, charge, now)
         try:
             with aws_call("DynamoDB commit"), tx.cancellation():
@@ -246,7 +238,7 @@ class DynamoDbNamespaceStore:
             item["manifest_key"] = {"S": batch.manifest_key}
         else:
             item["entries"] = {"S": json.dumps(batch.entries, separators=(",", ":"))}
-        return {"TableName": self.table, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}
+        return {"TableName": self.table_name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}
 
     def _add_tail(
         self,
@@ -269,12 +261,14 @@ class DynamoDbNamespaceStore:
             meta_bytes = charge.stored_bytes - update.total_bytes if charge is not None else 0
             if meta_bytes > 0:  # the entry's share of the charge: what it added to the gauge (ADR 0042)
                 meta["metered_bytes"] = {"N": str(meta_bytes)}
-            tx.put("meta", {"TableName": self.table, "Item": meta, "ConditionExpression": "attribute_not_exists(sk)"})
+            tx.put(
+                "meta", {"TableName": self.table_name, "Item": meta, "ConditionExpression": "attribute_not_exists(sk)"}
+            )
         if update.upload_id is not None:  # an upload is consumed once: the first commit that names it
             tx.put(
                 "upload",
                 {
-                    "TableName": self.table,
+                    "TableName": self.table_name,
                     "Item": {
                         "pk": {"S": pk},
                         "sk": {"S": uploaded_sk(update.upload_id)},
@@ -285,7 +279,7 @@ class DynamoDbNamespaceStore:
                 },
             )
         if charge is not None:  # counted with the data it counts: a commit that fails charges nothing
-            tx.extend(charge_items(self.table, charge))
+            tx.extend(charge_items(self.table_name, charge))
 
     @staticmethod
     def _refused(cancelled: Cancelled, charge: Charge | None) -> NoReturn:
@@ -299,7 +293,7 @@ class DynamoDbNamespaceStore:
     # ---- reads ---------------------------------------------------------------------------------------
     def _query(self, **kwargs: Any) -> Any:
         with aws_call("DynamoDB query"):
-            return self.client.query(TableName=self.table, **kwargs)
+            return self.client.query(TableName=self.table_name, **kwargs)
 
     def batches(self, tenant: str, memory: str, namespace: str) -> list[StoredBatch]:
         out: list[StoredBatch] = []
@@ -333,7 +327,7 @@ class DynamoDbNamespaceStore:
     def get(self, tenant: str, memory: str, namespace: str) -> NamespaceRecord | None:
         with aws_call("DynamoDB get"):
             item = self.client.get_item(
-                TableName=self.table,
+                TableName=self.table_name,
                 Key={"pk": {"S": self.pk(tenant, memory)}, "sk": {"S": self.record_sk(namespace)}},
                 ConsistentRead=True,
             ).get("Item")
@@ -402,7 +396,7 @@ class DynamoDbNamespaceStore:
         for _attempt in range(10):
             try:
                 out = self.client.update_item(
-                    TableName=self.table,
+                    TableName=self.table_name,
                     Key=record_key,
                     UpdateExpression=mark,
                     ConditionExpression="attribute_exists(pk) AND (attribute_not_exists(#mb) OR #mb = :zero)",
@@ -435,7 +429,7 @@ class DynamoDbNamespaceStore:
             tx.update(
                 "record",
                 {
-                    "TableName": self.table,
+                    "TableName": self.table_name,
                     "Key": record_key,
                     "UpdateExpression": mark,
                     "ConditionExpression": "#mb = :metered",
@@ -444,7 +438,7 @@ class DynamoDbNamespaceStore:
                 },
             )
             if with_gauge:
-                tx.add("gauge", stored_bytes_release(self.table, tenant, metered))
+                tx.add("gauge", stored_bytes_release(self.table_name, tenant, metered))
             try:
                 with aws_call("DynamoDB delete"), tx.cancellation():
                     self.client.transact_write_items(TransactItems=tx.request())
@@ -461,7 +455,7 @@ class DynamoDbNamespaceStore:
     def release(self, tenant: str, memory: str, namespace: str) -> None:
         try:  # the record stays as a bare position counter; the next reservation mints a new generation
             self.client.update_item(
-                TableName=self.table,
+                TableName=self.table_name,
                 Key={"pk": {"S": self.pk(tenant, memory)}, "sk": {"S": self.record_sk(namespace)}},
                 UpdateExpression="REMOVE #deleting, #gen",
                 ConditionExpression="attribute_exists(#deleting)",
@@ -478,7 +472,7 @@ class DynamoDbNamespaceStore:
         with aws_call("DynamoDB delete"):
             for i in range(0, len(keys), 25):
                 requests = [{"DeleteRequest": {"Key": {"pk": {"S": pk}, "sk": {"S": sk}}}} for sk in keys[i : i + 25]]
-                pending: dict[str, Any] = {self.table: requests}
+                pending: dict[str, Any] = {self.table_name: requests}
                 for _ in range(8):
                     pending = self.client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
                     if not pending:

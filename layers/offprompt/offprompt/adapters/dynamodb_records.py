@@ -25,8 +25,8 @@ from offprompt.metering import Charge
 from offprompt.ports import RecordConflict, StoredRecord
 
 from .aws_errors import CONDITION_FAILED, aws_call, aws_call_allowing
-from .clients import aws_client
 from .dynamodb_account import charge_items, expired_release, refuse_charge
+from .dynamodb_table import DynamoDbTable
 from .dynamodb_transaction import Cancelled, Transaction
 from .layout import (
     record_namespace_sk,
@@ -42,17 +42,7 @@ _LIVE = "(attribute_not_exists(expires_at) OR expires_at > :now)"
 _BATCH = 100
 
 
-class DynamoDbRecordStore:
-    def __init__(self, table_name: str, client: Any | None = None) -> None:
-        self.table_name = table_name
-        self._client = client
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("dynamodb")
-        return self._client
-
+class DynamoDbRecordStore(DynamoDbTable):
     # ---- reads ----------------------------------------------------------------------------------------------
     def current(self, tenant: str, namespace: tuple[str, ...], key: str) -> StoredRecord | None:
         out = self._call(
