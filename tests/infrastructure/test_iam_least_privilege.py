@@ -186,6 +186,7 @@ class CodeGraph:
         paths = [*FUNCTIONS.rglob("*.py"), *(LIBRARY / "offprompt").rglob("*.py")]
         for path in sorted(p for p in paths if "__pycache__" not in p.parts):
             self._index(path)
+        self._inherit_services()
 
     # ---- indexing ---------------------------------------------------------------------------------------
     def _index(self, path: Path) -> None:
@@ -216,6 +217,25 @@ class CodeGraph:
         self.modules[name] = module
         for node in tree.body:
             self._index_def(name, node, prefix="")
+
+    def _inherit_services(self) -> None:
+        """A module whose class is built on a class of a module that builds a client (a part of an adapter, e.g.
+        `dynamodb_run_deletes.ForksAndDeletes` on `dynamodb_table.DynamoDbTable`, docs/adr/0058) calls that
+        service through the inherited client: its operations count as that service's."""
+        changed = True
+        while changed:
+            changed = False
+            for module in self.modules.values():
+                for node in module.tree.body:
+                    bases = node.bases if isinstance(node, ast.ClassDef) else []
+                    for base in bases:
+                        if not (isinstance(base, ast.Name) and base.id in module.imports):
+                            continue
+                        source = module.imports[base.id].partition(":")[0]
+                        extra = self.modules[source].services - module.services if source in self.modules else set()
+                        if extra:
+                            module.services |= extra
+                            changed = True
 
     def _index_def(self, module: str, node: ast.AST, prefix: str) -> None:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -599,6 +619,8 @@ def test_the_scanner_sees_what_it_must() -> None:
     graph = code_graph()
     assert "dynamodb:PutItem" in graph.reach("add_run.handler").actions  # a Transaction's Put items
     assert graph.reach("add_run.handler").origins["dynamodb:PutItem"] == {"offprompt.adapters.dynamodb_runs"}
+    # a part of an adapter (a mixin on the class that builds the client, docs/adr/0058) is seen calling its service
+    assert graph.reach("threads.handler").origins["dynamodb:DeleteItem"] == {"offprompt.adapters.dynamodb_run_deletes"}
     assert graph.reach("authorizer.handler").actions == {"dynamodb:GetItem"}  # the key check, nothing else
     assert "s3:ListBucket" in graph.reach("memories.handler").actions  # get_paginator("list_objects_v2")
     assert "bedrock:InvokeModel" in graph.reach("summarizer.handler").actions  # converse

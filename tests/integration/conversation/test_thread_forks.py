@@ -372,18 +372,18 @@ def test_a_parent_deleted_while_a_fork_is_in_flight_leaves_no_fork(api: Api, aws
 def test_a_fork_made_while_a_delete_reads_the_parent_wins(api: Api, aws: dict[str, Any]) -> None:
     add(api, "p", "r1")
     runs = default_service().runs
-    real_get = runs._get  # type: ignore[attr-defined]
+    real_get = runs._thread_item  # type: ignore[attr-defined]  # the delete's read of the thread item
     calls = {"n": 0}
 
-    def get_then_fork(pk: str, sk: str) -> Any:
-        item = real_get(pk, sk)
-        if sk == "#THREAD" and pk.endswith("#TH#p") and calls["n"] == 0:
+    def get_then_fork(pk: str) -> Any:
+        item = real_get(pk)
+        if pk.endswith("#TH#p") and calls["n"] == 0:
             calls["n"] += 1
             assert fork(api, "p", {"thread_id": "f"})[0] == 201  # lands between the delete's read and its mark
         return item
 
-    runs._get = get_then_fork  # type: ignore[attr-defined]
+    runs._thread_item = get_then_fork  # type: ignore[attr-defined]
     status, body = api.thread("DELETE", "p")
-    runs._get = real_get  # type: ignore[attr-defined]
+    runs._thread_item = real_get  # type: ignore[attr-defined]
     assert status == 409 and body["code"] == "thread_has_forks", body
     assert run_ids(api, "f") == ["r1"] and run_ids(api, "p") == ["r1"]

@@ -7,12 +7,10 @@ import logging
 import re
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
 from offprompt.errors import DependencyUnavailable
 from offprompt.ports import ExtractedFact
 
-from .aws_errors import failure_reason
+from .aws_errors import aws_call
 from .clients import aws_client
 
 
@@ -41,14 +39,12 @@ class BedrockSummarizer:
         return self._client
 
     def summarize(self, prompt: str) -> str:
-        try:
+        with aws_call("Bedrock converse"):
             out = self.client.converse(
                 modelId=self.model_id,
                 messages=[{"role": "user", "content": [{"text": prompt}]}],
                 inferenceConfig={"maxTokens": self.max_tokens, "temperature": 0.0},
             )
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"Bedrock converse failed: {failure_reason(exc)}") from exc
         text = reply_text(out)
         if not text.strip():
             raise DependencyUnavailable("Bedrock converse returned no text")
@@ -85,14 +81,12 @@ class BedrockFactExtractor:
         return self._client
 
     def extract(self, text: str) -> list[ExtractedFact]:
-        try:
+        with aws_call("Bedrock converse"):
             out = self.client.converse(
                 modelId=self.model_id,
                 messages=[{"role": "user", "content": [{"text": EXTRACTION_PROMPT + text}]}],
                 inferenceConfig={"maxTokens": self.max_tokens, "temperature": 0.0},
             )
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"Bedrock converse failed: {failure_reason(exc)}") from exc
         return parse_facts(reply_text(out), self.label)
 
 

@@ -18,17 +18,15 @@
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
-from offprompt.errors import DependencyUnavailable
 from offprompt.limits import DEFAULT_SCANS_PER_DAY, USAGE_SHARDS
 from offprompt.metering import Charge
 from offprompt.ports import KeyLimitReached, KeyRecord, StoredBytesLimit, TenantExists, TenantRecord
 
-from .aws_errors import error_code, failure_reason
-from .clients import aws_client
+from .aws_errors import CONDITION_FAILED, aws_call, aws_call_allowing
+from .dynamodb_table import DynamoDbTable
 from .dynamodb_transaction import Cancelled, TaggedItem, Transaction
 from .layout import (
     KEY_SK,
@@ -36,6 +34,7 @@ from .layout import (
     TENANT_INDEX_ATTRIBUTE,
     TENANT_SK,
     day_sk,
+    expired_sk,
     key_listing_sk,
     key_pk,
     rate_pk,
@@ -162,6 +161,25 @@ def refuse_charge(cancelled: Cancelled, charge: Charge) -> None:
         raise charge.refusal("stored_bytes") from None
 
 
+#: How long an `EXPIRED#` marker is kept: longer than a stream record lives (24 h), so a retried record finds it.
+EXPIRED_MARKER_TTL_S = 2 * 86_400
+
+
+def expired_release(table: str, pk: str, tenant: str, event_id: str, metered_bytes: int) -> Transaction:
+    """The transaction that takes an item TTL deleted off its tenant's gauge once per stream record: the marker
+    `EXPIRED#{event_id}` in the item's partition (`pk`), conditioned on its absence, and the gauge's release. Either
+    condition failing (a redelivered record, an erased tenant) cancels it: nothing to do."""
+    marker = {
+        **_k(pk, expired_sk(event_id)),
+        "tenant": {"S": tenant},
+        "expires_at": {"N": str(int(time.time()) + EXPIRED_MARKER_TTL_S)},
+    }
+    tx = Transaction()
+    tx.put("marker", {"TableName": table, "Item": marker, "ConditionExpression": "attribute_not_exists(pk)"})
+    tx.add("gauge", stored_bytes_release(table, tenant, metered_bytes))
+    return tx
+
+
 def stored_bytes_release(table: str, tenant: str, amount: int) -> dict[str, Any]:
     """The transaction item that takes `amount` bytes a delete removed off the tenant's stored-bytes gauge, in
     the delete's own transaction (so a retried delete, which finds the data gone, takes nothing off twice).
@@ -181,17 +199,7 @@ def stored_bytes_release(table: str, tenant: str, amount: int) -> dict[str, Any]
     }
 
 
-class DynamoDbAccountStore:
-    def __init__(self, table_name: str, client: Any | None = None) -> None:
-        self.table_name = table_name
-        self._client = client
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("dynamodb")
-        return self._client
-
+class DynamoDbAccountStore(DynamoDbTable):
     # ---- tenants ----------------------------------------------------------------------------------------
     def get_tenant(self, tenant: str) -> TenantRecord | None:
         out = self._call(
@@ -286,14 +294,12 @@ class DynamoDbAccountStore:
         )
         tx.put("listing", {"TableName": self.table_name, "Item": listing})
         try:
-            with tx.cancellation():
+            with aws_call("DynamoDB transact_write_items"), tx.cancellation():
                 self.client.transact_write_items(TransactItems=tx.request())
         except Cancelled as cancelled:
             if cancelled.failed("key_count"):
                 raise KeyLimitReached() from None
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+            raise cancelled.unavailable() from None
 
     def get_key(self, key_id: str) -> KeyRecord | None:
         # Strongly consistent (1 read unit instead of 0.5): a key works the moment it is created, a revoke or a fence
@@ -344,14 +350,12 @@ class DynamoDbAccountStore:
             },
         )
         try:
-            with tx.cancellation():
+            with aws_call("DynamoDB transact_write_items"), tx.cancellation():
                 self.client.transact_write_items(TransactItems=tx.request())
         except Cancelled as cancelled:
             if cancelled.failed("key"):
                 return False  # no such key, or another tenant's: nothing changes
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+            raise cancelled.unavailable() from None
         return True
 
     # ---- the erase's fence -------------------------------------------------------------------------------
@@ -472,14 +476,10 @@ class DynamoDbAccountStore:
 
     # ---- plumbing ---------------------------------------------------------------------------------------
     def _call(self, operation: str, *, allow_condition_failure: bool = False, **params: Any) -> Any:
-        try:
+        allowed = (CONDITION_FAILED,) if allow_condition_failure else ()
+        with aws_call_allowing(f"DynamoDB {operation}", *allowed):
             return getattr(self.client, operation)(**params)
-        except ClientError as exc:
-            if allow_condition_failure and error_code(exc) == "ConditionalCheckFailedException":
-                return None
-            raise DependencyUnavailable(f"DynamoDB {operation} failed: {error_code(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB {operation} failed: {type(exc).__name__}") from exc
+        return None  # the condition failed
 
 
 __all__ = [

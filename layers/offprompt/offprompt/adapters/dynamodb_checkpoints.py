@@ -1,5 +1,9 @@
 """CheckpointStore on DynamoDB: a LangGraph checkpoint thread in one partition (docs/adr/0039).
 
+Why ~820 lines (docs/adr/0058): one partition's reads, conditioned writes, copies and sweeps share the item codecs
+and make their SDK calls in the module of the method a use case calls (the call-depth rule); the copy's merge
+rules are the pure checkpoint_view.
+
 Partition `CKP#{tenant}#{thread}` (adapters/layout.py):
 - `#CKP`                                   the thread: created_at, ancestry, floors, holds, deleted (JSON / map);
 - `C#{ns}#{checkpoint_id}`                 a checkpoint: parent_id, metadata (JSON), type, data (B) or blob_key;
@@ -12,19 +16,16 @@ the tenant's gauge (taken off when the item is deleted, in the same transaction)
 The latest checkpoint of a namespace is one Query of one item (`newest`): the checkpoint itself when it has no writes
 (they sort above it), else a write of it, and a second Query reads exactly its other items (docs/adr/0053). The merged
 view of a copy (`view_*`: its own items and each source's at ids up to its cut, written before the copy, hidden
-below its floors) is walked here, as the thread forks' ancestry is in the RunStore (docs/adr/0037), so a use case
-reaches DynamoDB through three modules.
+below its floors) is read here, as the thread forks' ancestry is in the RunStore (docs/adr/0037), so a use case
+reaches DynamoDB through three modules; its merge rules are the pure `checkpoint_view` (ADR 0058).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import heapq
 import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
-
-from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt.errors import DependencyUnavailable
 from offprompt.metering import Charge
@@ -41,10 +42,11 @@ from offprompt.ports import (
     TypedBlob,
 )
 
+from . import checkpoint_view as view
 from . import gauge
-from .aws_errors import error_code, failure_reason
-from .clients import aws_client
+from .aws_errors import CONDITION_FAILED, aws_call, aws_call_allowing
 from .dynamodb_account import refuse_charge, stored_bytes_release
+from .dynamodb_table import DynamoDbTable
 from .dynamodb_transaction import MAX_ITEMS, Cancelled, Transaction, at_version
 from .layout import (
     CHECKPOINT_HEAD,
@@ -67,17 +69,7 @@ WRITES_PER_TRANSACTION = 25
 _TRANSACTION_INLINE_BYTES = 3 * 1024 * 1024
 
 
-class DynamoDbCheckpointStore:
-    def __init__(self, table_name: str, client: Any | None = None) -> None:
-        self.table_name = table_name
-        self._client = client
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("dynamodb")
-        return self._client
-
+class DynamoDbCheckpointStore(DynamoDbTable):
     # ---- reads ----------------------------------------------------------------------------------------------
     def thread(self, tenant: str, thread_id: str) -> CheckpointThreadState | None:
         out = self._call(
@@ -107,7 +99,7 @@ class DynamoDbCheckpointStore:
             return NewestRead(None, None)
         if first.get("kind", {}).get("S") == "h":
             return NewestRead(_state(first), None)
-        return NewestRead(None, _current(self._group_of(tenant, thread_id, namespace, first)))
+        return NewestRead(None, view.current(self._group_of(tenant, thread_id, namespace, first)))
 
     def newest_groups(
         self, tenant: str, thread_id: str, namespace: str, *, lower: IdBound | None, upper: IdBound | None
@@ -123,7 +115,7 @@ class DynamoDbCheckpointStore:
                 below = first["sk"]["S"]
                 continue
             group = self._group_of(tenant, thread_id, namespace, first)
-            if _within(group.checkpoint_id, lower, upper):
+            if view.within(group.checkpoint_id, lower, upper):
                 yield group
             below = checkpoint_sk(namespace, group.checkpoint_id)
 
@@ -162,7 +154,7 @@ class DynamoDbCheckpointStore:
     ) -> Iterator[CheckpointGroup]:
         items = self._query(tenant, thread_id, namespace, lower, upper)
         for group in _group(items):
-            if _within(group.checkpoint_id, lower, upper):
+            if view.within(group.checkpoint_id, lower, upper):
                 yield group
 
     def namespaces(self, tenant: str, thread_id: str) -> list[str]:
@@ -187,13 +179,9 @@ class DynamoDbCheckpointStore:
             found.append(ns)
             start = checkpoint_ns_prefix(ns) + CHECKPOINT_HEAD + "~"
 
-    # ---- the merged view of a thread (a copy reads its sources' partitions too) ------------------------------
+    # ---- the merged view of a thread (a copy reads its sources' partitions too): the rules in checkpoint_view ---
     def view_namespaces(self, tenant: str, state: CheckpointThreadState) -> list[str]:
-        found: set[str] = set()
-        for thread, cuts, _at in _sources(state):
-            own = self.namespaces(tenant, thread)
-            found.update(own if cuts is None else [ns for ns in own if ns in cuts])
-        return sorted(found)
+        return view.visible_namespaces(state, lambda thread: self.namespaces(tenant, thread))
 
     def view_groups(
         self,
@@ -204,57 +192,16 @@ class DynamoDbCheckpointStore:
         lower: IdBound | None = None,
         upper: IdBound | None = None,
     ) -> Iterator[CheckpointGroup]:
-        streams = self._view_streams(tenant, state, namespace, lower, upper, self.groups)
-        if len(streams) == 1:
-            yield from streams[0]
-            return
-        yield from _combine(heapq.merge(*streams, key=lambda g: g.checkpoint_id, reverse=True))
-
-    def _view_streams(
-        self,
-        tenant: str,
-        state: CheckpointThreadState,
-        namespace: str,
-        lower: IdBound | None,
-        upper: IdBound | None,
-        read: Callable[..., Iterator[CheckpointGroup]],
-    ) -> list[Iterator[CheckpointGroup]]:
-        """Each partition's groups as the thread sees them, nearest partition first."""
-        floor = (state.floors or {}).get(namespace)
-        low = _tighter(lower, floor, lower_bound=True)
-        streams: list[Iterator[CheckpointGroup]] = []
-        for thread, cuts, at in _sources(state):
-            high = upper
-            if cuts is not None:
-                if namespace not in cuts:
-                    continue
-                high = _tighter(upper, (cuts[namespace], True), lower_bound=False)
-            found = read(tenant, thread, namespace, lower=low, upper=high)
-            streams.append(_current_of(found if at is None else _as_of(found, at)))
-        return streams
+        yield from view.merged(view.streams(tenant, state, namespace, lower, upper, self.groups))
 
     def view_all_groups(
         self, tenant: str, state: CheckpointThreadState, *, upper: IdBound | None = None
     ) -> Iterator[CheckpointGroup]:
-        streams = [self.view_groups(tenant, state, ns, upper=upper) for ns in self.view_namespaces(tenant, state)]
-        return heapq.merge(*streams, key=lambda g: (g.checkpoint_id, g.namespace), reverse=True)
+        namespaces = self.view_namespaces(tenant, state)
+        return view.merged_namespaces([self.view_groups(tenant, state, ns, upper=upper) for ns in namespaces])
 
     def view_latest(self, tenant: str, state: CheckpointThreadState, namespace: str) -> CheckpointGroup | None:
-        """The newest visible checkpoint with its writes, each partition read group by group (no read-ahead: the
-        groups of the newest id are combined, the next ones read only when that id has no checkpoint)."""
-        streams = self._view_streams(tenant, state, namespace, None, None, self.newest_groups)
-        heads = [next(s, None) for s in streams]
-        while True:
-            ids = [g.checkpoint_id for g in heads if g is not None]
-            if not ids:
-                return None
-            top = max(ids)
-            chosen = [i for i, g in enumerate(heads) if g is not None and g.checkpoint_id == top]
-            group = next(_combine(g for i in chosen if (g := heads[i]) is not None))
-            if group.checkpoint is not None:
-                return group
-            for i in chosen:
-                heads[i] = next(streams[i], None)
+        return view.latest(view.streams(tenant, state, namespace, None, None, self.newest_groups))
 
     def view_checkpoint(
         self, tenant: str, state: CheckpointThreadState, namespace: str, checkpoint_id: str
@@ -371,7 +318,7 @@ class DynamoDbCheckpointStore:
             charge = pricing(chunk) if pricing is not None else None
             tx.extend(gauge.gauge_change(self.table_name, charge, delta))
             try:
-                with tx.cancellation():
+                with aws_call("DynamoDB transact_write_items"), tx.cancellation():
                     self.client.transact_write_items(TransactItems=tx.request())
                 return chunk
             except Cancelled as cancelled:
@@ -381,11 +328,9 @@ class DynamoDbCheckpointStore:
                     raise CheckpointRace() from None
                 failed = {int(t) for t in cancelled.failed_tags() if t.isdigit()}
                 if not failed and not cancelled.conflicted:
-                    raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+                    raise cancelled.unavailable() from None
                 chunk = [w for n, w in enumerate(chunk) if n not in failed or w.idx < 0]  # idx ≥ 0: the first won
                 previous = self._metered(pk, [_sk_of(w) for w in chunk if w.idx < 0])
-            except (ClientError, BotoCoreError) as exc:
-                raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
         raise DependencyUnavailable("pending writes kept changing while they were stored; retry")
 
     def _metered(self, pk: str, sks: Sequence[str]) -> dict[str, int]:
@@ -412,17 +357,12 @@ class DynamoDbCheckpointStore:
 
     def _create_thread(self, pk: str, tenant: str, state: CheckpointThreadState) -> None:
         """The thread's root item (with its tenant-index attribute) unless one exists: another writer's is kept."""
-        try:
+        with aws_call_allowing("DynamoDB put_item", CONDITION_FAILED):
             self.client.put_item(
                 TableName=self.table_name,
                 Item=_root_item(pk, tenant, state),
                 ConditionExpression="attribute_not_exists(sk)",
             )
-        except ClientError as exc:
-            if error_code(exc) != "ConditionalCheckFailedException":
-                raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
 
     def copy(
         self,
@@ -462,14 +402,12 @@ class DynamoDbCheckpointStore:
                 },
             )
         try:
-            with tx.cancellation():
+            with aws_call("DynamoDB transact_write_items"), tx.cancellation():
                 self.client.transact_write_items(TransactItems=tx.request())
         except Cancelled as cancelled:
             if cancelled.failed_tags():
                 return False
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+            raise cancelled.unavailable() from None
         return True
 
     def save_state(self, tenant: str, state: CheckpointThreadState, namespaces: Sequence[str]) -> int:
@@ -497,7 +435,7 @@ class DynamoDbCheckpointStore:
     def _bump(self, pk: str, version: int, update: str, names: dict[str, str], values: dict[str, Any]) -> None:
         """One update of the thread item, conditioned on `version` and moving it to version + 1."""
         check, at = at_version(version)
-        try:
+        with aws_call_allowing("DynamoDB update_item", CONDITION_FAILED) as call:
             self.client.update_item(
                 TableName=self.table_name,
                 Key=_k(pk, CHECKPOINT_THREAD_SK),
@@ -506,15 +444,11 @@ class DynamoDbCheckpointStore:
                 ExpressionAttributeNames={**names, **_VERSION_NAMES},
                 ExpressionAttributeValues={**values, **at, ":next": {"N": str(version + 1)}},
             )
-        except ClientError as exc:
-            if error_code(exc) == "ConditionalCheckFailedException":
-                raise CheckpointThreadChanged() from None
-            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
+        if call.refused:
+            raise CheckpointThreadChanged() from None
 
     def release_hold(self, tenant: str, ancestor: str, holder: str) -> None:
-        try:
+        with aws_call_allowing("DynamoDB update_item", CONDITION_FAILED) as call:
             self.client.update_item(
                 TableName=self.table_name,
                 Key=_k(checkpoint_thread_pk(tenant, ancestor), CHECKPOINT_THREAD_SK),
@@ -523,12 +457,8 @@ class DynamoDbCheckpointStore:
                 ExpressionAttributeNames={"#h": holder, **_VERSION_NAMES},
                 ExpressionAttributeValues={":zero": {"N": "0"}, ":one": {"N": "1"}},
             )
-        except ClientError as exc:
-            if error_code(exc) == "ConditionalCheckFailedException":
-                return
-            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
+        if call.refused:
+            return
 
     def delete_items(
         self,
@@ -572,7 +502,7 @@ class DynamoDbCheckpointStore:
                 if released:
                     tx.add("release", stored_bytes_release(self.table_name, tenant, released))
                 try:
-                    with tx.cancellation():
+                    with aws_call("DynamoDB transact_write_items"), tx.cancellation():
                         self.client.transact_write_items(TransactItems=tx.request())
                     version = None if version is None else version + 1
                     break
@@ -584,7 +514,7 @@ class DynamoDbCheckpointStore:
                         self._batch_write([{"DeleteRequest": {"Key": _k(pk, _sk_of(i))}} for i in chunk])
                         break  # an erased tenant's gauge: nothing to take bytes off
                     if not gone and not cancelled.conflicted:
-                        raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
+                        raise cancelled.unavailable() from None
                     # an item replaced meanwhile is deleted for what it holds now; one gone is skipped
                     now = self._metered(pk, [_sk_of(i) for n, i in enumerate(chunk) if n in gone])
                     chunk = [
@@ -592,8 +522,6 @@ class DynamoDbCheckpointStore:
                         for n, i in enumerate(chunk)
                         if n not in gone or _sk_of(i) in now
                     ]
-                except (ClientError, BotoCoreError) as exc:
-                    raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
             else:
                 raise DependencyUnavailable("checkpoint items kept changing while they were deleted")
         return version
@@ -608,7 +536,7 @@ class DynamoDbCheckpointStore:
         self._batch_write([{"DeleteRequest": {"Key": _k(pk, h["sk"]["S"])}} for h in heads])
         # at the version planned with, or (None) still fenced: no hold can have appeared either way
         check, at = at_version(version) if version is not None else ("attribute_exists(#fence)", {})
-        try:
+        with aws_call_allowing("DynamoDB delete_item", CONDITION_FAILED) as call:
             self.client.delete_item(
                 TableName=self.table_name,
                 Key=_k(pk, CHECKPOINT_THREAD_SK),
@@ -616,20 +544,14 @@ class DynamoDbCheckpointStore:
                 ExpressionAttributeNames=dict(_VERSION_NAMES if version is not None else _FENCE_NAMES),
                 ExpressionAttributeValues={":zero": {"N": "0"}, **at},
             )
-        except ClientError as exc:
-            if error_code(exc) == "ConditionalCheckFailedException":
-                return False
-            raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
-        return True
+        return not call.refused
 
     # ---- helpers --------------------------------------------------------------------------------------------
     def _transact(
         self, tx: Transaction, charge: Charge | None, *, shared: tuple[str, ...] = (), raced: tuple[str, ...] = ()
     ) -> None:
         try:
-            with tx.cancellation():
+            with aws_call("DynamoDB transact_write_items"), tx.cancellation():
                 self.client.transact_write_items(TransactItems=tx.request())
         except Cancelled as cancelled:
             if charge is not None:
@@ -638,9 +560,7 @@ class DynamoDbCheckpointStore:
                 raise CheckpointShared() from None
             if any(cancelled.failed(t) for t in raced) or cancelled.conflicted:
                 raise CheckpointRace() from None
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+            raise cancelled.unavailable() from None
 
     def _batch_write(self, requests: list[dict[str, Any]]) -> None:
         for start in range(0, len(requests), _BATCH_WRITE):
@@ -709,10 +629,8 @@ class DynamoDbCheckpointStore:
                 return
 
     def _call(self, operation: str, **params: Any) -> Any:
-        try:
+        with aws_call(f"DynamoDB {operation}"):
             return getattr(self.client, operation)(**params)
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
 
 
 def _write_chunks(writes: Sequence[StoredCheckpointWrite]) -> Iterator[list[StoredCheckpointWrite]]:
@@ -732,70 +650,6 @@ def _write_chunks(writes: Sequence[StoredCheckpointWrite]) -> Iterator[list[Stor
 #: The thread item's version and fence (docs/concurrency.md).
 _VERSION_NAMES = {"#ver": "version"}
 _FENCE_NAMES = {"#fence": "deleting"}
-
-
-def _sources(state: CheckpointThreadState) -> list[tuple[str, dict[str, str] | None, float | None]]:
-    """The partitions a thread reads, nearest first: its own (no cut), then each source's with its cuts and the
-    time the copy was made (items written later are the source's own)."""
-    return [(state.thread_id, None, None), *state.ancestry]
-
-
-def _tighter(a: IdBound | None, b: IdBound | None, *, lower_bound: bool) -> IdBound | None:
-    if a is None or b is None:
-        return a or b
-    if a[0] != b[0]:
-        return max(a, b) if lower_bound else min(a, b)
-    return (a[0], a[1] and b[1])
-
-
-def _as_of(found: Iterator[CheckpointGroup], at: float) -> Iterator[CheckpointGroup]:
-    """A source's groups as they were when the copy was made."""
-    for group in found:
-        checkpoint = group.checkpoint if group.checkpoint and group.checkpoint.written_at <= at else None
-        writes = tuple(w for w in group.writes if w.written_at <= at)
-        if checkpoint is not None or writes:
-            yield CheckpointGroup(group.namespace, group.checkpoint_id, checkpoint, writes)
-
-
-def _current(group: CheckpointGroup) -> CheckpointGroup:
-    """One write per (task_id, idx): the newest version (older ones are kept for the live copies that read them)."""
-    if all(w.version == 0 for w in group.writes):
-        return group
-    newest: dict[tuple[str, int], StoredCheckpointWrite] = {}
-    for w in group.writes:
-        kept = newest.get((w.task_id, w.idx))
-        if kept is None or (w.written_at, w.version) > (kept.written_at, kept.version):
-            newest[(w.task_id, w.idx)] = w
-    return CheckpointGroup(group.namespace, group.checkpoint_id, group.checkpoint, tuple(newest.values()))
-
-
-def _current_of(found: Iterator[CheckpointGroup]) -> Iterator[CheckpointGroup]:
-    for group in found:
-        yield _current(group)
-
-
-def _combine(ordered: Iterator[CheckpointGroup]) -> Iterator[CheckpointGroup]:
-    """Adjacent groups of one id (nearest partition first: heapq.merge is stable) as one: the nearest checkpoint
-    item, the writes of all (the nearest winning for the same task_id and idx)."""
-    pending: CheckpointGroup | None = None
-    for group in ordered:
-        if pending is not None and group.checkpoint_id == pending.checkpoint_id:
-            writes = {(w.task_id, w.idx): w for w in group.writes}
-            writes.update({(w.task_id, w.idx): w for w in pending.writes})
-            checkpoint = pending.checkpoint or group.checkpoint
-            pending = CheckpointGroup(pending.namespace, pending.checkpoint_id, checkpoint, tuple(writes.values()))
-            continue
-        if pending is not None:
-            yield pending
-        pending = group
-    if pending is not None:
-        yield pending
-
-
-def _within(checkpoint_id: str, lower: IdBound | None, upper: IdBound | None) -> bool:
-    if lower is not None and (checkpoint_id < lower[0] or (checkpoint_id == lower[0] and not lower[1])):
-        return False
-    return not (upper is not None and (checkpoint_id > upper[0] or (checkpoint_id == upper[0] and not upper[1])))
 
 
 def _group(items: Iterator[dict[str, Any]]) -> Iterator[CheckpointGroup]:

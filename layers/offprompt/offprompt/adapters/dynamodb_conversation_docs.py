@@ -16,12 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
-from offprompt.errors import DependencyUnavailable
-
-from .aws_errors import error_code, failure_reason
-from .clients import aws_client
+from .aws_errors import CONDITION_FAILED, aws_call_allowing
+from .dynamodb_table import DynamoDbTable
 from .layout import SEARCH_DOC_IDS, run_sk, thread_pk
 
 #: The run item's attribute holding its search documents' ids.
@@ -35,18 +31,8 @@ def doc_ids_of(item: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(sorted(str(i) for i in ids)) if isinstance(ids, list) else ()
 
 
-class DynamoDbConversationDocIds:
+class DynamoDbConversationDocIds(DynamoDbTable):
     """`DocumentIds` (services/conversation_index/context.py) on the runs table."""
-
-    def __init__(self, table_name: str, client: Any | None = None) -> None:
-        self.table_name = table_name
-        self._client = client
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("dynamodb")
-        return self._client
 
     def remember(
         self, tenant: str, thread_id: str, seq: int, run_id: str, ids: Sequence[str]
@@ -64,12 +50,8 @@ class DynamoDbConversationDocIds:
             "ExpressionAttributeValues": {":ids": {"SS": sorted(set(ids))}, ":run": {"S": run_id}},
             "ReturnValues": "UPDATED_OLD",
         }
-        try:
+        with aws_call_allowing("DynamoDB update_item", CONDITION_FAILED) as call:
             out = self.client.update_item(**params)
-        except ClientError as exc:
-            if error_code(exc) == "ConditionalCheckFailedException":
-                return None
-            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
+        if call.refused:
+            return None
         return doc_ids_of(out.get("Attributes") or {})

@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import ClientError
 
-from offprompt.errors import DependencyUnavailable, InvalidInput
+from offprompt.errors import InvalidInput
 from offprompt.ports import ExtractionLeaseTaken, ExtractionStatus
 
-from .aws_errors import error_code, failure_reason
-from .clients import aws_client
+from .aws_errors import CONDITION_FAILED, aws_call_allowing
+from .dynamodb_table import DynamoDbTable
 from .layout import (
     STRATEGY_PREFIX,
     extraction_pk,
@@ -31,26 +31,12 @@ from .layout import (
 _STATUS_FIELDS = ("processed_through_seq", "records_written", "failures", "lease_until")
 
 
-class DynamoDbExtractionStore:
-    def __init__(self, table: str, client: Any | None = None) -> None:
-        self.table = table
-        self._client = client
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("dynamodb")
-        return self._client
-
+class DynamoDbExtractionStore(DynamoDbTable):
     def _call(self, operation: str, **params: Any) -> Any:
-        try:
-            return getattr(self.client, operation)(TableName=self.table, **params)
-        except ClientError as exc:
-            if error_code(exc) == "ConditionalCheckFailedException":
-                raise
-            raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
+        with aws_call_allowing(f"DynamoDB {operation}", CONDITION_FAILED) as call:
+            return getattr(self.client, operation)(TableName=self.table_name, **params)
+        if call.refused:
+            raise
 
     def _query(self, tenant: str, prefix: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []

@@ -41,9 +41,9 @@ from offprompt.ports import (
     UploadTaken,
 )
 
-from .aws_errors import error_code, failure_reason
-from .clients import aws_client
+from .aws_errors import CONDITION_FAILED, aws_call, aws_call_allowing, error_code, failure_reason
 from .dynamodb_account import charge_items, refuse_charge, stored_bytes_release
+from .dynamodb_table import DynamoDbTable
 from .dynamodb_transaction import Cancelled, Transaction
 from .layout import (
     META_PREFIX,
@@ -71,17 +71,7 @@ def _reason(exc: Exception) -> str:
     return failure_reason(exc, default_code="ClientError")
 
 
-class DynamoDbNamespaceStore:
-    def __init__(self, table: str, client: Any | None = None) -> None:
-        self.table = table
-        self._client = client
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("dynamodb")
-        return self._client
-
+class DynamoDbNamespaceStore(DynamoDbTable):
     # ---- keys ----------------------------------------------------------------------------------------
     @staticmethod
     def pk(tenant: str, memory: str) -> str:
@@ -97,9 +87,9 @@ class DynamoDbNamespaceStore:
 
     # ---- writes --------------------------------------------------------------------------------------
     def allocate(self, tenant: str, memory: str, namespace: str, count: int) -> Reservation:
-        try:
+        with aws_call_allowing("DynamoDB update", CONDITION_FAILED) as call:
             out = self.client.update_item(
-                TableName=self.table,
+                TableName=self.table_name,
                 Key={"pk": {"S": self.pk(tenant, memory)}, "sk": {"S": self.record_sk(namespace)}},
                 UpdateExpression="ADD next_position :n SET #gen = if_not_exists(#gen, :gen), #tdir = :tdir",
                 ConditionExpression="attribute_not_exists(#deleting)",
@@ -115,12 +105,8 @@ class DynamoDbNamespaceStore:
                 },
                 ReturnValues="ALL_NEW",
             )
-        except ClientError as exc:
-            if error_code(exc) == "ConditionalCheckFailedException":
-                raise NamespaceDeleting(namespace) from None
-            raise DependencyUnavailable(f"DynamoDB update failed: {_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB update failed: {_reason(exc)}") from exc
+        if call.refused:
+            raise NamespaceDeleting(namespace) from None
         attrs = out["Attributes"]
         end = int(attrs["next_position"]["N"])
         return Reservation(start=end - count, kind=attrs.get("kind", {}).get("S"), generation=attrs["generation"]["S"])
@@ -139,7 +125,7 @@ class DynamoDbNamespaceStore:
         pk = self.pk(tenant, memory)
         now = _now()
         record_update: dict[str, Any] = {
-            "TableName": self.table,
+            "TableName": self.table_name,
             "Key": {"pk": {"S": pk}, "sk": {"S": self.record_sk(namespace)}},
             "UpdateExpression": (
                 "SET #kind = :kind, memory_name = :memory, #ns = :ns, tool = :tool, activity = :activity, "
@@ -177,7 +163,7 @@ class DynamoDbNamespaceStore:
         tx.update("record", record_update)
         self._add_tail(tx, pk, namespace, update, meta_entry, charge, now)
         try:
-            with tx.cancellation():
+            with aws_call("DynamoDB commit"), tx.cancellation():
                 self.client.transact_write_items(TransactItems=tx.request())
         except Cancelled as cancelled:
             if cancelled.failed("record"):
@@ -186,8 +172,6 @@ class DynamoDbNamespaceStore:
                     raise NamespaceDeleting(namespace) from None
                 raise StorageKindTaken(old.get("kind", {}).get("S")) from None
             self._refused(cancelled, charge)
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB commit failed: {_reason(exc)}") from exc
 
     def commit_first(
         self,
@@ -228,17 +212,17 @@ class DynamoDbNamespaceStore:
             record["metered_bytes"] = {"N": str(update.total_bytes)}
         tx = Transaction()
         tx.put("batch", self._batch_put(pk, namespace, batch, now))
-        tx.put("record", {"TableName": self.table, "Item": record, "ConditionExpression": "attribute_not_exists(pk)"})
+        tx.put(
+            "record", {"TableName": self.table_name, "Item": record, "ConditionExpression": "attribute_not_exists(pk)"}
+        )
         self._add_tail(tx, pk, namespace, update, meta_entry, charge, now)
         try:
-            with tx.cancellation():
+            with aws_call("DynamoDB commit"), tx.cancellation():
                 self.client.transact_write_items(TransactItems=tx.request())
         except Cancelled as cancelled:
             if cancelled.failed("record") or cancelled.failed("batch") or cancelled.conflicted:
                 return False  # the name is in use (or being used right now): reserve, then commit
             self._refused(cancelled, charge)
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB commit failed: {_reason(exc)}") from exc
         return True
 
     def _batch_put(self, pk: str, namespace: str, batch: StoredBatch, now: str) -> dict[str, Any]:
@@ -254,7 +238,7 @@ class DynamoDbNamespaceStore:
             item["manifest_key"] = {"S": batch.manifest_key}
         else:
             item["entries"] = {"S": json.dumps(batch.entries, separators=(",", ":"))}
-        return {"TableName": self.table, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}
+        return {"TableName": self.table_name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}
 
     def _add_tail(
         self,
@@ -277,12 +261,14 @@ class DynamoDbNamespaceStore:
             meta_bytes = charge.stored_bytes - update.total_bytes if charge is not None else 0
             if meta_bytes > 0:  # the entry's share of the charge: what it added to the gauge (ADR 0042)
                 meta["metered_bytes"] = {"N": str(meta_bytes)}
-            tx.put("meta", {"TableName": self.table, "Item": meta, "ConditionExpression": "attribute_not_exists(sk)"})
+            tx.put(
+                "meta", {"TableName": self.table_name, "Item": meta, "ConditionExpression": "attribute_not_exists(sk)"}
+            )
         if update.upload_id is not None:  # an upload is consumed once: the first commit that names it
             tx.put(
                 "upload",
                 {
-                    "TableName": self.table,
+                    "TableName": self.table_name,
                     "Item": {
                         "pk": {"S": pk},
                         "sk": {"S": uploaded_sk(update.upload_id)},
@@ -293,7 +279,7 @@ class DynamoDbNamespaceStore:
                 },
             )
         if charge is not None:  # counted with the data it counts: a commit that fails charges nothing
-            tx.extend(charge_items(self.table, charge))
+            tx.extend(charge_items(self.table_name, charge))
 
     @staticmethod
     def _refused(cancelled: Cancelled, charge: Charge | None) -> NoReturn:
@@ -306,10 +292,8 @@ class DynamoDbNamespaceStore:
 
     # ---- reads ---------------------------------------------------------------------------------------
     def _query(self, **kwargs: Any) -> Any:
-        try:
-            return self.client.query(TableName=self.table, **kwargs)
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB query failed: {_reason(exc)}") from exc
+        with aws_call("DynamoDB query"):
+            return self.client.query(TableName=self.table_name, **kwargs)
 
     def batches(self, tenant: str, memory: str, namespace: str) -> list[StoredBatch]:
         out: list[StoredBatch] = []
@@ -341,14 +325,12 @@ class DynamoDbNamespaceStore:
                 return out
 
     def get(self, tenant: str, memory: str, namespace: str) -> NamespaceRecord | None:
-        try:
+        with aws_call("DynamoDB get"):
             item = self.client.get_item(
-                TableName=self.table,
+                TableName=self.table_name,
                 Key={"pk": {"S": self.pk(tenant, memory)}, "sk": {"S": self.record_sk(namespace)}},
                 ConsistentRead=True,
             ).get("Item")
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB get failed: {_reason(exc)}") from exc
         return _record(item) if item and "kind" in item else None
 
     def list_records(
@@ -414,7 +396,7 @@ class DynamoDbNamespaceStore:
         for _attempt in range(10):
             try:
                 out = self.client.update_item(
-                    TableName=self.table,
+                    TableName=self.table_name,
                     Key=record_key,
                     UpdateExpression=mark,
                     ConditionExpression="attribute_exists(pk) AND (attribute_not_exists(#mb) OR #mb = :zero)",
@@ -447,7 +429,7 @@ class DynamoDbNamespaceStore:
             tx.update(
                 "record",
                 {
-                    "TableName": self.table,
+                    "TableName": self.table_name,
                     "Key": record_key,
                     "UpdateExpression": mark,
                     "ConditionExpression": "#mb = :metered",
@@ -456,9 +438,9 @@ class DynamoDbNamespaceStore:
                 },
             )
             if with_gauge:
-                tx.add("gauge", stored_bytes_release(self.table, tenant, metered))
+                tx.add("gauge", stored_bytes_release(self.table_name, tenant, metered))
             try:
-                with tx.cancellation():
+                with aws_call("DynamoDB delete"), tx.cancellation():
                     self.client.transact_write_items(TransactItems=tx.request())
                 return True
             except Cancelled as cancelled:
@@ -468,14 +450,12 @@ class DynamoDbNamespaceStore:
                     with_gauge = False  # no gauge (an erased tenant): mark only
                     continue
                 raise DependencyUnavailable(f"DynamoDB delete failed: {cancelled}") from None
-            except (ClientError, BotoCoreError) as exc:
-                raise DependencyUnavailable(f"DynamoDB delete failed: {_reason(exc)}") from exc
         raise DependencyUnavailable("DynamoDB delete failed; retry it")
 
     def release(self, tenant: str, memory: str, namespace: str) -> None:
         try:  # the record stays as a bare position counter; the next reservation mints a new generation
             self.client.update_item(
-                TableName=self.table,
+                TableName=self.table_name,
                 Key={"pk": {"S": self.pk(tenant, memory)}, "sk": {"S": self.record_sk(namespace)}},
                 UpdateExpression="REMOVE #deleting, #gen",
                 ConditionExpression="attribute_exists(#deleting)",
@@ -489,10 +469,10 @@ class DynamoDbNamespaceStore:
             raise DependencyUnavailable(f"DynamoDB delete failed: {_reason(exc)}") from exc
 
     def _delete_keys(self, pk: str, keys: list[str]) -> None:
-        try:
+        with aws_call("DynamoDB delete"):
             for i in range(0, len(keys), 25):
                 requests = [{"DeleteRequest": {"Key": {"pk": {"S": pk}, "sk": {"S": sk}}}} for sk in keys[i : i + 25]]
-                pending: dict[str, Any] = {self.table: requests}
+                pending: dict[str, Any] = {self.table_name: requests}
                 for _ in range(8):
                     pending = self.client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
                     if not pending:
@@ -500,8 +480,6 @@ class DynamoDbNamespaceStore:
                     time.sleep(0.05)
                 if pending:
                     raise DependencyUnavailable("DynamoDB delete left unprocessed items; retry the delete")
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB delete failed: {_reason(exc)}") from exc
 
     def meta_entries(
         self, tenant: str, memory: str, limit: int, cursor: str | None

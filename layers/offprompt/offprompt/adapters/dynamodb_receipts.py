@@ -10,36 +10,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
-from offprompt.errors import DependencyUnavailable
 from offprompt.ports import Receipt
 
-from .aws_errors import error_code, failure_reason
-from .clients import aws_client
+from .aws_errors import CONDITION_FAILED, aws_call, aws_call_allowing
+from .dynamodb_table import DynamoDbTable
 from .layout import RECEIPT_SK, TENANT_INDEX_ATTRIBUTE, receipt_pk, tenant_index_value
 
 SK = RECEIPT_SK
 
 
-class DynamoDbReceiptStore:
-    def __init__(self, table: str, client: Any | None = None) -> None:
-        self.table = table
-        self._client = client
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("dynamodb")
-        return self._client
-
+class DynamoDbReceiptStore(DynamoDbTable):
     def claim(
         self, tenant: str, memory: str, key: str, request_hash: str, claim_id: str, now: int, lease_until: int
     ) -> Receipt | None:
         item_key = _key(tenant, memory, key)
-        try:
+        with aws_call_allowing("DynamoDB put_item", CONDITION_FAILED):
             self.client.put_item(
-                TableName=self.table,
+                TableName=self.table_name,
                 Item={
                     **item_key,
                     TENANT_INDEX_ATTRIBUTE: {"S": tenant_index_value(tenant, receipt_pk(tenant, memory, key))},
@@ -55,12 +42,7 @@ class DynamoDbReceiptStore:
                 ExpressionAttributeValues={":now": {"N": str(now)}},
             )
             return None
-        except ClientError as exc:
-            if error_code(exc) != "ConditionalCheckFailedException":
-                raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB put_item failed: {failure_reason(exc)}") from exc
-        held = self._call("get_item", TableName=self.table, Key=item_key, ConsistentRead=True).get("Item")
+        held = self._call("get_item", TableName=self.table_name, Key=item_key, ConsistentRead=True).get("Item")
         if held is None:  # released between the two calls: the holder failed; claim again
             return self.claim(tenant, memory, key, request_hash, claim_id, now, lease_until)
         result = held.get("result_json")
@@ -74,7 +56,7 @@ class DynamoDbReceiptStore:
     def complete(self, tenant: str, memory: str, key: str, result_json: str, expires_at: int) -> None:
         self._call(
             "update_item",
-            TableName=self.table,
+            TableName=self.table_name,
             Key=_key(tenant, memory, key),
             UpdateExpression="SET #result = :result, expires_at = :expires, #tdir = :tdir",
             ExpressionAttributeNames={"#result": "result_json", "#tdir": TENANT_INDEX_ATTRIBUTE},
@@ -86,25 +68,18 @@ class DynamoDbReceiptStore:
         )
 
     def release(self, tenant: str, memory: str, key: str, claim_id: str) -> None:
-        try:
+        with aws_call_allowing("DynamoDB delete_item", CONDITION_FAILED):
             self.client.delete_item(
-                TableName=self.table,
+                TableName=self.table_name,
                 Key=_key(tenant, memory, key),
                 ConditionExpression="claim_id = :claim AND attribute_not_exists(#result)",
                 ExpressionAttributeNames={"#result": "result_json"},
                 ExpressionAttributeValues={":claim": {"S": claim_id}},
             )
-        except ClientError as exc:
-            if error_code(exc) != "ConditionalCheckFailedException":  # someone else's claim by now: keep it
-                raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB delete_item failed: {failure_reason(exc)}") from exc
 
     def _call(self, operation: str, **params: Any) -> Any:
-        try:
+        with aws_call(f"DynamoDB {operation}"):
             return getattr(self.client, operation)(**params)
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
 
 
 def _key(tenant: str, memory: str, idempotency_key: str) -> dict[str, Any]:

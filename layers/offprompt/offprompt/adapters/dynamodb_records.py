@@ -17,22 +17,18 @@ now`: an expired record is never returned, before DynamoDB's sweep too.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Sequence
 from typing import Any
-
-from botocore.exceptions import BotoCoreError, ClientError
 
 from offprompt.errors import DependencyUnavailable
 from offprompt.metering import Charge
 from offprompt.ports import RecordConflict, StoredRecord
 
-from .aws_errors import error_code, failure_reason
-from .clients import aws_client
-from .dynamodb_account import charge_items, refuse_charge, stored_bytes_release
+from .aws_errors import CONDITION_FAILED, aws_call, aws_call_allowing
+from .dynamodb_account import charge_items, expired_release, refuse_charge
+from .dynamodb_table import DynamoDbTable
 from .dynamodb_transaction import Cancelled, Transaction
 from .layout import (
-    expired_sk,
     record_namespace_sk,
     record_pk,
     record_prefix,
@@ -44,21 +40,9 @@ from .layout import (
 _LIVE = "(attribute_not_exists(expires_at) OR expires_at > :now)"
 #: BatchGetItem takes at most 100 keys.
 _BATCH = 100
-#: How long a swept version's marker (`release_expired`) outlives it: past the stream's 24 h retention.
-EXPIRED_MARKER_TTL_S = 2 * 86_400
 
 
-class DynamoDbRecordStore:
-    def __init__(self, table_name: str, client: Any | None = None) -> None:
-        self.table_name = table_name
-        self._client = client
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("dynamodb")
-        return self._client
-
+class DynamoDbRecordStore(DynamoDbTable):
     # ---- reads ----------------------------------------------------------------------------------------------
     def current(self, tenant: str, namespace: tuple[str, ...], key: str) -> StoredRecord | None:
         out = self._call(
@@ -195,16 +179,14 @@ class DynamoDbRecordStore:
         if charge is not None:
             tx.extend(charge_items(self.table_name, charge))
         try:
-            with tx.cancellation():
+            with aws_call("DynamoDB transact_write_items"), tx.cancellation():
                 self.client.transact_write_items(TransactItems=tx.request())
         except Cancelled as cancelled:
             if charge is not None:
                 refuse_charge(cancelled, charge)
             if cancelled.failed("current") or cancelled.failed("version") or cancelled.conflicted:
                 raise RecordConflict() from None
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {cancelled}") from None
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+            raise cancelled.unavailable() from None
 
     def configure_namespace(self, tenant: str, namespace: tuple[str, ...], default_ttl_minutes: float | None) -> None:
         key = _k(record_pk(tenant), record_namespace_sk(namespace))
@@ -215,7 +197,7 @@ class DynamoDbRecordStore:
         self._call("put_item", TableName=self.table_name, Item=item)
 
     def refresh_ttl(self, tenant: str, record: StoredRecord, expires_at: int) -> None:
-        try:
+        with aws_call_allowing("DynamoDB update_item", CONDITION_FAILED) as call:
             self.client.update_item(
                 TableName=self.table_name,
                 Key=_k(record_pk(tenant), record_sk(record.namespace, record.key)),
@@ -224,12 +206,8 @@ class DynamoDbRecordStore:
                 ExpressionAttributeNames={"#v": "version"},
                 ExpressionAttributeValues={":e": _n(expires_at), ":v": _n(record.version)},
             )
-        except ClientError as exc:
-            if error_code(exc) == "ConditionalCheckFailedException":
-                return  # replaced or deleted meanwhile: the newer version keeps its own TTL
-            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB update_item failed: {failure_reason(exc)}") from exc
+        if call.refused:
+            return  # replaced or deleted meanwhile: the newer version keeps its own TTL
 
     def release_expired(self, tenant: str, event_id: str, metered_bytes: int) -> bool:
         """One transaction: the marker `EXPIRED#{event_id}` in the tenant's records partition (conditioned on its
@@ -237,24 +215,14 @@ class DynamoDbRecordStore:
         Either condition failing means nothing to do: False."""
         if metered_bytes <= 0:
             return False
-        pk = record_pk(tenant)
-        marker = {
-            **_k(pk, expired_sk(event_id)),
-            "tenant": {"S": tenant},
-            "expires_at": {"N": str(int(time.time()) + EXPIRED_MARKER_TTL_S)},
-        }
-        put = {"TableName": self.table_name, "Item": marker, "ConditionExpression": "attribute_not_exists(pk)"}
+        tx = expired_release(self.table_name, record_pk(tenant), tenant, event_id, metered_bytes)
         try:
-            self.client.transact_write_items(
-                TransactItems=[{"Put": put}, stored_bytes_release(self.table_name, tenant, metered_bytes)]
-            )
-        except ClientError as exc:
-            reasons = exc.response.get("CancellationReasons") or []
-            if any(r.get("Code") == "ConditionalCheckFailed" for r in reasons):
+            with aws_call("DynamoDB transact_write_items"), tx.cancellation():
+                self.client.transact_write_items(TransactItems=tx.request())
+        except Cancelled as cancelled:
+            if cancelled.failed_tags():
                 return False  # already taken off (a redelivered record), or the tenant was erased
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB transact_write_items failed: {failure_reason(exc)}") from exc
+            raise cancelled.unavailable() from None
         return True
 
     # ---- helpers --------------------------------------------------------------------------------------------
@@ -288,10 +256,8 @@ class DynamoDbRecordStore:
                 return
 
     def _call(self, operation: str, **params: Any) -> Any:
-        try:
+        with aws_call(f"DynamoDB {operation}"):
             return getattr(self.client, operation)(**params)
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
 
 
 def _k(pk: str, sk: str) -> dict[str, Any]:

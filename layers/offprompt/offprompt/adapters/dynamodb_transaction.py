@@ -24,6 +24,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from offprompt.errors import DependencyUnavailable
+
 from .aws_errors import error_code
 
 CONDITION_FAILED = "ConditionalCheckFailed"
@@ -57,6 +59,10 @@ class Cancelled(Exception):
         """The stored item whose condition failed, when the item asked for it (ReturnValuesOnConditionCheckFailure)."""
         item: dict[str, Any] | None = self.reasons.get(tag, {}).get("Item")
         return item
+
+    def unavailable(self) -> DependencyUnavailable:
+        """This cancellation as the library's error, where none of the caller's conditions explains it."""
+        return DependencyUnavailable(f"DynamoDB transact_write_items failed: {self}")
 
     @property
     def conflicted(self) -> bool:

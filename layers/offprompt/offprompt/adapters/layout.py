@@ -1,5 +1,8 @@
 """The storage layout: every DynamoDB key shape, S3 root and OpenSearch document id offprompt writes, in one place.
 
+Why one file of ~790 lines (docs/adr/0058): the point of this module is that every key shape is in one place, beside
+the families the tenant inventory reads; split, a new item could be written where the erase does not look.
+
 The stores build their keys with the functions here; the tenant inventory (export, import, erase and its
 verification, the index backfill: `adapters/tenant_items.py`, `tenant_objects.py`, `tenant_documents.py`)
 enumerates and classifies a tenant's data from the same tables (`FAMILIES`, `S3_ROOTS`). So what an erase finds

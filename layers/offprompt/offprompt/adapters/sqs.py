@@ -6,11 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
-from offprompt.errors import DependencyUnavailable
-
-from .aws_errors import failure_reason
+from .aws_errors import aws_call
 from .clients import aws_client
 
 MAX_DELAY_SECONDS = 900
@@ -29,7 +25,5 @@ class SqsDeferrer:
 
     def defer(self, message: dict[str, Any], seconds: float) -> None:
         delay = max(0, min(MAX_DELAY_SECONDS, round(seconds)))
-        try:
+        with aws_call("SQS send_message"):
             self.client.send_message(QueueUrl=self.queue_url, MessageBody=json.dumps(message), DelaySeconds=delay)
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"SQS send_message failed: {failure_reason(exc)}") from exc

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from offprompt.ports import RunChange
 
 from .dynamodb_conversation_docs import DOC_IDS, doc_ids_of
-from .dynamodb_runs import stored_run_of_item
+from .dynamodb_run_items import stored_run_of_item
 from .layout import parse_key
 
 

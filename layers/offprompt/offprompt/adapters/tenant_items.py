@@ -19,13 +19,11 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
 from offprompt.errors import DependencyUnavailable
 from offprompt.ports import RunChange
 
 from . import layout
-from .aws_errors import failure_reason
+from .aws_errors import CONDITION_FAILED, aws_call_allowing
 from .clients import aws_client
 from .dynamodb_conversation_docs import DOC_IDS, doc_ids_of
 from .layout import (
@@ -329,17 +327,11 @@ class DynamoDbTenantItems:
                 raise DependencyUnavailable("DynamoDB left items unprocessed; run the operation again")
 
     def _call(self, operation: str, *, allow_condition_failure: bool = False, **params: Any) -> Any:
-        try:
+        allowed = (CONDITION_FAILED,) if allow_condition_failure else ()
+        with aws_call_allowing(f"DynamoDB {operation}", *allowed) as call:
             out = getattr(self.client, operation)(**params)
-        except ClientError as exc:
-            if (
-                allow_condition_failure
-                and exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException"
-            ):
-                return None
-            raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
+        if call.refused:
+            return None
         consumed = out.get("ConsumedCapacity")
         if isinstance(consumed, dict):
             self.scan_read_units += float(consumed.get("CapacityUnits") or 0)

@@ -6,12 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
 from offprompt.errors import DependencyUnavailable
 
 from . import layout
-from .aws_errors import failure_reason
+from .aws_errors import aws_call
 from .clients import aws_client
 
 
@@ -37,32 +35,26 @@ class S3TenantObjects:
 
     def list(self, prefix: str) -> Iterator[tuple[str, int]]:
         """(key, size) of every object under `prefix`, in key order."""
-        try:
+        with aws_call("S3 list"):
             for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix):
                 for obj in page.get("Contents", []):
                     yield obj["Key"], int(obj["Size"])
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"S3 list failed: {failure_reason(exc)}") from exc
 
     def get(self, key: str) -> tuple[bytes, str]:
         """The object's bytes and content type."""
-        try:
+        with aws_call("S3 get"):
             out = self.client.get_object(Bucket=self.bucket, Key=key)
             return out["Body"].read(), str(out.get("ContentType") or "application/octet-stream")
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"S3 get failed: {failure_reason(exc)}") from exc
 
     def put(self, key: str, data: bytes, content_type: str) -> None:
-        try:
+        with aws_call("S3 put"):
             self.client.put_object(
                 Bucket=self.bucket, Key=key, Body=data, ContentType=content_type, ServerSideEncryption="AES256"
             )
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"S3 put failed: {failure_reason(exc)}") from exc
 
     def delete_prefix(self, prefix: str) -> int:
         deleted = 0
-        try:
+        with aws_call("S3 delete"):
             for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix):
                 keys = [{"Key": obj["Key"]} for obj in page.get("Contents", [])]
                 if keys:
@@ -70,8 +62,6 @@ class S3TenantObjects:
                     if out.get("Errors"):
                         raise DependencyUnavailable("S3 could not delete some objects; run the operation again")
                     deleted += len(keys)
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"S3 delete failed: {failure_reason(exc)}") from exc
         return deleted
 
     def presign_get(self, key: str, expires_in: int) -> str:

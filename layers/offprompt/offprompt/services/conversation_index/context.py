@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from offprompt.ports import ConversationIndex, RunChange, RunChangeDecoder, RunStore
+from offprompt.ports import ConversationIndex, RunChange, RunChangeDecoder
+from offprompt.ports.threads import RunReads
 from offprompt.services.events.context import RunBodies
 
 
@@ -27,7 +28,7 @@ class Indexing:
     """What the indexer reads runs with (DynamoDB, S3 for big runs), the index it writes, how it reads a change, and
     where it keeps the ids the index names (None: the index's ids are the runs' own, a managed domain)."""
 
-    runs: RunStore
+    runs: RunReads
     bodies: RunBodies
     index: ConversationIndex
     decoder: RunChangeDecoder

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from offprompt.ports import ChangeDecoder, EventPublisher, FactExtractor, RunStore, StoredRun
+from offprompt.ports import ChangeDecoder, EventPublisher, FactExtractor, StoredRun
+from offprompt.ports.threads import RunReads
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,6 @@ class RunBodies(Protocol):
 class Extraction:
     """What the example extractor reads runs with, and its model."""
 
-    runs: RunStore
+    runs: RunReads
     bodies: RunBodies
     extractor: FactExtractor

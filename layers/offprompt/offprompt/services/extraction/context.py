@@ -12,9 +12,9 @@ from offprompt.ports import (
     EventPublisher,
     ExtractionModel,
     ExtractionStore,
-    RunStore,
     StoredRun,
 )
+from offprompt.ports.threads import ThreadHistory
 from offprompt.services.records.context import Records
 
 
@@ -26,7 +26,7 @@ class Extractions:
     def __init__(
         self,
         store: ExtractionStore,
-        runs: RunStore,
+        runs: ThreadHistory,
         bodies: RunBodies,
         records: Records,
         *,
