@@ -53,6 +53,7 @@ class RouteSpec:
     method: str
     path: str  # API Gateway's form: `/threads/{thread_id}/runs`
     action: str | None  # the direct invocation that does the same (None: HTTP only)
+    name: str = ""  # the route function's name (names a new sample event: `make routes`)
 
     @property
     def route_key(self) -> str:
@@ -85,10 +86,10 @@ class FunctionRoutes:
 
     # ---- declaring ---------------------------------------------------------------------------------------
     def route(self, method: str, path: str, *, action: str | None = None, **openapi: Any) -> Callable[[F], F]:
-        self.specs.append(RouteSpec(self.function, method, path, action))
         register = self.router.route(_PARAM.sub(r"<\1>", path), method, **openapi)
 
         def decorate(fn: F) -> F:
+            self.specs.append(RouteSpec(self.function, method, path, action, getattr(fn, "__name__", "")))
             register(fn)
             return fn
 
