@@ -27,7 +27,9 @@ def handlers() -> list[str]:
 
 def test_every_generated_file_is_current() -> None:
     changes = routegen.plan()
-    assert {ROOT / "template.yaml", routegen.SMOKE_TABLE, ROOT / "docs" / "openapi.json"} <= set(changes)
+    assert {ROOT / "template.yaml", routegen.SMOKE_TABLE, ROOT / "docs" / "openapi.json", routegen.MCP_DOC} <= set(
+        changes
+    )
     assert [str(p.relative_to(ROOT)) for p in routegen.stale(changes)] == [], "run make routes"
 
 
@@ -136,3 +138,15 @@ def test_a_route_declared_by_two_functions_is_refused(monkeypatch: pytest.Monkey
     monkeypatch.setattr(account.handler.routes, "specs", [*account.handler.routes.specs, spec])
     with pytest.raises(routegen.RouteGenError, match=r"functions/account/handler.py declares POST /keys twice"):
         routegen.declared()
+
+
+def test_docs_mcp_md_lists_every_tool_with_its_route() -> None:
+    from mcp_server.tools import specs
+
+    table = routegen.mcp_table()
+    assert len(table) == 2 + len(specs())
+    assert '| `recall` | `namespace_prefix?`, `query?`, `filter?`, `limit=10`, `as_of?`, `mode="bm25"` |' in "\n".join(
+        table
+    )
+    with pytest.raises(routegen.RouteGenError, match=r"docs/mcp\.md has no"):
+        routegen.render_mcp_doc("# MCP\n")

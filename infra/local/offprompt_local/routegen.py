@@ -10,6 +10,8 @@ declarations this module writes:
 - events/: one API Gateway v2 sample event per route (a missing one is created, one for a route that is gone is
   deleted; an existing one keeps its hand-written body and values) and one direct event per direct action;
 - tools/offprompt_smoke/route_table.py: the smoke's ROUTES (the smoke is stdlib-only: it cannot import handlers);
+- docs/mcp.md's tool table, from the MCP tool table (functions/mcp_server/tools.py `specs()`: tool, arguments, the
+  route it mirrors, the use case it calls);
 - docs/openapi.json (`offprompt_local.docs`).
 
 `python -m offprompt_local.routegen` writes; `--check` lists what is stale and exits 1;
@@ -430,6 +432,43 @@ def render_smoke_table(routes: tuple[DeclaredRoute, ...]) -> str:
     return "\n".join(lines)
 
 
+# ---- docs/mcp.md's tool table ---------------------------------------------------------------------------------
+MCP_DOC = ROOT / "docs" / "mcp.md"
+MCP_BEGIN = "<!-- BEGIN make routes: the MCP tools"
+MCP_END = "<!-- END make routes -->"
+
+
+def _argument(name: str, schema: dict[str, Any], required: bool) -> str:
+    if required:
+        return f"`{name}`"
+    if schema.get("default") is not None:
+        return f"`{name}={json.dumps(schema['default'])}`"
+    return f"`{name}?`"
+
+
+def mcp_table() -> list[str]:
+    """The MCP tools (functions/mcp_server/tools.py `specs()`) as a Markdown table."""
+    from mcp_server.tools import specs
+
+    rows = ["| tool | arguments | does | route it mirrors | use case |", "| --- | --- | --- | --- | --- |"]
+    for name, spec in specs().items():
+        schema = spec.arguments.model_json_schema()
+        required = set(schema.get("required", []))
+        arguments = ", ".join(_argument(n, s, n in required) for n, s in schema["properties"].items())
+        kind = " (read-only)" if spec.read_only else ""
+        rows.append(f"| `{name}` | {arguments} | {spec.title}{kind} | `{spec.route}` | `{spec.use_case}` |")
+    return rows
+
+
+def render_mcp_doc(text: str) -> str:
+    lines = text.split("\n")
+    begin = next((i for i, line in enumerate(lines) if line.startswith(MCP_BEGIN)), None)
+    end = next((i for i, line in enumerate(lines) if begin is not None and i > begin and line == MCP_END), None)
+    if begin is None or end is None:
+        raise RouteGenError(f"docs/mcp.md has no `{MCP_BEGIN} ... -->` and `{MCP_END}` lines around its tool table")
+    return "\n".join([*lines[: begin + 1], *mcp_table(), *lines[end:]])
+
+
 # ---- all of it ---------------------------------------------------------------------------------------------
 def plan(root: Path = ROOT) -> dict[Path, str | None]:
     """Every file `make routes` writes (text) or deletes (None), whether or not it differs from the disk."""
@@ -441,6 +480,8 @@ def plan(root: Path = ROOT) -> dict[Path, str | None]:
         root / SMOKE_TABLE.relative_to(ROOT): render_smoke_table(decl.routes),
     }
     out.update(render_events(root / "events", decl))
+    mcp_doc = root / MCP_DOC.relative_to(ROOT)
+    out[mcp_doc] = render_mcp_doc(mcp_doc.read_text(encoding="utf-8"))
     from . import docs
 
     out[docs.DOCUMENT] = docs.render(docs.generate())
