@@ -14,10 +14,11 @@ OpenAPI details, on the route function itself.
 
 Everything else is derived from these declarations or checked against them: the Powertools resolver the handler
 builds (`register`), the direct dispatcher (`action` → the `@routes.direct` function), the local route table
-(`offprompt_local.routes.ROUTES`, which the dev server serves), docs/openapi.json (`make openapi`); template.yaml's
-HttpApi events (tests/infrastructure/test_routes_match.py), the IAM each function needs
-(test_iam_least_privilege.py) and the sample events under `events/` (test_routes_match.py: one HTTP event per
-route, one direct event per action) are checked against them.
+(`offprompt_local.routes.ROUTES`, which the dev server serves); `make routes` (`offprompt_local.routegen`, ADR 0057)
+writes template.yaml's HttpApi events and DefinitionBody security entries, the sample events under `events/` (one
+HTTP event per route, one direct event per action), the smoke's ROUTES and docs/openapi.json from them
+(tests/infrastructure/test_routegen.py fails when one is stale); the IAM each function needs is checked against
+them (test_iam_least_privilege.py).
 
 Declaring a route registers it on a Powertools `Router` (pure data: no client, no setting is read at import).
 """
