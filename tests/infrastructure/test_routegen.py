@@ -109,7 +109,7 @@ def test_sample_events_are_created_for_new_routes_and_deleted_for_gone_ones(
     gone = next(r for r in declared.routes if r.route_key == "DELETE /keys/{key_id}")
     changed = routegen.Declared(
         (*tuple(r for r in declared.routes if r != gone), scratch),
-        declared.directs | {"account": (("keys", "usage"), None, ("create_key", "scratch"))},
+        declared.directs | {"account": (("keys", "usage"), None, (*declared.directs["account"][2], "scratch"))},
     )
     changes = routegen.render_events(tmp_path, changed)
     assert changes.pop(tmp_path / "keys_revoke_http.json") is None
@@ -122,6 +122,8 @@ def test_sample_events_are_created_for_new_routes_and_deleted_for_gone_ones(
         "action": "scratch",
     }
     assert changes == {}
+    (tmp_path / "keys_scratch_direct.json").write_text('{"tenant": "tenant-a", "action": "scratch"}')
+    assert routegen.render_events(tmp_path, declared) == {tmp_path / "keys_scratch_direct.json": None}
 
 
 def test_the_smoke_table_puts_literal_segments_first(declared: routegen.Declared) -> None:

@@ -8,7 +8,8 @@ declarations this module writes:
   alternatives, or `[]` for PUBLIC_FUNCTIONS). Everything else in template.yaml stays as written (comments,
   policies, the meaning of `&auth`): the generator edits those two places only, as text;
 - events/: one API Gateway v2 sample event per route (a missing one is created, one for a route that is gone is
-  deleted; an existing one keeps its hand-written body and values) and one direct event per direct action;
+  deleted; an existing one keeps its hand-written body and values) and one direct event per direct action (one
+  naming an action its function no longer has is deleted);
 - tools/offprompt_smoke/route_table.py: the smoke's ROUTES (the smoke is stdlib-only: it cannot import handlers);
 - docs/mcp.md's tool table, from the MCP tool table (functions/mcp_server/tools.py `specs()`: tool, arguments, the
   route it mirrors, the use case it calls);
@@ -396,7 +397,12 @@ def render_events(events_dir: Path, decl: Declared) -> dict[Path, str | None]:
         prefixes = decl.directs.get(route.function, ((route.function,), None, ()))[0]
         name = f"{prefixes[0]}_{route.name.strip('_') or route.event_id.lower()}_http.json"
         changes[events_dir / name] = _dump(http_event(route))
-    for _function, (prefixes, default, actions) in decl.directs.items():
+    for path, event in existing.items():  # a direct event of an action that is gone (its function's, unambiguously)
+        action = event.get("action") if isinstance(event, dict) and "routeKey" not in event else None
+        owners = [d for d in decl.directs.values() if path.name.startswith(tuple(f"{x}_" for x in d[0]))]
+        if isinstance(action, str) and len(owners) == 1 and action not in owners[0][2]:
+            changes[path] = None
+    for prefixes, default, actions in decl.directs.values():
         named = [
             e
             for p, e in existing.items()
