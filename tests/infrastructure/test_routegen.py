@@ -152,3 +152,12 @@ def test_docs_mcp_md_lists_every_tool_with_its_route() -> None:
     )
     with pytest.raises(routegen.RouteGenError, match=r"docs/mcp\.md has no"):
         routegen.render_mcp_doc("# MCP\n")
+
+
+def test_an_operation_with_its_own_security_is_kept(declared: routegen.Declared, handlers: list[str]) -> None:
+    text = (ROOT / "template.yaml").read_text()
+    standard = "          /usage:\n            get:\n              security: *auth\n"
+    own = "          /usage:\n            get:\n              security:\n                - apikey: [usage:read]\n"
+    assert standard in text
+    scoped = text.replace(standard, own)
+    assert routegen.render_template(scoped, declared.routes, handlers) == scoped

@@ -5,7 +5,8 @@ declarations this module writes:
 
 - template.yaml: each function's HttpApi events (between the `# BEGIN make routes` and `# END make routes` lines of
   its `Events:`) and the HttpApi's DefinitionBody `paths:` (each operation's security requirement: the `&auth`
-  alternatives, or `[]` for PUBLIC_FUNCTIONS). Everything else in template.yaml stays as written (comments,
+  alternatives, or `[]` for PUBLIC_FUNCTIONS; an operation that says something else, e.g. its own scopes, is kept as
+  written). Everything else in template.yaml stays as written (comments,
   policies, the meaning of `&auth`): the generator edits those two places only, as text;
 - events/: one API Gateway v2 sample event per route (a missing one is created, one for a route that is gone is
   deleted; an existing one keeps its hand-written body and values) and one direct event per direct action (one
@@ -238,7 +239,37 @@ def _run(lines: list[str], depth: int) -> int:
     return next((n for n, ln in enumerate(lines) if ln.strip() and _indent(ln) <= depth), len(lines))
 
 
-def _paths_lines(routes: tuple[DeclaredRoute, ...], auth: list[str]) -> list[str]:
+def _operations(paths_block: list[str]) -> dict[tuple[str, str], list[str]]:
+    """The operations template.yaml's DefinitionBody `paths:` holds now: (path, method) → the lines under the method."""
+    found: dict[tuple[str, str], list[str]] = {}
+    path = method = None
+    for line in paths_block:
+        if not line.strip() or line.strip().startswith("#"):
+            continue
+        depth, text = _indent(line), line.strip()
+        if depth == 10 and text.endswith(":"):
+            path, method = text[:-1], None
+        elif depth == 12 and text.endswith(":") and path is not None:
+            method = text[:-1]
+            found[(path, method)] = []
+        elif depth > 12 and path is not None and method is not None:
+            found[(path, method)].append(line)
+    return found
+
+
+def _is_generated(body: list[str]) -> bool:
+    """Whether an operation says only what the generator writes (`*auth`, the `&auth` anchor, or `[]`)."""
+    first = body[0].split("#", 1)[0].strip() if body else ""
+    return first in ("security: *auth", "security: &auth", "security: []") and all(
+        _indent(line) > 14 for line in body[1:]
+    )
+
+
+def _paths_lines(
+    routes: tuple[DeclaredRoute, ...], auth: list[str], kept: dict[tuple[str, str], list[str]]
+) -> list[str]:
+    """The `paths:` block: each route `*auth` (the first one defines `&auth`), the console's `[]`; an operation
+    that says something else in template.yaml (e.g. its own scopes) is kept as written."""
     out = [f"          {BEGIN}: every declared route's security requirement (public: {', '.join(PUBLIC_FUNCTIONS)})"]
     by_path: dict[str, list[DeclaredRoute]] = {}
     for route in routes:
@@ -248,7 +279,10 @@ def _paths_lines(routes: tuple[DeclaredRoute, ...], auth: list[str]) -> list[str
         out.append(f"          {path}:")
         for route in operations:
             out.append(f"            {route.method.lower()}:")
-            if route.function in PUBLIC_FUNCTIONS:
+            written = kept.get((path, route.method.lower()))
+            if written and not _is_generated(written):
+                out += written
+            elif route.function in PUBLIC_FUNCTIONS:
                 out.append("              security: [] # no credentials (docs/adr/0038)")
             elif not anchored:
                 out.append("              security: &auth")
@@ -298,7 +332,8 @@ def render_template(text: str, routes: tuple[DeclaredRoute, ...], handlers: Iter
     end = at + 1 + _run(lines[at + 1 : stop], 8)
     while end > at + 1 and lines[end - 1].strip().startswith("#") and _indent(lines[end - 1]) <= 8:
         end -= 1  # a comment of the next key (components:) stays with it
-    edits.append((at + 1, end, _paths_lines(routes, _auth_lines(lines[at + 1 : end]))))
+    current = lines[at + 1 : end]
+    edits.append((at + 1, end, _paths_lines(routes, _auth_lines(current), _operations(current))))
     for start, stop, new in sorted(edits, reverse=True):
         lines[start:stop] = new
     result = "\n".join(lines)
