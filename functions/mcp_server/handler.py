@@ -42,8 +42,8 @@ from offprompt.services.records.put import put_record
 from offprompt.services.records.requests import RecordPut, RecordSearch
 from offprompt.services.records.search import search_records
 from offprompt.services.task_memory import OutputRequest, hit_to_dict, parse_request
-from offprompt.services.task_memory.idempotent_output import store_output as store_output_once
 from offprompt.services.task_memory.load import load_artifacts as load
+from offprompt.services.task_memory.process_output import store_output as store_output_once
 from offprompt.services.task_memory.search import search
 from offprompt.validation import validate
 

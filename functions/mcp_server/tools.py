@@ -308,7 +308,7 @@ def specs() -> dict[str, Spec]:
             "its memory_name and artifact_namespace comes back; load_artifacts or search_memory read it later.",
             store_output_args(),
             "POST /memories/{memory_name}/outputs",
-            "task_memory.idempotent_output.store_output",
+            "task_memory.process_output.store_output",
             request=OutputRequest,
         ),
         "load_artifacts": Spec(

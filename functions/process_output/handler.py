@@ -32,7 +32,7 @@ from offprompt.services.task_memory import (
     StorageKindConflict,
     parse_request,
 )
-from offprompt.services.task_memory.idempotent_output import store_output
+from offprompt.services.task_memory.process_output import store_output
 from offprompt.services.task_memory.uploads import create_upload
 
 # Looked up at call time, so tests can substitute a service (and receipts) built on their own adapters.

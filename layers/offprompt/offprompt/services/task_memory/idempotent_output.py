@@ -11,8 +11,8 @@ runs; its answer is kept with the key for a day. Then:
   time) has passed; then a retry runs again.
 Without a key, process-output behaves as Griptape's: each call appends.
 
-`store_output` is the use case the route, its direct action and the MCP tool `store_output` call: a request, run
-once per key.
+`process_output.store_output` (the use case the route, its direct action and the MCP tool call) runs a request
+through `process_once`.
 """
 
 from __future__ import annotations
@@ -28,10 +28,7 @@ from offprompt.artifacts import BaseArtifact
 from offprompt.deadline import remaining
 from offprompt.errors import Conflict
 from offprompt.identifiers import canonical_hash
-from offprompt.metering import Meter
 from offprompt.ports import ReceiptStore
-from offprompt.services.task_memory.context import TaskMemory
-from offprompt.services.task_memory.process_output import process_output
 from offprompt.services.task_memory.requests import OutputRequest
 from offprompt.services.task_memory.results import ProcessResult
 
@@ -86,29 +83,6 @@ def process_once(
         return OnceResult(result, replayed=False)
     receipts.complete(tenant, memory, key, _encode(result), now + RECEIPT_TTL_S)
     return OnceResult(result, replayed=False)
-
-
-def store_output(
-    tm: TaskMemory, receipts: ReceiptStore, tenant: str, memory: str, request: OutputRequest, meter: Meter | None
-) -> OnceResult:
-    """process-output of a checked request (`POST /memories/{memory_name}/outputs`), once per idempotency key."""
-
-    def run() -> ProcessResult:
-        return process_output(
-            tm,
-            tenant,
-            memory,
-            tool=request.tool,
-            activity=request.activity,
-            artifact=request.artifact,
-            actions=[a.to_action() for a in request.actions],
-            thought=request.thought,
-            value_from=request.value_from,
-            meter=meter,
-            consistency=request.consistency,
-        )
-
-    return process_once(receipts, tenant, memory, request, run)
 
 
 def _encode(result: ProcessResult) -> str:
