@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # Paths Lambda puts on sys.path: the function code and the layer's python/ tree.
 export PYTHONPATH := $(CURDIR)/functions:$(CURDIR)/layers/offprompt
 
-.PHONY: help openapi install screenshots lock sam-cli test test-unit test-integration test-infra test-runtime test-e2e test-ts test-browser test-docs doc-tables lint fmt layer opensearch dev demo demo-mcp smoke validate build deploy clean bench
+.PHONY: help routes openapi install screenshots lock sam-cli test test-unit test-integration test-infra test-runtime test-e2e test-ts test-browser test-docs doc-tables lint fmt layer opensearch dev demo demo-mcp smoke validate build deploy clean bench
 
 help: ## Show this help
 	@grep -E '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -126,6 +126,9 @@ lint: install ## ruff + mypy + import contracts (lint-imports; [tool.importlinte
 fmt: install ## Format and autofix
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
+
+routes: install ## Write what the route declarations imply: template.yaml's HttpApi events and security paths, events/, the smoke's ROUTES, docs/openapi.json, docs/mcp.md's tool table (a test checks they are current)
+	PYTHONPATH=$(PYTHONPATH):$(CURDIR)/infra/local $(PY) -m offprompt_local.routegen
 
 openapi: install ## Regenerate docs/openapi.json from the functions' routes (a test checks it is current)
 	PYTHONPATH=$(PYTHONPATH):$(CURDIR)/infra/local $(PY) -m offprompt_local.docs

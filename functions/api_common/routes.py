@@ -14,10 +14,11 @@ OpenAPI details, on the route function itself.
 
 Everything else is derived from these declarations or checked against them: the Powertools resolver the handler
 builds (`register`), the direct dispatcher (`action` → the `@routes.direct` function), the local route table
-(`offprompt_local.routes.ROUTES`, which the dev server serves), docs/openapi.json (`make openapi`); template.yaml's
-HttpApi events (tests/infrastructure/test_routes_match.py), the IAM each function needs
-(test_iam_least_privilege.py) and the sample events under `events/` (test_routes_match.py: one HTTP event per
-route, one direct event per action) are checked against them.
+(`offprompt_local.routes.ROUTES`, which the dev server serves); `make routes` (`offprompt_local.routegen`, ADR 0057)
+writes template.yaml's HttpApi events and DefinitionBody security entries, the sample events under `events/` (one
+HTTP event per route, one direct event per action), the smoke's ROUTES and docs/openapi.json from them
+(tests/infrastructure/test_routegen.py fails when one is stale); the IAM each function needs is checked against
+them (test_iam_least_privilege.py).
 
 Declaring a route registers it on a Powertools `Router` (pure data: no client, no setting is read at import).
 """
@@ -53,6 +54,7 @@ class RouteSpec:
     method: str
     path: str  # API Gateway's form: `/threads/{thread_id}/runs`
     action: str | None  # the direct invocation that does the same (None: HTTP only)
+    name: str = ""  # the route function's name (names a new sample event: `make routes`)
 
     @property
     def route_key(self) -> str:
@@ -85,10 +87,10 @@ class FunctionRoutes:
 
     # ---- declaring ---------------------------------------------------------------------------------------
     def route(self, method: str, path: str, *, action: str | None = None, **openapi: Any) -> Callable[[F], F]:
-        self.specs.append(RouteSpec(self.function, method, path, action))
         register = self.router.route(_PARAM.sub(r"<\1>", path), method, **openapi)
 
         def decorate(fn: F) -> F:
+            self.specs.append(RouteSpec(self.function, method, path, action, getattr(fn, "__name__", "")))
             register(fn)
             return fn
 

@@ -34,17 +34,13 @@ from api_common.schemas import Download, LoadedNamespace, json_content
 from offprompt.composition.task_memory import default_service, prime_task_memory
 from offprompt.limits import DIRECT_MAX_INLINE_BYTES
 from offprompt.metering import Meter
-from offprompt.services.task_memory import MAX_INLINE_RESPONSE_BYTES, LoadedArtifacts, parse_request
+from offprompt.services.task_memory import MAX_INLINE_RESPONSE_BYTES, parse_request
 from offprompt.services.task_memory.load import load_artifacts
 
 # Looked up at call time, so tests can substitute a service built on their own adapters.
 service = default_service
 
 routes = FunctionRoutes("load_artifacts", default_action="load", prime=prime_task_memory)
-
-
-def download(loaded: LoadedArtifacts) -> dict[str, Any]:
-    return {"download_url": loaded.download_url, "expires_in": loaded.expires_in, "size": loaded.size}
 
 
 @routes.get(
@@ -81,7 +77,7 @@ def get_artifacts(
     if loaded.blobs is not None:
         return json_response(loaded.blob_listing())
     if loaded.body is None:
-        return json_response(download(loaded), HTTPStatus.SEE_OTHER, headers={"Location": str(loaded.download_url)})
+        return json_response(loaded.download(), HTTPStatus.SEE_OTHER, headers={"Location": str(loaded.download_url)})
     return Response(status_code=HTTPStatus.OK, content_type="application/json", body=loaded.body)
 
 
@@ -109,7 +105,7 @@ def load_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
     )
     if loaded.blobs is not None:
         return loaded.blob_listing()
-    return json.loads(loaded.body) if loaded.body is not None else download(loaded)
+    return json.loads(loaded.body) if loaded.body is not None else loaded.download()
 
 
 def direct_inline_limit(event: dict[str, Any]) -> int:

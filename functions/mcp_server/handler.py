@@ -41,9 +41,9 @@ from offprompt.services.records.delete import delete_record
 from offprompt.services.records.put import put_record
 from offprompt.services.records.requests import RecordPut, RecordSearch
 from offprompt.services.records.search import search_records
-from offprompt.services.task_memory import OutputRequest, hit_to_dict, parse_request, process_once
+from offprompt.services.task_memory import OutputRequest, hit_to_dict, parse_request
 from offprompt.services.task_memory.load import load_artifacts as load
-from offprompt.services.task_memory.process_output import process_output
+from offprompt.services.task_memory.process_output import store_output as store_output_once
 from offprompt.services.task_memory.search import search
 from offprompt.validation import validate
 
@@ -54,15 +54,10 @@ from .tools import (
     AppendTurnArgs,
     Call,
     ForgetArgs,
-    GetContextArgs,
     ListThreadsArgs,
     LoadArtifactsArgs,
-    RecallArgs,
     RecentTurnsArgs,
     RememberArgs,
-    SearchConversationsArgs,
-    SearchMemoryArgs,
-    StoreOutputArgs,
     artifact_text,
     hit_text,
     record_line,
@@ -209,7 +204,7 @@ def append_turn(call: Call, args: AppendTurnArgs) -> ToolResult:
     return ToolResult(f"Turn {run_id} {verb} in thread {args.thread_id} (seq {result.seq}).", structured)
 
 
-def get_context(call: Call, args: GetContextArgs) -> ToolResult:
+def get_context(call: Call, args: Any) -> ToolResult:
     request = parse_model(PromptStackRequest, args.model_dump(exclude={"thread_id"}, exclude_none=True))
     result = build_prompt_stack(conversation(), call.tenant, args.thread_id, request)
     messages = [{"role": m.role, "content": m.to_text()} for m in result.stack.messages]
@@ -241,32 +236,23 @@ def list_threads(call: Call, args: ListThreadsArgs) -> ToolResult:
     return ToolResult(text, {"threads": threads})
 
 
-def search_conversations(call: Call, args: SearchConversationsArgs) -> ToolResult:
+def search_conversations(call: Call, args: Any) -> ToolResult:
     request = parse_model(ThreadSearchRequest, args.model_dump(exclude_none=True, exclude_defaults=True))
     found = search_threads(conversation(), default_conversation_index(), call.tenant, request, meter=call.meter)
     text = "\n".join(hit_text(h) for h in found.hits) or "no past turn matches"
     return ToolResult(text, found.body())
 
 
-def store_output(call: Call, args: StoreOutputArgs) -> ToolResult:
+def store_output(call: Call, args: Any) -> ToolResult:
     artifact = {"type": "TextArtifact", "value": args.output}
-    request = parse_request(
-        OutputRequest,
-        {"tool": args.tool, "activity": args.activity, "artifact": artifact, "idempotency_key": args.idempotency_key},
-    )
-
-    def run() -> Any:
-        return process_output(
-            task_memory(),
-            call.tenant,
-            args.memory_name,
-            tool=request.tool,
-            activity=request.activity,
-            artifact=request.artifact,
-            meter=call.meter,
-        )
-
-    once = process_once(default_receipts(), call.tenant, args.memory_name, request, run)
+    fields = {
+        "tool": args.tool,
+        "activity": args.activity,
+        "artifact": artifact,
+        "idempotency_key": args.idempotency_key,
+    }
+    request = parse_request(OutputRequest, fields)
+    once = store_output_once(task_memory(), default_receipts(), call.tenant, args.memory_name, request, call.meter)
     result = once.result
     structured = {
         "memory_name": args.memory_name,
@@ -293,15 +279,15 @@ def load_artifacts(call: Call, args: LoadArtifactsArgs) -> ToolResult:
             f"{len(listing['artifacts'])} blob artifacts ({loaded.size} bytes): download_url each", listing
         )
     if loaded.body is None:
-        structured = {"download_url": loaded.download_url, "expires_in": loaded.expires_in, "size": loaded.size}
-        return ToolResult(f"The namespace is {loaded.size} bytes, too large to answer inline: download_url", structured)
+        text = f"The namespace is {loaded.size} bytes, too large to answer inline: download_url"
+        return ToolResult(text, loaded.download())
     listed = json.loads(loaded.body)
     artifacts = listed.get("value") or []
     text = "\n\n".join(artifact_text(a) for a in artifacts) or f"(namespace {args.namespace} is empty)"
     return ToolResult(text, {"namespace": args.namespace, "artifacts": artifacts})
 
 
-def search_memory(call: Call, args: SearchMemoryArgs) -> ToolResult:
+def search_memory(call: Call, args: Any) -> ToolResult:
     hits = search(
         task_memory(),
         call.tenant,
@@ -324,7 +310,7 @@ def remember(call: Call, args: RememberArgs) -> ToolResult:
     return ToolResult(f"Remembered {record_line(record)} (version {record['version']}).", record)
 
 
-def recall(call: Call, args: RecallArgs) -> ToolResult:
+def recall(call: Call, args: Any) -> ToolResult:
     request = validate(RecordSearch, args.model_dump(exclude_none=True))
     found = search_records(records(), call.tenant, request, meter=call.meter)
     items = found["items"]

@@ -1,20 +1,11 @@
-"""The MCP tools as `tools/list` describes them: each one's arguments (a strict pydantic model, its JSON Schema), title
-and description; and the helpers that shape their answers. What each tool calls lives in the handler, one use case
-per tool as one per route (so a tool call crosses handler → use case → adapter, tests/infrastructure/test_call_depth):
+"""The MCP tools as `tools/list` describes them, in one table (`specs()`): each tool's title, description, arguments,
+the route it mirrors and the use case it calls; and the helpers that shape their answers. What each tool calls lives
+in the handler, one use case per tool as one per route (so a tool call crosses handler → use case → adapter,
+tests/infrastructure/test_call_depth).
 
-| tool             | use case                                         | the route it mirrors                           |
-| ---------------- | ------------------------------------------------ | ---------------------------------------------- |
-| append_turn      | conversation.add_run                             | POST /threads/{thread_id}/runs                 |
-| get_context      | conversation.prompt_stack                        | POST /threads/{thread_id}/prompt-stack         |
-| get_recent_turns | conversation.thread_admin.list_runs (desc)       | GET /threads/{thread_id}/runs?order=desc       |
-| list_threads     | conversation.cloud_threads.find (by alias)       | GET /api/threads?alias=                        |
-| search_conversations | conversation.search (search_threads)         | POST /threads/search                           |
-| store_output     | task_memory.process_output (.idempotent_output)  | POST /memories/{memory_name}/outputs           |
-| load_artifacts   | task_memory.load                                 | GET /memories/{m}/namespaces/{ns}/artifacts    |
-| search_memory    | task_memory.search                               | POST /memories/{m}/namespaces/{ns}/search      |
-| remember         | records.put (put_record)                         | PUT /records/{namespace}/{key}                 |
-| recall           | records.search (search_records)                  | POST /records/search                           |
-| forget           | records.delete (delete_record)                   | DELETE /records/{namespace}/{key}              |
+A tool whose route reads a request model takes its arguments from that model (`route_arguments`: an include list and
+a description per field, the route's types, bounds and defaults), plus the route's path parameters; only what the
+tool alone has is declared here. docs/mcp.md's tool table is generated from `specs()` (`make routes`).
 
 Nothing here runs at import: the schemas are built on the first `tools/list`.
 """
@@ -24,26 +15,16 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic.fields import FieldInfo
 
-from offprompt.limits import (
-    DEFAULT_THREAD_SEARCH_LIMIT,
-    IDENTIFIER_MAX_CHARS,
-    MAX_LAST_N,
-    MAX_LIST_LIMIT,
-    MAX_NAME_CHARS,
-    MAX_PROMPT_TOKENS,
-    MAX_QUERY_CHARS,
-    MAX_RECORD_SEARCH_LIMIT,
-    MAX_SEARCH_CONTEXT,
-    MAX_SEARCH_THREAD_IDS,
-    MAX_THREAD_SEARCH_LIMIT,
-    MAX_THREAD_SEARCH_QUERY_CHARS,
-    MAX_TOP_K,
-)
+from offprompt.limits import IDENTIFIER_MAX_CHARS, MAX_LIST_LIMIT
 from offprompt.metering import Meter
+from offprompt.services.conversation.requests import PromptStackRequest, ThreadSearchRequest
+from offprompt.services.records.requests import RecordSearch
+from offprompt.services.task_memory.requests import OutputRequest, SearchRequest
 
 DEFAULT_MEMORY = "TaskMemory"  # Griptape's TaskMemory name: what a Griptape agent's reference lines say
 #: load_artifacts answers inline up to this many bytes of ListArtifact JSON (its text goes into the result twice,
@@ -53,12 +34,16 @@ MAX_INLINE_LOAD_BYTES = 1_000_000
 
 @dataclass(frozen=True)
 class Spec:
-    """A tool as a model reads about it."""
+    """A tool: what a model reads about it, and what it stands for (the route it mirrors, the use case it calls)."""
 
     title: str
     description: str
     arguments: type[BaseModel]
+    route: str  # the route it mirrors, as `METHOD /path` (a query string where the tool fixes one)
+    use_case: str  # the use case it calls (a module under offprompt.services, and the function)
     read_only: bool = False
+    #: The route's request model its arguments are taken from (None: the route reads path and query parameters).
+    request: type[BaseModel] | None = None
 
 
 def artifact_text(artifact: Any) -> str:
@@ -105,6 +90,22 @@ def _namespace() -> Any:
     return Field(description="The artifact_namespace a store_output reference line names")
 
 
+def route_arguments(
+    name: str, request: type[BaseModel], include: dict[str, str], **own: tuple[Any, Any]
+) -> type[BaseModel]:
+    """A tool's arguments: `own` fields first (the route's path parameters, what only the tool has), then the fields
+    `include` names of the route's request model, each with the model's type, bounds and default and the description
+    given (what a model reads). A name the request model does not have is a bug here, said at the first tools/list."""
+    fields: dict[str, Any] = dict(own)
+    for field, description in include.items():
+        info = request.model_fields.get(field)
+        if info is None:
+            raise TypeError(f"{name}: {request.__name__} has no field {field!r}")
+        fields[field] = (info.annotation, FieldInfo.merge_field_infos(info, description=description))
+    model: type[BaseModel] = create_model(name, __base__=_Args, **fields)
+    return model
+
+
 # ---- conversation ------------------------------------------------------------------------------------------
 class AppendTurnArgs(_Args):
     thread_id: str = _thread_id()
@@ -115,19 +116,18 @@ class AppendTurnArgs(_Args):
     )
 
 
-class GetContextArgs(_Args):
-    thread_id: str = _thread_id()
-    max_tokens: int | None = Field(
-        default=None, ge=1, le=MAX_PROMPT_TOKENS, description="Token budget: the newest turns that fit are kept"
-    )
-    input: str | None = Field(default=None, description="The next user message, counted in the budget")
-    system: str | None = Field(default=None, description="A system prompt, counted in the budget")
-    last_n: int | None = Field(default=None, ge=1, le=MAX_LAST_N, description="At most this many turns")
-    as_of_run: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=MAX_NAME_CHARS,
-        description="Rebuild the context as it was right after this turn (its run_id): later turns are left out",
+def get_context_args() -> type[BaseModel]:
+    return route_arguments(
+        "GetContextArgs",
+        PromptStackRequest,
+        {
+            "max_tokens": "Token budget: the newest turns that fit are kept",
+            "input": "The next user message, counted in the budget",
+            "system": "A system prompt, counted in the budget",
+            "last_n": "At most this many turns",
+            "as_of_run": "Rebuild the context as it was right after this turn (its run_id): later turns are left out",
+        },
+        thread_id=(str, _thread_id()),
     )
 
 
@@ -140,28 +140,21 @@ class ListThreadsArgs(_Args):
     alias: str = Field(min_length=1, max_length=IDENTIFIER_MAX_CHARS, description="The thread's alias")
 
 
-class SearchConversationsArgs(_Args):
-    """`POST /threads/search`'s fields (docs/adr/0049); the use case checks them as it checks the route's."""
-
-    query: str = Field(
-        min_length=1, max_length=MAX_THREAD_SEARCH_QUERY_CHARS, description="What to look for, in the user's words"
-    )
-    thread_prefix: str | None = Field(
-        default=None, description='Only threads whose id starts with this (e.g. one user\'s threads: "user-42-")'
-    )
-    thread_ids: list[str] | None = Field(
-        default=None, min_length=1, max_length=MAX_SEARCH_THREAD_IDS, description="Only these threads"
-    )
-    limit: int = Field(
-        default=DEFAULT_THREAD_SEARCH_LIMIT, ge=1, le=MAX_THREAD_SEARCH_LIMIT, description="How many turns, best first"
-    )
-    mode: Literal["hybrid", "bm25", "knn"] = Field(
-        default="hybrid", description="hybrid: meaning and words; bm25: words; knn: meaning (embeddings)"
-    )
-    since: str | None = Field(default=None, description="Only turns written at or after this ISO 8601 time")
-    until: str | None = Field(default=None, description="Only turns written before this ISO 8601 time")
-    context: int = Field(
-        default=0, ge=0, le=MAX_SEARCH_CONTEXT, description="Also return this many turns before and after each hit"
+def search_conversations_args() -> type[BaseModel]:
+    """`POST /threads/search`'s fields (docs/adr/0049) but `consistency`."""
+    return route_arguments(
+        "SearchConversationsArgs",
+        ThreadSearchRequest,
+        {
+            "query": "What to look for, in the user's words",
+            "thread_prefix": 'Only threads whose id starts with this (e.g. one user\'s threads: "user-42-")',
+            "thread_ids": "Only these threads",
+            "limit": "How many turns, best first",
+            "mode": "hybrid: meaning and words; bm25: words; knn: meaning (embeddings)",
+            "since": "Only turns written at or after this ISO 8601 time",
+            "until": "Only turns written before this ISO 8601 time",
+            "context": "Also return this many turns before and after each hit",
+        },
     )
 
 
@@ -175,16 +168,18 @@ def hit_text(hit: dict[str, Any]) -> str:
 
 
 # ---- task memory -------------------------------------------------------------------------------------------
-class StoreOutputArgs(_Args):
-    output: str = Field(min_length=1, description="The tool output to keep off-prompt (text)")
-    tool: str = Field(min_length=1, max_length=MAX_NAME_CHARS, description="The tool that produced it")
-    activity: str = Field(min_length=1, max_length=MAX_NAME_CHARS, description="The tool's activity")
-    memory_name: str = _memory()
-    idempotency_key: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=IDENTIFIER_MAX_CHARS,
-        description="A retry with the same key and output gets the first answer, nothing stored twice",
+def store_output_args() -> type[BaseModel]:
+    """process-output's fields but the artifact (the tool takes text: `output`) and the Griptape-only ones."""
+    return route_arguments(
+        "StoreOutputArgs",
+        OutputRequest,
+        {
+            "tool": "The tool that produced it",
+            "activity": "The tool's activity",
+            "idempotency_key": "A retry with the same key and output gets the first answer, nothing stored twice",
+        },
+        output=(str, Field(min_length=1, description="The tool output to keep off-prompt (text)")),
+        memory_name=(str, _memory()),
     )
 
 
@@ -193,14 +188,18 @@ class LoadArtifactsArgs(_Args):
     memory_name: str = _memory()
 
 
-class SearchMemoryArgs(_Args):
-    namespace: str = _namespace()
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to look for")
-    top_k: int = Field(default=5, ge=1, le=MAX_TOP_K, description="How many hits, best first")
-    mode: Literal["bm25", "knn", "hybrid"] = Field(
-        default="bm25", description="bm25: words; knn: meaning (embeddings); hybrid: both"
+def search_memory_args() -> type[BaseModel]:
+    return route_arguments(
+        "SearchMemoryArgs",
+        SearchRequest,
+        {
+            "query": "What to look for",
+            "top_k": "How many hits, best first",
+            "mode": "bm25: words; knn: meaning (embeddings); hybrid: both",
+        },
+        namespace=(str, _namespace()),
+        memory_name=(str, _memory()),
     )
-    memory_name: str = _memory()
 
 
 # ---- long-term records (docs/adr/0034) ---------------------------------------------------------------------
@@ -232,21 +231,20 @@ class RememberArgs(_Args):
         return self.value if self.value is not None else {"text": self.text}
 
 
-class RecallArgs(_Args):
-    namespace_prefix: list[str] = Field(
-        default_factory=list,
-        description='Search the records under these labels, e.g. ["users", "u1"] (default: every record)',
-    )
-    query: str | None = Field(default=None, description="Text to look for (default: newest records first)")
-    filter: dict[str, Any] | None = Field(
-        default=None,
-        description='Conditions on value fields (a dotted name such as "user.level" reaches into nested objects): '
-        '{"field": value} or {"field": {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte": value}}, all ANDed',
-    )
-    limit: int = Field(default=10, ge=1, le=MAX_RECORD_SEARCH_LIMIT, description="How many records at most")
-    as_of: str | float | int | None = Field(
-        default=None,
-        description="Recall what was true at this time (ISO 8601 with a zone, or epoch seconds) instead of now",
+def recall_args() -> type[BaseModel]:
+    """`POST /records/search`'s fields but paging (`offset`) and `refresh_ttl`."""
+    return route_arguments(
+        "RecallArgs",
+        RecordSearch,
+        {
+            "namespace_prefix": 'Search the records under these labels, e.g. ["users", "u1"] (default: every record)',
+            "query": "Text to look for (default: newest records first)",
+            "filter": 'Conditions on value fields (a dotted name such as "user.level" reaches into nested objects): '
+            '{"field": value} or {"field": {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte": value}}, all ANDed',
+            "limit": "How many records at most",
+            "as_of": "Recall what was true at this time (ISO 8601 with a zone, or epoch seconds) instead of now",
+            "mode": "bm25: words; knn: meaning (embeddings); hybrid: both",
+        },
     )
 
 
@@ -264,18 +262,25 @@ def specs() -> dict[str, Spec]:
             "Store one finished conversation turn (the user's input and the assistant's output) at the end of a "
             "thread; the thread is created on first use.",
             AppendTurnArgs,
+            "POST /threads/{thread_id}/runs",
+            "conversation.add_run",
         ),
         "get_context": Spec(
             "Get the context that fits a budget",
             "The thread's history as chat messages, newest turns kept, trimmed to fit max_tokens (with the system "
             "prompt and the next input counted); summary threads start with their summary.",
-            GetContextArgs,
+            get_context_args(),
+            "POST /threads/{thread_id}/prompt-stack",
+            "conversation.prompt_stack",
             read_only=True,
+            request=PromptStackRequest,
         ),
         "get_recent_turns": Spec(
             "Read recent turns",
             "The newest turns of a thread, oldest first, with their input and output text.",
             RecentTurnsArgs,
+            "GET /threads/{thread_id}/runs?order=desc",
+            "conversation.thread_admin.list_runs",
             read_only=True,
         ),
         "list_threads": Spec(
@@ -283,6 +288,8 @@ def specs() -> dict[str, Spec]:
             "The threads with this alias (an alias names at most one thread; GET /threads lists all of the tenant's, "
             "the most recently written first).",
             ListThreadsArgs,
+            "GET /api/threads?alias=",
+            "conversation.cloud_threads.find",
             read_only=True,
         ),
         "search_conversations": Spec(
@@ -290,43 +297,61 @@ def specs() -> dict[str, Spec]:
             "Find what was said in any of the tenant's past conversation turns (all threads, a thread id prefix such "
             "as one user's, or named threads), by meaning and words; the best matching turns first, each with its "
             "thread and position (context adds the turns around it).",
-            SearchConversationsArgs,
+            search_conversations_args(),
+            "POST /threads/search",
+            "conversation.search.search_threads",
             read_only=True,
+            request=ThreadSearchRequest,
         ),
         "store_output": Spec(
             "Store a big output off-prompt",
             "Keep a large tool output out of the prompt: it is stored in task memory and a one-line reference naming "
             "its memory_name and artifact_namespace comes back; load_artifacts or search_memory read it later.",
-            StoreOutputArgs,
+            store_output_args(),
+            "POST /memories/{memory_name}/outputs",
+            "task_memory.process_output.store_output",
+            request=OutputRequest,
         ),
         "load_artifacts": Spec(
             "Load stored output",
             "Everything stored in one artifact_namespace, in order (a reference line from store_output names it).",
             LoadArtifactsArgs,
+            "GET /memories/{memory_name}/namespaces/{namespace}/artifacts",
+            "task_memory.load.load_artifacts",
             read_only=True,
         ),
         "search_memory": Spec(
             "Search stored output",
             "Search the text stored in one artifact_namespace; the best matching chunks, best first.",
-            SearchMemoryArgs,
+            search_memory_args(),
+            "POST /memories/{memory_name}/namespaces/{namespace}/search",
+            "task_memory.search.search",
             read_only=True,
+            request=SearchRequest,
         ),
         "remember": Spec(
             "Remember a fact",
             "Store a long-term record (a fact, a preference, a summary) under a namespace and key; the same key "
             "replaces it, and the old version stays in its history (recall with as_of reads it).",
             RememberArgs,
+            "PUT /records/{namespace}/{key}",
+            "records.put.put_record",
         ),
         "recall": Spec(
             "Recall facts",
             "Search long-term records under a namespace prefix by text and/or field filters; the current versions "
             "(or those valid at as_of), best first (newest first without a query).",
-            RecallArgs,
+            recall_args(),
+            "POST /records/search",
+            "records.search.search_records",
             read_only=True,
+            request=RecordSearch,
         ),
         "forget": Spec(
             "Forget a fact",
             "Delete a long-term record (its history keeps the deletion); forgetting nothing is not an error.",
             ForgetArgs,
+            "DELETE /records/{namespace}/{key}",
+            "records.delete.delete_record",
         ),
     }

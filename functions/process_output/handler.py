@@ -29,12 +29,10 @@ from offprompt.metering import Meter
 from offprompt.services.task_memory import (
     OnceResult,
     OutputRequest,
-    ProcessResult,
     StorageKindConflict,
     parse_request,
-    process_once,
 )
-from offprompt.services.task_memory.process_output import process_output
+from offprompt.services.task_memory.process_output import store_output
 from offprompt.services.task_memory.uploads import create_upload
 
 # Looked up at call time, so tests can substitute a service (and receipts) built on their own adapters.
@@ -45,24 +43,7 @@ routes = FunctionRoutes("process_output", default_action="process_output", prime
 
 
 def process(tenant: str, memory: str, request: OutputRequest, meter: Meter | None) -> OnceResult:
-    def run() -> ProcessResult:
-        return process_output(
-            service(),
-            tenant,
-            memory,
-            tool=request.tool,
-            activity=request.activity,
-            artifact=request.artifact,
-            actions=[a.to_action() for a in request.actions],
-            thought=request.thought,
-            value_from=request.value_from,
-            meter=meter,
-            consistency=request.consistency,
-        )
-
-    if request.idempotency_key is None:
-        return OnceResult(run(), replayed=False)
-    return process_once(receipts(), tenant, memory, request, run)
+    return store_output(service(), receipts(), tenant, memory, request, meter)
 
 
 _STORED = {

@@ -12,66 +12,8 @@ from typing import Any
 
 from offprompt_client import OffpromptClient, OffpromptClientError, Response
 
-#: Every route of the HTTP API (docs/openapi.json; tests/unit/test_smoke_tool.py keeps the two equal).
-ROUTES: tuple[str, ...] = (
-    "POST /threads/{thread_id}/runs",
-    "GET /threads/{thread_id}/runs",
-    "POST /threads/{thread_id}/prompt-stack",
-    "GET /threads/{thread_id}",
-    "PUT /threads/{thread_id}",
-    "DELETE /threads/{thread_id}",
-    "POST /threads/{thread_id}/fork",
-    "POST /threads/search",
-    "POST /api/threads",
-    "GET /api/threads",
-    "GET /api/threads/{thread_id}",
-    "PATCH /api/threads/{thread_id}",
-    "DELETE /api/threads/{thread_id}",
-    "GET /api/threads/{thread_id}/messages",
-    "POST /memories/{memory_name}/outputs",
-    "POST /memories/{memory_name}/uploads",
-    "GET /memories/{memory_name}/namespaces/{namespace}/artifacts",
-    "GET /memories/{memory_name}/namespaces",
-    "GET /memories/{memory_name}/namespaces/{namespace}",
-    "DELETE /memories/{memory_name}/namespaces/{namespace}",
-    "GET /memories/{memory_name}/meta",
-    "POST /memories/{memory_name}/namespaces/{namespace}/search",
-    "POST /keys",
-    "GET /keys",
-    "DELETE /keys/{key_id}",
-    "GET /usage",
-    "POST /export",
-    "DELETE /tenant",
-    "PUT /records/{namespace}/{key}",
-    "GET /records/{namespace}/{key}",
-    "DELETE /records/{namespace}/{key}",
-    "GET /records/{namespace}/{key}/history",
-    "POST /records/search",
-    "POST /records/namespaces",
-    "PUT /extraction/strategies/{name}",
-    "GET /extraction/strategies",
-    "GET /extraction/strategies/{name}",
-    "DELETE /extraction/strategies/{name}",
-    "GET /threads/{thread_id}/extraction",
-    "PUT /record-namespaces/{namespace}",
-    "PUT /checkpoint-threads/{thread_id}/checkpoints/{checkpoint_id}",
-    "PUT /checkpoint-threads/{thread_id}/checkpoints/{checkpoint_id}/writes",
-    "GET /checkpoint-threads/{thread_id}/checkpoint",
-    "POST /checkpoint-threads/{thread_id}/checkpoints/list",
-    "DELETE /checkpoint-threads/{thread_id}",
-    "POST /checkpoint-threads/{thread_id}/copy",
-    "POST /checkpoint-threads/{thread_id}/prune",
-    # The framework doors (ADR 0032, 0033): no smoke check drives them yet, so the summary names them as not exercised.
-    "POST /threads/{thread_id}/items",
-    "GET /threads/{thread_id}/items",
-    "POST /threads/{thread_id}/items/pop",
-    "POST /mcp",
-    "GET /mcp",
-    # The memory console (ADR 0038): GET /threads lists a tenant's threads; its static files need no credentials.
-    "GET /threads",
-    "GET /console",
-    "GET /console/{asset}",
-)
+from .route_table import ROUTES  # every route of the HTTP API, written by `make routes`
+
 #: How often one request is retried after `429 rate_limited`, and the pause before each retry.
 RATE_RETRIES = 8
 RATE_PAUSE_S = 1.0

@@ -97,8 +97,7 @@ TAGS: tuple[dict[str, str], ...] = (
     {
         "name": MCP,
         "description": "The Model Context Protocol endpoint (Streamable HTTP, stateless JSON-RPC 2.0): the same "
-        "memory as MCP tools (append_turn, get_context, get_recent_turns, list_threads, store_output, "
-        "load_artifacts, search_memory) for Claude, Cursor, VS Code, Strands, the OpenAI Agents SDK, ...",
+        "memory as MCP tools ({tools}; docs/mcp.md) for Claude, Cursor, VS Code, Strands, the OpenAI Agents SDK, ...",
     },
 )
 #: The tag of each HTTP function's operations (routes.py's functions): one table, so route declarations carry none.
@@ -152,6 +151,15 @@ SECURITY_SCHEMES: dict[str, dict[str, str]] = {
 SECURITY: tuple[dict[str, list[str]], ...] = tuple({name: []} for name in SECURITY_SCHEMES)
 
 
+def _tag(tag: dict[str, str]) -> dict[str, str]:
+    """A tag as the document says it: the MCP tag names the tools of the MCP tool table (mcp_server.tools)."""
+    if tag["name"] != MCP:
+        return dict(tag)
+    from mcp_server.tools import specs
+
+    return tag | {"description": tag["description"].format(tools=", ".join(specs()))}
+
+
 def generate() -> dict[str, Any]:
     """One document from every HTTP function's resolver: paths, operations and component schemas merged."""
     document: dict[str, Any] = {}
@@ -163,7 +171,7 @@ def generate() -> dict[str, Any]:
             raise RuntimeError(f"function {function} has no tag: add it to FUNCTION_TAGS")
         if not document:
             document = {k: v for k, v in part.items() if k not in ("paths", "components")}
-            document["tags"] = [dict(tag) for tag in TAGS]
+            document["tags"] = [_tag(tag) for tag in TAGS]
             document["paths"] = {}
             document["components"] = {"schemas": {}, "securitySchemes": SECURITY_SCHEMES}
         for path, operations in part.get("paths", {}).items():

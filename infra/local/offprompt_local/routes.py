@@ -3,8 +3,8 @@
 
 Each route is (method, path template with `{param}` segments, function). `function` is the directory under
 `functions/`; its handler is `<function>.handler.lambda_handler`, exactly what template.yaml's `Handler:` names
-(with `CodeUri: functions/`). `tests/infrastructure/test_routes_match.py` checks template.yaml's `HttpApi` events
-and the sample events under `events/` against this table.
+(with `CodeUri: functions/`). `make routes` (`routegen.py`) writes template.yaml's `HttpApi` events and the sample
+events under `events/` from the same declarations; `tests/infrastructure/test_routes_match.py` checks them.
 
 Importing this module does nothing: `ROUTES` imports the handler modules the first time it is read.
 """

@@ -10,6 +10,9 @@ runs; its answer is kept with the key for a day. Then:
   runs afresh. A process that died mid-store leaves its claim until its lease (the invocation's remaining
   time) has passed; then a retry runs again.
 Without a key, process-output behaves as Griptape's: each call appends.
+
+`process_output.store_output` (the use case the route, its direct action and the MCP tool call) runs a request
+through `process_once`.
 """
 
 from __future__ import annotations

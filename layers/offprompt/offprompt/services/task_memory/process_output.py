@@ -27,6 +27,7 @@ from offprompt.ports import (
     Entries,
     NamespaceCommit,
     NamespaceDeleting,
+    ReceiptStore,
     Reservation,
     StorageKindTaken,
     StoredBatch,
@@ -36,6 +37,8 @@ from offprompt.ports import (
 from offprompt.services.task_memory.cleanup import best_effort
 from offprompt.services.task_memory.context import TaskMemory
 from offprompt.services.task_memory.errors import NamespaceDeleted, StorageKindConflict, UploadError
+from offprompt.services.task_memory.idempotent_output import OnceResult, process_once
+from offprompt.services.task_memory.requests import OutputRequest
 from offprompt.services.task_memory.results import ProcessResult
 from offprompt.services.task_memory.uploads import check_upload_size, checked_upload, fill_upload, upload_shell
 
@@ -179,3 +182,28 @@ def _discard(
     storage.discard(scope, entries, lost_to)
     if batch is not None:
         tm.manifests.discard(batch)
+
+
+def store_output(
+    tm: TaskMemory, receipts: ReceiptStore, tenant: str, memory: str, request: OutputRequest, meter: Meter | None
+) -> OnceResult:
+    """process-output of a checked request (`POST /memories/{memory_name}/outputs`, its direct action, the MCP tool
+    `store_output`), once per idempotency key (`idempotent_output.process_once`, which calls back into `run`: the
+    path stays handler → this use case → adapter)."""
+
+    def run() -> ProcessResult:
+        return process_output(
+            tm,
+            tenant,
+            memory,
+            tool=request.tool,
+            activity=request.activity,
+            artifact=request.artifact,
+            actions=[a.to_action() for a in request.actions],
+            thought=request.thought,
+            value_from=request.value_from,
+            meter=meter,
+            consistency=request.consistency,
+        )
+
+    return process_once(receipts, tenant, memory, request, run)

@@ -57,6 +57,10 @@ class LoadedArtifacts:
     expires_in: int | None = None
     blobs: list[BlobDownload] | None = None
 
+    def download(self) -> dict[str, Any]:
+        """The `Download` answer of a text namespace past the inline limit: `{download_url, expires_in, size}`."""
+        return {"download_url": self.download_url, "expires_in": self.expires_in, "size": self.size}
+
     def blob_listing(self) -> dict[str, Any]:
         """The `BlobDownloads` answer: `{type, size, expires_in, artifacts: [{artifact, size, download_url}]}`."""
         return {
