@@ -536,6 +536,25 @@ def test_ensure_index_creates_it_once(opensearch_client: OpenSearch, opensearch_
         opensearch_client.indices.delete(index=name, ignore_unavailable=True)
 
 
+def test_the_first_store_into_an_existing_index_only_checks_it(
+    opensearch_client: OpenSearch, opensearch_index: str, opensearch_url: str
+) -> None:
+    # A create of an index that exists is a cluster-state task the cluster manager refuses (tens of ms on the first
+    # store of every Lambda environment); whether it exists is a HEAD any node answers (issue 34).
+    client = build_opensearch_client(opensearch_url)
+    sent: list[str] = []
+    perform = client.transport.perform_request
+
+    def counted(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        sent.append(f"{method} {url.split('?')[0].replace(opensearch_index, 'INDEX')}")
+        return perform(method, url, *args, **kwargs)
+
+    client.transport.perform_request = counted  # type: ignore[method-assign]
+    store = OpenSearchTextStore(client, opensearch_index, TOKENIZER)
+    store.store(TextScope("t", "m", f"ns-{uuid.uuid4().hex[:8]}"), 0, [TextArtifact("hello")])
+    assert sent == ["HEAD /INDEX", "POST /INDEX/_bulk"]
+
+
 # ----------------------------------------------------------------------------------------------- client
 
 
