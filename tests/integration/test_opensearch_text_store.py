@@ -220,6 +220,35 @@ def test_a_large_text_in_small_bulk_requests(opensearch_client: OpenSearch, open
     assert_same(store.load(SCOPE, lay), artifacts)
 
 
+def test_the_first_bulk_request_goes_out_while_the_rest_is_chunked(
+    opensearch_client: OpenSearch, opensearch_index: str
+) -> None:
+    # Issue 34: a store of one request's worth of chunks (100 KB: ~100) chunked it all before sending anything, so
+    # chunking never overlapped indexing; the first request now leaves after FIRST_BULK_DOCS documents, while the
+    # rest is chunked, and the others are as large as before.
+    from offprompt.adapters.opensearch_text import FIRST_BULK_DOCS
+
+    sizes: list[int] = []
+    original = opensearch_client.bulk
+
+    def counting_bulk(*args: Any, **kwargs: Any) -> Any:
+        sizes.append(kwargs["body"].count(b"\n") // 2)
+        return original(*args, **kwargs)
+
+    store = OpenSearchTextStore(opensearch_client, opensearch_index, TOKENIZER, bulk_max_docs=60)
+    store.client.bulk = counting_bulk  # type: ignore[method-assign]
+    try:
+        artifacts = [TextArtifact(" ".join(random.Random(i).choices(WORDS, k=12000))) for i in range(3)]
+        lay = layout(store, SCOPE, 0, artifacts)
+    finally:
+        del store.client.bulk  # type: ignore[method-assign]
+    total = sum(n for _, n in lay)
+    assert total > FIRST_BULK_DOCS + 60
+    assert sizes[0] == FIRST_BULK_DOCS
+    assert all(size == 60 for size in sizes[1:-1]) and sum(sizes) == total
+    assert_same(store.load(SCOPE, lay), artifacts)
+
+
 def test_same_text_in_two_namespaces_does_not_overwrite(store: OpenSearchTextStore) -> None:
     """Griptape's OpenSearch driver ids ignore the namespace, so B's upsert replaces A's document."""
     a, b = TextScope("t", "m", "ns-a"), TextScope("t", "m", "ns-b")

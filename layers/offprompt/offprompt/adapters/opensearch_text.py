@@ -66,6 +66,9 @@ INDEX_DEFINITION_PATH = Path(__file__).with_name("opensearch_index.json")
 
 BULK_MAX_BYTES = 5 * 1024 * 1024
 BULK_MAX_DOCS = 500
+#: The first bulk request of a store leaves after this many documents, so the rest of the text is chunked while
+#: OpenSearch indexes it (one request's worth of text, e.g. 100 KB, was chunked whole before anything was sent).
+FIRST_BULK_DOCS = 32
 MGET_PAGE = 500
 EMBED_BATCH = 64
 _SOURCE_FIELDS = ["tenant", "memory", "namespace", "artifact_id", "position", "chunk", "text"]
@@ -250,15 +253,15 @@ class OpenSearchTextStore:
             batch: list[bytes] = []
             batch_bytes = 0
             batch_docs: list[tuple[int, int]] = []
+            max_docs = min(FIRST_BULK_DOCS, self.bulk_max_docs)  # the first request leaves early (FIRST_BULK_DOCS)
             for position, artifact in items:
                 count = 0
                 for chunk, line in self._document_lines(scope, position, artifact, write_id):
                     count += 1
-                    if batch and (
-                        batch_bytes + len(line) > self.bulk_max_bytes or len(batch_docs) >= self.bulk_max_docs
-                    ):
+                    if batch and (batch_bytes + len(line) > self.bulk_max_bytes or len(batch_docs) >= max_docs):
                         sender.send(batch, batch_docs)
                         batch, batch_bytes, batch_docs = [], 0, []
+                        max_docs = self.bulk_max_docs
                     batch.append(line)
                     batch_bytes += len(line)
                     batch_docs.append((position, chunk))
