@@ -66,9 +66,6 @@ INDEX_DEFINITION_PATH = Path(__file__).with_name("opensearch_index.json")
 
 BULK_MAX_BYTES = 5 * 1024 * 1024
 BULK_MAX_DOCS = 500
-#: The first bulk request of a store leaves after this many documents, so the rest of the text is chunked while
-#: OpenSearch indexes it (one request's worth of text, e.g. 100 KB, was chunked whole before anything was sent).
-FIRST_BULK_DOCS = 32
 MGET_PAGE = 500
 EMBED_BATCH = 64
 _SOURCE_FIELDS = ["tenant", "memory", "namespace", "artifact_id", "position", "chunk", "text"]
@@ -164,7 +161,7 @@ class OpenSearchTextStore:
         """Create the index if it does not exist; True if this call created it. Safe under races.
 
         Asks first (a HEAD any node answers): creating an index that exists is a cluster-state task the cluster
-        manager refuses, tens of ms on the first store of every environment (issue 34)."""
+        manager refuses, on the first store of every environment (issue 34; ADR 0059)."""
         if dimensions is None and self.embedder is not None:
             dimensions = self.embedder.dimensions
         body = index_definition(dimensions, serverless=self.mode == "serverless")
@@ -253,15 +250,15 @@ class OpenSearchTextStore:
             batch: list[bytes] = []
             batch_bytes = 0
             batch_docs: list[tuple[int, int]] = []
-            max_docs = min(FIRST_BULK_DOCS, self.bulk_max_docs)  # the first request leaves early (FIRST_BULK_DOCS)
             for position, artifact in items:
                 count = 0
                 for chunk, line in self._document_lines(scope, position, artifact, write_id):
                     count += 1
-                    if batch and (batch_bytes + len(line) > self.bulk_max_bytes or len(batch_docs) >= max_docs):
+                    if batch and (
+                        batch_bytes + len(line) > self.bulk_max_bytes or len(batch_docs) >= self.bulk_max_docs
+                    ):
                         sender.send(batch, batch_docs)
                         batch, batch_bytes, batch_docs = [], 0, []
-                        max_docs = self.bulk_max_docs
                     batch.append(line)
                     batch_bytes += len(line)
                     batch_docs.append((position, chunk))
