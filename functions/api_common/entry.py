@@ -187,7 +187,9 @@ def allowed_methods(app: APIGatewayHttpResolver, path: str) -> list[str]:
 
 def prime_validation(app: APIGatewayHttpResolver) -> int:
     """Build each route's request-validation models (Powertools' dependant and body field, made and cached on the
-    route's first request otherwise): SnapStart's priming (docs/adr/0040). How many routes."""
+    route's first request otherwise), and the Logger and Metrics a request builds when it first logs: SnapStart's
+    priming (docs/adr/0040; its init has the environment in place). How many routes."""
+    observability()
     routes = [*app._static_routes, *app._dynamic_routes]
     for route in routes:
         _ = route.dependant, route.body_field
