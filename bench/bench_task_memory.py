@@ -169,62 +169,70 @@ def main() -> None:
                 cell_calls: dict[str, dict[str, int]] = {}
                 payload_text = make_text(size) if kind == "text" else None
                 payload_blob = os.urandom(size) if kind == "blob" else None
-                for _ in range(args.runs):
+                for run in range(args.runs):
                     ns = uuid.uuid4().hex
                     artifact = (
                         TextArtifact(payload_text, name=ns) if kind == "text" else BlobArtifact(payload_blob, name=ns)
                     )
-                    calls.take()
-                    t, stored = timed(
-                        lambda: svc.process_output("bench", "M", tool="T", activity="a", artifact=artifact)  # noqa: B023
-                    )
-                    cell["svc_store"].append(t)
-                    cell_calls["svc_store"] = calls.take()
-                    # the reference the store returned (ADR 0053; None for text), as a client keeps it for the load
-                    ref = stored.ref
 
-                    def svc_load() -> Any:
-                        loaded = svc.load_artifacts("bench", "M", ns, ref=ref)  # noqa: B023
-                        if loaded.blobs is not None:  # BlobDownloads: the client GETs each stored object
-                            return [urllib.request.urlopen(b.download_url, timeout=600).read() for b in loaded.blobs]
-                        if loaded.download_url:
-                            return requests.get(loaded.download_url, timeout=600).content
-                        return loaded.body
+                    # which side goes first alternates: a request right after a 1 MB write on the same
+                    # emulator is slower, whichever side sends it
+                    for side in ("service", "raw") if run % 2 == 0 else ("raw", "service"):
+                        if side == "service":
+                            calls.take()
+                            t, stored = timed(
+                                lambda: svc.process_output("bench", "M", tool="T", activity="a", artifact=artifact)  # noqa: B023
+                            )
+                            cell["svc_store"].append(t)
+                            cell_calls["svc_store"] = calls.take()
+                            # the reference the store returned (ADR 0053; None for text), kept for the load
+                            ref = stored.ref
 
-                    t, _ = timed(svc_load)
-                    cell["svc_load"].append(t)
-                    cell_calls["svc_load"] = calls.take()
+                            def svc_load() -> Any:
+                                loaded = svc.load_artifacts("bench", "M", ns, ref=ref)  # noqa: B023
+                                if loaded.blobs is not None:  # BlobDownloads: the client GETs each stored object
+                                    return [
+                                        urllib.request.urlopen(b.download_url, timeout=600).read() for b in loaded.blobs
+                                    ]
+                                if loaded.download_url:
+                                    return requests.get(loaded.download_url, timeout=600).content
+                                return loaded.body
 
-                    if kind == "blob":
-                        key = f"raw/{ns}"
-                        t, _ = timed(lambda: raw_s3.put_object(Bucket=BUCKET, Key=key, Body=payload_blob))  # noqa: B023
-                        cell["raw_store"].append(t)
-                        cell_calls["raw_store"] = calls.take()
-                        t, _ = timed(lambda: raw_s3.get_object(Bucket=BUCKET, Key=key)["Body"].read())  # noqa: B023
-                        cell["raw_load"].append(t)
-                        cell_calls["raw_load"] = calls.take()
-                    else:
-                        from offprompt.memory.chunking import chunk_text
+                            t, _ = timed(svc_load)
+                            cell["svc_load"].append(t)
+                            cell_calls["svc_load"] = calls.take()
+                        else:
+                            calls.take()
+                            if kind == "blob":
+                                key = f"raw/{ns}"
+                                t, _ = timed(lambda: raw_s3.put_object(Bucket=BUCKET, Key=key, Body=payload_blob))  # noqa: B023
+                                cell["raw_store"].append(t)
+                                cell_calls["raw_store"] = calls.take()
+                                t, _ = timed(lambda: raw_s3.get_object(Bucket=BUCKET, Key=key)["Body"].read())  # noqa: B023
+                                cell["raw_load"].append(t)
+                                cell_calls["raw_load"] = calls.take()
+                            else:
+                                from offprompt.memory.chunking import chunk_text
 
-                        tok = BpeOpenAiTokenizer()
+                                tok = BpeOpenAiTokenizer()
 
-                        def raw_store() -> list[str]:
-                            chunks = chunk_text(payload_text, tok, 512)  # type: ignore[arg-type] # noqa: B023
-                            ids = [f"raw-{ns}-{i}" for i in range(len(chunks))]  # noqa: B023
-                            lines: list[str] = []
-                            for doc_id, chunk in zip(ids, chunks, strict=True):
-                                lines.append(json.dumps({"index": {"_index": index, "_id": doc_id}}))
-                                lines.append(json.dumps({"text": chunk, "position": 0, "chunk": 0}))
-                            for i in range(0, len(lines), 2000):
-                                os_client.bulk(body="\n".join(lines[i : i + 2000]) + "\n")
-                            return ids
+                                def raw_store() -> list[str]:
+                                    chunks = chunk_text(payload_text, tok, 512)  # type: ignore[arg-type] # noqa: B023
+                                    ids = [f"raw-{ns}-{i}" for i in range(len(chunks))]  # noqa: B023
+                                    lines: list[str] = []
+                                    for doc_id, chunk in zip(ids, chunks, strict=True):
+                                        lines.append(json.dumps({"index": {"_index": index, "_id": doc_id}}))
+                                        lines.append(json.dumps({"text": chunk, "position": 0, "chunk": 0}))
+                                    for i in range(0, len(lines), 2000):
+                                        os_client.bulk(body="\n".join(lines[i : i + 2000]) + "\n")
+                                    return ids
 
-                        t, ids = timed(raw_store)
-                        cell["raw_store"].append(t)
-                        cell_calls["raw_store"] = calls.take()
-                        t, _ = timed(lambda: os_client.mget(index=index, body={"ids": ids}))  # noqa: B023
-                        cell["raw_load"].append(t)
-                        cell_calls["raw_load"] = calls.take()
+                                t, ids = timed(raw_store)
+                                cell["raw_store"].append(t)
+                                cell_calls["raw_store"] = calls.take()
+                                t, _ = timed(lambda: os_client.mget(index=index, body={"ids": ids}))  # noqa: B023
+                                cell["raw_load"].append(t)
+                                cell_calls["raw_load"] = calls.take()
                 row = {
                     "kind": kind,
                     "size": label,

@@ -13,10 +13,9 @@ import json
 import math
 from collections.abc import Callable
 from http import HTTPStatus
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.middlewares.openapi_validation import OpenAPIRequestValidationMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
@@ -31,13 +30,30 @@ from offprompt.validation import check_finite, check_unicode
 from .caller import direct_tenant, hosted_principal
 from .errors import METHOD_NOT_ALLOWED, ROUTE_NOT_FOUND, UnsupportedMediaType, error_headers, status_for
 
+if TYPE_CHECKING:
+    from aws_lambda_powertools import Logger, Metrics
+
 RouteRegistrar = Callable[[APIGatewayHttpResolver], None]
 DirectHandler = Callable[[str, dict[str, Any]], Any]
 
 
+#: The invocation being served: its request id, for the Logger whenever `observability` builds it.
+_INVOCATION: dict[str, Any] = {"request_id": None}
+
+
 @functools.cache
 def observability() -> tuple[Logger, Metrics]:
-    return Logger(), Metrics()
+    """The process's Logger and Metrics, built when a request first logs or records a metric (Powertools imports
+    them only then: a request that does neither pays for neither; issue 34)."""
+    from aws_lambda_powertools import Logger, Metrics
+
+    logger = Logger()
+    logger.append_keys(request_id=_INVOCATION["request_id"])
+    return logger, Metrics()
+
+
+def _observability_built() -> bool:
+    return observability.cache_info().currsize > 0
 
 
 def _finite(value: Any) -> Any:
@@ -171,7 +187,9 @@ def allowed_methods(app: APIGatewayHttpResolver, path: str) -> list[str]:
 
 def prime_validation(app: APIGatewayHttpResolver) -> int:
     """Build each route's request-validation models (Powertools' dependant and body field, made and cached on the
-    route's first request otherwise): SnapStart's priming (docs/adr/0040). How many routes."""
+    route's first request otherwise), and the Logger and Metrics a request builds when it first logs: SnapStart's
+    priming (docs/adr/0040; its init has the environment in place). How many routes."""
+    observability()
     routes = [*app._static_routes, *app._dynamic_routes]
     for route in routes:
         _ = route.dependant, route.body_field
@@ -273,7 +291,6 @@ def hosted_request(app: APIGatewayHttpResolver, event: dict[str, Any], context: 
     assert principal is not None
     meter = metering.Meter(principal.tenant, principal.plan, route=str(event.get("routeKey") or ""))
     account = default_account()
-    logger, _ = observability()
     try:
         account.admit(meter, principal.key_id, request_bytes=len(event.get("body") or ""))
     except OffpromptError as exc:
@@ -288,7 +305,7 @@ def hosted_request(app: APIGatewayHttpResolver, event: dict[str, Any], context: 
         with deadline_after(budget) if budget is not None else contextlib.nullcontext():
             account.flush(meter, counted=True)
     except OffpromptError:  # the answer stands; the lost counters are logged (ADR 0023)
-        logger.exception("usage write failed", extra={"tenant": meter.tenant, "counters": meter.pending()})
+        observability()[0].exception("usage write failed", extra={"tenant": meter.tenant, "counters": meter.pending()})
     return result
 
 
@@ -324,8 +341,9 @@ def make_handler_for(
     """
 
     def lambda_handler(event: dict[str, Any], context: Any) -> Any:
-        logger, metrics = observability()
-        logger.append_keys(request_id=getattr(context, "aws_request_id", None))
+        _INVOCATION["request_id"] = request_id = getattr(context, "aws_request_id", None)
+        if _observability_built():
+            observability()[0].append_keys(request_id=request_id)
         http = is_http_event(event)
         try:
             with invocation_deadline(context, http=http):
@@ -342,7 +360,7 @@ def make_handler_for(
                 check_finite_event(event)
                 return direct(direct_tenant(event), event)
         finally:
-            if metrics.metric_set:  # one EMF line for what this request recorded
-                metrics.flush_metrics()
+            if _observability_built() and observability()[1].metric_set:  # one EMF line for this request's metrics
+                observability()[1].flush_metrics()
 
     return lambda_handler

@@ -14,18 +14,24 @@ handlers import `APIGatewayHttpResolver`, `Response` and the OpenAPI parameter m
 package starts out holding `api_gateway`'s public names, the ones the real `__init__` re-exports from there.
 
 `aws_lambda_powertools.utilities.data_classes` gets the same treatment (`install_lazy_package`): its `__init__`
-imports every event kind Powertools knows; the resolver needs five submodules, which are imported instead.
+imports every event kind Powertools knows; the resolver needs five submodules, which are imported instead. So does
+the top-level `aws_lambda_powertools` (`install_lazy_powertools`): its `__init__` imports the Logger, Metrics and
+Tracer, which only a request that logs or records a metric needs (`api_common.entry.observability`); its two side
+effects are done here instead: the package logger's NullHandler and the user agent's botocore initializer (once).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
+import logging
 import sys
 import threading
 from collections.abc import Callable
 from typing import Any
 
+ROOT_PACKAGE = "aws_lambda_powertools"
 PACKAGE = "aws_lambda_powertools.event_handler"
 # The event classes the HTTP resolver imports from `data_classes` (its `__init__` imports all ~40 event kinds:
 # S3, SQS, Kinesis, Kafka, AppSync, ...; ~25 ms of a cold start), by the submodule that defines them.
@@ -41,16 +47,21 @@ _LOCK = threading.RLock()
 _COMPLETE: dict[str, Callable[[], None]] = {}  # package -> runs its real __init__ (install_lazy_package)
 
 
-def install_lazy_package(name: str, eager: dict[str, tuple[str, ...]] | None = None) -> Any:
+def install_lazy_package(
+    name: str,
+    eager: dict[str, tuple[str, ...]] | None = None,
+    around_init: Callable[[Callable[[], None]], None] | None = None,
+) -> Any:
     """Register package `name` in `sys.modules` unexecuted, completed on first demand (idempotent).
 
     `eager`: submodule -> names it defines that the package should hold from the start (imported now, only those
-    submodules). Any other name of the package runs its real `__init__` once, then resolves as usual."""
+    submodules). Any other name of the package runs its real `__init__` once, then resolves as usual; through
+    `around_init(run)` when given (which must call `run`)."""
     with _LOCK:
         if name in sys.modules:
             return sys.modules[name]
         parent_name, _, child = name.rpartition(".")
-        parent = importlib.import_module(parent_name)
+        parent = importlib.import_module(parent_name) if parent_name else None
         spec = importlib.util.find_spec(name)
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot find {name}")
@@ -61,7 +72,8 @@ def install_lazy_package(name: str, eager: dict[str, tuple[str, ...]] | None = N
             with _LOCK:
                 if package.__dict__.get("__getattr__") is __getattr__:
                     del package.__dict__["__getattr__"]
-                    loader.exec_module(package)  # the real __init__, once
+                    run = functools.partial(loader.exec_module, package)  # the real __init__, once
+                    around_init(run) if around_init is not None else run()
 
         def __getattr__(attribute: str) -> Any:
             if attribute.startswith("__"):
@@ -77,7 +89,8 @@ def install_lazy_package(name: str, eager: dict[str, tuple[str, ...]] | None = N
         package.__getattr__ = __getattr__  # type: ignore[method-assign]
         _COMPLETE[name] = complete
         sys.modules[name] = package
-        setattr(parent, child, package)
+        if parent is not None:
+            setattr(parent, child, package)
         for submodule, names in (eager or {}).items():
             module = importlib.import_module(f"{name}.{submodule}")
             for attribute in names:
@@ -96,8 +109,41 @@ def complete_lazy_package(name: str) -> None:
         complete()
 
 
+def install_lazy_powertools() -> None:
+    """`aws_lambda_powertools` without its `__init__` (Logger, Metrics, Tracer), that `__init__`'s side effects done
+    now: the package logger quiet (as `set_package_logger_handler` leaves it; with POWERTOOLS_DEBUG set, the real
+    `__init__` runs at once instead) and Powertools' user agent on every botocore session. Completing the package
+    later runs its `__init__` without registering the user agent a second time."""
+    with _LOCK:
+        if ROOT_PACKAGE in sys.modules:
+            return
+        install_lazy_package(ROOT_PACKAGE, around_init=_init_without_user_agent)
+        from aws_lambda_powertools.shared import user_agent
+        from aws_lambda_powertools.shared.functions import powertools_debug_is_set
+
+        if powertools_debug_is_set():
+            complete_lazy_package(ROOT_PACKAGE)  # its package logger at DEBUG, as the real __init__ sets it
+            return
+        package_logger = logging.getLogger(ROOT_PACKAGE)
+        package_logger.addHandler(logging.NullHandler())
+        package_logger.propagate = False
+        user_agent.inject_user_agent()
+
+
+def _init_without_user_agent(run: Callable[[], None]) -> None:
+    from aws_lambda_powertools.shared import user_agent
+
+    injected = user_agent.inject_header
+    user_agent.inject_header = False  # install_lazy_powertools registered it
+    try:
+        run()
+    finally:
+        user_agent.inject_header = injected
+
+
 def install_lazy_event_handler() -> None:
     """Powertools' event handler and the event classes it uses, without either package's `__init__`."""
+    install_lazy_powertools()
     install_lazy_package(DATA_CLASSES, DATA_CLASSES_USED)
     with _LOCK:
         if PACKAGE in sys.modules:
@@ -126,4 +172,5 @@ __all__ = [
     "complete_lazy_package",
     "install_lazy_event_handler",
     "install_lazy_package",
+    "install_lazy_powertools",
 ]

@@ -127,7 +127,14 @@ def direct(tenant: str, event: dict[str, Any]) -> dict[str, Any]:
 
 
 _direct_handler = make_handler(_no_routes, direct)
-_snapstart = register_snapstart(prime_conversation)  # on a SnapStart init only (docs/adr/0040)
+
+
+def _prime() -> None:
+    prime_conversation()
+    observability()  # built when a record is first summarized otherwise (api_common.entry)
+
+
+_snapstart = register_snapstart(_prime)  # on a SnapStart init only (docs/adr/0040)
 
 
 def lambda_handler(event: dict[str, Any], context: Any) -> Any:

@@ -200,23 +200,30 @@ def test_a_multi_megabyte_unicode_text_round_trips(
     assert loaded.to_json() == artifact.to_json()
 
 
-def test_a_large_text_in_small_bulk_requests(opensearch_client: OpenSearch, opensearch_index: str) -> None:
-    calls: list[int] = []
-    original = opensearch_client.bulk
+def stored_in_bulks(
+    store: OpenSearchTextStore, artifacts: list[TextArtifact]
+) -> tuple[list[tuple[int, int]], list[int]]:
+    """Store `artifacts` at position 0: their layout, and how many documents each bulk request carried."""
+    sizes: list[int] = []
+    original = store.client.bulk
 
     def counting_bulk(*args: Any, **kwargs: Any) -> Any:
-        calls.append(len(kwargs["body"]))
+        sizes.append(kwargs["body"].count(b"\n") // 2)
         return original(*args, **kwargs)
 
-    store = OpenSearchTextStore(opensearch_client, opensearch_index, TOKENIZER, bulk_max_docs=7)
     store.client.bulk = counting_bulk  # type: ignore[method-assign]
     try:
-        artifacts = [TextArtifact(" ".join(random.Random(i).choices(WORDS, k=2000))) for i in range(5)]
-        lay = layout(store, SCOPE, 0, artifacts)
+        return layout(store, SCOPE, 0, artifacts), sizes
     finally:
         del store.client.bulk  # type: ignore[method-assign]
+
+
+def test_a_large_text_in_small_bulk_requests(opensearch_client: OpenSearch, opensearch_index: str) -> None:
+    store = OpenSearchTextStore(opensearch_client, opensearch_index, TOKENIZER, bulk_max_docs=7)
+    artifacts = [TextArtifact(" ".join(random.Random(i).choices(WORDS, k=2000))) for i in range(5)]
+    lay, sizes = stored_in_bulks(store, artifacts)
     total = sum(n for _, n in lay)
-    assert len(calls) == math.ceil(total / 7)
+    assert len(sizes) == math.ceil(total / 7)
     assert_same(store.load(SCOPE, lay), artifacts)
 
 
@@ -534,6 +541,25 @@ def test_ensure_index_creates_it_once(opensearch_client: OpenSearch, opensearch_
         assert mapping["dynamic"] == "strict"
     finally:
         opensearch_client.indices.delete(index=name, ignore_unavailable=True)
+
+
+def test_the_first_store_into_an_existing_index_only_checks_it(
+    opensearch_client: OpenSearch, opensearch_index: str, opensearch_url: str
+) -> None:
+    # A create of an index that exists is a cluster-state task the cluster manager refuses (on the first store of
+    # every Lambda environment); whether it exists is a HEAD any node answers (issue 34).
+    client = build_opensearch_client(opensearch_url)
+    sent: list[str] = []
+    perform = client.transport.perform_request
+
+    def counted(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        sent.append(f"{method} {url.split('?')[0].replace(opensearch_index, 'INDEX')}")
+        return perform(method, url, *args, **kwargs)
+
+    client.transport.perform_request = counted  # type: ignore[method-assign]
+    store = OpenSearchTextStore(client, opensearch_index, TOKENIZER)
+    store.store(TextScope("t", "m", f"ns-{uuid.uuid4().hex[:8]}"), 0, [TextArtifact("hello")])
+    assert sent == ["HEAD /INDEX", "POST /INDEX/_bulk"]
 
 
 # ----------------------------------------------------------------------------------------------- client

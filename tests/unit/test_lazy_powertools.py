@@ -80,3 +80,47 @@ def test_a_missing_name_is_an_attribute_error() -> None:
         "try:\n    p.NoSuchResolver\nexcept AttributeError as e:\n    print(json.dumps(str(e)))"
     )
     assert "NoSuchResolver" in state
+
+
+#: Powertools' top-level `__init__` imports its Logger, Metrics and Tracer (~20 ms of a cold start past boto3's
+#: imports); a function whose request logs nothing and records no metric does not need them (issue 34).
+OBSERVABILITY_MODULES = [
+    "aws_lambda_powertools.logging.logger",
+    "aws_lambda_powertools.metrics.base",
+    "aws_lambda_powertools.tracing.tracer",
+]
+QUIET_HANDLERS = ["threads", "process_output", "load_artifacts", "memories", "mcp_server"]
+
+
+@pytest.mark.parametrize("handler", QUIET_HANDLERS)
+def test_importing_a_quiet_handler_skips_powertools_observability(handler: str) -> None:
+    state = probe(
+        f"import json, sys; import {handler}.handler; "
+        f"print(json.dumps(sorted(m for m in {OBSERVABILITY_MODULES!r} if m in sys.modules)))"
+    )
+    assert state == []
+
+
+def test_the_top_level_package_completes_on_demand_with_its_side_effects_once() -> None:
+    state = probe(
+        "import json, logging, sys\n"
+        "import api_common.entry\n"
+        "import botocore\n"
+        "lazy = 'aws_lambda_powertools.logging.logger' not in sys.modules\n"
+        "quiet = [type(h).__name__ for h in logging.getLogger('aws_lambda_powertools').handlers]\n"
+        "agents = sum(getattr(f, '__name__', '') == '_initializer_botocore_session' for f in botocore._INITIALIZERS)\n"
+        "from aws_lambda_powertools import Logger, Metrics, Tracer, single_metric\n"
+        "import aws_lambda_powertools as package\n"
+        "after = sum(getattr(f, '__name__', '') == '_initializer_botocore_session' for f in botocore._INITIALIZERS)\n"
+        "print(json.dumps({'lazy': lazy, 'quiet': quiet, 'agents': [agents, after], 'names': [Logger.__name__,\n"
+        "  Metrics.__name__, Tracer.__name__], 'all': sorted(set(package.__all__) - set(vars(package))),\n"
+        "  'version': bool(package.__version__)}))"
+    )
+    assert state == {
+        "lazy": True,
+        "quiet": ["NullHandler"],
+        "agents": [1, 1],
+        "names": ["Logger", "Metrics", "Tracer"],
+        "all": [],
+        "version": True,
+    }

@@ -158,11 +158,16 @@ class OpenSearchTextStore:
     # ------------------------------------------------------------------------------------------- index
 
     def ensure_index(self, dimensions: int | None = None) -> bool:
-        """Create the index if it does not exist; True if this call created it. Safe under races."""
+        """Create the index if it does not exist; True if this call created it. Safe under races.
+
+        Asks first (a HEAD any node answers): creating an index that exists is a cluster-state task the cluster
+        manager refuses, on the first store of every environment (issue 34; ADR 0059)."""
         if dimensions is None and self.embedder is not None:
             dimensions = self.embedder.dimensions
         body = index_definition(dimensions, serverless=self.mode == "serverless")
         try:
+            if self.client.indices.exists(index=self.index):
+                return False
             self.client.indices.create(index=self.index, body=body)
         except Exception as exc:
             if _error_type(exc) == "resource_already_exists_exception":
