@@ -1,5 +1,9 @@
 """`TextStore` on OpenSearch: one document per token-bounded chunk, deterministic ids, exact reassembly.
 
+Why ~830 lines (docs/adr/0058): the store's write, load, search and delete paths, in both modes, share the chunk
+layout, the bulk sender and the Serverless sweep; the call-depth rule wants each OpenSearch call in the module of the
+method a use case calls. Serverless's S3 records are in `s3_text_records`.
+
 Document layout (mapping: `infra/opensearch/index.json`, loaded through `opensearch_index.json` here):
 
     _id          sha256 digest of [tenant, memory, namespace, position, chunk]   (identifiers.digest)
@@ -36,8 +40,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
-from botocore.exceptions import BotoCoreError, ClientError
-
 from offprompt import deadline
 from offprompt.artifacts import BaseArtifact, TextArtifact
 from offprompt.cleanup import best_effort
@@ -45,13 +47,14 @@ from offprompt.errors import ArtifactError, ConfigurationError, DependencyUnavai
 from offprompt.memory.chunking import DEFAULT_CHUNK_TOKENS, chunk_text, iter_chunks
 from offprompt.ports import Embedder, Entries, Resolved, SearchHit, SearchMode, TextScope, TextStore, Tokenizer
 
-from .aws_errors import error_code, failure_reason
-from .clients import aws_client
-from .layout import chunk_doc_id, text_records_prefix, text_records_tenant_prefix
+from .layout import chunk_doc_id
 from .opensearch_query import call, check_search, fuse, responses, search_bodies
 from .opensearch_query import describe as _describe
 from .opensearch_query import error_type as _error_type
 from .opensearch_query import translate as _translate
+from .s3_text_records import S3TextRecords, TextRecord
+
+__all__ = ["LazyTextStore", "OpenSearchTextStore", "S3TextRecords", "TextRecord", "TextStorage"]  # (and helpers)
 
 #: How long a store that asked to be searchable (consistency=search) waits on Serverless, and how often it looks.
 SEARCHABLE_WAIT_S = 20.0
@@ -75,8 +78,6 @@ DELETE_PAGE = 500
 SWEEP_PAGE = 500
 #: Serverless: the sort of a namespace's documents; `write_id` (one per store call) makes the key unique.
 NAMESPACE_ORDER = ("position", "chunk", "write_id")
-#: Serverless: a record's header (its ids) is read with a ranged GET of this many bytes first.
-RECORD_HEADER_PROBE = 1 << 20
 
 
 def index_definition(dimensions: int | None = None, *, serverless: bool = False) -> dict[str, Any]:
@@ -691,120 +692,6 @@ class TextStorage:
 
     def supersede(self, scope: TextScope, entries: Entries) -> None:
         return None
-
-
-class TextRecord:
-    """Serverless: one stored text artifact: its exact JSON, its chunk count and its documents' server ids."""
-
-    __slots__ = ("artifact_json", "chunks", "ids")
-
-    def __init__(self, artifact_json: str, chunks: int, ids: list[str]) -> None:
-        self.artifact_json = artifact_json
-        self.chunks = chunks
-        self.ids = ids
-
-
-class S3TextRecords:
-    """Serverless: each text artifact's `TextRecord` as one S3 object: a JSON header line `{"chunks", "ids"}`, then
-    the artifact's JSON. Keys sit under the tenant's `taskmem/{digest(tenant)}/` prefix, so a tenant's export and
-    erase (adapters/layout.py, `S3_ROOTS`) include them, but not under the namespace's blob prefix, so that a
-    namespace delete's blob step leaves them for the text step, which reads their ids first."""
-
-    def __init__(self, bucket: str, client: Any | None = None) -> None:
-        self.bucket = bucket
-        self._client = client
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("s3")
-        return self._client
-
-    @staticmethod
-    def tenant_prefix(tenant: str) -> str:
-        return text_records_tenant_prefix(tenant)
-
-    @staticmethod
-    def scope_prefix(scope: TextScope) -> str:
-        return text_records_prefix(scope.tenant, scope.memory, scope.namespace)
-
-    def put(self, scope: TextScope, position: int, record: TextRecord) -> None:
-        header = json.dumps({"chunks": record.chunks, "ids": record.ids}, separators=(",", ":"))
-        body = (header + "\n" + record.artifact_json).encode("utf-8")
-        key = f"{self.scope_prefix(scope)}{position:012d}"
-        self._s3(
-            "put",
-            lambda: self.client.put_object(
-                Bucket=self.bucket, Key=key, Body=body, ContentType="application/json", ServerSideEncryption="AES256"
-            ),
-        )
-
-    def get(self, scope: TextScope, position: int) -> TextRecord | None:
-        key = f"{self.scope_prefix(scope)}{position:012d}"
-        data = self._read(key)
-        if data is None:
-            return None
-        header, _, artifact_json = data.decode("utf-8").partition("\n")
-        chunks, ids = self._header(header)
-        return TextRecord(artifact_json, chunks, ids)
-
-    def ids(self, key: str) -> list[str]:
-        """The document ids a record names, read from its header (a ranged GET, unless the header is longer)."""
-        data = self._read(key, probe=True)
-        if data is None:
-            return []
-        if b"\n" not in data:
-            data = self._read(key) or b""
-        return self._header(data.split(b"\n", 1)[0].decode("utf-8"))[1]
-
-    def keys(self, prefix: str) -> Iterator[str]:
-        pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix)
-        try:
-            for page in pages:
-                for obj in page.get("Contents", []):
-                    yield str(obj["Key"])
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"S3 list failed: {failure_reason(exc)}") from exc
-
-    def delete_prefix(self, prefix: str) -> int:
-        deleted = 0
-        keys = list(self.keys(prefix))
-        for first in range(0, len(keys), 1000):
-            objects = [{"Key": k} for k in keys[first : first + 1000]]
-            self._s3("delete", functools.partial(self._delete_objects, objects))
-            deleted += len(objects)
-        return deleted
-
-    def _delete_objects(self, objects: list[dict[str, str]]) -> None:
-        self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": objects, "Quiet": True})
-
-    def _read(self, key: str, *, probe: bool = False) -> bytes | None:
-        options = {"Range": f"bytes=0-{RECORD_HEADER_PROBE - 1}"} if probe else {}
-        try:
-            body: bytes = self.client.get_object(Bucket=self.bucket, Key=key, **options)["Body"].read()
-        except ClientError as exc:
-            if error_code(exc) in ("NoSuchKey", "404"):
-                return None
-            raise DependencyUnavailable(f"S3 get failed: {failure_reason(exc)}") from exc
-        except BotoCoreError as exc:
-            raise DependencyUnavailable(f"S3 get failed: {failure_reason(exc)}") from exc
-        return body
-
-    @staticmethod
-    def _header(line: str) -> tuple[int, list[str]]:
-        try:
-            header = json.loads(line)
-            chunks, ids = int(header["chunks"]), [str(i) for i in header["ids"]]
-        except (KeyError, TypeError, ValueError):
-            raise DependencyUnavailable("a text record in S3 is unreadable") from None
-        return chunks, ids
-
-    @staticmethod
-    def _s3(action: str, request: Callable[[], Any]) -> Any:
-        try:
-            return request()
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"S3 {action} failed: {failure_reason(exc)}") from exc
 
 
 def embed_texts(embedder: Embedder | None, texts: Sequence[str]) -> list[list[float] | None]:

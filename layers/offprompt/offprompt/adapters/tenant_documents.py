@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from offprompt.errors import ConfigurationError, DependencyUnavailable, OffpromptError
 
-from .opensearch_text import SWEEP_PAGE, S3TextRecords, ascending, bulk_delete, each_of, search_pages
+from .opensearch_text import SWEEP_PAGE, ascending, bulk_delete, each_of, search_pages
+from .s3_text_records import S3TextRecords
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch

@@ -82,7 +82,8 @@ def text_store_from_settings(settings: Settings) -> TextStore:
     from offprompt.adapters.bpe_tokenizer import BpeOpenAiTokenizer
     from offprompt.adapters.embeddings import BedrockTitanEmbedder
     from offprompt.adapters.opensearch_client import build_opensearch_client
-    from offprompt.adapters.opensearch_text import OpenSearchTextStore, S3TextRecords
+    from offprompt.adapters.opensearch_text import OpenSearchTextStore
+    from offprompt.adapters.s3_text_records import S3TextRecords
 
     client = build_opensearch_client(settings.require("opensearch_url"), settings.opensearch_auth)
     embedder: Embedder | None = _embedder_override

@@ -12,7 +12,7 @@ from offprompt.services.tenant_data.ports import TenantStores
 def stores_from_settings(settings: Settings) -> TenantStores:
     from offprompt.adapters.dynamodb_account import DynamoDbAccountStore
     from offprompt.adapters.opensearch_client import opensearch_client
-    from offprompt.adapters.opensearch_text import S3TextRecords
+    from offprompt.adapters.s3_text_records import S3TextRecords
     from offprompt.adapters.tenant_documents import OpenSearchTenantDocuments
     from offprompt.adapters.tenant_items import DynamoDbTenantItems
     from offprompt.adapters.tenant_objects import S3TenantObjects
