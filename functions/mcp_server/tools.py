@@ -44,6 +44,7 @@ from offprompt.limits import (
     MAX_TOP_K,
 )
 from offprompt.metering import Meter
+from offprompt.services.account.scopes import Scope
 
 DEFAULT_MEMORY = "TaskMemory"  # Griptape's TaskMemory name: what a Griptape agent's reference lines say
 #: load_artifacts answers inline up to this many bytes of ListArtifact JSON (its text goes into the result twice,
@@ -79,10 +80,12 @@ def transcript(turns: list[dict[str, Any]]) -> str:
 
 @dataclass(frozen=True)
 class Call:
-    """Who calls: the tenant (from the authorizer) and the request's meter (hosted keys; else None)."""
+    """Who calls: the tenant (from the authorizer), the request's meter (hosted keys; else None) and what the key
+    or token may reach (None: the whole tenant)."""
 
     tenant: str
     meter: Meter | None = None
+    scope: Scope | None = None
 
 
 class _Args(BaseModel):
