@@ -293,9 +293,11 @@ def hosted_request(
             token_scope=principal.scope,
             token=token,
         )
-        if admitted is not None:
+        if admitted is not None or token:
             if rule is None:
                 raise ScopeDenied("this route has no scope rule: a scoped key or token reaches nothing here")
+            if token and rule.kind == "admin":
+                raise ScopeDenied("a token reaches no key management, usage, export or erase: use an unscoped key")
             rule.check(admitted, event)
             event = rule.narrowed(admitted, event)
     except OffpromptError as exc:

@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FUNCTIONS = ROOT / "functions"
 LIBRARY = ROOT / "layers" / "offprompt"
 
-AWS_SERVICES = ("dynamodb", "s3", "bedrock-runtime", "lambda", "sqs", "sts", "events")
+AWS_SERVICES = ("dynamodb", "s3", "bedrock-runtime", "lambda", "sqs", "sts", "events", "secretsmanager")
 GENERIC_NAMES = frozenset(
     [
         "get",
@@ -573,6 +573,8 @@ def _check_scope(actions: list[str], resource: object) -> None:
                 action,
                 resource,
             )
+        elif prefix == "secretsmanager":  # the token signing secret only (docs/adr/0055)
+            assert resource == {"Ref": "TokenSecret"}, (action, resource)
         elif prefix == "events":  # the memory events: the stack's own bus, nothing else
             assert resource == {"Fn::GetAtt": ["MemoryEventBus", "Arn"]}, (action, resource)
         elif prefix == "bedrock":
@@ -599,7 +601,8 @@ def test_the_scanner_sees_what_it_must() -> None:
     graph = code_graph()
     assert "dynamodb:PutItem" in graph.reach("add_run.handler").actions  # a Transaction's Put items
     assert graph.reach("add_run.handler").origins["dynamodb:PutItem"] == {"offprompt.adapters.dynamodb_runs"}
-    assert graph.reach("authorizer.handler").actions == {"dynamodb:GetItem"}  # the key check, nothing else
+    # the key check and the token secret (read once per environment), nothing else
+    assert graph.reach("authorizer.handler").actions == {"dynamodb:GetItem", "secretsmanager:GetSecretValue"}
     assert "s3:ListBucket" in graph.reach("memories.handler").actions  # get_paginator("list_objects_v2")
     assert "bedrock:InvokeModel" in graph.reach("summarizer.handler").actions  # converse
     assert graph.reach("example_tool.handler").actions == set()

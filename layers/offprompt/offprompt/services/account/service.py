@@ -21,6 +21,7 @@ from .api_keys import Principal, authenticate, create_key, list_keys, revoke_key
 from .api_keys import iso as _iso
 from .plans import create_tenant, plan_named, set_plan, tenant_plan
 from .scopes import Scope, require_unscoped
+from .tokens import looks_like_token, mint, verify
 from .usage_report import usage
 
 __all__ = ["STORING_ROUTES", "AccountService", "Principal", "TenantErasing", "plan_named"]
@@ -62,8 +63,37 @@ class AccountService:
     def revoke_key(self, tenant: str, key_id: str, *, caller: Scope | None = None) -> bool:
         return revoke_key(self.records, tenant, key_id, caller=caller)
 
-    def authenticate(self, token: str | None) -> Principal | None:
+    def authenticate(
+        self, token: str | None, token_secret: Callable[[], bytes | None] = lambda: None
+    ) -> Principal | None:
+        """A key's principal (one GetItem) or a short-lived token's (its signature alone: no read), under the
+        deployment's token secret (`token_secret()`, asked only for a token; composition/account.py, ADR 0055)."""
+        if token is not None and looks_like_token(token):
+            return verify(token_secret(), token, self.clock())
         return authenticate(self.records, token, _iso(self.clock()))
+
+    def mint_token(
+        self,
+        tenant: str,
+        key_id: str,
+        ttl_seconds: int,
+        token_secret: bytes | None,
+        *,
+        scope: Scope | None = None,
+        caller: Principal | None = None,
+    ) -> dict[str, Any]:
+        return mint(
+            self.records,
+            token_secret,
+            tenant,
+            key_id,
+            ttl_seconds,
+            self.clock(),
+            scope=scope,
+            caller_key_id=caller.key_id if caller is not None else None,
+            caller_scope=caller.scope if caller is not None else None,
+            caller_is_token=caller is not None and caller.token_id is not None,
+        )
 
     # ---- every key-authenticated request ---------------------------------------------------------------------
     def admit(
