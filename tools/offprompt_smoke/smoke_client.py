@@ -39,6 +39,7 @@ ROUTES: tuple[str, ...] = (
     "POST /keys",
     "GET /keys",
     "DELETE /keys/{key_id}",
+    "POST /keys/{key_id}/tokens",
     "GET /usage",
     "POST /export",
     "DELETE /tenant",

@@ -81,7 +81,7 @@ def test_a_key_scoped_elsewhere_reaches_nothing(stack: Deployment, route_key: st
     if "prefix" in query:
         query["prefix"] = "u-42-"
     status, answer = request(route_key, scoped_key(ELSEWHERE), params=params, body=body, query=query or None)
-    if rule.kind in ("admin", "resource"):
+    if rule.kind in ("admin", "resource", "token"):
         assert (status, answer["code"]) == (403, "scope_denied"), (status, answer)
     elif rule.kind == "listing":
         assert status < 300, answer
