@@ -81,7 +81,8 @@ def main() -> None:
     from threads import handler as threads
 
     from offprompt.adapters.clients import aws_client
-    from offprompt.composition.account import default_account
+    from offprompt.composition.account import default_account, default_token_secret
+    from offprompt.config import get_settings
     from offprompt.metering import PLANS
 
     thread = "bench-thread"
@@ -121,6 +122,15 @@ def main() -> None:
         auth_event["identitySource"] = [f"Bearer {key}"]
         answer = authorizer.lambda_handler(auth_event, None)
         assert answer["isAuthorized"], answer
+        # a short-lived token of the same key (ADR 0055): checked by its signature, no read in the authorizer
+        token = tenancy.mint_token("bench-tenant", key.split("_")[1], 3600, b"bench-token-secret")["token"]
+        token_event = copy.deepcopy(auth_event)
+        token_event["headers"]["authorization"] = token_event["identitySource"][0] = f"Bearer {token}"
+        default_token_secret.cache_clear()
+        os.environ["OFFPROMPT_TOKEN_SECRET"] = "bench-token-secret"
+        get_settings.cache_clear()
+        token_answer = authorizer.lambda_handler(token_event, None)
+        assert token_answer["isAuthorized"], token_answer
         seed = event("add_run_http.json", "POST", f"/threads/{thread}/runs", {"thread_id": thread})
         recorder, counter = Recorder(clients), Bytes(clients)
         with contextlib.redirect_stdout(devnull):
@@ -130,7 +140,9 @@ def main() -> None:
             for name, (fn, ev) in routes.items():
                 variants[f"{name} (jwt)"] = (fn, ev)
                 variants[f"{name} (apikey)"] = (fn, hosted(ev, answer["context"]))
+                variants[f"{name} (token)"] = (fn, hosted(ev, token_answer["context"]))
             variants["authorizer (cache miss)"] = (authorizer.lambda_handler, auth_event)
+            variants["authorizer (token)"] = (authorizer.lambda_handler, token_event)
             for n, (name, (fn, ev)) in enumerate(variants.items()):
                 e = copy.deepcopy(ev)
                 if name.startswith("add-run"):  # a new run each time (not a replay)

@@ -52,6 +52,7 @@ def reset_caches() -> None:
         task_memory.default_service,
         task_memory.default_receipts,
         account.default_account,
+        account.default_token_secret,
         tenant_data.default_stores,
         records.default_records,
         checkpoints.default_checkpoints,

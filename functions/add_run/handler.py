@@ -17,6 +17,7 @@ from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Response
 from api_common.routes import FunctionRoutes
 from api_common.schemas import AddRunResponse, json_content
+from api_common.scope_rules import write
 from offprompt.composition.conversation import default_service, prime_conversation
 from offprompt.metering import Meter
 from offprompt.services.conversation import RunIn
@@ -40,6 +41,7 @@ def add(tenant: str, thread_id: str, payload: Any, meter: Meter | None) -> dict[
 
 @routes.post(
     "/threads/{thread_id}/runs",
+    scope=write("threads", path="thread_id"),
     action="add",
     summary="Append a run to a thread",
     responses={

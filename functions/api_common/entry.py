@@ -23,18 +23,21 @@ from aws_lambda_powertools.shared.json_encoder import Encoder
 
 from offprompt import metering
 from offprompt.deadline import deadline_after, invocation_budget, remaining
-from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge, schema_invalid
+from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge, ScopeDenied, schema_invalid
 from offprompt.limits import MAX_BODY_BYTES
 from offprompt.validation import check_finite, check_unicode
 
 from .caller import direct_tenant, hosted_principal
 from .errors import METHOD_NOT_ALLOWED, ROUTE_NOT_FOUND, UnsupportedMediaType, error_headers, status_for
+from .scope_rules import ScopeRule
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger, Metrics
 
 RouteRegistrar = Callable[[APIGatewayHttpResolver], None]
 DirectHandler = Callable[[str, dict[str, Any]], Any]
+#: A function's scope rule of a route key (`FunctionRoutes.scope_rule`).
+ScopeRules = Callable[[str], ScopeRule | None]
 
 
 #: The invocation being served: its request id, for the Logger whenever `observability` builds it.
@@ -277,26 +280,49 @@ def _served_bytes(result: Any) -> int:
 #: Where a hosted request's meter travels from `hosted_request` to its route (Powertools' per-request context,
 #: cleared after every request): `FunctionRoutes.meter()` reads it and hands it to the use case.
 METER_CONTEXT_KEY = "offprompt_meter"
+#: Where the request's scope travels the same way (`FunctionRoutes.scope()`; None: the whole tenant).
+SCOPE_CONTEXT_KEY = "offprompt_scope"
 #: Time the request's usage write may take out of the answer's margin when the route used up the budget.
 USAGE_WRITE_BUDGET_S = 0.5
 
 
-def hosted_request(app: APIGatewayHttpResolver, event: dict[str, Any], context: Any) -> Any:
+def hosted_request(
+    app: APIGatewayHttpResolver, event: dict[str, Any], context: Any, rules: ScopeRules | None = None
+) -> Any:
     """A request the API-key authorizer admitted: admission first (the key read again, the plan's limits: 401,
-    409, 429 before anything is written), then the route with the request's meter in its context (use cases
-    charge their writes to it), then what the request used and no write committed, in one write (ADR 0023, 0028)."""
+    409, 429 before anything is written), then the request's scope against the route's rule (403, docs/keys.md),
+    then the route with the request's meter and scope in its context (use cases charge their writes to it), a
+    listing's answer filtered to the scope, then what the request used and no write committed, in one write
+    (ADR 0023, 0028, 0055)."""
     from offprompt.composition.account import default_account
 
     principal = hosted_principal(event)
     assert principal is not None
     meter = metering.Meter(principal.tenant, principal.plan, route=str(event.get("routeKey") or ""))
     account = default_account()
+    token = principal.token_id is not None
+    rule = rules(str(event.get("routeKey") or "")) if rules is not None else None
     try:
-        account.admit(meter, principal.key_id, request_bytes=len(event.get("body") or ""))
+        admitted = account.admit(
+            meter,
+            principal.key_id,
+            request_bytes=len(event.get("body") or ""),
+            token_scope=principal.scope,
+            token=token,
+        )
+        if admitted is not None or token:
+            if rule is None:
+                raise ScopeDenied("this route has no scope rule: a scoped key or token reaches nothing here")
+            if token and rule.kind == "admin":
+                raise ScopeDenied("a token reaches no key management, usage, export or erase: use an unscoped key")
+            rule.check(admitted, event)
+            event = rule.narrowed(admitted, event)
     except OffpromptError as exc:
         return _error_result(exc)
-    app.append_context(**{METER_CONTEXT_KEY: meter})
+    app.append_context(**{METER_CONTEXT_KEY: meter, SCOPE_CONTEXT_KEY: admitted})
     result = app.resolve(routable(event), context)
+    if rule is not None:
+        result = rule.filtered(admitted, result)
     meter.add(bytes_served=_served_bytes(result))
     try:
         # a route that ran out of time still gets its usage written, out of the answer's margin
@@ -331,7 +357,7 @@ def make_handler(register: RouteRegistrar, direct: DirectHandler | None = None) 
 
 
 def make_handler_for(
-    app: Callable[[], APIGatewayHttpResolver], direct: DirectHandler | None = None
+    app: Callable[[], APIGatewayHttpResolver], direct: DirectHandler | None = None, rules: ScopeRules | None = None
 ) -> Callable[[dict[str, Any], Any], Any]:
     """The `lambda_handler` of a function: HTTP events go to the routes of `app()` (built on the first one),
     anything else to `direct`.
@@ -350,7 +376,7 @@ def make_handler_for(
                 if http:
                     resolver = app()
                     if hosted_principal(event) is not None:
-                        return hosted_request(resolver, event, context)
+                        return hosted_request(resolver, event, context, rules)
                     return resolver.resolve(routable(event), context)
                 if direct is None:
                     raise InvalidInput("this function only serves HTTP events")

@@ -25,6 +25,7 @@ from offprompt.errors import (
     QuotaExceeded,
     RateLimited,
     SchemaInvalid,
+    ScopeDenied,
     TooManyRequests,
     Unauthenticated,
 )
@@ -49,6 +50,7 @@ STATUS_BY_ERROR: dict[type[OffpromptError], HTTPStatus] = {
     ArtifactError: HTTPStatus.BAD_REQUEST,
     SchemaInvalid: HTTPStatus.UNPROCESSABLE_ENTITY,
     Unauthenticated: HTTPStatus.UNAUTHORIZED,
+    ScopeDenied: HTTPStatus.FORBIDDEN,
     NotFound: HTTPStatus.NOT_FOUND,
     Conflict: HTTPStatus.CONFLICT,
     PayloadTooLarge: HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
@@ -106,7 +108,8 @@ _DESCRIPTIONS: dict[int, str] = {
     404: "Not found (not_found)",
     405: "Known path, wrong method (method_not_allowed; the Allow header lists the methods)",
     409: "Conflicts with what is stored (conflict)",
-    403: "A browser request from a web origin this endpoint does not allow (origin_refused)",
+    403: "Outside the calling key's scope (scope_denied; docs/keys.md), or a browser request from a web origin this "
+    "endpoint does not allow (origin_refused)",
     413: "Too large (payload_too_large)",
     415: "The body's Content-Type is not JSON: application/json or application/*+json, UTF-8 (unsupported_media_type)",
     422: "Valid JSON that does not fit the schema (schema_invalid; details lists [{loc, type, msg}]; NaN, Infinity "

@@ -36,10 +36,12 @@ from offprompt.composition.warm import prime_models, register_snapstart
 from offprompt.config import get_settings
 from offprompt.errors import InvalidInput
 from offprompt.metering import Meter
+from offprompt.services.account.scopes import Scope
 
 from .caller import http_tenant
-from .entry import METER_CONTEXT_KEY, _build_app, make_handler_for, prime_validation
+from .entry import METER_CONTEXT_KEY, SCOPE_CONTEXT_KEY, _build_app, make_handler_for, prime_validation
 from .powertools import APIGatewayHttpResolver
+from .scope_rules import ScopeRule
 
 F = TypeVar("F", bound=Callable[..., Any])
 DirectFunction = Callable[[str, dict[str, Any], Any], Any]
@@ -55,6 +57,9 @@ class RouteSpec:
     path: str  # API Gateway's form: `/threads/{thread_id}/runs`
     action: str | None  # the direct invocation that does the same (None: HTTP only)
     name: str = ""  # the route function's name (names a new sample event: `make routes`)
+    #: What a scoped key or token may do here (api_common/scope_rules.py; None: nothing, a scoped request is refused
+    #: and tests/integration/hosted/test_scope_matrix.py fails for the route).
+    scope: ScopeRule | None = None
 
     @property
     def route_key(self) -> str:
@@ -86,11 +91,13 @@ class FunctionRoutes:
         self._app: APIGatewayHttpResolver | None = None
 
     # ---- declaring ---------------------------------------------------------------------------------------
-    def route(self, method: str, path: str, *, action: str | None = None, **openapi: Any) -> Callable[[F], F]:
+    def route(
+        self, method: str, path: str, *, action: str | None = None, scope: ScopeRule | None = None, **openapi: Any
+    ) -> Callable[[F], F]:
         register = self.router.route(_PARAM.sub(r"<\1>", path), method, **openapi)
 
         def decorate(fn: F) -> F:
-            self.specs.append(RouteSpec(self.function, method, path, action, getattr(fn, "__name__", "")))
+            self.specs.append(RouteSpec(self.function, method, path, action, getattr(fn, "__name__", ""), scope))
             register(fn)
             return fn
 
@@ -150,7 +157,11 @@ class FunctionRoutes:
         """The function's `lambda_handler`; on a SnapStart init (only there), `prime` is registered to run before
         the snapshot (docs/adr/0040)."""
         register_snapstart(self.prime)
-        return make_handler_for(self.app, self.dispatch if self.directs else None)
+        return make_handler_for(self.app, self.dispatch if self.directs else None, self.scope_rule)
+
+    def scope_rule(self, route_key: str) -> ScopeRule | None:
+        """The declared scope rule of the route `route_key` names (`POST /keys`), else None."""
+        return next((spec.scope for spec in self.specs if spec.route_key == route_key), None)
 
     def prime(self) -> None:
         """Build what the first request would: the resolver and its routes' validation, the deferred pydantic models,
@@ -175,6 +186,11 @@ class FunctionRoutes:
 
         params = self.router.current_event.get("pathParameters") or {}
         return str(params.get(name) or unquote(matched))
+
+    def scope(self) -> Scope | None:
+        """What the calling key or token may reach (None: the whole tenant; direct invocations, JWT, IAM, local)."""
+        scope = self.router.context.get(SCOPE_CONTEXT_KEY)
+        return scope if isinstance(scope, Scope) else None
 
     def meter(self) -> Meter | None:
         """The request's usage meter (a key the API-key authorizer admitted), else None."""

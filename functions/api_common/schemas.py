@@ -206,19 +206,27 @@ class CloudMessagesPage(_Open):
     pagination: Pagination
 
 
-class NewKey(_Open):
-    key_id: str
-    key: str = Field(description="the API key; shown only in this response (send it as Authorization: Bearer)")
-    prefix: str
-    name: str
-    created_at: str
-
-
 class KeyInfo(_Open):
     key_id: str
     prefix: str
     name: str
     created_at: str
+    scopes: dict[str, Any] | None = Field(
+        default=None, description="what the key may reach (docs/keys.md); absent: all"
+    )
+    expires_at: str | None = None
+
+
+class NewKey(KeyInfo):
+    key: str = Field(description="the API key; shown only in this response (send it as Authorization: Bearer)")
+
+
+class NewToken(_Open):
+    token: str = Field(description="the short-lived token (send it as Authorization: Bearer); never stored")
+    token_id: str
+    key_id: str
+    expires_at: str
+    scopes: dict[str, Any] | None = None
 
 
 class KeyList(_Open):

@@ -1,4 +1,5 @@
-"""The HTTP API's Lambda REQUEST authorizer (AuthMode=apikey): `Authorization: Bearer op_<key_id>_<secret>`.
+"""The HTTP API's Lambda REQUEST authorizer (AuthMode=apikey): `Authorization: Bearer op_<key_id>_<secret>`, or a
+short-lived token `opt_...` checked by its signature alone, with no read (services/account/tokens.py; ADR 0055).
 
 Payload format 2.0 with simple responses: `{"isAuthorized": true, "context": {tenant, key_id, plan...}}` for a
 valid, unrevoked key (one DynamoDB GetItem on the key's item; the secret's SHA-256 compared in constant time),
@@ -21,7 +22,7 @@ import functools
 import time
 from typing import Any
 
-from offprompt.composition.account import default_account
+from offprompt.composition.account import default_account, default_token_secret
 from offprompt.deadline import deadline_after, invocation_budget
 from offprompt.errors import OffpromptError
 from offprompt.services.account import bearer_token, parse_key
@@ -58,7 +59,7 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     token = bearer_token(_header(event if isinstance(event, dict) else {}, "authorization"))
     try:
         with deadline_after(invocation_budget(_remaining_ms(context), http=True)):
-            principal = default_account().authenticate(token)
+            principal = default_account().authenticate(token, default_token_secret)
     except OffpromptError as exc:  # DynamoDB failed: deny (API Gateway answers 403; the client retries)
         logger().warning("key check failed", extra={"code": exc.code})
         return {"isAuthorized": False}

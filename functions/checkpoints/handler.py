@@ -38,6 +38,7 @@ from api_common.schemas import (
     WritesStored,
     json_content,
 )
+from api_common.scope_rules import read, write
 from offprompt.composition.checkpoints import default_checkpoints
 from offprompt.metering import Meter
 from offprompt.services.checkpoints.copy import copy_thread
@@ -67,6 +68,7 @@ THREAD = "/checkpoint-threads/{thread_id}"
 
 @routes.put(
     THREAD + "/checkpoints/{checkpoint_id}",
+    scope=write("checkpoints", path="thread_id"),
     action="put_checkpoint",
     summary="Store a checkpoint (creates the thread; re-putting an id replaces it)",
     responses={200: json_content(CheckpointKey, "The checkpoint's key"), **error_responses(409, 413)},
@@ -87,6 +89,7 @@ def put(
 
 @routes.put(
     THREAD + "/checkpoints/{checkpoint_id}/writes",
+    scope=write("checkpoints", path="thread_id"),
     action="put_checkpoint_writes",
     summary="Store a checkpoint's pending writes (idx >= 0 already stored is kept, idx < 0 replaced)",
     responses={200: json_content(WritesStored, "How many writes were stored"), **error_responses(404, 413)},
@@ -107,6 +110,7 @@ def writes(
 
 @routes.get(
     THREAD + "/checkpoint",
+    scope=read("checkpoints", path="thread_id"),
     action="get_checkpoint",
     summary="A checkpoint tuple: the latest of a namespace, or one by id",
     responses={200: json_content(CheckpointTupleView, "The checkpoint tuple"), **error_responses(404)},
@@ -122,6 +126,7 @@ def get(
 
 @routes.post(
     THREAD + "/checkpoints/list",
+    scope=read("checkpoints", path="thread_id"),
     action="list_checkpoints",
     summary="A thread's checkpoint tuples, newest first (namespace, before, metadata filter, limit, cursor)",
     responses={200: json_content(CheckpointsPage, "A page of checkpoint tuples"), **error_responses()},
@@ -133,6 +138,7 @@ def list_(thread_id: Annotated[str, Path()], request: Annotated[CheckpointList, 
 
 @routes.delete(
     THREAD,
+    scope=write("checkpoints", path="thread_id"),
     action="delete_checkpoint_thread",
     summary="Delete a checkpoint thread (idempotent; what live copies read stays for them)",
     responses={204: NO_CONTENT, **error_responses()},
@@ -144,6 +150,7 @@ def delete(thread_id: Annotated[str, Path()]) -> Response[Any]:
 
 @routes.post(
     THREAD + "/copy",
+    scope=write("checkpoints", path="thread_id", body="target_thread_id"),
     action="copy_checkpoint_thread",
     summary="Copy a checkpoint thread (a fork: constant writes, the history is shared)",
     responses={201: json_content(CheckpointThreadCopied, "The copy"), **error_responses(404, 409)},
@@ -155,6 +162,7 @@ def copy(thread_id: Annotated[str, Path()], request: Annotated[CheckpointCopy, B
 
 @routes.post(
     THREAD + "/prune",
+    scope=write("checkpoints", path="thread_id"),
     action="prune_checkpoint_thread",
     summary="Prune a checkpoint thread: keep only the latest checkpoint of each namespace, or delete it",
     responses={200: json_content(CheckpointThreadPruned, "Pruned"), **error_responses()},

@@ -22,6 +22,7 @@ from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Query, Response
 from api_common.routes import FunctionRoutes
 from api_common.schemas import NO_CONTENT, CloudMessagesPage, CloudThread, CloudThreadsPage, json_content
+from api_common.scope_rules import listing, read, write
 from offprompt.composition.conversation import default_cloud_threads, prime_conversation
 from offprompt.limits import DEFAULT_CLOUD_PAGE_SIZE, IDENTIFIER_MAX_CHARS, MAX_CLOUD_PAGE_SIZE
 from offprompt.services.conversation import CloudThreadIn, CloudThreadPatch
@@ -31,6 +32,7 @@ routes = FunctionRoutes("cloud_threads", prime=prime_conversation)
 
 @routes.post(
     "/api/threads",
+    scope=write("threads"),
     summary="Create a thread (Griptape Cloud Threads API)",
     responses={201: json_content(CloudThread, "The thread"), **error_responses()},
 )
@@ -41,6 +43,7 @@ def create_thread(body: Annotated[CloudThreadIn, Body()]) -> Response[Any]:
 
 @routes.get(
     "/api/threads",
+    scope=listing("threads", items="threads", key="thread_id"),
     summary="Find the thread with an alias (Griptape Cloud Threads API)",
     responses={200: json_content(CloudThreadsPage, "The thread with that alias, or none"), **error_responses()},
 )
@@ -50,6 +53,7 @@ def find_threads(alias: Annotated[str, Query(min_length=1, max_length=IDENTIFIER
 
 @routes.get(
     "/api/threads/{thread_id}",
+    scope=read("threads", path="thread_id"),
     summary="A thread (Griptape Cloud Threads API)",
     responses={200: json_content(CloudThread, "The thread"), **error_responses()},
 )
@@ -59,6 +63,7 @@ def get_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
 
 @routes.patch(
     "/api/threads/{thread_id}",
+    scope=write("threads", path="thread_id"),
     summary="Update a thread: its messages (a diff by run id), name, metadata (Griptape Cloud Threads API)",
     responses={200: json_content(CloudThread, "The thread"), **error_responses()},
 )
@@ -72,6 +77,7 @@ def patch_thread(thread_id: Annotated[str, Path()], body: Annotated[CloudThreadP
 
 @routes.delete(
     "/api/threads/{thread_id}",
+    scope=write("threads", path="thread_id"),
     summary="Delete a thread and release its alias (idempotent; Griptape Cloud Threads API)",
     responses={204: NO_CONTENT, **error_responses()},
 )
@@ -82,6 +88,7 @@ def delete_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
 
 @routes.get(
     "/api/threads/{thread_id}/messages",
+    scope=read("threads", path="thread_id"),
     summary="A page of a thread's messages, oldest first (Griptape Cloud Threads API)",
     responses={200: json_content(CloudMessagesPage, "Messages, oldest first"), **error_responses()},
 )

@@ -22,6 +22,7 @@ from api_common.entry import is_http_event, routable
 from api_common.errors import error_responses
 from api_common.powertools import Path, Response
 from api_common.routes import FunctionRoutes
+from api_common.scope_rules import PUBLIC
 from offprompt.errors import InvalidInput, NotFound
 
 ASSETS = FilePath(__file__).resolve().parent / "assets"
@@ -74,6 +75,7 @@ def _answer(body: str, content_type: str, cache: str) -> Response[Any]:
 
 @routes.get(
     "/console",
+    scope=PUBLIC,
     summary="The memory console (HTML; no credentials: it signs in with an API key and calls this API)",
     responses={200: {"description": "The console's page", "content": {"text/html": {}}}, **error_responses()},
 )
@@ -84,6 +86,7 @@ def get_page() -> Response[Any]:
 
 @routes.get(
     "/console/{asset}",
+    scope=PUBLIC,
     summary="One of the console's files (app.js, app.css)",
     responses={
         200: {"description": "The file", "content": {"text/javascript": {}, "text/css": {}}},

@@ -32,6 +32,7 @@ from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Response
 from api_common.routes import FunctionRoutes
 from api_common.schemas import NO_CONTENT, StrategiesList, StrategyView, ThreadExtraction, json_content
+from api_common.scope_rules import ADMIN, read
 from offprompt.composition.extraction import default_extractions
 from offprompt.events import ITEMS_APPENDED, RUN_ADDED
 from offprompt.metering import Meter
@@ -55,6 +56,7 @@ logger = logging.getLogger("extraction.handler")
 
 @routes.put(
     "/extraction/strategies/{name}",
+    scope=ADMIN,
     action="put_strategy",
     summary="Create or replace an extraction strategy",
     responses={200: json_content(StrategyView, "The strategy as stored"), **error_responses()},
@@ -65,6 +67,7 @@ def put(name: Annotated[str, Path()], request: Annotated[StrategyPut, Body()]) -
 
 @routes.get(
     "/extraction/strategies",
+    scope=ADMIN,
     action="list_strategies",
     summary="The tenant's extraction strategies, by name",
     responses={200: json_content(StrategiesList, "Every strategy"), **error_responses()},
@@ -75,6 +78,7 @@ def list_all() -> Response[Any]:
 
 @routes.get(
     "/extraction/strategies/{name}",
+    scope=ADMIN,
     action="get_strategy",
     summary="One extraction strategy",
     responses={200: json_content(StrategyView, "The strategy"), **error_responses(404)},
@@ -85,6 +89,7 @@ def get(name: Annotated[str, Path()]) -> Response[Any]:
 
 @routes.delete(
     "/extraction/strategies/{name}",
+    scope=ADMIN,
     action="delete_strategy",
     summary="Delete an extraction strategy (idempotent; the records it wrote stay)",
     responses={204: NO_CONTENT, **error_responses()},
@@ -96,6 +101,7 @@ def delete(name: Annotated[str, Path()]) -> Response[Any]:
 
 @routes.get(
     "/threads/{thread_id}/extraction",
+    scope=read("threads", path="thread_id"),
     action="thread_extraction",
     summary="Where each extraction strategy stands on the thread",
     responses={200: json_content(ThreadExtraction, "Each strategy's status"), **error_responses(404)},

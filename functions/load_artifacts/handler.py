@@ -31,6 +31,7 @@ from api_common.errors import error_responses
 from api_common.powertools import Path, Query, Response
 from api_common.routes import FunctionRoutes
 from api_common.schemas import Download, LoadedNamespace, json_content
+from api_common.scope_rules import read
 from offprompt.composition.task_memory import default_service, prime_task_memory
 from offprompt.limits import DIRECT_MAX_INLINE_BYTES
 from offprompt.metering import Meter
@@ -45,6 +46,7 @@ routes = FunctionRoutes("load_artifacts", default_action="load", prime=prime_tas
 
 @routes.get(
     "/memories/{memory_name}/namespaces/{namespace}/artifacts",
+    scope=read("memories", path="memory_name"),
     action="load",
     summary="A namespace's artifacts as Griptape ListArtifact JSON",
     responses={

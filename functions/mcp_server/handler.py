@@ -24,6 +24,7 @@ from api_common.entry import json_body, json_response, observability
 from api_common.errors import OriginRefused, UnsupportedMediaType, error_responses
 from api_common.powertools import Response
 from api_common.routes import FunctionRoutes
+from api_common.scope_rules import PUBLIC, TOOLS, ScopeRule, listing, read, write
 from offprompt.composition.conversation import default_cloud_threads, prime_conversation
 from offprompt.composition.conversation import default_service as conversation
 from offprompt.composition.conversation_index import default_conversation_index
@@ -116,6 +117,7 @@ def check_origin() -> None:
 
 @routes.post(
     "/mcp",
+    scope=TOOLS,
     summary="MCP endpoint (Model Context Protocol over Streamable HTTP, stateless JSON-RPC 2.0)",
     responses={
         200: {
@@ -149,12 +151,13 @@ def post_mcp() -> Response[Any]:
     except InvalidInput as exc:
         return _send(protocol.transport_error(HTTPStatus.BAD_REQUEST, protocol.PARSE_ERROR, exc.message))
     headers = {k.lower(): v for k, v in (routes.event.headers or {}).items()}
-    call = Call(tenant, routes.meter())
+    call = Call(tenant, routes.meter(), routes.scope())
     return _send(protocol.handle(message, headers, tools(), call, on_tool_error=_log_tool_error))
 
 
 @routes.get(
     "/mcp",
+    scope=PUBLIC,
     summary="MCP endpoint: no SSE stream (405, as Streamable HTTP allows)",
     responses={**error_responses(403)},
 )
@@ -183,9 +186,49 @@ def tools() -> tuple[protocol.Tool, ...]:
         "forget": forget,
     }
     return tuple(
-        protocol.Tool(name, s.title, s.description, s.arguments, runs[name], read_only=s.read_only)
+        protocol.Tool(name, s.title, s.description, s.arguments, _scoped(name, runs[name]), read_only=s.read_only)
         for name, s in specs().items()
     )
+
+
+#: What a scoped key or token may do with each tool: the routes' rules (api_common/scope_rules.py), on the tool's
+#: arguments (docs/keys.md). A tool without one is refused to every scoped caller (and fails the scope matrix test).
+TOOL_SCOPES: dict[str, ScopeRule] = {
+    "append_turn": write("threads", body="thread_id"),
+    "get_context": read("threads", body="thread_id"),
+    "get_recent_turns": read("threads", body="thread_id"),
+    "list_threads": listing("threads", items="threads", key="thread_id"),
+    "search_conversations": listing("threads", items="hits", key="thread_id", narrow="thread_prefix"),
+    "store_output": write("memories", body="memory_name"),
+    "load_artifacts": read("memories", body="memory_name"),
+    "search_memory": read("memories", body="memory_name"),
+    "remember": write("records", body="namespace"),
+    "recall": listing("records", items="records", key="namespace", narrow="namespace_prefix"),
+    "forget": write("records", body="namespace"),
+}
+_NO_RULE = ScopeRule("admin")  # a tool nobody declared a rule for: unscoped callers only
+
+
+def _scoped(name: str, run: Callable[[Any, Any], ToolResult]) -> Callable[[Any, Any], ToolResult]:
+    """`run` behind the tool's scope rule: its arguments checked (403 `scope_denied` as the tool's error) and a
+    listing's prefix narrowed to the scope's; the listing tools keep only what the scope reaches (`Call.keep`)."""
+    rule = TOOL_SCOPES.get(name, _NO_RULE)
+
+    def scoped(call: Call, args: BaseModel) -> ToolResult:
+        if call.scope is None:
+            return run(call, args)
+        fields = args.model_dump()
+        rule.check_fields(call.scope, fields)
+        narrowed = rule.narrow_fields(call.scope, fields)
+        if narrowed is not fields and rule.narrow is not None:
+            args = args.model_copy(update={rule.narrow: narrowed[rule.narrow]})
+        return run(call, args)
+
+    return scoped
+
+
+def _keep(call: Call, tool: str, listed: list[Any]) -> list[Any]:
+    return TOOL_SCOPES[tool].keep(call.scope, listed)
 
 
 def append_turn(call: Call, args: AppendTurnArgs) -> ToolResult:
@@ -231,7 +274,7 @@ def get_recent_turns(call: Call, args: RecentTurnsArgs) -> ToolResult:
 
 def list_threads(call: Call, args: ListThreadsArgs) -> ToolResult:
     found = default_cloud_threads().find(call.tenant, {"alias": args.alias})
-    threads = found["threads"]
+    threads = _keep(call, "list_threads", found["threads"])
     text = json.dumps(threads) if threads else f"no thread has the alias {args.alias!r}"
     return ToolResult(text, {"threads": threads})
 
@@ -239,8 +282,10 @@ def list_threads(call: Call, args: ListThreadsArgs) -> ToolResult:
 def search_conversations(call: Call, args: Any) -> ToolResult:
     request = parse_model(ThreadSearchRequest, args.model_dump(exclude_none=True, exclude_defaults=True))
     found = search_threads(conversation(), default_conversation_index(), call.tenant, request, meter=call.meter)
-    text = "\n".join(hit_text(h) for h in found.hits) or "no past turn matches"
-    return ToolResult(text, found.body())
+    body = found.body()
+    body["hits"] = _keep(call, "search_conversations", body["hits"])
+    text = "\n".join(hit_text(h) for h in body["hits"]) or "no past turn matches"
+    return ToolResult(text, body)
 
 
 def store_output(call: Call, args: Any) -> ToolResult:
@@ -313,7 +358,7 @@ def remember(call: Call, args: RememberArgs) -> ToolResult:
 def recall(call: Call, args: Any) -> ToolResult:
     request = validate(RecordSearch, args.model_dump(exclude_none=True))
     found = search_records(records(), call.tenant, request, meter=call.meter)
-    items = found["items"]
+    items = _keep(call, "recall", found["items"])
     return ToolResult("\n".join(record_line(r, value=True) for r in items) or "no records", {"records": items})
 
 

@@ -22,6 +22,7 @@ from pydantic.fields import FieldInfo
 
 from offprompt.limits import IDENTIFIER_MAX_CHARS, MAX_LIST_LIMIT
 from offprompt.metering import Meter
+from offprompt.services.account.scopes import Scope
 from offprompt.services.conversation.requests import PromptStackRequest, ThreadSearchRequest
 from offprompt.services.records.requests import RecordSearch
 from offprompt.services.task_memory.requests import OutputRequest, SearchRequest
@@ -64,10 +65,12 @@ def transcript(turns: list[dict[str, Any]]) -> str:
 
 @dataclass(frozen=True)
 class Call:
-    """Who calls: the tenant (from the authorizer) and the request's meter (hosted keys; else None)."""
+    """Who calls: the tenant (from the authorizer), the request's meter (hosted keys; else None) and what the key
+    or token may reach (None: the whole tenant)."""
 
     tenant: str
     meter: Meter | None = None
+    scope: Scope | None = None
 
 
 class _Args(BaseModel):

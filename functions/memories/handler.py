@@ -21,6 +21,7 @@ from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Query, Response
 from api_common.routes import FunctionRoutes
 from api_common.schemas import NO_CONTENT, MetaPage, NamespaceRecord, NamespacesPage, SearchHits, json_content
+from api_common.scope_rules import read, write
 from offprompt.composition.task_memory import default_service, prime_task_memory
 from offprompt.limits import DEFAULT_PAGE_LIMIT, MAX_CURSOR_CHARS, MAX_PAGE_LIMIT
 from offprompt.metering import Meter
@@ -62,6 +63,7 @@ def search(tenant: str, memory: str, namespace: str, request: SearchRequest, met
 
 @routes.get(
     "/memories/{memory_name}/namespaces",
+    scope=read("memories", path="memory_name"),
     action="list_namespaces",
     summary="A page of a memory's namespaces",
     responses={200: json_content(NamespacesPage, "Namespace records"), **error_responses()},
@@ -76,6 +78,7 @@ def get_namespaces(
 
 @routes.get(
     "/memories/{memory_name}/namespaces/{namespace}",
+    scope=read("memories", path="memory_name"),
     action="get_namespace",
     summary="A namespace's record",
     responses={200: json_content(NamespaceRecord, "The record"), **error_responses(404)},
@@ -87,6 +90,7 @@ def get_namespace(memory_name: Annotated[str, Path()], namespace: Annotated[str,
 
 @routes.delete(
     "/memories/{memory_name}/namespaces/{namespace}",
+    scope=write("memories", path="memory_name"),
     action="delete_namespace",
     summary="Delete a namespace and its data (idempotent)",
     responses={204: NO_CONTENT, **error_responses()},
@@ -99,6 +103,7 @@ def delete_namespace(memory_name: Annotated[str, Path()], namespace: Annotated[s
 
 @routes.get(
     "/memories/{memory_name}/meta",
+    scope=read("memories", path="memory_name"),
     action="list_meta",
     summary="A page of a memory's ActionSubtask meta entries",
     responses={200: json_content(MetaPage, "Meta entries"), **error_responses()},
@@ -113,6 +118,7 @@ def get_meta(
 
 @routes.post(
     "/memories/{memory_name}/namespaces/{namespace}/search",
+    scope=read("memories", path="memory_name"),
     action="search",
     summary="Search a namespace's text",
     responses={200: json_content(SearchHits, "Hits, best first"), **error_responses(409)},

@@ -23,6 +23,7 @@ from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Response
 from api_common.routes import FunctionRoutes
 from api_common.schemas import ArtifactJSON, Upload, json_content
+from api_common.scope_rules import write
 from offprompt.composition.task_memory import default_receipts, default_service, prime_task_memory
 from offprompt.errors import Conflict
 from offprompt.metering import Meter
@@ -67,6 +68,7 @@ _STORED = {
 
 @routes.post(
     "/memories/{memory_name}/outputs",
+    scope=write("memories", path="memory_name"),
     action="process_output",
     summary="Store a tool's output off-prompt (Griptape TaskMemory.process_output)",
     responses={
@@ -95,6 +97,7 @@ def post_output(memory_name: Annotated[str, Path()], request: Annotated[OutputRe
 
 @routes.post(
     "/memories/{memory_name}/uploads",
+    scope=write("memories", path="memory_name"),
     action="create_upload",
     summary="A presigned S3 PUT for a value too large for a request body",
     responses={201: json_content(Upload, "The upload"), **error_responses()},

@@ -19,6 +19,7 @@ from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Response
 from api_common.routes import FunctionRoutes
 from api_common.schemas import PromptStackJSON, json_content
+from api_common.scope_rules import read
 from offprompt.composition.conversation import default_service, prime_conversation
 from offprompt.metering import Meter
 from offprompt.services.conversation import PromptStackRequest, PromptStackResult, parse_model
@@ -53,6 +54,7 @@ _HEADERS = {
 
 @routes.post(
     "/threads/{thread_id}/prompt-stack",
+    scope=read("threads", path="thread_id"),
     action="prompt_stack",
     summary="Build Griptape's PromptStack from a thread's memory",
     responses={

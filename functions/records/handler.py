@@ -41,6 +41,7 @@ from api_common.schemas import (
     RecordView,
     json_content,
 )
+from api_common.scope_rules import listing, read, write
 from offprompt.composition.records import default_records
 from offprompt.errors import InvalidInput
 from offprompt.limits import MAX_RECORD_HISTORY
@@ -81,6 +82,7 @@ def _direct_namespace(event: dict[str, Any]) -> tuple[str, ...]:
 
 @routes.put(
     "/records/{namespace}/{key}",
+    scope=write("records", path="namespace"),
     action="put_record",
     summary="Create or replace a record (the replaced version stays in its history)",
     responses={200: json_content(RecordView, "The record as stored"), **error_responses()},
@@ -96,6 +98,7 @@ def put(
 
 @routes.get(
     "/records/{namespace}/{key}",
+    scope=read("records", path="namespace"),
     action="get_record",
     summary="A record: its current version, or the one valid at `as_of`",
     responses={200: json_content(RecordView, "The record"), **error_responses(404)},
@@ -112,6 +115,7 @@ def get(
 
 @routes.delete(
     "/records/{namespace}/{key}",
+    scope=write("records", path="namespace"),
     action="delete_record",
     summary="Delete a record (idempotent; the delete is a version of its history)",
     responses={204: NO_CONTENT, **error_responses()},
@@ -123,6 +127,7 @@ def delete(namespace: Annotated[str, Path()], key: Annotated[str, Path()]) -> Re
 
 @routes.get(
     "/records/{namespace}/{key}/history",
+    scope=read("records", path="namespace"),
     action="record_history",
     summary="A record's stored versions, newest first",
     responses={200: json_content(RecordHistory, "Versions with their validity windows"), **error_responses(404)},
@@ -138,6 +143,7 @@ def history(
 
 @routes.post(
     "/records/search",
+    scope=listing("records", items="items", key="namespace", narrow="namespace_prefix"),
     action="search_records",
     summary="Search records under a namespace prefix by text and/or filter",
     responses={
@@ -151,6 +157,7 @@ def search(request: Annotated[RecordSearch, Body()]) -> Response[Any]:
 
 @routes.post(
     "/records/namespaces",
+    scope=listing("records", items="namespaces", key=None, narrow="prefix"),
     action="list_record_namespaces",
     summary="List record namespaces (prefix/suffix conditions with '*' wildcards, max_depth)",
     responses={200: json_content(RecordNamespaces, "Namespaces, sorted"), **error_responses()},
@@ -161,6 +168,7 @@ def namespaces(request: Annotated[NamespacesQuery, Body()]) -> Response[Any]:
 
 @routes.put(
     "/record-namespaces/{namespace}",
+    scope=write("records", path="namespace"),
     action="configure_record_namespace",
     summary="Set a record namespace's default TTL (minutes) for puts that give none",
     responses={200: json_content(RecordNamespaceSettings, "The namespace's settings"), **error_responses()},

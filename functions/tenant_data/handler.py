@@ -25,6 +25,7 @@ from api_common.errors import error_responses
 from api_common.powertools import Body, Response
 from api_common.routes import FunctionRoutes
 from api_common.schemas import ErasePending, EraseReport, ExportPending, ExportResult, json_content
+from api_common.scope_rules import ADMIN
 from offprompt.composition.tenant_data import default_stores
 from offprompt.metering import Meter
 from offprompt.services.tenant_data import EraseRequest, erase_self, export_self
@@ -35,6 +36,7 @@ routes = FunctionRoutes("tenant_data", event_prefixes=("tenant",))
 
 @routes.post(
     "/export",
+    scope=ADMIN,
     action="export",
     summary="Export all of the caller's data (JSONL + files in S3, presigned URLs)",
     responses={
@@ -56,6 +58,7 @@ def post_export() -> Response[Any]:
 
 @routes.delete(
     "/tenant",
+    scope=ADMIN,
     action="erase",
     summary="Erase all of the caller's data (needs the tenant id as confirmation)",
     responses={

@@ -51,6 +51,7 @@ from api_common.schemas import (
     ThreadView,
     json_content,
 )
+from api_common.scope_rules import listing, read, write
 from offprompt.composition.conversation import default_service, prime_conversation
 from offprompt.composition.conversation_index import default_conversation_index
 from offprompt.limits import (
@@ -91,6 +92,7 @@ def list_threads(tenant: str, query: ThreadsQuery) -> dict[str, Any]:
 
 @routes.get(
     "/threads",
+    scope=listing("threads", items="threads", key="thread_id", narrow="prefix"),
     action="list_threads",
     summary="A page of the tenant's threads, the most recently written first or by id (optionally those whose id "
     "starts with `prefix`)",
@@ -130,6 +132,7 @@ def search_threads(tenant: str, request: ThreadSearchRequest, meter: Meter | Non
 
 @routes.post(
     "/threads/search",
+    scope=listing("threads", items="hits", key="thread_id", narrow="thread_prefix"),
     action="search_threads",
     summary="Search the tenant's conversations (runs and session items) by meaning and words",
     responses={
@@ -164,6 +167,7 @@ def list_runs(tenant: str, thread_id: str, query: RunsQuery) -> dict[str, Any]:
 
 @routes.get(
     "/threads/{thread_id}",
+    scope=read("threads", path="thread_id"),
     action="get",
     summary="A thread's configuration, counts and summary",
     responses={200: json_content(ThreadView, "The thread"), **error_responses(404)},
@@ -176,6 +180,7 @@ def get_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
 
 @routes.put(
     "/threads/{thread_id}",
+    scope=write("threads", path="thread_id"),
     action="configure",
     summary="Configure a thread (creates it)",
     responses={200: json_content(ThreadView, "The thread"), **error_responses(409)},
@@ -187,6 +192,7 @@ def put_thread(thread_id: Annotated[str, Path()], request: Annotated[ThreadConfi
 
 @routes.delete(
     "/threads/{thread_id}",
+    scope=write("threads", path="thread_id"),
     action="delete",
     summary="Delete a thread and everything it owns (idempotent)",
     responses={204: NO_CONTENT, **error_responses(409)},
@@ -198,6 +204,7 @@ def delete_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
 
 @routes.get(
     "/threads/{thread_id}/runs",
+    scope=read("threads", path="thread_id"),
     action="list_runs",
     summary="A page of a thread's runs",
     responses={
@@ -242,6 +249,7 @@ def list_runs_direct(tenant: str, event: dict[str, Any], meter: Meter | None) ->
 
 @routes.post(
     "/threads/{thread_id}/fork",
+    scope=write("threads", path="thread_id", body="thread_id"),
     action="fork",
     summary="Fork a thread after one of its runs (no run is copied)",
     responses={201: json_content(ForkedThread, "The fork"), **error_responses(404, 409)},
@@ -263,6 +271,7 @@ def fork_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
 
 @routes.post(
     "/threads/{thread_id}/items",
+    scope=write("threads", path="thread_id"),
     action="add_items",
     summary="Append framework session items (OpenAI Agents SDK items, Strands messages) to a thread",
     responses={201: json_content(ItemsAppended, "The items' seqs, in order"), **error_responses(409)},
@@ -275,6 +284,7 @@ def post_items(thread_id: Annotated[str, Path()], request: Annotated[ItemsIn, Bo
 
 @routes.get(
     "/threads/{thread_id}/items",
+    scope=read("threads", path="thread_id"),
     action="get_items",
     summary="A thread's newest framework session items, oldest first (optionally within a token budget)",
     responses={
@@ -295,6 +305,7 @@ def get_items(
 
 @routes.post(
     "/threads/{thread_id}/items/pop",
+    scope=write("threads", path="thread_id"),
     action="pop_item",
     summary="Remove and return a thread's newest framework session item (atomic under concurrency)",
     responses={200: json_content(PoppedItem, "The item removed, or null"), **error_responses(409)},

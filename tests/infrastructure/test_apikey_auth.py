@@ -10,9 +10,11 @@ from offprompt.config import load_settings
 
 
 def test_the_authorizer_code_makes_one_kind_of_call_a_get_item() -> None:
+    """A key's GetItem; and the token secret, read once per environment (a token is checked by its signature)."""
     reach = code_graph().reach("authorizer.handler")
-    assert reach.actions == {"dynamodb:GetItem"}
+    assert reach.actions == {"dynamodb:GetItem", "secretsmanager:GetSecretValue"}
     assert reach.origins["dynamodb:GetItem"] == {"offprompt.adapters.dynamodb_account"}
+    assert reach.origins["secretsmanager:GetSecretValue"] == {"offprompt.adapters.secrets"}
 
 
 def test_the_authorizer_role_may_only_get_items_of_the_table() -> None:
@@ -26,7 +28,13 @@ def test_the_authorizer_role_may_only_get_items_of_the_table() -> None:
             "Effect": "Allow",
             "Action": ["dynamodb:GetItem"],
             "Resource": {"Fn::GetAtt": ["MemoryTable", "Arn"]},
-        }
+        },
+        {
+            "Sid": "TokenSecret",
+            "Effect": "Allow",
+            "Action": ["secretsmanager:GetSecretValue"],
+            "Resource": {"Ref": "TokenSecret"},
+        },
     ]
     managed = set(role.get("ManagedPolicyArns", []))
     assert managed <= {

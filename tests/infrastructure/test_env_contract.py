@@ -9,7 +9,7 @@ from test_iam_least_privilege import code_graph
 from offprompt.config import Settings
 
 # Read by the code but deliberately never set by the template (local stack only).
-LOCAL_ONLY = {"OFFPROMPT_TRUST_TENANT_HEADER"}
+LOCAL_ONLY = {"OFFPROMPT_TRUST_TENANT_HEADER", "OFFPROMPT_TOKEN_SECRET"}  # the token secret: its ARN deployed
 
 
 def _read_by_code() -> set[str]:

@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FUNCTIONS = ROOT / "functions"
 LIBRARY = ROOT / "layers" / "offprompt"
 
-AWS_SERVICES = ("dynamodb", "s3", "bedrock-runtime", "lambda", "sqs", "sts", "events")
+AWS_SERVICES = ("dynamodb", "s3", "bedrock-runtime", "lambda", "sqs", "sts", "events", "secretsmanager")
 GENERIC_NAMES = frozenset(
     [
         "get",
@@ -593,6 +593,8 @@ def _check_scope(actions: list[str], resource: object) -> None:
                 action,
                 resource,
             )
+        elif prefix == "secretsmanager":  # the token signing secret only (docs/adr/0055)
+            assert resource == {"Ref": "TokenSecret"}, (action, resource)
         elif prefix == "events":  # the memory events: the stack's own bus, nothing else
             assert resource == {"Fn::GetAtt": ["MemoryEventBus", "Arn"]}, (action, resource)
         elif prefix == "bedrock":
@@ -621,7 +623,8 @@ def test_the_scanner_sees_what_it_must() -> None:
     assert graph.reach("add_run.handler").origins["dynamodb:PutItem"] == {"offprompt.adapters.dynamodb_runs"}
     # a part of an adapter (a mixin on the class that builds the client, docs/adr/0058) is seen calling its service
     assert graph.reach("threads.handler").origins["dynamodb:DeleteItem"] == {"offprompt.adapters.dynamodb_run_deletes"}
-    assert graph.reach("authorizer.handler").actions == {"dynamodb:GetItem"}  # the key check, nothing else
+    # the key check and the token secret (read once per environment), nothing else
+    assert graph.reach("authorizer.handler").actions == {"dynamodb:GetItem", "secretsmanager:GetSecretValue"}
     assert "s3:ListBucket" in graph.reach("memories.handler").actions  # get_paginator("list_objects_v2")
     assert "bedrock:InvokeModel" in graph.reach("summarizer.handler").actions  # converse
     assert graph.reach("example_tool.handler").actions == set()

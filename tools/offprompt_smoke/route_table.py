@@ -27,6 +27,7 @@ ROUTES: tuple[str, ...] = (
     "GET /keys",
     "POST /keys",
     "DELETE /keys/{key_id}",
+    "POST /keys/{key_id}/tokens",
     "GET /mcp",
     "POST /mcp",
     "GET /memories/{memory_name}/meta",

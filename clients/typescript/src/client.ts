@@ -706,9 +706,22 @@ export class OffpromptClient {
     return this.request("GET", "/keys");
   }
 
-  /** A new API key of the caller's tenant; its secret is in this answer only. Not repeated after a lost answer. */
-  async createKey(options: { name?: string } = {}): Promise<Reply<"/keys", "post">> {
-    return this.request("POST", "/keys", { json: defined({ name: options.name }) });
+  /** A new API key of the caller's tenant; its secret is in this answer only. Not repeated after a lost answer.
+   * `scopes`: what the key may reach (docs/keys.md); `expiresAt`: ISO 8601 with a time zone. */
+  async createKey(
+    options: { name?: string; scopes?: Record<string, unknown>; expiresAt?: string } = {},
+  ): Promise<Reply<"/keys", "post">> {
+    const body = { name: options.name, scopes: options.scopes, expires_at: options.expiresAt };
+    return this.request("POST", "/keys", { json: defined(body) });
+  }
+
+  /** A short-lived signed token of a key (at most 3600 s; its scope or a narrower one), for a browser or a device. */
+  async mintToken(
+    keyId: string,
+    options: { ttlSeconds: number; scopes?: Record<string, unknown> },
+  ): Promise<Reply<"/keys/{key_id}/tokens", "post">> {
+    const body = { ttl_seconds: options.ttlSeconds, scopes: options.scopes };
+    return this.request("POST", `/keys/${segment(keyId)}/tokens`, { json: defined(body) });
   }
 
   async deleteKey(keyId: string): Promise<Reply<"/keys/{key_id}", "delete">> {

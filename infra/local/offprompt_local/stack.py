@@ -505,6 +505,21 @@ class LocalStack:
         }
         (self._data.root / CONNECTION_FILE).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
 
+    def _token_secret(self) -> str:
+        """The secret short-lived tokens are signed with (ADR 0055): the environment's, else one generated in the data
+        directory on first start (kept, so tokens outlive a restart), else one for this process."""
+        import secrets
+
+        if os.environ.get("OFFPROMPT_TOKEN_SECRET"):
+            return os.environ["OFFPROMPT_TOKEN_SECRET"]
+        if self._data is None:
+            return secrets.token_urlsafe(48)
+        path = self._data.root / "token-secret"
+        if not path.exists():
+            path.touch(mode=0o600)
+            path.write_text(secrets.token_urlsafe(48), encoding="utf-8")
+        return path.read_text(encoding="utf-8").strip()
+
     def _set_handler_environment(self) -> None:
         assert self.moto_url is not None and self.opensearch_url is not None
         os.environ.update(
@@ -517,6 +532,7 @@ class LocalStack:
                 "OFFPROMPT_OPENSEARCH_AUTH": "none",
                 "OFFPROMPT_SUMMARIZE_MODE": "inline",
                 "OFFPROMPT_TRUST_TENANT_HEADER": "1",
+                "OFFPROMPT_TOKEN_SECRET": self._token_secret(),
                 # the dev server's own origins (it refuses every other one first): the MCP function's setting
                 "OFFPROMPT_MCP_ALLOWED_ORIGINS": ",".join(self._server.own_origins() if self._server else ()),
             }

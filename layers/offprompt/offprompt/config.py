@@ -51,6 +51,10 @@ class Settings(BaseModel):
     # Web origins (`https://app.example.com`, comma-separated) whose pages may call the MCP endpoint besides the API's
     # own origin; a request with any other `Origin` is a 403 (docs/adr/0044-front-door.md). Empty: none.
     mcp_allowed_origins: str = Field(default="", alias="OFFPROMPT_MCP_ALLOWED_ORIGINS")
+    # The secret short-lived tokens are signed with (docs/adr/0055): deployed, a Secrets Manager secret the template
+    # generates (its ARN); locally, the value itself (the local stack generates one in its data directory).
+    token_secret_arn: str | None = Field(default=None, alias="OFFPROMPT_TOKEN_SECRET_ARN")
+    token_secret: str | None = Field(default=None, alias="OFFPROMPT_TOKEN_SECRET", repr=False)
     # Local stack only: take the tenant from the X-Offprompt-Tenant header. Never set in template.yaml.
     trust_tenant_header: bool = Field(default=False, alias="OFFPROMPT_TRUST_TENANT_HEADER")
 

@@ -52,6 +52,13 @@ class Unauthenticated(OffpromptError):
     code = "unauthenticated"
 
 
+class ScopeDenied(OffpromptError):
+    """A scoped key or token asked for something outside its scope (HTTP 403 on every route and MCP tool; decided on
+    the names alone, before anything is read, so the answer tells nothing of what exists: docs/keys.md)."""
+
+    code = "scope_denied"
+
+
 class NotFound(OffpromptError):
     """The thing asked for does not exist, or belongs to another tenant (HTTP 404)."""
 

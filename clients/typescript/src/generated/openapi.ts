@@ -298,6 +298,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/keys/{key_id}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mint a short-lived signed token of a key (at most an hour; its scope or a narrower one) */
+        post: operations["post_token_keys__key_id__tokens_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -1260,6 +1277,15 @@ export interface components {
             name: string;
             /** Created At */
             created_at: string;
+            /**
+             * Scopes
+             * @description what the key may reach (docs/keys.md); absent: all
+             */
+            scopes?: {
+                [key: string]: unknown;
+            } | null;
+            /** Expires At */
+            expires_at?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -1272,17 +1298,26 @@ export interface components {
         };
         /**
          * KeyRequest
-         * @description `POST /keys`: an optional name to tell keys apart (the listing shows it).
+         * @description `POST /keys`: an optional name to tell keys apart (the listing shows it), an optional scope (what the key may
+         *     reach: docs/keys.md; none: the whole tenant) and an optional expiry (ISO 8601 with a time zone).
          */
         KeyRequest: {
             /** Name */
             name?: string | null;
+            scopes?: components["schemas"]["Scope"] | null;
+            /** Expires At */
+            expires_at?: string | null;
         };
         /**
          * LoadedNamespace
          * @description Griptape's ListArtifact JSON when it fits a response (5 MB), else (a blob namespace) BlobDownloads.
          */
         LoadedNamespace: components["schemas"]["ArtifactJSON"] | components["schemas"]["BlobDownloads"];
+        /** MemoryScope */
+        MemoryScope: {
+            /** Names */
+            names: string[];
+        };
         /** MetaPage */
         MetaPage: {
             /** Entries */
@@ -1348,17 +1383,46 @@ export interface components {
         NewKey: {
             /** Key Id */
             key_id: string;
-            /**
-             * Key
-             * @description the API key; shown only in this response (send it as Authorization: Bearer)
-             */
-            key: string;
             /** Prefix */
             prefix: string;
             /** Name */
             name: string;
             /** Created At */
             created_at: string;
+            /**
+             * Scopes
+             * @description what the key may reach (docs/keys.md); absent: all
+             */
+            scopes?: {
+                [key: string]: unknown;
+            } | null;
+            /** Expires At */
+            expires_at?: string | null;
+            /**
+             * Key
+             * @description the API key; shown only in this response (send it as Authorization: Bearer)
+             */
+            key: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** NewToken */
+        NewToken: {
+            /**
+             * Token
+             * @description the short-lived token (send it as Authorization: Bearer); never stored
+             */
+            token: string;
+            /** Token Id */
+            token_id: string;
+            /** Key Id */
+            key_id: string;
+            /** Expires At */
+            expires_at: string;
+            /** Scopes */
+            scopes?: {
+                [key: string]: unknown;
+            } | null;
         } & {
             [key: string]: unknown;
         };
@@ -1430,6 +1494,11 @@ export interface components {
             seq: number | null;
         } & {
             [key: string]: unknown;
+        };
+        /** PrefixScope */
+        PrefixScope: {
+            /** Prefix */
+            prefix: string;
         };
         /**
          * PromptStackJSON
@@ -1508,6 +1577,11 @@ export interface components {
             index?: false | string[] | null;
             /** Ttl Minutes */
             ttl_minutes?: number | null;
+        };
+        /** RecordScope */
+        RecordScope: {
+            /** Namespace Prefix */
+            namespace_prefix: string[];
         };
         /**
          * RecordSearch
@@ -1627,6 +1701,18 @@ export interface components {
             type: string;
             /** Msg */
             msg: string;
+        };
+        /**
+         * Scope
+         * @description A key's or token's scope (`POST /keys` `scopes`, `POST /keys/{key_id}/tokens` `scopes`).
+         */
+        Scope: {
+            /** Actions */
+            actions: ("read" | "write")[];
+            threads?: components["schemas"]["PrefixScope"] | null;
+            records?: components["schemas"]["RecordScope"] | null;
+            memories?: components["schemas"]["MemoryScope"] | null;
+            checkpoints?: components["schemas"]["PrefixScope"] | null;
         };
         /** SearchHits */
         SearchHits: {
@@ -1855,6 +1941,16 @@ export interface components {
             next_cursor: string | null;
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * TokenRequest
+         * @description `POST /keys/{key_id}/tokens`: a short-lived token of the key, for `ttl_seconds` (at most an hour), with the
+         *     key's scope or a narrower one.
+         */
+        TokenRequest: {
+            /** Ttl Seconds */
+            ttl_seconds: number;
+            scopes?: components["schemas"]["Scope"] | null;
         };
         /**
          * Trigger
@@ -4783,6 +4879,131 @@ export interface operations {
             };
         };
     };
+    post_token_keys__key_id__tokens_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The token; never stored, never shown again */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewToken"];
+                };
+            };
+            /** @description The request is not UTF-8 JSON, or a value breaks a domain rule (invalid_input, invalid_artifact) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No caller identity (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Known path, wrong method (method_not_allowed; the Allow header lists the methods) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what is stored (conflict) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too large (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not JSON: application/json or application/*+json, UTF-8 (unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Valid JSON that does not fit the schema (schema_invalid; details lists [{loc, type, msg}]; NaN, Infinity and numbers beyond a double, such as 1e400, are not JSON: finite_number) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The tenant's plan refuses the request now (rate_limited, quota_exceeded; Retry-After says when to retry); nothing was written */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server misconfiguration (configuration_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency failed or timed out; nothing was committed, safe to retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     get_mcp_mcp_get: {
         parameters: {
             query?: never;
@@ -4810,7 +5031,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A browser request from a web origin this endpoint does not allow (origin_refused) */
+            /** @description Outside the calling key's scope (scope_denied; docs/keys.md), or a browser request from a web origin this endpoint does not allow (origin_refused) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4945,7 +5166,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A browser request from a web origin this endpoint does not allow (origin_refused) */
+            /** @description Outside the calling key's scope (scope_denied; docs/keys.md), or a browser request from a web origin this endpoint does not allow (origin_refused) */
             403: {
                 headers: {
                     [name: string]: unknown;

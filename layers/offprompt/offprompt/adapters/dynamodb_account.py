@@ -92,7 +92,19 @@ def _key_record(item: dict[str, Any]) -> KeyRecord:
         secret_hash=item.get("secret_hash", {}).get("S", ""),
         plan=_plan_of(item),
         erasing_since=float(erasing) if erasing is not None else None,
+        scope=item.get("scope", {}).get("S"),
+        expires_at=item.get("expires_at", {}).get("S"),
     )
+
+
+def _scope_attributes(record: KeyRecord) -> dict[str, Any]:
+    """A key's scope and expiry, on its item and its listing entry (absent for an unscoped key that never expires)."""
+    out: dict[str, Any] = {}
+    if record.scope is not None:
+        out["scope"] = {"S": record.scope}
+    if record.expires_at is not None:
+        out["expires_at"] = {"S": record.expires_at}
+    return out
 
 
 #: What `get_key` parses for an unknown key id: a record of a key's shape (never returned).
@@ -265,6 +277,7 @@ class DynamoDbAccountStore(DynamoDbTable):
             "secret_hash": {"S": record.secret_hash},
             TENANT_INDEX_ATTRIBUTE: {"S": tenant_index_value(record.tenant, key_pk(record.key_id))},
             **plan,
+            **_scope_attributes(record),
         }
         listing = {
             **_k(tenant_pk(record.tenant), key_listing_sk(record.key_id)),
@@ -272,6 +285,7 @@ class DynamoDbAccountStore(DynamoDbTable):
             "tenant": {"S": record.tenant},
             "name": {"S": record.name},
             "created_at": {"S": record.created_at},
+            **_scope_attributes(record),
         }
         count: dict[str, Any] = {
             "TableName": self.table_name,

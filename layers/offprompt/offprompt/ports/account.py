@@ -18,6 +18,10 @@ class KeyRecord:
     plan: dict[str, object]  # offprompt.metering.Plan.to_dict(), copied onto the key for the authorizer's one read
     #: Set while the key's tenant is being erased (epoch seconds of the fence): only `DELETE /tenant` is admitted.
     erasing_since: float | None = None
+    #: The key's scope as JSON (`services/account/scopes.Scope.dumps`); None: the whole tenant (docs/keys.md).
+    scope: str | None = None
+    #: When the key stops working (ISO 8601 UTC, `...Z`); None: never.
+    expires_at: str | None = None
 
 
 @dataclass(frozen=True)

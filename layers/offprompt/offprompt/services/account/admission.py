@@ -17,6 +17,9 @@ from offprompt.limits import RATE_SHARD_CAPACITY
 from offprompt.metering import ROUTE_PREFIX, Meter, Plan, runs_quota_exceeded, scans_quota_exceeded
 from offprompt.ports import AccountStore
 
+from .api_keys import expired, iso
+from .scopes import Scope, parse_scope
+
 #: Routes that store a tool output: refused up front when the tenant's stored bytes are at its plan's limit (the
 #: commit's own charge holds the limit exactly, concurrent stores included).
 STORING_ROUTES = frozenset({"POST /memories/{memory_name}/outputs", "POST /memories/{memory_name}/uploads"})
@@ -33,11 +36,29 @@ class TenantErasing(Conflict):
     code = "tenant_erasing"
 
 
-def admit(store: AccountStore, meter: Meter, key_id: str, request_bytes: int = 0) -> None:
-    """Refuse the request before anything is written (see the module docstring); sets the meter's plan."""
+def admit(
+    store: AccountStore,
+    meter: Meter,
+    key_id: str,
+    request_bytes: int = 0,
+    *,
+    token_scope: Scope | None = None,
+    token: bool = False,
+) -> Scope | None:
+    """Refuse the request before anything is written (see the module docstring); sets the meter's plan. Answers the
+    request's scope: the key's as stored (read here anyway, so what API Gateway cached never widens it), or a
+    token's (`token`: signed into it, within its key's), None for the whole tenant. A token's key revoked or
+    expired ends the token at once: this is the same one read."""
     record = store.get_key(key_id)
     if record is None or record.tenant != meter.tenant:
         raise Unauthenticated("this API key was revoked")
+    if expired(record.expires_at, iso(meter.now)):
+        raise Unauthenticated("this API key expired")
+    scope = parse_scope(record.scope)
+    if token:
+        if token_scope is not None and not token_scope.narrows(scope):
+            raise Unauthenticated("this token's scope is not within its key's")
+        scope = token_scope if token_scope is not None else scope
     meter.plan = plan = Plan.from_mapping(record.plan)
     erasing = record.erasing_since is not None
     if erasing and meter.route != ERASE_ROUTE:
@@ -67,6 +88,7 @@ def admit(store: AccountStore, meter: Meter, key_id: str, request_bytes: int = 0
                 retry_after=3600,
                 details={"quota": "stored_bytes", "limit": plan.stored_bytes, "used": stored},
             )
+    return scope
 
 
 def flush(store: AccountStore, meter: Meter, *, counted: bool) -> None:

@@ -47,8 +47,9 @@ def new_key() -> KeyParts:
 
 
 def looks_like_key(token: str) -> bool:
-    """Whether `token` has an API key's prefix (the local dev server sends only those to the authorizer)."""
-    return token.startswith(f"{PREFIX}_")
+    """Whether `token` has an API key's or a short-lived token's prefix (`op_`, `opt_`): the local dev server sends
+    only those to the authorizer."""
+    return token.startswith((f"{PREFIX}_", f"{PREFIX}t_"))
 
 
 def parse_key(token: str) -> KeyParts | None:
