@@ -436,6 +436,8 @@ STREAM_CONSUMERS = {
     "memory_events": "EventsDeadLetterQueue",
     "conversation_index": "ConversationIndexDeadLetterQueue",
 }
+#: The functions invoked asynchronously (EventBridge), and the dead-letter queue SAM lets each send to (issue 36).
+ASYNC_DEAD_LETTER_QUEUES = {"example_extractor": "ExampleExtractorDeadLetterQueue"}
 MODES = {
     "serverless": {"OpenSearchMode": "serverless"},
     "existing+embeddings": {
@@ -521,8 +523,8 @@ def test_policy_grants_exactly_what_the_code_calls(logical_id: str, mode: str) -
         expected -= {action for action, found in origins.items() if not found}
     if OPENSEARCH in expected:
         expected = (expected - {OPENSEARCH}) | OPENSEARCH_ACTIONS[mode]
-    if function in STREAM_CONSUMERS:  # SAM's grant for the stream's on-failure destination (not code)
-        expected.add("sqs:SendMessage")
+    if function in STREAM_CONSUMERS or function in ASYNC_DEAD_LETTER_QUEUES:  # SAM's grant for the stream's
+        expected.add("sqs:SendMessage")  # on-failure destination or the function's dead-letter queue (not code)
 
     cfn = sam_transform(MODES[mode])
     for module, variable in BUILT_ONLY_IF_SET.items():
@@ -568,7 +570,7 @@ def _check_scope(actions: list[str], resource: object) -> None:
         elif prefix == "es":
             assert resource == {"Fn::Sub": "${OpenSearchDomainArn}/*"}, (action, resource)
         elif prefix == "sqs":
-            queues = [*STREAM_CONSUMERS.values(), "ExtractionQueue"]  # + the runner's delayed checks (ADR 0051)
+            queues = [*STREAM_CONSUMERS.values(), *ASYNC_DEAD_LETTER_QUEUES.values(), "ExtractionQueue"]  # + the runner's delayed checks (ADR 0051)
             assert resource in [{"Fn::GetAtt": [queue, "Arn"]} for queue in queues], (
                 action,
                 resource,
