@@ -570,7 +570,8 @@ def _check_scope(actions: list[str], resource: object) -> None:
         elif prefix == "es":
             assert resource == {"Fn::Sub": "${OpenSearchDomainArn}/*"}, (action, resource)
         elif prefix == "sqs":
-            queues = [*STREAM_CONSUMERS.values(), *ASYNC_DEAD_LETTER_QUEUES.values(), "ExtractionQueue"]  # + the runner's delayed checks (ADR 0051)
+            # + the runner's delayed checks (ADR 0051)
+            queues = [*STREAM_CONSUMERS.values(), *ASYNC_DEAD_LETTER_QUEUES.values(), "ExtractionQueue"]
             assert resource in [{"Fn::GetAtt": [queue, "Arn"]} for queue in queues], (
                 action,
                 resource,
