@@ -36,6 +36,7 @@ from offprompt.config import get_settings
 from offprompt.errors import InvalidInput
 from offprompt.metering import Meter
 
+from .audit import audited_handler
 from .caller import http_tenant
 from .entry import METER_CONTEXT_KEY, _build_app, make_handler_for, prime_validation
 from .powertools import APIGatewayHttpResolver
@@ -53,10 +54,16 @@ class RouteSpec:
     method: str
     path: str  # API Gateway's form: `/threads/{thread_id}/runs`
     action: str | None  # the direct invocation that does the same (None: HTTP only)
+    #: Whether a call is written to the tenant's audit log (docs/adr/0056): by default every method but GET.
+    audit: bool = False
 
     @property
     def route_key(self) -> str:
         return f"{self.method} {self.path}"
+
+    @property
+    def path_params(self) -> tuple[str, ...]:
+        return tuple(_PARAM.findall(self.path))
 
 
 class FunctionRoutes:
@@ -84,8 +91,12 @@ class FunctionRoutes:
         self._app: APIGatewayHttpResolver | None = None
 
     # ---- declaring ---------------------------------------------------------------------------------------
-    def route(self, method: str, path: str, *, action: str | None = None, **openapi: Any) -> Callable[[F], F]:
-        self.specs.append(RouteSpec(self.function, method, path, action))
+    def route(
+        self, method: str, path: str, *, action: str | None = None, audit: bool | None = None, **openapi: Any
+    ) -> Callable[[F], F]:
+        """`audit`: whether the tenant's audit log records each call (None: every method but GET; a POST that only
+        reads, a search, says False)."""
+        self.specs.append(RouteSpec(self.function, method, path, action, method != "GET" if audit is None else audit))
         register = self.router.route(_PARAM.sub(r"<\1>", path), method, **openapi)
 
         def decorate(fn: F) -> F:
@@ -148,7 +159,12 @@ class FunctionRoutes:
         """The function's `lambda_handler`; on a SnapStart init (only there), `prime` is registered to run before
         the snapshot (docs/adr/0040)."""
         register_snapstart(self.prime)
-        return make_handler_for(self.app, self.dispatch if self.directs else None)
+        return audited_handler(
+            make_handler_for(self.app, self.dispatch if self.directs else None),
+            routes={s.route_key: s.path_params for s in self.specs if s.audit},
+            actions={s.action: s.path_params for s in self.specs if s.audit and s.action in self.directs},
+            default_action=self.default_action,
+        )
 
     def prime(self) -> None:
         """Build what the first request would: the resolver and its routes' validation, the deferred pydantic models,

@@ -44,6 +44,7 @@ from offprompt.limits import (
     MAX_TOP_K,
 )
 from offprompt.metering import Meter
+from offprompt.services.audit import Actor
 
 DEFAULT_MEMORY = "TaskMemory"  # Griptape's TaskMemory name: what a Griptape agent's reference lines say
 #: load_artifacts answers inline up to this many bytes of ListArtifact JSON (its text goes into the result twice,
@@ -83,6 +84,8 @@ class Call:
 
     tenant: str
     meter: Meter | None = None
+    #: Who calls (the audit log's actor; docs/adr/0056): None outside a request (tests).
+    actor: Actor | None = None
 
 
 class _Args(BaseModel):

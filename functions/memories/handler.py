@@ -113,6 +113,7 @@ def get_meta(
 
 @routes.post(
     "/memories/{memory_name}/namespaces/{namespace}/search",
+    audit=False,  # reads only (docs/adr/0056)
     action="search",
     summary="Search a namespace's text",
     responses={200: json_content(SearchHits, "Hits, best first"), **error_responses(409)},

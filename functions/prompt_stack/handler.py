@@ -53,6 +53,7 @@ _HEADERS = {
 
 @routes.post(
     "/threads/{thread_id}/prompt-stack",
+    audit=False,  # reads only (docs/adr/0056)
     action="prompt_stack",
     summary="Build Griptape's PromptStack from a thread's memory",
     responses={

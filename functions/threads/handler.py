@@ -130,6 +130,7 @@ def search_threads(tenant: str, request: ThreadSearchRequest, meter: Meter | Non
 
 @routes.post(
     "/threads/search",
+    audit=False,  # reads only (docs/adr/0056)
     action="search_threads",
     summary="Search the tenant's conversations (runs and session items) by meaning and words",
     responses={

@@ -79,6 +79,7 @@ def every_item(tenant: str, ident: str = "t#1") -> dict[str, dict[str, dict[str,
         ),
         "extraction_strategy": item(layout.extraction_pk(tenant), layout.strategy_sk(ident)),
         "extraction_status": item(layout.extraction_pk(tenant), layout.extraction_status_sk(ident, ident)),
+        "audit_entry": item(layout.audit_pk(tenant), layout.audit_sk(1_700_000_000_000_000_000, "e" * 32)),
     }
 
 

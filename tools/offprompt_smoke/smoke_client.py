@@ -40,6 +40,7 @@ ROUTES: tuple[str, ...] = (
     "GET /keys",
     "DELETE /keys/{key_id}",
     "GET /usage",
+    "GET /audit",
     "POST /export",
     "DELETE /tenant",
     "PUT /records/{namespace}/{key}",

@@ -1458,3 +1458,15 @@ class RunChangeDecoder(Protocol):
     """A change of the table (one stream record, as Lambda delivers it) → the run change it means, or None."""
 
     def change_of(self, record: Mapping[str, object]) -> RunChange | None: ...
+
+
+# ---- the audit log (docs/adr/0056) ---------------------------------------------------------------------------------
+class AuditStore(Protocol):
+    """A tenant's audit entries, in time order: `put` one (kept until `expires_at`, epoch seconds), `page` them
+    newest first between two times (ns), optionally one actor's only, from an opaque position."""
+
+    def put(self, tenant: str, time_ns: int, entry: dict[str, Any], *, actor_id: str, expires_at: int) -> None: ...
+
+    def page(
+        self, tenant: str, since_ns: int, until_ns: int, *, actor_id: str | None, limit: int, after: str | None
+    ) -> tuple[list[dict[str, Any]], str | None]: ...
