@@ -114,7 +114,9 @@ def get_audit(
     limit: Annotated[int | None, Query(ge=1, le=200)] = None,
     cursor: Annotated[str | None, Query()] = None,
 ) -> Response[Any]:
-    page = default_audit().list(routes.tenant(), since=since, until=until, key_id=key_id, limit=limit, cursor=cursor)
+    page = default_audit().audit_entries(
+        routes.tenant(), since=since, until=until, key_id=key_id, limit=limit, cursor=cursor
+    )
     return json_response(page)
 
 
@@ -126,7 +128,7 @@ def audit_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any
     limit = event.get("limit")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
         raise InvalidInput('"limit" is an integer')
-    return default_audit().list(tenant, limit=limit, **fields)
+    return default_audit().audit_entries(tenant, limit=limit, **fields)
 
 
 register = routes.register

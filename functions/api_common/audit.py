@@ -1,6 +1,6 @@
 """Where the audit log is written (docs/adr/0056): one wrapper around every function's handler, driven by the route
 declarations (`FunctionRoutes.route(..., audit=...)`; by default every route but a GET audits), so no handler writes
-an entry of its own. MCP tools are audited by the tool table (functions/mcp_server), through `record` below.
+an entry of its own. MCP tools are audited by the tool table (functions/mcp_server), through `record_audit_entry` below.
 
 The entry is written after the answer is known, HTTP or direct, success or refusal (a 4xx or 5xx is recorded with
 its status and code; a request with no tenant - 401 before any route - is not). If the audit write fails, the
@@ -40,14 +40,14 @@ def http_actor(event: dict[str, Any]) -> Actor:
     return Actor("local", "")
 
 
-def record(event: AuditEvent, *, retention_days: int = 0) -> None:
+def record_audit_entry(event: AuditEvent, *, retention_days: int = 0) -> None:
     """Write one entry, best-effort: a failure is logged and counted, never raised (the answer stands)."""
     from offprompt.composition.audit import default_audit
 
     from .entry import observability
 
     try:
-        default_audit().record(event, retention_days=retention_days)
+        default_audit().write_entry(event, retention_days=retention_days)
     except OffpromptError as exc:
         logger, metrics = observability()
         logger.warning(
@@ -115,7 +115,7 @@ def audited_handler(
             entry = _http_entry(event, result, routes)
             if entry is not None:
                 principal = hosted_principal(event)
-                record(entry, retention_days=principal.plan.audit_days if principal is not None else 0)
+                record_audit_entry(entry, retention_days=principal.plan.audit_days if principal is not None else 0)
             return result
         action = event.get("action", default_action) if isinstance(event, dict) else None
         tenant = event.get("tenant") if isinstance(event, dict) else None
@@ -126,9 +126,11 @@ def audited_handler(
         try:
             result = handler(event, context)
         except OffpromptError as exc:
-            record(AuditEvent(tenant, Actor("direct"), "direct", action, int(status_for(exc)), exc.code, resources))
+            record_audit_entry(
+                AuditEvent(tenant, Actor("direct"), "direct", action, int(status_for(exc)), exc.code, resources)
+            )
             raise
-        record(AuditEvent(tenant, Actor("direct"), "direct", action, 200, None, resources))
+        record_audit_entry(AuditEvent(tenant, Actor("direct"), "direct", action, 200, None, resources))
         return result
 
     return lambda_handler

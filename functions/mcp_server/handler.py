@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from api_common.audit import http_actor
-from api_common.audit import record as record_audit
+from api_common.audit import record_audit_entry as record_audit
 from api_common.entry import json_body, json_response, observability
 from api_common.errors import OriginRefused, UnsupportedMediaType, error_responses, status_for
 from api_common.powertools import Response

@@ -162,6 +162,7 @@ def test_fixed_partitions_are_the_account_stores_keys(tenant: str) -> None:
         *(rate_pk(tenant, n) for n in range(3)),
         record_pk(tenant),
         layout.extraction_pk(tenant),
+        layout.audit_pk(tenant),
     }
     assert rate_pk(tenant, 0) in fixed_partitions(tenant, rate_per_second=0)
 

