@@ -132,7 +132,7 @@ def test_pages_newest_first_with_a_cursor_and_since_until_bounds(
 
     times = [1_790_000_000 + i * 60 for i in range(7)]  # one a minute, in the past
     for i, at in enumerate(times):
-        monkeypatch.setattr(audit_module, "clock", lambda at=at: float(at))
+        monkeypatch.setattr(audit_module, "audit_now", lambda at=at: float(at))
         add_run_http(token, f"t-{i}", run(f"r{i}"))
     monkeypatch.undo()
     seen: list[str] = []
