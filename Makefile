@@ -46,6 +46,18 @@ $(SAM_STAMP): requirements/sam.lock | $(STAMP)
 	$(UV) pip sync -q --python $(SAM_VENV)/bin/python --require-hashes requirements/sam.lock
 	touch $(SAM_STAMP)
 
+# checkov, the IaC scanner `make lint` runs on template.yaml, pinned in requirements/checkov.lock and installed into its
+# own environment like the SAM CLI (its exact boto3 pin clashes with the project's; requirements/checkov.in).
+CHECKOV_VENV ?= .venv-checkov
+CHECKOV := $(CHECKOV_VENV)/bin/checkov
+CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
+
+$(CHECKOV_STAMP): requirements/checkov.lock | $(STAMP)
+	@echo ">> creating $(CHECKOV_VENV) and installing requirements/checkov.lock (checkov, hash-checked)"
+	test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv --without-pip $(CHECKOV_VENV)
+	$(UV) pip sync -q --python $(CHECKOV_VENV)/bin/python --require-hashes requirements/checkov.lock
+	touch $(CHECKOV_STAMP)
+
 # The TypeScript client (clients/typescript, ADR 0052): its Node dependencies from the committed lockfile. `npm ci`
 # empties node_modules first, so the stamp inside it goes with it; --prefer-offline takes what npm's cache holds.
 TS_CLIENT := clients/typescript
@@ -61,7 +73,7 @@ $(TS_STAMP): $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
 # The console's browser tests drive Debian's chromium (Playwright's own browser download is not used; ADR 0038).
 CHROMIUM ?= /usr/bin/chromium
 
-install: $(STAMP) $(TS_STAMP) ## Create .venv, install requirements/dev.lock, clients/typescript's npm lockfile and Debian's chromium (Java jars are fetched on first use)
+install: $(STAMP) $(CHECKOV_STAMP) $(TS_STAMP) ## Create .venv, install requirements/dev.lock, .venv-checkov, clients/typescript's npm lockfile and Debian's chromium (Java jars are fetched on first use)
 	$(PY) -m offprompt_build.bpe
 	@test -x $(CHROMIUM) || { echo ">> installing Debian's chromium (the console's browser tests)"; \
 	  sudo=$$(test "$$(id -u)" = 0 || echo sudo); \
@@ -73,6 +85,7 @@ lock: ## Re-resolve pyproject.toml into requirements/*.lock (after changing a de
 	$(UV) pip compile pyproject.toml $(LOCK_FLAGS) --overrides requirements/runtime-overrides.txt -c requirements/dev.lock -o requirements/runtime.lock
 	$(UV) pip compile requirements/bootstrap.in $(LOCK_FLAGS) -c requirements/dev.lock -o requirements/bootstrap.lock
 	$(UV) pip compile requirements/sam.in $(LOCK_FLAGS) -o requirements/sam.lock
+	$(UV) pip compile requirements/checkov.in $(LOCK_FLAGS) -o requirements/checkov.lock
 	$(UV) pip compile requirements/bench-data.in --no-deps $(LOCK_FLAGS) -o requirements/bench-data.lock
 
 sam-cli: $(SAM_STAMP) ## Install the pinned AWS SAM CLI (requirements/sam.lock) into .venv-sam (make validate/build do it)
@@ -117,11 +130,12 @@ test-docs: install opensearch ## The docs tier: every shell and Python block of 
 doc-tables: install ## Regenerate the tables README.md and docs/*.md restate from code (endpoints, routes, extras; a test checks them)
 	$(PY) -m offprompt_local.doc_tables
 
-lint: install ## ruff + mypy + import contracts (lint-imports; [tool.importlinter] in pyproject.toml)
+lint: install ## ruff + mypy + import contracts (lint-imports; [tool.importlinter] in pyproject.toml) + checkov on template.yaml
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy layers/offprompt/offprompt functions infra/local tools clients/python/src
 	$(VENV)/bin/lint-imports --no-cache
+	$(CHECKOV_LINT)
 
 fmt: install ## Format and autofix
 	$(VENV)/bin/ruff format .
@@ -129,6 +143,10 @@ fmt: install ## Format and autofix
 
 routes: install ## Write what the route declarations imply: template.yaml's HttpApi events and security paths, events/, the smoke's ROUTES, docs/openapi.json, docs/mcp.md's tool table (a test checks they are current)
 	PYTHONPATH=$(PYTHONPATH):$(CURDIR)/infra/local $(PY) -m offprompt_local.routegen
+
+# Every check passes or is skipped inline in template.yaml with its reason (docs/deploy.md lists each exception);
+# --skip-download: offline, no Bridgecrew platform. tests/infrastructure/test_checkov.py runs the same command.
+CHECKOV_LINT := $(CHECKOV) --file template.yaml --framework cloudformation --quiet --compact --skip-download
 
 openapi: install ## Regenerate docs/openapi.json from the functions' routes (a test checks it is current)
 	PYTHONPATH=$(PYTHONPATH):$(CURDIR)/infra/local $(PY) -m offprompt_local.docs
@@ -177,5 +195,5 @@ deploy: _samconfig-deploy build ## make build, sam deploy --config-env ENV (defa
 	stack="$$($(PY) -c 'import sys, tomllib; print(tomllib.load(open("samconfig.toml", "rb"))[sys.argv[1]]["global"]["parameters"]["stack_name"])' $(ENV))" && \
 	  $(VENV)/bin/offprompt-admin --stack "$$stack" backfill-index --all
 
-clean: ## Remove build outputs (keeps .venv, .venv-sam and Maven's cache)
+clean: ## Remove build outputs (keeps .venv, .venv-sam, .venv-checkov and Maven's cache)
 	rm -rf build .aws-sam .pytest_cache .mypy_cache .ruff_cache infra/opensearch/target $(TS_CLIENT)/dist

@@ -9,8 +9,10 @@
   scopes?}`: a short-lived signed token (docs/keys.md); an unscoped key mints for any key of the tenant, a scoped
   key for itself only, within its scope; a token mints nothing
 - `GET /usage?from=YYYY-MM-DD&to=YYYY-MM-DD` → `{tenant, from, to, days: [{date, ...counters}], totals, stored_bytes}`
+- `GET /audit?since=&until=&key_id=&limit=&cursor=` → `{entries: [...], cursor}`: the tenant's audit log, newest
+  first (docs/adr/0056)
 
-Direct invocation: `{"tenant", "action": "create_key"|"list_keys"|"revoke_key"|"mint_token"|"usage", ...fields}`.
+Direct invocation: `{"tenant", "action": "create_key"|"list_keys"|"revoke_key"|"mint_token"|"usage"|"audit", ...fields}`.
 """
 
 import dataclasses
@@ -22,9 +24,10 @@ from api_common.entry import direct_field, direct_fields, json_response
 from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Query, Response
 from api_common.routes import FunctionRoutes
-from api_common.schemas import NO_CONTENT, KeyList, NewKey, NewToken, Usage, json_content
+from api_common.schemas import NO_CONTENT, AuditPage, KeyList, NewKey, NewToken, Usage, json_content
 from api_common.scope_rules import ADMIN, TOKEN
 from offprompt.composition.account import default_account, default_token_secret
+from offprompt.composition.audit import default_audit
 from offprompt.errors import InvalidInput
 from offprompt.metering import Meter
 from offprompt.services.account.requests import KeyRequest, TokenRequest
@@ -32,7 +35,7 @@ from offprompt.validation import validate
 
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 
-routes = FunctionRoutes("account", event_prefixes=("keys", "usage"))
+routes = FunctionRoutes("account", event_prefixes=("keys", "usage", "audit"))
 
 
 @routes.post(
@@ -140,6 +143,38 @@ def usage_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any
     if (first is not None and not isinstance(first, str)) or (last is not None and not isinstance(last, str)):
         raise InvalidInput('"from" and "to" are dates YYYY-MM-DD')
     return default_account().usage(tenant, first, last)
+
+
+# ---- the audit log (issue 36, docs/adr/0056) ---------------------------------------------------------------------
+@routes.get(
+    "/audit",
+    scope=ADMIN,
+    action="audit",
+    summary="The tenant's audit log, newest first: who wrote, deleted, exported or erased what (no values)",
+    responses={200: json_content(AuditPage, "A page of audit entries and the cursor of the next"), **error_responses()},
+)
+def get_audit(
+    since: Annotated[str | None, Query()] = None,
+    until: Annotated[str | None, Query()] = None,
+    key_id: Annotated[str | None, Query()] = None,
+    limit: Annotated[int | None, Query(ge=1, le=200)] = None,
+    cursor: Annotated[str | None, Query()] = None,
+) -> Response[Any]:
+    page = default_audit().audit_entries(
+        routes.tenant(), since=since, until=until, key_id=key_id, limit=limit, cursor=cursor
+    )
+    return json_response(page)
+
+
+@routes.direct("audit")
+def audit_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
+    fields = {k: event.get(k) for k in ("since", "until", "key_id", "cursor")}
+    if any(v is not None and not isinstance(v, str) for v in fields.values()):
+        raise InvalidInput('"since", "until", "key_id" and "cursor" are strings')
+    limit = event.get("limit")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
+        raise InvalidInput('"limit" is an integer')
+    return default_audit().audit_entries(tenant, limit=limit, **fields)
 
 
 register = routes.register

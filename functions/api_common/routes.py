@@ -38,6 +38,7 @@ from offprompt.errors import InvalidInput
 from offprompt.metering import Meter
 from offprompt.services.account.scopes import Scope
 
+from .audit import audited_handler
 from .caller import http_tenant
 from .entry import METER_CONTEXT_KEY, SCOPE_CONTEXT_KEY, _build_app, make_handler_for, prime_validation
 from .powertools import APIGatewayHttpResolver
@@ -60,10 +61,16 @@ class RouteSpec:
     #: What a scoped key or token may do here (api_common/scope_rules.py; None: nothing, a scoped request is refused
     #: and tests/integration/hosted/test_scope_matrix.py fails for the route).
     scope: ScopeRule | None = None
+    #: Whether a call is written to the tenant's audit log (docs/adr/0056): by default every method but GET.
+    audit: bool = False
 
     @property
     def route_key(self) -> str:
         return f"{self.method} {self.path}"
+
+    @property
+    def path_params(self) -> tuple[str, ...]:
+        return tuple(_PARAM.findall(self.path))
 
 
 class FunctionRoutes:
@@ -92,12 +99,24 @@ class FunctionRoutes:
 
     # ---- declaring ---------------------------------------------------------------------------------------
     def route(
-        self, method: str, path: str, *, action: str | None = None, scope: ScopeRule | None = None, **openapi: Any
+        self,
+        method: str,
+        path: str,
+        *,
+        action: str | None = None,
+        scope: ScopeRule | None = None,
+        audit: bool | None = None,
+        **openapi: Any,
     ) -> Callable[[F], F]:
+        """`audit`: whether the tenant's audit log records each call (None: every method but GET; a POST that only
+        reads, a search, says False)."""
+        audited = method != "GET" if audit is None else audit
         register = self.router.route(_PARAM.sub(r"<\1>", path), method, **openapi)
 
         def decorate(fn: F) -> F:
-            self.specs.append(RouteSpec(self.function, method, path, action, getattr(fn, "__name__", ""), scope))
+            self.specs.append(
+                RouteSpec(self.function, method, path, action, getattr(fn, "__name__", ""), scope, audited)
+            )
             register(fn)
             return fn
 
@@ -157,7 +176,12 @@ class FunctionRoutes:
         """The function's `lambda_handler`; on a SnapStart init (only there), `prime` is registered to run before
         the snapshot (docs/adr/0040)."""
         register_snapstart(self.prime)
-        return make_handler_for(self.app, self.dispatch if self.directs else None, self.scope_rule)
+        return audited_handler(
+            make_handler_for(self.app, self.dispatch if self.directs else None, self.scope_rule),
+            routes={s.route_key: s.path_params for s in self.specs if s.audit},
+            actions={s.action: s.path_params for s in self.specs if s.audit and s.action in self.directs},
+            default_action=self.default_action,
+        )
 
     def scope_rule(self, route_key: str) -> ScopeRule | None:
         """The declared scope rule of the route `route_key` names (`POST /keys`), else None."""

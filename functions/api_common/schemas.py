@@ -241,6 +241,29 @@ class Usage(_Open):
     plan: dict[str, Any] | None = None
 
 
+class AuditActor(_Open):
+    type: str = Field(description="key | token | jwt | iam | local | direct: what `id` names")
+    id: str
+
+
+class AuditEntry(_Open):
+    """One audited call (docs/adr/0056): never a value, only the operation, the ids it named and its answer."""
+
+    entry_id: str
+    at: str
+    actor: AuditActor
+    via: str = Field(description="http | mcp | direct")
+    operation: str = Field(description="The route (`POST /threads/{thread_id}/runs`), the MCP tool or direct action")
+    resources: dict[str, str]
+    status: int
+    code: str | None = None
+
+
+class AuditPage(_Open):
+    entries: list[AuditEntry]
+    cursor: str | None = Field(default=None, description="Pass it back for the next page; null at the end")
+
+
 def json_content(model: type[BaseModel], description: str, **extra: Any) -> Any:  # an OpenAPIResponse
     return {"description": description, "content": {"application/json": {"model": model}}, **extra}
 

@@ -127,6 +127,7 @@ def get(
 @routes.post(
     THREAD + "/checkpoints/list",
     scope=read("checkpoints", path="thread_id"),
+    audit=False,  # reads only (docs/adr/0056)
     action="list_checkpoints",
     summary="A thread's checkpoint tuples, newest first (namespace, before, metadata filter, limit, cursor)",
     responses={200: json_content(CheckpointsPage, "A page of checkpoint tuples"), **error_responses()},

@@ -20,8 +20,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from api_common.audit import http_actor
+from api_common.audit import record_audit_entry as record_audit
 from api_common.entry import json_body, json_response, observability
-from api_common.errors import OriginRefused, UnsupportedMediaType, error_responses
+from api_common.errors import OriginRefused, UnsupportedMediaType, error_responses, status_for
 from api_common.powertools import Response
 from api_common.routes import FunctionRoutes
 from api_common.scope_rules import PUBLIC, TOOLS, ScopeRule, listing, read, write
@@ -33,6 +35,7 @@ from offprompt.composition.task_memory import default_receipts
 from offprompt.composition.task_memory import default_service as task_memory
 from offprompt.config import get_settings
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge
+from offprompt.services.audit import Actor, AuditEvent
 from offprompt.services.conversation import PromptStackRequest, parse_model, thread_admin
 from offprompt.services.conversation.add_run import add_run
 from offprompt.services.conversation.prompt_stack import build_prompt_stack
@@ -118,6 +121,7 @@ def check_origin() -> None:
 @routes.post(
     "/mcp",
     scope=TOOLS,
+    audit=False,  # each tool that writes records its own entry (tools())
     summary="MCP endpoint (Model Context Protocol over Streamable HTTP, stateless JSON-RPC 2.0)",
     responses={
         200: {
@@ -151,13 +155,14 @@ def post_mcp() -> Response[Any]:
     except InvalidInput as exc:
         return _send(protocol.transport_error(HTTPStatus.BAD_REQUEST, protocol.PARSE_ERROR, exc.message))
     headers = {k.lower(): v for k, v in (routes.event.headers or {}).items()}
-    call = Call(tenant, routes.meter(), routes.scope())
+    call = Call(tenant, routes.meter(), routes.scope(), http_actor(routes.event.raw_event))
     return _send(protocol.handle(message, headers, tools(), call, on_tool_error=_log_tool_error))
 
 
 @routes.get(
     "/mcp",
     scope=PUBLIC,
+    audit=False,  # each tool that writes records its own entry (tools())
     summary="MCP endpoint: no SSE stream (405, as Streamable HTTP allows)",
     responses={**error_responses(403)},
 )
@@ -186,7 +191,14 @@ def tools() -> tuple[protocol.Tool, ...]:
         "forget": forget,
     }
     return tuple(
-        protocol.Tool(name, s.title, s.description, s.arguments, _scoped(name, runs[name]), read_only=s.read_only)
+        protocol.Tool(
+            name,
+            s.title,
+            s.description,
+            s.arguments,
+            _scoped(name, runs[name]) if s.read_only else audited_tool(name, _scoped(name, runs[name])),
+            read_only=s.read_only,
+        )
         for name, s in specs().items()
     )
 
@@ -229,6 +241,36 @@ def _scoped(name: str, run: Callable[[Any, Any], ToolResult]) -> Callable[[Any, 
 
 def _keep(call: Call, tool: str, listed: list[Any]) -> list[Any]:
     return TOOL_SCOPES[tool].keep(call.scope, listed)
+
+
+#: The arguments of a tool that name what it changes: the audit entry's resource ids (never a value).
+AUDITED_IDS = ("thread_id", "memory_name", "namespace", "key")
+
+
+def audited_tool(name: str, run: Callable[[Any, Any], ToolResult]) -> Callable[[Any, Any], ToolResult]:
+    """`run`, writing the tenant's audit entry for each call, its refusal too (docs/adr/0056): the route /mcp itself
+    is not audited, each tool that writes is."""
+
+    def audited(call: Call, args: Any) -> ToolResult:
+        resources = {}
+        for field in AUDITED_IDS:
+            value = getattr(args, field, None)
+            if isinstance(value, str):
+                resources[field] = value
+            elif isinstance(value, list):
+                resources[field] = json.dumps(value, ensure_ascii=False)
+        actor = call.actor or Actor("local")
+        days = call.meter.plan.audit_days if call.meter is not None else 0
+        try:
+            result = run(call, args)
+        except OffpromptError as exc:
+            entry = AuditEvent(call.tenant, actor, "mcp", name, int(status_for(exc)), exc.code, resources)
+            record_audit(entry, retention_days=days)
+            raise
+        record_audit(AuditEvent(call.tenant, actor, "mcp", name, 200, None, resources), retention_days=days)
+        return result
+
+    return audited
 
 
 def append_turn(call: Call, args: AppendTurnArgs) -> ToolResult:

@@ -26,6 +26,7 @@ from offprompt.services.account.scopes import Scope
 from offprompt.services.conversation.requests import PromptStackRequest, ThreadSearchRequest
 from offprompt.services.records.requests import RecordSearch
 from offprompt.services.task_memory.requests import OutputRequest, SearchRequest
+from offprompt.services.audit import Actor
 
 DEFAULT_MEMORY = "TaskMemory"  # Griptape's TaskMemory name: what a Griptape agent's reference lines say
 #: load_artifacts answers inline up to this many bytes of ListArtifact JSON (its text goes into the result twice,
@@ -71,6 +72,8 @@ class Call:
     tenant: str
     meter: Meter | None = None
     scope: Scope | None = None
+    #: Who calls (the audit log's actor; docs/adr/0056): None outside a request (tests).
+    actor: Actor | None = None
 
 
 class _Args(BaseModel):

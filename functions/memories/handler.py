@@ -119,6 +119,7 @@ def get_meta(
 @routes.post(
     "/memories/{memory_name}/namespaces/{namespace}/search",
     scope=read("memories", path="memory_name"),
+    audit=False,  # reads only (docs/adr/0056)
     action="search",
     summary="Search a namespace's text",
     responses={200: json_content(SearchHits, "Hits, best first"), **error_responses(409)},

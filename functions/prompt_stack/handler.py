@@ -55,6 +55,7 @@ _HEADERS = {
 @routes.post(
     "/threads/{thread_id}/prompt-stack",
     scope=read("threads", path="thread_id"),
+    audit=False,  # reads only (docs/adr/0056)
     action="prompt_stack",
     summary="Build Griptape's PromptStack from a thread's memory",
     responses={

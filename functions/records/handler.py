@@ -144,6 +144,7 @@ def history(
 @routes.post(
     "/records/search",
     scope=listing("records", items="items", key="namespace", narrow="namespace_prefix"),
+    audit=False,  # reads only (docs/adr/0056)
     action="search_records",
     summary="Search records under a namespace prefix by text and/or filter",
     responses={
@@ -158,6 +159,7 @@ def search(request: Annotated[RecordSearch, Body()]) -> Response[Any]:
 @routes.post(
     "/records/namespaces",
     scope=listing("records", items="namespaces", key=None, narrow="prefix"),
+    audit=False,  # reads only (docs/adr/0056)
     action="list_record_namespaces",
     summary="List record namespaces (prefix/suffix conditions with '*' wildcards, max_depth)",
     responses={200: json_content(RecordNamespaces, "Namespaces, sorted"), **error_responses()},

@@ -133,6 +133,7 @@ def search_threads(tenant: str, request: ThreadSearchRequest, meter: Meter | Non
 @routes.post(
     "/threads/search",
     scope=listing("threads", items="hits", key="thread_id", narrow="thread_prefix"),
+    audit=False,  # reads only (docs/adr/0056)
     action="search_threads",
     summary="Search the tenant's conversations (runs and session items) by meaning and words",
     responses={

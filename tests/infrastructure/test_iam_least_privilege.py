@@ -438,6 +438,20 @@ CONFIG_GATED = {
 CONFIG_GATED_ORIGINS = {
     "mcp_server": ("offprompt.adapters.bedrock", ("OFFPROMPT_SUMMARIZE_MODE", "async")),
 }
+#: The audit log's store: reached by every function through the handler's wrapper (api_common.audit), called only
+#: for a route or direct action declared as audited, or an MCP tool that writes (docs/adr/0056).
+AUDIT_STORE = "offprompt.adapters.dynamodb_audit"
+
+
+def audits(function: str) -> bool:
+    import importlib
+
+    routes = getattr(importlib.import_module(f"{function}.handler"), "routes", None)
+    if function == "mcp_server":
+        return True
+    return routes is not None and any(spec.audit for spec in routes.specs)
+
+
 # Adapters the code builds only when a setting is non-empty (`if settings.embedding_model_id:` in
 # composition/task_memory.text_store_from_settings): the calls only they make are expected only when the deployed
 # function's environment, resolved for the mode's parameters, sets that variable.
@@ -456,6 +470,8 @@ STREAM_CONSUMERS = {
     "memory_events": "EventsDeadLetterQueue",
     "conversation_index": "ConversationIndexDeadLetterQueue",
 }
+#: The functions invoked asynchronously (EventBridge), and the dead-letter queue SAM lets each send to (issue 36).
+ASYNC_DEAD_LETTER_QUEUES = {"example_extractor": "ExampleExtractorDeadLetterQueue"}
 MODES = {
     "serverless": {"OpenSearchMode": "serverless"},
     "existing+embeddings": {
@@ -539,10 +555,13 @@ def test_policy_grants_exactly_what_the_code_calls(logical_id: str, mode: str) -
         assert env[variable] == value
         origins = {action: found - {module} for action, found in origins.items()}
         expected -= {action for action, found in origins.items() if not found}
+    if not audits(function):  # the audit wrapper writes only after an audited route or action (docs/adr/0056)
+        origins = {action: found - {AUDIT_STORE} for action, found in origins.items()}
+        expected -= {action for action, found in origins.items() if not found}
     if OPENSEARCH in expected:
         expected = (expected - {OPENSEARCH}) | OPENSEARCH_ACTIONS[mode]
-    if function in STREAM_CONSUMERS:  # SAM's grant for the stream's on-failure destination (not code)
-        expected.add("sqs:SendMessage")
+    if function in STREAM_CONSUMERS or function in ASYNC_DEAD_LETTER_QUEUES:  # SAM's grant for the stream's
+        expected.add("sqs:SendMessage")  # on-failure destination or the function's dead-letter queue (not code)
 
     cfn = sam_transform(MODES[mode])
     for module, variable in BUILT_ONLY_IF_SET.items():
@@ -588,7 +607,8 @@ def _check_scope(actions: list[str], resource: object) -> None:
         elif prefix == "es":
             assert resource == {"Fn::Sub": "${OpenSearchDomainArn}/*"}, (action, resource)
         elif prefix == "sqs":
-            queues = [*STREAM_CONSUMERS.values(), "ExtractionQueue"]  # + the runner's delayed checks (ADR 0051)
+            # + the runner's delayed checks (ADR 0051)
+            queues = [*STREAM_CONSUMERS.values(), *ASYNC_DEAD_LETTER_QUEUES.values(), "ExtractionQueue"]
             assert resource in [{"Fn::GetAtt": [queue, "Arn"]} for queue in queues], (
                 action,
                 resource,
@@ -620,7 +640,10 @@ def test_the_scanner_sees_what_it_must() -> None:
     # Guards the analysis itself: known calls in the adapters are recognised.
     graph = code_graph()
     assert "dynamodb:PutItem" in graph.reach("add_run.handler").actions  # a Transaction's Put items
-    assert graph.reach("add_run.handler").origins["dynamodb:PutItem"] == {"offprompt.adapters.dynamodb_runs"}
+    assert graph.reach("add_run.handler").origins["dynamodb:PutItem"] == {
+        "offprompt.adapters.dynamodb_runs",
+        AUDIT_STORE,
+    }
     # a part of an adapter (a mixin on the class that builds the client, docs/adr/0058) is seen calling its service
     assert graph.reach("threads.handler").origins["dynamodb:DeleteItem"] == {"offprompt.adapters.dynamodb_run_deletes"}
     # the key check and the token secret (read once per environment), nothing else

@@ -96,3 +96,13 @@ def test_the_sam_cli_has_its_own_exact_hash_checked_lock() -> None:
     makefile = (ROOT / "Makefile").read_text()
     assert "pip sync -q --python $(SAM_VENV)/bin/python --require-hashes requirements/sam.lock" in makefile
     assert "pip compile requirements/sam.in $(LOCK_FLAGS) -o requirements/sam.lock" in makefile
+
+
+def test_checkov_has_its_own_exact_hash_checked_lock() -> None:
+    """checkov pins boto3 exactly, against pyproject's ranges: like the SAM CLI, its own lock and .venv-checkov."""
+    wanted = [line for line in (REQUIREMENTS / "checkov.in").read_text().splitlines() if line and line[0] != "#"]
+    assert [Requirement(x).name for x in wanted] == ["checkov"] and str(Requirement(wanted[0]).specifier) == "==3.3.30"
+    assert pins(REQUIREMENTS / "checkov.lock")["checkov"] == "3.3.30", "run `make lock`"
+    makefile = (ROOT / "Makefile").read_text()
+    assert "pip sync -q --python $(CHECKOV_VENV)/bin/python --require-hashes requirements/checkov.lock" in makefile
+    assert "pip compile requirements/checkov.in $(LOCK_FLAGS) -o requirements/checkov.lock" in makefile

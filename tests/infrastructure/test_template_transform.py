@@ -12,6 +12,7 @@ compensated the way `deploy_to_moto()` documents, then the resources are checked
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -73,6 +74,7 @@ def test_transform_emits_the_expected_resource_types() -> None:
         "AWS::OpenSearchServerless::Collection",
         "AWS::OpenSearchServerless::SecurityPolicy",
         "AWS::OpenSearchServerless::AccessPolicy",
+        "AWS::Logs::LogGroup",
     } <= types
     # twelve endpoints/handlers (cloud_threads: issue 13; tenancy and tenant export/erase: issue 14; MCP: issue 21;
     # records: issue 22) + the example tool + the memory events' publisher and the example extractor (issue 22); the
@@ -209,6 +211,36 @@ def test_extraction_queue_settings() -> None:
     env = resources["ExtractionFunction"]["Properties"]["Environment"]["Variables"]
     assert env["OFFPROMPT_EXTRACTION_QUEUE_URL"] == {"Ref": "ExtractionQueue"}
     assert env["OFFPROMPT_EVENT_BUS"] == {"Fn::GetAtt": ["MemoryEventBus", "Name"]}
+
+
+def test_http_api_access_log_and_the_async_extractors_dead_letter_queue() -> None:
+    """checkov's findings that applied (issue 36, docs/deploy.md): the API's stage writes an access log holding no
+    values (the route's template, never its path), kept AccessLogRetentionDays; the one function invoked asynchronously
+    (the example extractor, by EventBridge) parks what still fails in its own encrypted queue; reserved concurrency
+    is a parameter, none reserved by default."""
+    cfn = sam_transform()
+    resources = cfn["Resources"]
+    stage = next(r["Properties"] for r in resources.values() if r["Type"] == "AWS::ApiGatewayV2::Stage")
+    log = stage["AccessLogSettings"]
+    assert log["DestinationArn"] == {"Fn::GetAtt": ["HttpApiAccessLogs", "Arn"]}
+    fields = json.loads(log["Format"])
+    assert fields["routeKey"] == "$context.routeKey" and fields["status"] == "$context.status"
+    assert not [v for v in fields.values() if re.search(r"\$context\.(path|identity|requestOverride)|querystring", v)]
+    group = resources["HttpApiAccessLogs"]
+    assert group["Type"] == "AWS::Logs::LogGroup"
+    assert group["Properties"]["RetentionInDays"] == {"Ref": "AccessLogRetentionDays"}
+    extractor = resources["ExampleExtractorFunction"]["Properties"]
+    assert extractor["DeadLetterConfig"] == {"TargetArn": {"Fn::GetAtt": ["ExampleExtractorDeadLetterQueue", "Arn"]}}
+    queue = resources["ExampleExtractorDeadLetterQueue"]
+    assert queue["Type"] == "AWS::SQS::Queue" and queue["Properties"]["SqsManagedSseEnabled"] is True
+    queues = [r for r in resources.values() if r["Type"] == "AWS::SQS::Queue"]
+    assert all(q["Properties"]["SqsManagedSseEnabled"] is True for q in queues)
+    reserved = {k: r["Properties"].get("ReservedConcurrentExecutions") for k, r in _functions(cfn).items()}
+    assert reserved.pop("SummarizerFunction") == 20
+    assert set(map(json.dumps, reserved.values())) == {
+        json.dumps({"Fn::If": ["HasReservedConcurrency", {"Ref": "ReservedConcurrency"}, {"Ref": "AWS::NoValue"}]})
+    }
+    assert load_template()["Parameters"]["ReservedConcurrency"]["Default"] == ""
 
 
 def test_memory_events_stream_settings() -> None:

@@ -79,6 +79,7 @@ def every_item(tenant: str, ident: str = "t#1") -> dict[str, dict[str, dict[str,
         ),
         "extraction_strategy": item(layout.extraction_pk(tenant), layout.strategy_sk(ident)),
         "extraction_status": item(layout.extraction_pk(tenant), layout.extraction_status_sk(ident, ident)),
+        "audit_entry": item(layout.audit_pk(tenant), layout.audit_sk(1_700_000_000_000_000_000, "e" * 32)),
     }
 
 
@@ -161,6 +162,7 @@ def test_fixed_partitions_are_the_account_stores_keys(tenant: str) -> None:
         *(rate_pk(tenant, n) for n in range(3)),
         record_pk(tenant),
         layout.extraction_pk(tenant),
+        layout.audit_pk(tenant),
     }
     assert rate_pk(tenant, 0) in fixed_partitions(tenant, rate_per_second=0)
 

@@ -58,6 +58,8 @@ class Plan:
     scans_per_day: int = DEFAULT_SCANS_PER_DAY
     #: The extraction model's input and output tokens per UTC day (docs/adr/0051); past it, extraction pauses.
     extraction_tokens_per_day: int = 0
+    #: Days the tenant's audit log keeps an entry (docs/adr/0056).
+    audit_days: int = 90
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -68,6 +70,7 @@ class Plan:
             "max_keys": self.max_keys,
             "scans_per_day": self.scans_per_day,
             "extraction_tokens_per_day": self.extraction_tokens_per_day,
+            "audit_days": self.audit_days,
         }
 
     @classmethod
@@ -89,6 +92,7 @@ class Plan:
             max_keys=number("max_keys", DEFAULT_MAX_KEYS),
             scans_per_day=number("scans_per_day", DEFAULT_SCANS_PER_DAY),
             extraction_tokens_per_day=number("extraction_tokens_per_day", 0),
+            audit_days=number("audit_days", 90),
         )
 
 

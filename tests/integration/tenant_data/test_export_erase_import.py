@@ -16,7 +16,7 @@ from typing import Any
 
 import boto3
 import pytest
-from hosted_support import MEMORY, Deployment, reset_caches
+from hosted_support import MEMORY, Deployment, all_items, reset_caches
 
 from offprompt_admin.__main__ import main as admin
 
@@ -126,17 +126,22 @@ def test_export_erase_import_round_trip(
     assert counts["dynamodb.namespace"] == 2 and counts["dynamodb.meta"] == 2
     assert counts["s3"] >= 2 and counts["opensearch"] >= 2
     lines = (out / "dynamodb.jsonl").read_text(encoding="utf-8").splitlines()
-    assert all(json.loads(line)["item"]["pk"]["S"].startswith(("T#alice%231#", "TASKMEM#alice%231#")) for line in lines)
+    assert all(
+        json.loads(line)["item"]["pk"]["S"].startswith(("T#alice%231#", "TASKMEM#alice%231#", "AUDIT#alice%231"))
+        for line in lines
+    )
 
     # erase: without --yes nothing happens; with it every store is emptied of alice and verified
     traces = first.raw_traces(ALICE)  # now with the S3 export's objects, which the erase removes too
+    # + its audit log (not in raw_traces), which the erase deletes too (ADR 0056)
+    logged = sum(1 for i in all_items(first.table) if i["pk"]["S"] == "AUDIT#alice%231")
     assert cli(capsys, "erase", ALICE)[0] == 2
     assert first.raw_traces(ALICE) == traces
     code, report, _ = cli(capsys, "erase", ALICE, "--yes")
     assert code == 0
     assert report["verified"] and report["remaining"] == {"dynamodb": 0, "s3": 0, "opensearch": 0}
     # all of it, but for the index marker the export put (the erase's bookkeeping: removed, not counted)
-    assert report["deleted"]["dynamodb"] == traces["dynamodb"] - 1
+    assert report["deleted"]["dynamodb"] == traces["dynamodb"] - 1 + logged
     assert report["deleted"]["opensearch"] == traces["opensearch"]
     assert report["deleted"]["s3"] == traces["s3"]
     assert first.raw_traces(ALICE) == {"dynamodb": 0, "s3": 0, "opensearch": 0}

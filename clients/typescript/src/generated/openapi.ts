@@ -57,6 +57,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's audit log, newest first: who wrote, deleted, exported or erased what (no values) */
+        get: operations["get_audit_audit_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/checkpoint-threads/{thread_id}": {
         parameters: {
             query?: never;
@@ -768,6 +785,61 @@ export interface components {
         ArtifactJSON: {
             /** Type */
             type: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** AuditActor */
+        AuditActor: {
+            /**
+             * Type
+             * @description key | token | jwt | iam | local | direct: what `id` names
+             */
+            type: string;
+            /** Id */
+            id: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * AuditEntry
+         * @description One audited call (docs/adr/0056): never a value, only the operation, the ids it named and its answer.
+         */
+        AuditEntry: {
+            /** Entry Id */
+            entry_id: string;
+            /** At */
+            at: string;
+            actor: components["schemas"]["AuditActor"];
+            /**
+             * Via
+             * @description http | mcp | direct
+             */
+            via: string;
+            /**
+             * Operation
+             * @description The route (`POST /threads/{thread_id}/runs`), the MCP tool or direct action
+             */
+            operation: string;
+            /** Resources */
+            resources: {
+                [key: string]: string;
+            };
+            /** Status */
+            status: number;
+            /** Code */
+            code?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** AuditPage */
+        AuditPage: {
+            /** Entries */
+            entries: components["schemas"]["AuditEntry"][];
+            /**
+             * Cursor
+             * @description Pass it back for the next page; null at the end
+             */
+            cursor?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -2692,6 +2764,131 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CloudMessagesPage"];
+                };
+            };
+            /** @description The request is not UTF-8 JSON, or a value breaks a domain rule (invalid_input, invalid_artifact) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No caller identity (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Known path, wrong method (method_not_allowed; the Allow header lists the methods) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with what is stored (conflict) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too large (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not JSON: application/json or application/*+json, UTF-8 (unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Valid JSON that does not fit the schema (schema_invalid; details lists [{loc, type, msg}]; NaN, Infinity and numbers beyond a double, such as 1e400, are not JSON: finite_number) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The tenant's plan refuses the request now (rate_limited, quota_exceeded; Retry-After says when to retry); nothing was written */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server misconfiguration (configuration_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency failed or timed out; nothing was committed, safe to retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_audit_audit_get: {
+        parameters: {
+            query?: {
+                since?: string | null;
+                until?: string | null;
+                key_id?: string | null;
+                limit?: number | null;
+                cursor?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit entries and the cursor of the next */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
                 };
             };
             /** @description The request is not UTF-8 JSON, or a value breaks a domain rule (invalid_input, invalid_artifact) */

@@ -155,6 +155,7 @@ CHECKPOINT_WRITE_MARK = "W"
 CHECKPOINT_HEAD = "~"
 #: A checkpoint namespace whose base64url form is longer than this goes into a sort key as its digest.
 MAX_CHECKPOINT_NS_PART_BYTES = 340
+AUDIT_PREFIX = "A"
 #: The usage shard that the transactions charging runs write (exact day counters; `offprompt.metering.Charge`).
 RUNS_SHARD = "Q"
 
@@ -257,6 +258,15 @@ def record_pk(tenant: str) -> str:
 def extraction_pk(tenant: str) -> str:
     """A tenant's extraction strategies and statuses: one partition (docs/adr/0051)."""
     return _key("XTR", part(tenant))
+
+
+def audit_pk(tenant: str) -> str:
+    """A tenant's audit log: one partition, entries in time order (docs/adr/0056)."""
+    return _key("AUDIT", part(tenant))
+
+
+def audit_sk(time_ns: int, entry_id: str) -> str:
+    return _key(AUDIT_PREFIX, f"{time_ns:020d}", entry_id)
 
 
 def strategy_sk(name: str) -> str:
@@ -450,6 +460,8 @@ def _families() -> tuple[Family, ...]:
             ),
             fixed=True,
         ),
+        # The audit log (docs/adr/0056): exported; an erase deletes it, and the erase's own entry is written after.
+        Family("audit", "AUDIT#{tenant}", (Kind("audit_entry", AUDIT_PREFIX + "#", exported=True),), fixed=True),
     )
 
 
@@ -653,6 +665,7 @@ def fixed_partitions(tenant: str, rate_per_second: int) -> tuple[str, ...]:
         *(rate_pk(tenant, shard) for shard in range(rate_shards(rate_per_second))),
         record_pk(tenant),
         extraction_pk(tenant),
+        audit_pk(tenant),
     )
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from offprompt.ports.account import (
         AccountStore,
+        AuditStore,
         KeyLimitReached,
         KeyRecord,
         StoredBytesLimit,
@@ -148,7 +149,7 @@ _DOMAINS: dict[str, str] = {
         "ThreadForks ThreadHasForks ThreadHistory ThreadListing ThreadReads ThreadSettings "
         "ThreadState ThreadSummaries WrongThreadKind"
     ),
-    "account": "AccountStore KeyLimitReached KeyRecord StoredBytesLimit TenantExists TenantRecord",
+    "account": "AccountStore AuditStore KeyLimitReached KeyRecord StoredBytesLimit TenantExists TenantRecord",
     "records": "RecordBodyStore RecordConflict RecordDoc RecordHit RecordIndex RecordStore StoredRecord",
     "checkpoints": (
         "CheckpointBlobStore CheckpointGroup CheckpointRace CheckpointShared CheckpointStore "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -90,3 +90,18 @@ class AccountStore(Protocol):
     def usage_items(self, tenant: str, first_day: str, last_day: str) -> list[tuple[str, dict[str, int]]]:
         """Every usage item of the tenant between the two days (inclusive): (day, counters)."""
         ...
+
+
+# ---- the audit log (docs/adr/0056) ---------------------------------------------------------------------------------
+class AuditStore(Protocol):
+    """A tenant's audit entries, in time order: `put_audit_entry` writes one (kept until `expires_at`, epoch
+    seconds), `audit_page` reads them newest first between two times (ns), optionally one actor's only, from an
+    opaque position."""
+
+    def put_audit_entry(
+        self, tenant: str, time_ns: int, entry: dict[str, Any], *, actor_id: str, expires_at: int
+    ) -> None: ...
+
+    def audit_page(
+        self, tenant: str, since_ns: int, until_ns: int, *, actor_id: str | None, limit: int, after: str | None
+    ) -> tuple[list[dict[str, Any]], str | None]: ...
