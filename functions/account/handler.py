@@ -12,7 +12,8 @@
 - `GET /audit?since=&until=&key_id=&limit=&cursor=` → `{entries: [...], cursor}`: the tenant's audit log, newest
   first (docs/adr/0056)
 
-Direct invocation: `{"tenant", "action": "create_key"|"list_keys"|"revoke_key"|"mint_token"|"usage"|"audit", ...fields}`.
+Direct invocation: `{"tenant", "action": "create_key"|"list_keys"|"revoke_key"|"mint_token"|"usage"|"audit",
+...fields}`.
 """
 
 import dataclasses

@@ -23,10 +23,10 @@ from pydantic.fields import FieldInfo
 from offprompt.limits import IDENTIFIER_MAX_CHARS, MAX_LIST_LIMIT
 from offprompt.metering import Meter
 from offprompt.services.account.scopes import Scope
+from offprompt.services.audit import Actor
 from offprompt.services.conversation.requests import PromptStackRequest, ThreadSearchRequest
 from offprompt.services.records.requests import RecordSearch
 from offprompt.services.task_memory.requests import OutputRequest, SearchRequest
-from offprompt.services.audit import Actor
 
 DEFAULT_MEMORY = "TaskMemory"  # Griptape's TaskMemory name: what a Griptape agent's reference lines say
 #: load_artifacts answers inline up to this many bytes of ListArtifact JSON (its text goes into the result twice,

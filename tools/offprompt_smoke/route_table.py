@@ -10,6 +10,7 @@ ROUTES: tuple[str, ...] = (
     "GET /api/threads/{thread_id}",
     "PATCH /api/threads/{thread_id}",
     "GET /api/threads/{thread_id}/messages",
+    "GET /audit",
     "DELETE /checkpoint-threads/{thread_id}",
     "GET /checkpoint-threads/{thread_id}/checkpoint",
     "POST /checkpoint-threads/{thread_id}/checkpoints/list",
