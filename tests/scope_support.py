@@ -138,13 +138,14 @@ def seed(stack: Deployment) -> None:
 
 
 def data_items(table: str) -> list[str]:
-    """The tenant's stored data (every item but the account's own: keys, usage counters, rate windows)."""
+    """The tenant's stored data (every item but the account's own: keys, usage counters, rate windows, and the audit
+    log, which records a refused request too: docs/adr/0056)."""
     items = boto3.client("dynamodb").get_paginator("scan").paginate(TableName=table)
     kept = []
     for page in items:
         for item in page["Items"]:
             pk = item["pk"]["S"]
-            if pk.startswith(("APIKEY#", "TENANT#", "U#", "RATE#")):
+            if pk.startswith(("APIKEY#", "TENANT#", "U#", "RATE#", "AUDIT#")):
                 continue
             kept.append(json.dumps(item, sort_keys=True, default=repr))
     return sorted(kept)
