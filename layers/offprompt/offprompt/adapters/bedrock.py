@@ -20,16 +20,11 @@ def reply_text(out: dict[str, Any]) -> str:
     return "".join(block["text"] for block in content if isinstance(block, dict) and "text" in block)
 
 
-class BedrockSummarizer:
-    """The `Summarizer` port: one Converse call with Griptape's rendered summarize-conversation prompt.
+class BedrockModel:
+    """What every Bedrock Converse adapter shares: the model id and the bedrock-runtime client, built on first use."""
 
-    The prompt is sent as a single user message, as Griptape's SummaryConversationMemory does
-    (`prompt_driver.run(PromptStack([Message(text, role="user")]))`); the reply's text blocks are joined.
-    """
-
-    def __init__(self, model_id: str, client: Any | None = None, *, max_tokens: int = 1024) -> None:
+    def __init__(self, model_id: str, client: Any | None = None) -> None:
         self.model_id = model_id
-        self.max_tokens = max_tokens
         self._client = client
 
     @property
@@ -37,6 +32,18 @@ class BedrockSummarizer:
         if self._client is None:
             self._client = aws_client("bedrock-runtime")
         return self._client
+
+
+class BedrockSummarizer(BedrockModel):
+    """The `Summarizer` port: one Converse call with Griptape's rendered summarize-conversation prompt.
+
+    The prompt is sent as a single user message, as Griptape's SummaryConversationMemory does
+    (`prompt_driver.run(PromptStack([Message(text, role="user")]))`); the reply's text blocks are joined.
+    """
+
+    def __init__(self, model_id: str, client: Any | None = None, *, max_tokens: int = 1024) -> None:
+        super().__init__(model_id, client)
+        self.max_tokens = max_tokens
 
     def summarize(self, prompt: str) -> str:
         with aws_call("Bedrock converse"):
@@ -62,23 +69,16 @@ EXTRACTION_PROMPT = (
 _KEY = re.compile(r"[^a-z0-9-]+")
 
 
-class BedrockFactExtractor:
+class BedrockFactExtractor(BedrockModel):
     """The `FactExtractor` port on a Bedrock model (Converse): the turn's text in, a JSON array of facts out.
     A reply that is not such an array means no facts (logged), never an error: extraction is best effort."""
 
     label = "bedrock"
 
     def __init__(self, model_id: str, client: Any | None = None, *, max_tokens: int = 512) -> None:
-        self.model_id = model_id
+        super().__init__(model_id, client)
         self.max_tokens = max_tokens
-        self._client = client
         self.label = f"bedrock:{model_id}"
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("bedrock-runtime")
-        return self._client
 
     def extract(self, text: str) -> list[ExtractedFact]:
         with aws_call("Bedrock converse"):

@@ -8,34 +8,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
+from offprompt.errors import InvalidInput
 
-from offprompt.errors import DependencyUnavailable, InvalidInput
-
-from .aws_errors import failure_reason
-from .clients import aws_client
+from .aws_errors import aws_call
+from .dynamodb_table import DynamoDbTable
 from .layout import AUDIT_PREFIX, audit_pk, audit_sk
 
 #: Items read per listing call at most (the key filter may discard many): the page is then short, with a cursor.
 MAX_READ_ITEMS = 1000
 
 
-class DynamoDbAuditStore:
-    def __init__(self, table: str, client: Any | None = None) -> None:
-        self.table = table
-        self._client = client
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("dynamodb")
-        return self._client
-
+class DynamoDbAuditStore(DynamoDbTable):
     def _dynamodb(self, operation: str, **params: Any) -> Any:
-        try:
-            return getattr(self.client, operation)(TableName=self.table, **params)
-        except (ClientError, BotoCoreError) as exc:
-            raise DependencyUnavailable(f"DynamoDB {operation} failed: {failure_reason(exc)}") from exc
+        with aws_call(f"DynamoDB {operation}"):
+            return getattr(self.client, operation)(TableName=self.table_name, **params)
 
     def put_audit_entry(
         self, tenant: str, time_ns: int, entry: dict[str, Any], *, actor_id: str, expires_at: int

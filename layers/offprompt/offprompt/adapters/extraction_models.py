@@ -28,8 +28,7 @@ from offprompt.memory.extraction import OPERATIONS_SCHEMA
 from offprompt.ports import ModelAnswer, ModelRequest, ModelUnavailable
 
 from .aws_errors import failure_reason
-from .bedrock import reply_text
-from .clients import aws_client
+from .bedrock import BedrockModel, reply_text
 
 #: Status codes worth another attempt (the rest are the request's or the key's fault: retrying changes nothing).
 RETRIED_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -108,19 +107,12 @@ def _chat_answer(raw: bytes) -> ModelAnswer:
         return ModelAnswer(raw.decode("utf-8", "replace")[:2000])
 
 
-class BedrockConverseModel:
+class BedrockConverseModel(BedrockModel):
     """Bedrock Converse: the system prompt, one user message, the reply's text blocks joined."""
 
     def __init__(self, model_id: str, client: Any | None = None) -> None:
-        self.model_id = model_id
-        self._client = client
+        super().__init__(model_id, client)
         self.label = f"bedrock:{model_id}"
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("bedrock-runtime")
-        return self._client
 
     def complete(self, request: ModelRequest) -> ModelAnswer:
         try:

@@ -30,9 +30,8 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from offprompt.errors import DependencyUnavailable, InvalidInput
@@ -43,13 +42,11 @@ from offprompt.ports import ConversationCandidate, ConversationDoc, ThreadCut
 from .layout import conversation_doc_id
 from .opensearch_query import KNN_MIN_CANDIDATES, call, describe, responses
 from .opensearch_query import embed_query as embed_text
-from .opensearch_records import EMBED_MAX_CHARS, added_fields, check_tenant, index_mode
+from .opensearch_records import EMBED_MAX_CHARS, SharedIndexAdapter, added_fields, check_tenant
 from .opensearch_text import SWEEP_PAGE, bulk_delete, embed_texts, search_pages
 
 if TYPE_CHECKING:
-    from opensearchpy import OpenSearch
-
-    from offprompt.ports import Embedder
+    pass
 
 CONVERSATION_KIND = "conversation"
 KINDS = ("run", "item")
@@ -140,33 +137,8 @@ def _check_query(name: str, query: object) -> str:
     return query
 
 
-class OpenSearchConversationIndex:
+class OpenSearchConversationIndex(SharedIndexAdapter):
     """The `ConversationIndex` port over the one OpenSearch index (see the module docstring for the layout)."""
-
-    def __init__(
-        self,
-        client: OpenSearch | Callable[[], OpenSearch],
-        index_name: str,
-        embedder: Embedder | None,
-        *,
-        mode: ConversationIndexMode = "provisioned",
-        request_timeout: float = 30.0,
-    ) -> None:
-        """`client` is a client or a zero-argument factory called on first use. The index is created (or, when it
-        exists, given the conversation fields) on this instance's first write."""
-        self.mode = index_mode(mode)
-        self._client = client
-        self.index_name = index_name
-        self.embedder = embedder
-        self.request_timeout = request_timeout
-        self._ready = False
-        self._lock = threading.Lock()
-
-    @property
-    def client(self) -> OpenSearch:
-        if callable(self._client):
-            self._client = self._client()
-        return self._client
 
     # ------------------------------------------------------------------------------------------- index
 

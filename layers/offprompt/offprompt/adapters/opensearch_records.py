@@ -134,8 +134,10 @@ def added_fields(embedder: Embedder | None, mode: str, fields: Sequence[str]) ->
     return definition, {"properties": {name: properties[name] for name in names}}
 
 
-class OpenSearchRecordIndex:
-    """The `RecordIndex` port over the one OpenSearch index (see the module docstring for the layout)."""
+class SharedIndexAdapter:
+    """What an adapter of the shared index (records here, conversations in `opensearch_conversations`) is built with:
+    a client or a zero-argument factory called on first use, the index, the embedder, the mode. The index is created
+    (or, when it exists, given the adapter's fields) on the instance's first write (`ensure_index`, its own)."""
 
     def __init__(
         self,
@@ -146,8 +148,6 @@ class OpenSearchRecordIndex:
         mode: RecordIndexMode = "provisioned",
         request_timeout: float = 30.0,
     ) -> None:
-        """`client` is a client or a zero-argument factory called on first use. The index is created (or, when it
-        exists, given the record fields) on this instance's first `index` call."""
         self.mode = index_mode(mode)
         self._client = client
         self.index_name = index_name
@@ -161,6 +161,10 @@ class OpenSearchRecordIndex:
         if callable(self._client):
             self._client = self._client()
         return self._client
+
+
+class OpenSearchRecordIndex(SharedIndexAdapter):
+    """The `RecordIndex` port over the one OpenSearch index (see the module docstring for the layout)."""
 
     # ------------------------------------------------------------------------------------------- index
 

@@ -41,7 +41,7 @@ from offprompt.ports import (
 
 from . import layout
 from .aws_errors import error_code, failure_reason
-from .clients import aws_client
+from .s3_bucket import S3Bucket
 
 if TYPE_CHECKING:
     from offprompt.artifacts import BaseArtifact, BlobArtifact
@@ -51,17 +51,7 @@ _run_log = logging.getLogger("offprompt.services.conversation.service")
 _record_log = logging.getLogger("offprompt.adapters.s3")
 
 
-class S3BlobStore:
-    def __init__(self, bucket: str, client: Any | None = None) -> None:
-        self.bucket = bucket
-        self._client = client
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("s3")
-        return self._client
-
+class S3BlobStore(S3Bucket):
     def put(
         self,
         key: str,

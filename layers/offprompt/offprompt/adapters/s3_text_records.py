@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
 
 from offprompt.errors import DependencyUnavailable
 from offprompt.ports import TextScope
 
 from .aws_errors import aws_call, aws_call_allowing
-from .clients import aws_client
 from .layout import text_records_prefix, text_records_tenant_prefix
+from .s3_bucket import S3Bucket
 
 #: A record's header (its ids) is read with a ranged GET of this many bytes first.
 RECORD_HEADER_PROBE = 1 << 20
@@ -31,21 +30,11 @@ class TextRecord:
         self.ids = ids
 
 
-class S3TextRecords:
+class S3TextRecords(S3Bucket):
     """Serverless: each text artifact's `TextRecord` as one S3 object: a JSON header line `{"chunks", "ids"}`, then
     the artifact's JSON. Keys sit under the tenant's `taskmem/{digest(tenant)}/` prefix, so a tenant's export and
     erase (adapters/layout.py, `S3_ROOTS`) include them, but not under the namespace's blob prefix, so that a
     namespace delete's blob step leaves them for the text step, which reads their ids first."""
-
-    def __init__(self, bucket: str, client: Any | None = None) -> None:
-        self.bucket = bucket
-        self._client = client
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("s3")
-        return self._client
 
     @staticmethod
     def tenant_prefix(tenant: str) -> str:

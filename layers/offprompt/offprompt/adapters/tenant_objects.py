@@ -4,27 +4,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from offprompt.errors import DependencyUnavailable
 
 from . import layout
 from .aws_errors import aws_call
-from .clients import aws_client
+from .s3_bucket import S3Bucket
 
 
-class S3TenantObjects:
+class S3TenantObjects(S3Bucket):
     """Objects under a tenant's key prefixes: list, read, write, delete."""
-
-    def __init__(self, bucket: str, client: Any | None = None) -> None:
-        self.bucket = bucket
-        self._client = client
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            self._client = aws_client("s3")
-        return self._client
 
     def prefixes(self, tenant: str, *, include_transient: bool) -> tuple[str, ...]:
         """The tenant's prefixes: its stored data, and with `include_transient` its uploads, downloads, exports."""
