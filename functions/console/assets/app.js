@@ -742,6 +742,30 @@
     await refresh();
   }
 
+  async function auditView() {
+    // GET /audit (docs/audit.md): newest first, a page at a time; ids and codes only, never a value.
+    const body = el("tbody");
+    const table = el("table", { class: "grid", id: "audit" }, el("caption", { class: "sr-only" }, "Audit log, newest first"), el("thead", {}, el("tr", {}, ["Time", "Actor", "Via", "Operation", "Resources", "Status"].map((h) => el("th", { scope: "col" }, h)))), body);
+    const more = el("div", { class: "more" });
+    show("Audit log", el("p", { class: "muted" }, "Every write, delete, key change, export and erase, newest first; refused calls too. Never a value."), table, more);
+    async function load(cursor) {
+      more.replaceChildren();
+      try {
+        const { body: page } = await api("GET", "/audit", { query: { limit: PAGE, cursor } });
+        for (const e of page.entries) {
+          const actor = e.actor || {};
+          const resources = Object.entries(e.resources || {}).map(([k, v]) => `${k} ${v}`).join(", ");
+          body.append(el("tr", {}, el("td", {}, when(e.at)), el("td", {}, `${actor.type || ""} ${actor.id || ""}`.trim()), el("td", {}, e.via || ""), el("td", {}, e.operation || ""), el("td", {}, resources || "—"), el("td", {}, `${e.status ?? ""}${e.code ? ` ${e.code}` : ""}`)));
+        }
+        if (!page.entries.length && !cursor) more.append(el("p", { class: "muted" }, "No entries."));
+        if (page.cursor) more.append(button("More entries", () => load(page.cursor)));
+      } catch (e) {
+        more.append(failure(e));
+      }
+    }
+    await load();
+  }
+
   // ---- sign in, routing --------------------------------------------------------------------------------------
   function signOut(message) {
     auth = null;
@@ -783,7 +807,7 @@
       if (link.dataset.view === (view || "threads")) link.setAttribute("aria-current", "page");
       else link.removeAttribute("aria-current");
     }
-    const views = { threads: threadsView, prompt: promptView, memory: memoryView, records: recordsView, usage: usageView, keys: keysView };
+    const views = { threads: threadsView, prompt: promptView, memory: memoryView, records: recordsView, usage: usageView, keys: keysView, audit: auditView };
     try {
       if (view === "threads" && rest.length) await threadView(decodeURIComponent(rest.join("/")));
       else await (views[view] || threadsView)();
