@@ -236,6 +236,59 @@ def test_keys_are_created_once_and_revoked(stack: Stack, tenant: dict[str, Any],
     assert page.locator("#view").inner_text() == ""  # nothing of the tenant is left on the page
 
 
+def test_the_keys_view_shows_each_keys_scope_and_expiry_and_creates_a_scoped_key(stack: Stack, page: Any) -> None:
+    _, key = stack.new_tenant("scoped")
+    api = client(stack, key)
+    scoped = {"actions": ["read"], "threads": {"prefix": "u-42-"}, "records": {"namespace_prefix": ["users", "u-42"]}}
+    api.request("POST", "/keys", json_body={"name": "user 42", "scopes": scoped, "expires_at": "2027-01-31T00:00:00Z"})
+    sign_in(page, stack.url, key)
+    page.get_by_role("link", name="Keys").click()
+    row = page.locator("#keys tr", has_text="user 42")
+    row.wait_for()
+    assert "threads u-42-*" in row.inner_text()
+    assert "records users.u-42.*" in row.inner_text()
+    assert "read only" in row.inner_text()
+    assert "2027-01-31 00:00:00Z" in row.inner_text()
+    first = page.locator("#keys tbody tr").filter(has_not_text="user 42")
+    assert "whole tenant" in first.inner_text() and "never" in first.inner_text()
+    # a key for one end user's threads, read only, made here
+    page.get_by_label("New key's name").fill("viewer 7")
+    page.get_by_label("Only threads starting with").fill("u-7-")
+    page.get_by_label("Read only").check()
+    page.get_by_role("button", name="Create key").click()
+    assert page.get_by_label("The new key").input_value().startswith("op_")
+    page.locator("#keys tr", has_text="viewer 7").filter(has_text="threads u-7-*").wait_for()
+    made = next(k for k in api.request("GET", "/keys").json()["keys"] if k["name"] == "viewer 7")
+    reach = {family: rule for family, rule in made["scopes"].items() if rule is not None}
+    assert reach == {"actions": ["read"], "threads": {"prefix": "u-7-"}}
+
+
+def test_the_audit_view_shows_writes_newest_first_without_their_values(stack: Stack, page: Any, tmp_path: Path) -> None:
+    _, key = stack.new_tenant("audited")
+    api = client(stack, key)
+    for i in range(20):
+        api.configure_thread(f"t-{i:02d}", max_runs=10)
+    api.put_record(["users", "u-42"], "favourite", {"colour": "SECRET-TEAL-<b>bold</b>"})
+    total = len(api.request("GET", "/audit", query={"limit": 200}).json()["entries"])
+    assert total >= 21
+    sign_in(page, stack.url, key)
+    page.get_by_role("link", name="Audit").click()
+    page.wait_for_selector("#audit tbody tr")
+    first = page.locator("#audit tbody tr").first
+    assert "PUT /records/{namespace}/{key}" in first.inner_text()  # the newest entry first
+    assert "users.u-42" in first.inner_text() and "favourite" in first.inner_text()
+    assert "200" in first.inner_text() and "http" in first.inner_text()
+    assert page.locator("#audit tbody tr").count() == 20
+    page.get_by_role("button", name="More entries").click()
+    page.locator("#audit tbody tr").nth(total - 1).wait_for()
+    assert page.locator("#audit tbody tr").count() == total
+    assert page.locator("#audit tbody tr").last.inner_text().count("PUT /threads/{thread_id}") == 1
+    assert page.get_by_role("button", name="More entries").count() == 0
+    assert "SECRET-TEAL" not in page.locator("#view").inner_text()
+    assert page.locator("#view b").count() == 0
+    screenshot(page, "audit", tmp_path)
+
+
 def test_another_tenant_sees_none_of_it(stack: Stack, tenant: dict[str, Any], page: Any) -> None:
     _, other_key = stack.new_tenant("globex")
     sign_in(page, stack.url, other_key)

@@ -679,15 +679,32 @@
     return el("figure", {}, svg, el("figcaption", { id: "usage-caption" }, `${title} per day${against}`));
   }
 
+  function scopeSummary(scopes) {
+    // A key's reach in words (docs/keys.md): the families it names, then its actions; no scope: the whole tenant.
+    if (!scopes) return "whole tenant";
+    const prefix = (p) => `${p}*`;
+    const parts = [];
+    if (scopes.threads) parts.push(`threads ${prefix(scopes.threads.prefix)}`);
+    if (scopes.records) parts.push(`records ${prefix(scopes.records.namespace_prefix.map((l) => `${l}.`).join(""))}`);
+    if (scopes.memories) parts.push(`memories ${scopes.memories.names.join(", ")}`);
+    if (scopes.checkpoints) parts.push(`checkpoints ${prefix(scopes.checkpoints.prefix)}`);
+    if (!parts.length) parts.push("no data");
+    const actions = scopes.actions || [];
+    parts.push(actions.includes("write") ? (actions.includes("read") ? "read and write" : "write only") : "read only");
+    return parts.join(", ");
+  }
   async function keysView() {
     const list = el("div", { id: "keys" });
     const name = el("input", { name: "key-name", maxlength: 64 });
+    const prefix = el("input", { name: "key-thread-prefix", maxlength: 256, placeholder: "e.g. u-42- (optional)", spellcheck: "false" });
+    const readOnly = el("input", { type: "checkbox", name: "key-read-only" });
     const created = el("div", { id: "new-key", "aria-live": "polite" });
-    const form = el("form", { class: "row" }, field("New key's name", name), el("button", { type: "submit" }, "Create key"));
+    const hint = el("p", { class: "hint" }, "A thread prefix: the key reaches only those threads (no records, task memory or checkpoints). Read only: it cannot write or delete (without a prefix: every thread, record and checkpoint, no task memory). Other scopes: POST /keys (docs/keys.md).");
+    const form = el("form", { class: "row" }, field("New key's name", name), field("Only threads starting with", prefix), el("label", { class: "check" }, readOnly, " Read only"), el("button", { type: "submit" }, "Create key"));
     async function refresh() {
       try {
         const { body } = await api("GET", "/keys");
-        const rows = body.keys.map((k) => el("tr", {}, el("td", {}, k.prefix || k.key_id), el("td", {}, k.name || ""), el("td", {}, when(k.created_at)), el("td", {}, button("Revoke", async () => {
+        const rows = body.keys.map((k) => el("tr", {}, el("td", {}, k.prefix || k.key_id), el("td", {}, k.name || ""), el("td", {}, scopeSummary(k.scopes)), el("td", {}, k.expires_at ? when(k.expires_at) : "never"), el("td", {}, when(k.created_at)), el("td", {}, button("Revoke", async () => {
           if (!window.confirm(`Revoke key ${k.prefix || k.key_id}? Agents using it stop working at once.`)) return;
           try {
             await api("DELETE", `/keys/${seg(k.key_id)}`);
@@ -696,25 +713,57 @@
             list.append(failure(e));
           }
         }, { class: "danger", "aria-label": `Revoke key ${k.prefix || k.key_id}` }))));
-        list.replaceChildren(el("table", { class: "grid" }, el("thead", {}, el("tr", {}, ["Key", "Name", "Created", ""].map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, rows)));
+        list.replaceChildren(el("table", { class: "grid" }, el("thead", {}, el("tr", {}, ["Key", "Name", "Scope", "Expires", "Created", ""].map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, rows)));
       } catch (e) {
         list.replaceChildren(failure(e));
       }
     }
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
+      const request = name.value ? { name: name.value } : {};
+      if (prefix.value || readOnly.checked) {
+        request.scopes = { actions: readOnly.checked ? ["read"] : ["read", "write"] };
+        if (prefix.value) request.scopes.threads = { prefix: prefix.value };
+        else Object.assign(request.scopes, { threads: { prefix: "" }, records: { namespace_prefix: [] }, checkpoints: { prefix: "" } });
+      }
       try {
-        const { body } = await api("POST", "/keys", { body: name.value ? { name: name.value } : {} });
+        const { body } = await api("POST", "/keys", { body: request });
         const secret = el("input", { readonly: true, value: body.key, class: "secret", "aria-label": "The new key" });
         created.replaceChildren(el("p", { class: "notice" }, "Copy this key now: it is shown once."), secret);
         name.value = "";
+        prefix.value = "";
+        readOnly.checked = false;
         await refresh();
       } catch (e) {
         created.replaceChildren(failure(e));
       }
     });
-    show("API keys", form, created, list);
+    show("API keys", form, hint, created, list);
     await refresh();
+  }
+
+  async function auditView() {
+    // GET /audit (docs/audit.md): newest first, a page at a time; ids and codes only, never a value.
+    const body = el("tbody");
+    const table = el("table", { class: "grid", id: "audit" }, el("caption", { class: "sr-only" }, "Audit log, newest first"), el("thead", {}, el("tr", {}, ["Time", "Actor", "Via", "Operation", "Resources", "Status"].map((h) => el("th", { scope: "col" }, h)))), body);
+    const more = el("div", { class: "more" });
+    show("Audit log", el("p", { class: "muted" }, "Every write, delete, key change, export and erase, newest first; refused calls too. Never a value."), table, more);
+    async function load(cursor) {
+      more.replaceChildren();
+      try {
+        const { body: page } = await api("GET", "/audit", { query: { limit: PAGE, cursor } });
+        for (const e of page.entries) {
+          const actor = e.actor || {};
+          const resources = Object.entries(e.resources || {}).map(([k, v]) => `${k} ${v}`).join(", ");
+          body.append(el("tr", {}, el("td", {}, when(e.at)), el("td", {}, `${actor.type || ""} ${actor.id || ""}`.trim()), el("td", {}, e.via || ""), el("td", {}, e.operation || ""), el("td", {}, resources || "—"), el("td", {}, `${e.status ?? ""}${e.code ? ` ${e.code}` : ""}`)));
+        }
+        if (!page.entries.length && !cursor) more.append(el("p", { class: "muted" }, "No entries."));
+        if (page.cursor) more.append(button("More entries", () => load(page.cursor)));
+      } catch (e) {
+        more.append(failure(e));
+      }
+    }
+    await load();
   }
 
   // ---- sign in, routing --------------------------------------------------------------------------------------
@@ -758,7 +807,7 @@
       if (link.dataset.view === (view || "threads")) link.setAttribute("aria-current", "page");
       else link.removeAttribute("aria-current");
     }
-    const views = { threads: threadsView, prompt: promptView, memory: memoryView, records: recordsView, usage: usageView, keys: keysView };
+    const views = { threads: threadsView, prompt: promptView, memory: memoryView, records: recordsView, usage: usageView, keys: keysView, audit: auditView };
     try {
       if (view === "threads" && rest.length) await threadView(decodeURIComponent(rest.join("/")));
       else await (views[view] || threadsView)();
