@@ -109,7 +109,8 @@ def test_sample_events_are_created_for_new_routes_and_deleted_for_gone_ones(
     gone = next(r for r in declared.routes if r.route_key == "DELETE /keys/{key_id}")
     changed = routegen.Declared(
         (*tuple(r for r in declared.routes if r != gone), scratch),
-        declared.directs | {"account": (("keys", "usage"), None, (*declared.directs["account"][2], "scratch"))},
+        declared.directs
+        | {"account": (declared.directs["account"][0], None, (*declared.directs["account"][2], "scratch"))},
     )
     changes = routegen.render_events(tmp_path, changed)
     assert changes.pop(tmp_path / "keys_revoke_http.json") is None
