@@ -110,12 +110,21 @@ def audited_handler(
 
     def lambda_handler(event: dict[str, Any], context: Any) -> Any:
         http = isinstance(event, dict) and "http" in (event.get("requestContext") or {})
+
+        def record(entry: AuditEvent, days: int = 0) -> None:
+            # within what is left of the invocation's budget: a hung table never holds the answer back (a write
+            # that finds no time left is a DependencyTimeout, logged and counted like any failed audit write)
+            from .entry import invocation_deadline
+
+            with invocation_deadline(context, http=http):
+                record_audit_entry(entry, retention_days=days)
+
         if http:
             result = handler(event, context)
             entry = _http_entry(event, result, routes)
             if entry is not None:
                 principal = hosted_principal(event)
-                record_audit_entry(entry, retention_days=principal.plan.audit_days if principal is not None else 0)
+                record(entry, principal.plan.audit_days if principal is not None else 0)
             return result
         action = event.get("action", default_action) if isinstance(event, dict) else None
         tenant = event.get("tenant") if isinstance(event, dict) else None
@@ -126,11 +135,9 @@ def audited_handler(
         try:
             result = handler(event, context)
         except OffpromptError as exc:
-            record_audit_entry(
-                AuditEvent(tenant, Actor("direct"), "direct", action, int(status_for(exc)), exc.code, resources)
-            )
+            record(AuditEvent(tenant, Actor("direct"), "direct", action, int(status_for(exc)), exc.code, resources))
             raise
-        record_audit_entry(AuditEvent(tenant, Actor("direct"), "direct", action, 200, None, resources))
+        record(AuditEvent(tenant, Actor("direct"), "direct", action, 200, None, resources))
         return result
 
     return lambda_handler

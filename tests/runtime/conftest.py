@@ -44,7 +44,17 @@ def local_aws(moto_server: str) -> dict[str, Any]:
     s3 = boto3.client("s3", endpoint_url=moto_server)
     create_table(dynamodb, TABLE)
     create_bucket(s3, BUCKET)
-    return {"endpoint": moto_server, "dynamodb": dynamodb, "s3": s3, "table": TABLE, "bucket": BUCKET}
+    # the token signing secret the template generates (TokenSecret, ADR 0055)
+    secrets = boto3.client("secretsmanager", endpoint_url=moto_server)
+    token_secret = secrets.create_secret(Name="offprompt-runtime-token", SecretString="s" * 64)["ARN"]
+    return {
+        "endpoint": moto_server,
+        "dynamodb": dynamodb,
+        "s3": s3,
+        "table": TABLE,
+        "bucket": BUCKET,
+        "token_secret": token_secret,
+    }
 
 
 def _start_factory(
@@ -62,6 +72,7 @@ def _start_factory(
         physical={
             "MemoryTable": local_aws["table"],
             "BlobBucket": local_aws["bucket"],
+            "TokenSecret": local_aws["token_secret"],
             # the extraction runner's delayed checks (ADR 0051): a queue URL on the moto server
             "ExtractionQueue": f"{local_aws['endpoint']}/123456789012/offprompt-runtime-extraction",
         },

@@ -89,6 +89,7 @@ def test_the_authorizer_admits_a_valid_key_and_nothing_else(tenancy: Any) -> Non
             "max_keys": 3,
             "scans_per_day": 2,
             "extraction_tokens_per_day": 0,
+            "audit_days": 90,
         },
     }
     wrong_secret = created["key"][:-2] + ("AA" if not created["key"].endswith("AA") else "BB")

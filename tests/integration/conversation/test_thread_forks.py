@@ -125,7 +125,7 @@ def test_fork_writes_the_same_whatever_the_history_length(api: Api) -> None:
         assert fork(api, "small", {"thread_id": "small-f"})[0] == 201
     with counted_writes() as large:
         assert fork(api, "large", {"thread_id": "large-f"})[0] == 201
-    assert small == large == ["TransactWriteItems"]
+    assert small == large == ["TransactWriteItems", "PutItem"]  # the fork, then its audit entry (ADR 0056)
     _, page = api.runs("large-f", limit="3", order="desc")
     assert [r["seq"] for r in page["runs"]] == [2000, 1999, 1998]
 
