@@ -733,6 +733,20 @@ export class OffpromptClient {
     return this.request("GET", "/usage", { query: options });
   }
 
+  /** The tenant's audit log, newest first (`since`/`until`: ISO times; `keyId`: one key's entries; ADR 0056). */
+  async audit(
+    options: { since?: string; until?: string; keyId?: string; limit?: number; cursor?: string } = {},
+  ): Promise<Reply<"/audit", "get">> {
+    const query = {
+      since: options.since,
+      until: options.until,
+      key_id: options.keyId,
+      limit: options.limit === undefined ? undefined : String(options.limit),
+      cursor: options.cursor,
+    };
+    return this.request("GET", "/audit", { query: defined(query) });
+  }
+
   // ---------------------------------------------------------------------------- export and erase (ADR 0024)
 
   /** Export the tenant's data: its manifest. An export not ready yet (202, still indexing) is asked again after

@@ -696,7 +696,7 @@
   async function keysView() {
     const list = el("div", { id: "keys" });
     const name = el("input", { name: "key-name", maxlength: 64 });
-    const prefix = el("input", { name: "key-thread-prefix", maxlength: 256, placeholder: "e.g. u-42- (optional)", spellcheck: "false" });
+    const prefix = el("input", { name: "key-thread-prefix", maxlength: 256, placeholder: "e.g. user-7- (optional)", spellcheck: "false" });
     const readOnly = el("input", { type: "checkbox", name: "key-read-only" });
     const created = el("div", { id: "new-key", "aria-live": "polite" });
     const hint = el("p", { class: "hint" }, "A thread prefix: the key reaches only those threads (no records, task memory or checkpoints). Read only: it cannot write or delete (without a prefix: every thread, record and checkpoint, no task memory). Other scopes: POST /keys (docs/keys.md).");

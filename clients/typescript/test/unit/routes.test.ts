@@ -56,6 +56,7 @@ export const EVERY_METHOD: ((api: OffpromptClient) => Promise<unknown>)[] = [
   (api) => api.deleteKey("k"),
   (api) => api.mintToken("k", { ttlSeconds: 60 }),
   (api) => api.usage({ from: "2026-01-01" }),
+  (api) => api.audit({ limit: 5 }),
   (api) => api.exportTenant(),
   (api) => api.eraseTenant("t"),
   (api) => api.findCloudThreads("a"),

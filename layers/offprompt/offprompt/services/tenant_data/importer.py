@@ -22,6 +22,10 @@ from offprompt.services.tenant_data.ports import ExportSource, TenantStores
 ITEM_BATCH = 500
 
 
+#: The storage layout's kind of an audit entry (adapters/layout.py's "audit" family).
+AUDIT_KIND = "audit_entry"
+
+
 def binary_values(value: Any) -> Any:
     """An exported item's attribute values with `B` / `BS` back as bytes (the export wrote them as base64)."""
     if isinstance(value, dict):
@@ -86,10 +90,11 @@ def import_tenant(tenant: str, stores: TenantStores, source: ExportSource, *, me
     now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     if not index_tenant(tenant, stores, now).complete:
         raise DependencyUnavailable("the tenant's data is still being indexed; run the import again")
+    # (the audit log is not data: an erased tenant keeps the entry saying it was erased, ADR 0056)
     found = (
         i
         for i in stores.items.items(tenant, keys_only=True)
-        if stores.items.kind(i, tenant) != stores.items.marker_kind
+        if stores.items.kind(i, tenant) not in (stores.items.marker_kind, AUDIT_KIND)
     )
     if not merge and next(found, None):
         raise Conflict("the tenant already has data in this deployment (import with merge to overwrite)")
