@@ -91,6 +91,7 @@ class ScopeRule:
         narrowed = self.narrow_fields(scope, body)
         if narrowed is body:
             return event
+        # a request, not an answer: a NaN stays for the route's own validation to refuse (ADR 0044)
         return {**event, "body": json.dumps(narrowed), "isBase64Encoded": False}
 
     def narrow_fields(self, scope: Scope | None, fields: dict[str, Any]) -> dict[str, Any]:
@@ -119,7 +120,8 @@ class ScopeRule:
         if not isinstance(listed, list):
             return result
         kept = self.keep(scope, listed)
-        return {**result, "body": json.dumps({**answer, self.items: kept}), "isBase64Encoded": False}
+        body = json.dumps({**answer, self.items: kept}, allow_nan=False)  # an answer: valid JSON only
+        return {**result, "body": body, "isBase64Encoded": False}
 
     def keep(self, scope: Scope | None, listed: list[Any]) -> list[Any]:
         """The listed items `scope` reaches (each named by its `key` field, or itself)."""
