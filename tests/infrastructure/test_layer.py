@@ -57,6 +57,7 @@ from offprompt_build.layer import (
     inputs_key,
     lock_part,
     pinned_requirement,
+    prune_records,
     verify_o200k_file,
     write_zip,
 )
@@ -242,6 +243,27 @@ def test_only_the_aws_models_the_functions_use_are_shipped(built: Built) -> None
     assert {p.name for p in (built.python / "boto3" / "data").iterdir() if p.is_dir()} == BOTO3_RESOURCE_MODELS
     for kept in ["endpoints.json", "partitions.json", "sdk-default-configuration.json", "_retry.json"]:
         assert (built.python / "botocore" / "data" / kept).is_file(), kept
+
+
+def test_every_distributions_record_names_only_files_the_layer_holds(built: Built) -> None:
+    # botocore's RECORD named every model trim_aws_models deletes: 226 KB that put the core layer over its target.
+    records = sorted(built.python.glob("*.dist-info/RECORD")) + sorted(built.text_python.glob("*.dist-info/RECORD"))
+    assert any(r.parent.name.startswith("botocore-") for r in records)
+    for record in records:
+        root = record.parent.parent
+        rows = [row.split(",", 1)[0] for row in record.read_text(encoding="utf-8").splitlines()]
+        assert rows and all((root / row).exists() for row in rows), record
+
+
+def test_prune_records_keeps_the_rows_of_present_files_as_written(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "kept.py").write_text("")
+    info = tmp_path / "pkg-1.0.dist-info"
+    info.mkdir()
+    rows = "pkg/kept.py,sha256=abc,0\npkg/gone.json,sha256=def,12\npkg-1.0.dist-info/RECORD,,\n"
+    (info / "RECORD").write_text(rows)
+    assert prune_records(tmp_path) == len("pkg/gone.json,sha256=def,12\n")
+    assert (info / "RECORD").read_text() == "pkg/kept.py,sha256=abc,0\npkg-1.0.dist-info/RECORD,,\n"
 
 
 def test_swagger_ui_assets_are_left_out_and_nothing_serves_them(built: Built) -> None:

@@ -219,6 +219,22 @@ def remove_unused_data(python_dir: Path) -> int:
     return freed
 
 
+def prune_records(python_dir: Path) -> int:
+    """Drop from every installed distribution's RECORD the rows of files the build deleted; returns the bytes freed.
+
+    A RECORD is the list of a distribution's files (pip uninstalls by it); after `trim_aws_models` botocore's named
+    ~4,000 models the layer no longer holds (226 KB of the core layer). Rows of files that are there stay as written.
+    """
+    freed = 0
+    for record in sorted(python_dir.glob("*.dist-info/RECORD")):
+        text = record.read_text(encoding="utf-8")
+        kept = [row for row in text.splitlines(keepends=True) if (python_dir / row.split(",", 1)[0]).exists()]
+        pruned = "".join(kept)
+        freed += len(text.encode()) - len(pruned.encode())
+        record.write_text(pruned, encoding="utf-8")
+    return freed
+
+
 def install_runtime_tree(python_dir: Path, root: Path, platform: str | None, part: str = "core") -> None:
     """A layer's third-party part: its share of the runtime lock's wheels (core: with the unused AWS models removed).
 
@@ -233,6 +249,7 @@ def install_runtime_tree(python_dir: Path, root: Path, platform: str | None, par
     if part == "core":
         trim_aws_models(python_dir)
         remove_unused_data(python_dir)
+    prune_records(python_dir)
 
 
 def copy_library(source: Path, destination: Path) -> None:
