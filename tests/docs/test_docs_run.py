@@ -130,6 +130,7 @@ def check_python_output(code: str, output: str) -> None:
 class Stack:
     url: str
     data_dir: Path
+    process: StackProcess
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +140,7 @@ def stack(opensearch_url: str) -> Iterator[Stack]:
     index = f"offprompt-docs-{uuid.uuid4().hex[:12]}"
     process = StackProcess(data_dir, "--fresh", opensearch_url=opensearch_url, index=index)
     try:
-        yield Stack(process.wait_ready(240), data_dir)
+        yield Stack(process.wait_ready(240), data_dir, process)
     finally:
         process.stop(timeout=60)
         shutil.rmtree(data_dir, ignore_errors=True)
@@ -161,10 +162,13 @@ CURL_FAILS_ON_ERROR = 'curl() { command curl --fail-with-body "$@"; }\n'
 
 def run(argv: list[str], cwd: Path, stack: Stack) -> str:
     """Run a block's interpreter; its stdout, or a failure showing both streams."""
+    before = len(stack.process.tracebacks())
     done = subprocess.run(
         argv, cwd=cwd, env=environment(stack), capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S, check=False
     )
-    assert done.returncode == 0, f"exit status {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    raised = "\n---\n".join(stack.process.tracebacks()[before:])  # a 500 is a function that raised: show where
+    assert done.returncode == 0, f"exit status {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}\n{raised}"
+    assert not raised, f"the stack printed tracebacks:\n{raised}"
     return done.stdout
 
 

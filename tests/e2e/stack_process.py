@@ -24,6 +24,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 READY = r"^\[stack\] ready: (\S+)"
+TRACEBACK = "Traceback (most recent call last):"
 #: Settings of the test process that must not reach a stack: they would point it at another endpoint or port.
 UNSET = ("AWS_ENDPOINT_URL", "AWS_PROFILE", "OFFPROMPT_PORT", "OFFPROMPT_MOTO_PORT", "OPENSEARCH_URL")
 
@@ -54,8 +55,13 @@ class StackProcess:
         environment: Mapping[str, str] | None = None,
         port: int | None = 0,
         command: Sequence[str] = (sys.executable, "-m", "offprompt_local.stack"),
+        tracebacks_expected: bool = False,
     ) -> None:
-        """`env` adds to `stack_env(...)`; `environment` replaces it whole. `port=None` passes no `--port`."""
+        """`env` adds to `stack_env(...)`; `environment` replaces it whole. `port=None` passes no `--port`.
+
+        A traceback in the stack's output (a function that raised: the dev server answered 500) fails the test at
+        the stack's clean exit, showing it, unless the test provokes one (`tracebacks_expected`)."""
+        self.tracebacks_expected = tracebacks_expected
         if environment is None:
             environment = {**stack_env(data_dir, opensearch_url, index), **(env or {})}
         self.process = subprocess.Popen(
@@ -109,6 +115,13 @@ class StackProcess:
         assert code == 1, f"exit status {code}:\n{self.output()}"
         return "\n".join(self.lines)
 
+    def tracebacks(self) -> list[str]:
+        """Each traceback the stack printed, with the 5 lines before it (which function raised) and 40 of it."""
+        with self.changed:
+            lines = list(self.lines)
+        starts = [i for i, line in enumerate(lines) if line.startswith(TRACEBACK)]
+        return ["\n".join(line[:500] for line in lines[max(0, i - 5) : i + 40]) for i in starts]
+
     def output(self, last: int = 80) -> str:
         return "\n".join(line[:500] for line in self.lines[-last:])
 
@@ -138,6 +151,8 @@ class StackProcess:
             code = self.stop()
             if kind is None:
                 assert code == 0, f"the stack exited with {code}:\n{self.output()}"
+        if kind is None and not self.tracebacks_expected:
+            assert not (found := self.tracebacks()), "the stack printed tracebacks:\n" + "\n---\n".join(found)
 
 
 def call(
