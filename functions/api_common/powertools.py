@@ -68,12 +68,19 @@ def install_lazy_package(
         package = importlib.util.module_from_spec(spec)
         loader = spec.loader
 
+        started = threading.Event()  # the real __init__ has been started (by this or another thread)
+
         def complete() -> None:
+            # Under the lock, and `__getattr__` removed only once the real __init__ has run: another thread asking
+            # for a name meanwhile lands in `__getattr__` and waits here for the lock, never sees a half-made package.
             with _LOCK:
+                if started.is_set():
+                    return  # done, or the __init__ running in this thread asked for one of its own names
+                started.set()
+                run = functools.partial(loader.exec_module, package)  # the real __init__, once
+                around_init(run) if around_init is not None else run()
                 if package.__dict__.get("__getattr__") is __getattr__:
                     del package.__dict__["__getattr__"]
-                    run = functools.partial(loader.exec_module, package)  # the real __init__, once
-                    around_init(run) if around_init is not None else run()
 
         def __getattr__(attribute: str) -> Any:
             if attribute.startswith("__"):

@@ -124,3 +124,37 @@ def test_the_top_level_package_completes_on_demand_with_its_side_effects_once() 
         "all": [],
         "version": True,
     }
+
+
+def test_a_name_asked_for_while_another_thread_completes_the_package_waits_for_it(tmp_path: Path) -> None:
+    # The race behind an intermittent 500 on a fresh stack: thread A's first log completes `aws_lambda_powertools`
+    # (its real __init__ runs); thread B asks for `Logger` meanwhile. The package must not look complete to B
+    # (no __getattr__, `Logger` not yet defined: "cannot import name 'Logger'") before A's __init__ has run.
+    package = tmp_path / "slowpkg"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "import slowpkg_gate\nslowpkg_gate.entered.set()\nslowpkg_gate.proceed.wait(30)\nLogger = 'the logger'\n"
+    )
+    gate = "import threading\nentered = threading.Event()\nproceed = threading.Event()\n"
+    (tmp_path / "slowpkg_gate.py").write_text(gate)
+    state = probe(
+        f"import json, sys, threading\nsys.path.insert(0, {str(tmp_path)!r})\n"
+        "import slowpkg_gate\n"
+        "from api_common.powertools import install_lazy_package\n"
+        "install_lazy_package('slowpkg')\n"
+        "results = {}\n"
+        "def ask(who):\n"
+        "    try:\n"
+        "        from slowpkg import Logger\n"
+        "        results[who] = Logger\n"
+        "    except ImportError as exc:\n"
+        "        results[who] = f'ImportError: {exc}'\n"
+        "a = threading.Thread(target=ask, args=('a',)); a.start()\n"
+        "assert slowpkg_gate.entered.wait(30)\n"  # A is inside the package's __init__
+        "b = threading.Thread(target=ask, args=('b',)); b.start()\n"
+        "b.join(0.5)\n"  # before the fix B fails at once; after it, B waits for A
+        "early = dict(results)\n"
+        "slowpkg_gate.proceed.set(); a.join(30); b.join(30)\n"
+        "print(json.dumps({'early': early, 'results': results}))"
+    )
+    assert state == {"early": {}, "results": {"a": "the logger", "b": "the logger"}}
