@@ -148,6 +148,9 @@ def test_a_tenant_reads_its_threads_runs_prompt_memory_and_usage(
     page.wait_for_selector("#over-budget")  # the input alone is over a budget of 1
 
     page.get_by_role("link", name="Task memory").click()
+    # the namespace's row names the tool activity that stored it, its storage, count and size (friction 10)
+    row = page.locator("#namespaces li").filter(has=page.get_by_role("button", name="docs"))
+    assert row.inner_text() == "docs WebScraper.get_content · text · 1 artifact · 900 B"
     page.get_by_role("button", name="docs").click()
     page.get_by_label("Search").fill("brown fox")
     page.get_by_label("Mode").select_option("bm25")
@@ -333,6 +336,19 @@ def test_first_paint_of_the_threads_view_with_1000_threads(stack: Stack, page: A
     print(f"console: GET /threads?limit=20 alone (the client, same stack): {listing_ms:.0f} ms")
 
 
+#: The placeholders of the visible inputs that their box cuts off (text wider than the box's content width).
+CUT_OFF_PLACEHOLDERS = """() => {
+  const canvas = document.createElement("canvas").getContext("2d");
+  return [...document.querySelectorAll("input[placeholder]")].filter((input) => input.offsetParent !== null)
+    .filter((input) => {
+      const style = getComputedStyle(input);
+      canvas.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+      const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      return canvas.measureText(input.placeholder).width > room;
+    }).map((input) => input.placeholder);
+}"""
+
+
 def test_a_record_shows_with_its_history_and_is_deleted(
     stack: Stack, tenant: dict[str, Any], page: Any, tmp_path: Path
 ) -> None:
@@ -342,6 +358,13 @@ def test_a_record_shows_with_its_history_and_is_deleted(
     api.put_record(["users", "bob"], "prefs", {"theme": "dark"})
     sign_in(page, stack.url, tenant["key"])
     page.get_by_role("link", name="Records").click()
+    page.get_by_label("Namespaces starting with").wait_for()
+    assert page.evaluate(CUT_OFF_PLACEHOLDERS) == []  # each placeholder readable whole (friction 10)
+    # the search form's labels on one line, its inputs and select one height (friction 10: misaligned columns)
+    form = page.get_by_role("search", name="Search records")
+    labels = [box["y"] for box in (label.bounding_box() for label in form.locator("label").all()) if box]
+    boxes = [box["height"] for box in (c.bounding_box() for c in form.locator("input, select").all()) if box]
+    assert len(labels) == len(boxes) == 3 and max(labels) - min(labels) < 1 and max(boxes) - min(boxes) < 1
     page.get_by_label("Namespaces starting with").fill("users")
     page.get_by_role("button", name="List namespaces").click()
     page.wait_for_selector("#record-namespaces button:has-text('users.bob')")

@@ -29,6 +29,8 @@
       else if (name === "dataset") Object.assign(node.dataset, value);
       else node.setAttribute(name, value === true ? "" : String(value));
     }
+    // an input as wide as its placeholder, so the hint is read whole (a box's default is ~20 characters)
+    if (tag === "input" && node.placeholder && !node.hasAttribute("size")) node.size = Math.max(20, node.placeholder.length + 2);
     for (const child of children.flat(Infinity)) {
       if (child === null || child === undefined || child === false) continue;
       node.append(child instanceof Node ? child : document.createTextNode(String(child)));
@@ -457,7 +459,7 @@
       detail.replaceChildren();
       try {
         const { body: page } = await api("GET", `/memories/${seg(memory.value)}/namespaces`, { query: { limit: 100 } });
-        const rows = page.namespaces.map((ns) => el("li", {}, button(ns.namespace ?? ns.name ?? JSON.stringify(ns), () => openNamespace(memory.value, ns.namespace ?? ns.name, detail), { class: "link" }), el("span", { class: "muted" }, ` ${ns.kind || ns.storage || ""} ${ns.count ?? ns.artifacts ?? ""}`)));
+        const rows = page.namespaces.map((ns) => el("li", {}, button(ns.namespace ?? ns.name ?? JSON.stringify(ns), () => openNamespace(memory.value, ns.namespace ?? ns.name, detail), { class: "link" }), el("span", { class: "muted" }, ` ${namespaceSummary(ns)}`)));
         namespaces.replaceChildren(el("h3", {}, "Namespaces"), rows.length ? el("ul", { class: "plain" }, rows) : el("p", { class: "muted" }, "No namespaces."));
         const { body: meta } = await api("GET", `/memories/${seg(memory.value)}/meta`, { query: { limit: 20 } });
         metaBox.replaceChildren(el("h3", {}, "Meta entries (thought, actions, answer)"), meta.entries.length ? el("ol", { class: "list" }, meta.entries.map((m) => el("li", {}, m.thought ? el("p", {}, el("strong", {}, "Thought: "), String(m.thought)) : null, m.answer ? el("p", {}, el("strong", {}, "Answer: "), String(m.answer)) : null, m.actions ? el("details", {}, el("summary", {}, "actions"), json(m.actions)) : null))) : el("p", { class: "muted" }, "No meta entries."));
@@ -472,6 +474,13 @@
     show("Task memory", form, el("div", { class: "split" }, namespaces, detail), metaBox);
     await open();
   }
+  // A namespace's row: the tool activity that stored it, its storage, how many artifacts, their size (the API's
+  // namespace record: docs/api.md).
+  function namespaceSummary(ns) {
+    const count = `${ns.artifact_count} artifact${ns.artifact_count === 1 ? "" : "s"}`;
+    return `${ns.tool}.${ns.activity} · ${ns.storage} · ${count} · ${bytes(ns.total_bytes)}`;
+  }
+
   async function openNamespace(memoryName, namespace, box) {
     const query = el("input", { type: "search", name: "query", required: true });
     const mode = el("select", { name: "mode" }, ["bm25", "knn", "hybrid"].map((v) => el("option", { value: v }, v)));
