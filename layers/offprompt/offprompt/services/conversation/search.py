@@ -12,15 +12,16 @@
    by `recall.rank`: the ranking lives there, never here.
 4. Every hit is checked against DynamoDB, in rank order, a round at a time (the first `limit` + VERIFY_SPARE, then
    VERIFY_BATCH; one BatchGetItem of the thread items not read yet in this request, one of the runs; the threads
-   named or listed in 1. were read whole and strongly consistent there): answered only if the run (item) is still stored at that seq with that id, unexpired,
-   its thread not being deleted, and visible in a thread searched (the thread's own, or a searched fork's shared
-   history up to its fork point; at or above the thread's max_runs floor). The index proposes, DynamoDB decides: a
+   named or listed in 1. were read whole and strongly consistent there): answered only if the run (item) is still
+   stored at that seq with that id, unexpired, its thread not being deleted, and visible in a thread searched (the
+   thread's own, or a searched fork's shared history up to its fork point; at or above the thread's max_runs floor). The index proposes, DynamoDB decides: a
    deleted, pruned, expired, erased or foreign run is never answered, however far the index lags.
 5. `context: n`: the n visible runs before and after each hit in the thread it was found in (two Queries a hit).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Iterable, Sequence
@@ -322,7 +323,7 @@ def _verified(
 def _rounds(total: int, first: int) -> list[tuple[int, int]]:
     """The slices of the ranked candidates checked a round at a time: `first`, then VERIFY_BATCH each."""
     bounds = [0, *range(first, total, VERIFY_BATCH), total]
-    return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if a < b]
+    return [(a, b) for a, b in itertools.pairwise(bounds) if a < b]
 
 
 def _visible_in(
