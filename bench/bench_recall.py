@@ -453,8 +453,10 @@ def report(results: Sequence[dict[str, Any]], mode: str) -> None:
         size = f"{r['index_bytes'] / 1e6:.1f} MB"
         wait = "" if r.get("indexing_wait_s") is None else r["indexing_wait_s"]
         questions = sum(n for s, n in r["questions"].items() if s != "all") or r["questions"].get("all", 0)
-        print(f"| {r['data']} | {r['users']} | {r['runs']} | {questions} | {r['p50_ms']} | {r['p95_ms']} | {size} "
-              f"| {wait} |")
+        print(
+            f"| {r['data']} | {r['users']} | {r['runs']} | {questions} | {r['p50_ms']} | {r['p95_ms']} | {size} "
+            f"| {wait} |"
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:

@@ -14,8 +14,9 @@
    VERIFY_BATCH; one BatchGetItem of the thread items not read yet in this request, one of the runs; the threads
    named or listed in 1. were read whole and strongly consistent there): answered only if the run (item) is still
    stored at that seq with that id, unexpired, its thread not being deleted, and visible in a thread searched (the
-   thread's own, or a searched fork's shared history up to its fork point; at or above the thread's max_runs floor). The index proposes, DynamoDB decides: a
-   deleted, pruned, expired, erased or foreign run is never answered, however far the index lags.
+   thread's own, or a searched fork's shared history up to its fork point; at or above the thread's max_runs floor).
+   The index proposes, DynamoDB decides: a deleted, pruned, expired, erased or foreign run is never answered, however
+   far the index lags.
 5. `context: n`: the n visible runs before and after each hit in the thread it was found in (two Queries a hit).
 """
 
