@@ -265,19 +265,23 @@ def offprompt_offline(index: OfflineIndex, user: str, question: str) -> Result:
 class StackSearch:
     """Runs in through the local stack's HTTP API, questions through `POST /threads/search`."""
 
-    def __init__(self, base: str):
+    def __init__(self, base: str, tenant: str | None = None):
         from bench_load import Client
 
-        self.client = Client(base, f"recall-{uuid.uuid4().hex[:8]}")
+        self.tenant = tenant or f"recall-{uuid.uuid4().hex[:8]}"
+        self.client = Client(base, self.tenant)
         self.sent_bytes = 0
         #: Hits are mapped back by run id: the stack numbers a thread's runs itself.
         self.by_run_id: dict[str, Key] = {}
 
-    def load(self, data: Dataset) -> None:
+    def load(self, data: Dataset, *, send: bool = True) -> None:
+        """The data set's runs through add-run (`send` False: a run of the bench with this tenant already did)."""
         for runs in data.runs.values():
             for r in runs:
                 run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{r.thread_id}/{r.seq}").hex
                 self.by_run_id[run_id] = (r.thread_id, r.seq)
+                if not send:
+                    continue
                 body = {
                     "type": "Run", "id": run_id, "meta": {},
                     "input": {"type": "TextArtifact", "value": r.user_text or " "},
@@ -466,6 +470,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     mode.add_argument("--stack", action="store_true", help="through the local stack's HTTP API")
     parser.add_argument("--url", help="--stack: a running stack instead of starting one")
     parser.add_argument("--port", type=int, default=3919)
+    parser.add_argument("--tenant", help="--stack: the tenant (default: a new one); with --loaded, an earlier run's")
+    parser.add_argument("--loaded", action="store_true", help="--stack --url: the runs are in (an earlier --tenant)")
     parser.add_argument("--quick", action="store_true", help="4 synthetic users per seed instead of 12")
     parser.add_argument("--users", type=int, default=12, help="synthetic users per seed")
     parser.add_argument("--sessions", type=int, default=20)
@@ -482,6 +488,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--ablation", action="store_true", help="recall@10 as each part of the ranking is added")
     args = parser.parse_args(argv)
+    if args.loaded and not (args.stack and args.url and args.tenant):
+        parser.error("--loaded needs --stack, --url and the --tenant whose runs are in")
     users = 4 if args.quick else args.users
     sets: list[Dataset] = []
     if not args.no_lme:
@@ -505,13 +513,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
         scratch = None if args.url else tempfile.TemporaryDirectory(prefix="bench-recall-")
         proc = None if scratch is None else start_stack(args.port, Path(scratch.name))  # an empty index: no other data
-        stack = StackSearch(args.url or f"http://127.0.0.1:{args.port}")
+        stack = StackSearch(args.url or f"http://127.0.0.1:{args.port}", args.tenant)
+        print(f"tenant {stack.tenant}", file=sys.stderr)
     try:
         results = []
         for data in sets:
             waited = None
             if stack:
-                stack.load(data)
+                stack.load(data, send=not args.loaded)
                 waited = stack.wait_searchable(data)
             results.append(measure(data, emb, analyzer=args.analyzer, combine=args.combine, stack=stack,
                                    splits=splits))  # fmt: skip

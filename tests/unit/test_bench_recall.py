@@ -157,3 +157,9 @@ def test_the_stack_mode_waits_for_the_index_once_and_times_search_alone(bench: M
     sent.clear()
     assert stack.search("u-a", "where do I work out?").ranked == []
     assert sent == [{"query": "where do I work out?", "thread_prefix": "u-a-", "limit": bench.LIMIT}]
+
+
+def test_loaded_runs_are_only_reused_from_a_named_tenant_of_a_running_stack(bench: ModuleType) -> None:
+    for argv in (["--loaded"], ["--stack", "--loaded", "--tenant", "t"], ["--stack", "--loaded", "--url", "http://x"]):
+        with pytest.raises(SystemExit):
+            bench.main(argv)
