@@ -71,12 +71,18 @@ class Client:
         self.conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
 
     def call(self, method: str, path: str, body: Any = None) -> tuple[int, bytes]:
+        status, _, payload = self.exchange(method, path, body)
+        return status, payload
+
+    def exchange(self, method: str, path: str, body: Any = None) -> tuple[int, dict[str, str], bytes]:
+        """The status, the headers (lowercased names) and the body of one request."""
         data = None if body is None else json.dumps(body).encode()
         for attempt in (1, 2):
             try:
                 self.conn.request(method, path, body=data, headers=self.headers)
                 response = self.conn.getresponse()
-                return response.status, response.read()
+                payload = response.read()
+                return response.status, {k.lower(): v for k, v in response.getheaders()}, payload
             except (ConnectionError, http.client.HTTPException):
                 self.conn.close()
                 self.conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
@@ -170,11 +176,14 @@ def percentile(xs: list[float], q: float) -> float:
     return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))] if s else float("nan")
 
 
-def start_stack(port: int) -> subprocess.Popen[str]:
+def start_stack(port: int, data_dir: Path | None = None) -> subprocess.Popen[str]:
+    """The local stack on `port` (its data in `data_dir` when given, else where `make dev` keeps it)."""
     env = {
         **os.environ,
         "PYTHONPATH": f"{ROOT / 'functions'}:{ROOT / 'layers' / 'offprompt'}:{ROOT / 'infra' / 'local'}",
     }
+    if data_dir is not None:
+        env["OFFPROMPT_DATA_DIR"] = str(data_dir)
     proc = subprocess.Popen(
         [sys.executable, "-m", "offprompt_local.stack", "--port", str(port)],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

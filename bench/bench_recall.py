@@ -20,8 +20,10 @@ Modes:
   over `recall.embedding_text` (score (1 + cos) / 2), each its own top `recall.candidate_count(limit)`; then
   `recall.rank`. p50/p95 are the in-process search time (simulation + rank), not a server's.
 - `--stack`: runs go in through the local stack's HTTP API (`POST /threads/{id}/runs`, one tenant per bench run),
-  questions through `POST /threads/search` (`thread_prefix` `<user>-`, `consistency: "search"`); p50/p95 are the
-  route's wall time from one client. Starts `offprompt_local.stack` (or uses `--url`).
+  questions through `POST /threads/search` (`thread_prefix` `<user>-`); p50/p95 are the route's wall time from one
+  client, measured after one wait per user for the index (a `consistency: "search"` query repeated until it did not
+  give up: "indexing wait"), so they time search, not indexing. Starts `offprompt_local.stack` on an empty data
+  directory of its own (or uses `--url`: a running stack, with whatever else its index holds).
 
     PYTHONPATH=functions:layers/offprompt:infra/local .venv/bin/python bench/bench_recall.py [--quick] [--stack]
         [--users 12] [--analyzer english|standard] [--split tune|test|all] [--json out.json]
@@ -36,6 +38,7 @@ import math
 import re
 import statistics
 import sys
+import tempfile
 import time
 import uuid
 from collections import Counter
@@ -262,19 +265,23 @@ def offprompt_offline(index: OfflineIndex, user: str, question: str) -> Result:
 class StackSearch:
     """Runs in through the local stack's HTTP API, questions through `POST /threads/search`."""
 
-    def __init__(self, base: str):
+    def __init__(self, base: str, tenant: str | None = None):
         from bench_load import Client
 
-        self.client = Client(base, f"recall-{uuid.uuid4().hex[:8]}")
+        self.tenant = tenant or f"recall-{uuid.uuid4().hex[:8]}"
+        self.client = Client(base, self.tenant)
         self.sent_bytes = 0
         #: Hits are mapped back by run id: the stack numbers a thread's runs itself.
         self.by_run_id: dict[str, Key] = {}
 
-    def load(self, data: Dataset) -> None:
+    def load(self, data: Dataset, *, send: bool = True) -> None:
+        """The data set's runs through add-run (`send` False: a run of the bench with this tenant already did)."""
         for runs in data.runs.values():
             for r in runs:
                 run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{r.thread_id}/{r.seq}").hex
                 self.by_run_id[run_id] = (r.thread_id, r.seq)
+                if not send:
+                    continue
                 body = {
                     "type": "Run", "id": run_id, "meta": {},
                     "input": {"type": "TextArtifact", "value": r.user_text or " "},
@@ -285,8 +292,24 @@ class StackSearch:
                     raise SystemExit(f"add-run {r.thread_id} answered {status}: {payload[:300]!r}")
                 self.sent_bytes += len(json.dumps(body))
 
+    def wait_searchable(self, data: Dataset) -> float:
+        """Once after the adds: one `consistency: "search"` query per user, again until it answers without giving up
+        (`X-Offprompt-Searchable: false`); the seconds it took. The questions then measure search, not indexing."""
+        t0 = time.perf_counter()
+        for user in data.runs:
+            body = {"query": "ready", "thread_prefix": f"{user}-", "limit": 1, "consistency": "search"}
+            for _ in range(60):
+                status, headers, payload = self.client.exchange("POST", "/threads/search", body)
+                if status != 200:
+                    raise SystemExit(f"POST /threads/search answered {status}: {payload[:300]!r}")
+                if headers.get("x-offprompt-searchable") != "false":
+                    break
+            else:
+                raise SystemExit(f"{user}'s runs were not searchable after 60 waits")
+        return time.perf_counter() - t0
+
     def search(self, user: str, question: str) -> Result:
-        body = {"query": question, "thread_prefix": f"{user}-", "limit": LIMIT, "consistency": "search"}
+        body = {"query": question, "thread_prefix": f"{user}-", "limit": LIMIT}
         t0 = time.perf_counter()
         status, payload = self.client.call("POST", "/threads/search", body)
         seconds = time.perf_counter() - t0
@@ -428,11 +451,16 @@ def report(results: Sequence[dict[str, Any]], mode: str) -> None:
             for m, (r1, r5, r10) in methods.items():
                 name = f"**{m}**" if m == "offprompt" else m
                 print(f"| {r['data']} | {split} | {r['questions'][split]} | {name} | {r1:.3f} | {r5:.3f} | {r10:.3f} |")
-    print("\n| data | users | runs | search p50 ms | search p95 ms | index size |")
-    print("|---|---|---|---|---|---|")
+    print("\n| data | users | runs | questions | search p50 ms | search p95 ms | index size | indexing wait s |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in results:
         size = f"{r['index_bytes'] / 1e6:.1f} MB"
-        print(f"| {r['data']} | {r['users']} | {r['runs']} | {r['p50_ms']} | {r['p95_ms']} | {size} |")
+        wait = "" if r.get("indexing_wait_s") is None else r["indexing_wait_s"]
+        questions = sum(n for s, n in r["questions"].items() if s != "all") or r["questions"].get("all", 0)
+        print(
+            f"| {r['data']} | {r['users']} | {r['runs']} | {questions} | {r['p50_ms']} | {r['p95_ms']} | {size} "
+            f"| {wait} |"
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
@@ -442,6 +470,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     mode.add_argument("--stack", action="store_true", help="through the local stack's HTTP API")
     parser.add_argument("--url", help="--stack: a running stack instead of starting one")
     parser.add_argument("--port", type=int, default=3919)
+    parser.add_argument("--tenant", help="--stack: the tenant (default: a new one); with --loaded, an earlier run's")
+    parser.add_argument("--loaded", action="store_true", help="--stack --url: the runs are in (an earlier --tenant)")
     parser.add_argument("--quick", action="store_true", help="4 synthetic users per seed instead of 12")
     parser.add_argument("--users", type=int, default=12, help="synthetic users per seed")
     parser.add_argument("--sessions", type=int, default=20)
@@ -458,6 +488,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--ablation", action="store_true", help="recall@10 as each part of the ranking is added")
     args = parser.parse_args(argv)
+    if args.loaded and not (args.stack and args.url and args.tenant):
+        parser.error("--loaded needs --stack, --url and the --tenant whose runs are in")
     users = 4 if args.quick else args.users
     sets: list[Dataset] = []
     if not args.no_lme:
@@ -475,23 +507,30 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         for label, row in rows:
             print(f"| {label} | " + " | ".join(f"{r:.3f}" for r in row) + " |")
         return {"ablation": rows}
-    proc, stack = None, None
+    proc, stack, scratch = None, None, None
     if args.stack:
         from bench_load import start_stack
 
-        proc = None if args.url else start_stack(args.port)
-        stack = StackSearch(args.url or f"http://127.0.0.1:{args.port}")
+        scratch = None if args.url else tempfile.TemporaryDirectory(prefix="bench-recall-")
+        proc = None if scratch is None else start_stack(args.port, Path(scratch.name))  # an empty index: no other data
+        stack = StackSearch(args.url or f"http://127.0.0.1:{args.port}", args.tenant)
+        print(f"tenant {stack.tenant}", file=sys.stderr)
     try:
         results = []
         for data in sets:
+            waited = None
             if stack:
-                stack.load(data)
+                stack.load(data, send=not args.loaded)
+                waited = stack.wait_searchable(data)
             results.append(measure(data, emb, analyzer=args.analyzer, combine=args.combine, stack=stack,
                                    splits=splits))  # fmt: skip
+            results[-1]["indexing_wait_s"] = None if waited is None else round(waited, 2)
     finally:
         if proc is not None:
             proc.terminate()
             proc.wait(timeout=60)
+        if scratch is not None:
+            scratch.cleanup()
     report(results, "stack: POST /threads/search" if stack else f"offline: {args.analyzer} analyzer, {args.combine}")
     if args.misses:
         for r in results:

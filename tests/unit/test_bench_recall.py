@@ -123,3 +123,43 @@ def test_the_slice_is_read_in_place_one_thread_per_session(bench: ModuleType) ->
     assert len({r.thread_id for r in runs}) == 80
     keys = {(r.thread_id, r.seq) for r in runs}
     assert all(q.evidence <= keys for q in data.questions)
+
+
+def test_the_stack_mode_waits_for_the_index_once_and_times_search_alone(bench: ModuleType) -> None:
+    """Each user's history is made searchable once, after the adds (a `consistency: "search"` query repeated while it
+    gives up), and the timed questions never ask to wait: p50/p95 are search, not the indexing wait (issue 31)."""
+    from _recall_data import synthetic
+
+    sent: list[dict[str, object]] = []
+    gave_up = {"u-a": 2}  # the first two waits of one user's history give up
+
+    class Route:
+        def exchange(self, method: str, path: str, body: dict[str, object]) -> tuple[int, dict[str, str], bytes]:
+            sent.append(body)
+            user = str(body["thread_prefix"]).rstrip("-")
+            waiting = body.get("consistency") == "search" and gave_up.get(user, 0) > 0
+            if waiting:
+                gave_up[user] -= 1
+            headers = {"x-offprompt-searchable": "false" if waiting else "true"} if "consistency" in body else {}
+            return 200, headers, b'{"hits": []}'
+
+        def call(self, method: str, path: str, body: dict[str, object]) -> tuple[int, bytes]:
+            status, _, payload = self.exchange(method, path, body)
+            return status, payload
+
+    stack = bench.StackSearch.__new__(bench.StackSearch)
+    stack.client, stack.by_run_id = Route(), {}
+    data = synthetic(5, users=2, sessions=2, runs_per_session=2, questions=1)
+    data.runs = {"u-a": data.runs[next(iter(data.runs))], "u-b": data.runs[list(data.runs)[-1]]}
+    assert stack.wait_searchable(data) >= 0
+    assert [b["thread_prefix"] for b in sent] == ["u-a-", "u-a-", "u-a-", "u-b-"]
+    assert all(b["consistency"] == "search" for b in sent)
+    sent.clear()
+    assert stack.search("u-a", "where do I work out?").ranked == []
+    assert sent == [{"query": "where do I work out?", "thread_prefix": "u-a-", "limit": bench.LIMIT}]
+
+
+def test_loaded_runs_are_only_reused_from_a_named_tenant_of_a_running_stack(bench: ModuleType) -> None:
+    for argv in (["--loaded"], ["--stack", "--loaded", "--tenant", "t"], ["--stack", "--loaded", "--url", "http://x"]):
+        with pytest.raises(SystemExit):
+            bench.main(argv)

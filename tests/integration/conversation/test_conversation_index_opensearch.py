@@ -18,6 +18,7 @@ from offprompt.adapters.opensearch_client import build_opensearch_client
 from offprompt.adapters.opensearch_conversations import OpenSearchConversationIndex
 from offprompt.adapters.opensearch_records import OpenSearchRecordIndex
 from offprompt.errors import InvalidInput
+from offprompt.memory import recall
 from offprompt.ports import ConversationDoc, RecordDoc, ThreadCut
 from offprompt_local.embedder import LocalWordLlamaEmbedder
 from offprompt_local.pytest_plugin import serverless_refresh
@@ -200,6 +201,19 @@ def test_hybrid_without_an_embedder_is_bm25_alone(subject: Subject) -> None:
         since=None, until=None, size=5, mode="hybrid",
     )  # fmt: skip
     assert [(c.doc.seq, c.bm25 is not None, c.knn) for c in found] == [(1, True, None)]
+
+
+def test_the_vector_is_what_recall_says_a_run_embeds(subject: Subject, wordllama: LocalWordLlamaEmbedder) -> None:
+    """A document's vector is the embedding of `recall.embedding_text` (the user's side, the other cut to its length:
+    docs/adr/0050), not of the whole run: the ranking was measured on that vector, and the whole run's cost the
+    LongMemEval slice 0.03 recall@10 through the stack (docs/adr/0062)."""
+    run = doc("t1", 1, "I adopted a greyhound called Pixel", "Greyhounds are lovely. " * 60)
+    subject.index.index([run])
+    subject.settle()
+    body = {"query": {"bool": {"filter": [{"term": {"tenant": "alice"}}]}}, "_source": ["embedding"]}
+    [hit] = subject.node.search(index=subject.name, body=body)["hits"]["hits"]
+    [expected] = wordllama.embed([recall.embedding_text(run)])
+    assert hit["_source"]["embedding"] == pytest.approx(list(expected), abs=1e-5)
 
 
 @pytest.mark.parametrize("serverless", [False, True])

@@ -157,6 +157,35 @@ def test_every_hit_is_checked_with_batch_reads_not_one_read_per_hit(api: Api, in
     assert calls == ["BatchGetItem", "BatchGetItem"]  # the thread items, then the 30 runs
 
 
+def test_a_prefix_search_reads_each_thread_once_and_only_the_runs_it_may_answer(
+    api: Api, index: FakeConversationIndex
+) -> None:
+    """Search p95 (issue 31): a prefix search over a user's ~20 sessions reads the threads it lists once (strongly
+    consistent: the check of every hit reuses them) and checks about `limit` candidates, not every one proposed."""
+    sessions = [f"u7-s{i}" for i in range(1, 21)]
+    for n, thread in enumerate(sessions):
+        add(api, thread, *[(f"r{n}-{i}", f"pelican {n} {i}", "ok") for i in range(3)])
+    index_stored(index, "tenant-a", *sessions)
+    client = default_service().runs.client  # type: ignore[attr-defined]
+    calls: list[tuple[str, int, bool]] = []
+
+    def count(params: dict[str, Any], **_: Any) -> None:
+        [request] = params["RequestItems"].values()
+        calls.append(("BatchGetItem", len(request["Keys"]), bool(request.get("ConsistentRead"))))
+
+    event = "before-parameter-build.dynamodb.BatchGetItem"
+    client.meta.events.register(event, count)
+    try:
+        _, body, _ = search(api, {"query": "pelican", "thread_prefix": "u7-", "limit": 5})
+    finally:
+        client.meta.events.unregister(event, count)
+    assert len(body["hits"]) == 5
+    listing, *checks = calls
+    assert listing == ("BatchGetItem", 20, True)  # the 20 sessions, read strongly consistent
+    assert checks == [("BatchGetItem", search_module.verify_first(5), True)]  # the first candidates' runs, no threads
+    assert search_module.verify_first(5) < 60
+
+
 def test_context_answers_the_runs_around_each_hit_in_the_thread_searched(
     api: Api, index: FakeConversationIndex
 ) -> None:

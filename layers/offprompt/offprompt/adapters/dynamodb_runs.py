@@ -174,13 +174,20 @@ class DynamoDbRunStore(ForksAndDeletes, Aliases):
         after: str | None = None,
         prefix: str | None = None,
         order: Literal["activity", "id"] = "activity",
+        whole: bool = False,
     ) -> tuple[list[ThreadState], str | None]:
         if order == "activity":
-            return self._threads_by_activity(tenant, limit=limit, after=after, prefix=prefix)
-        return self._threads_by_id(tenant, limit=limit, after=after, prefix=prefix)
+            return self._threads_by_activity(tenant, limit=limit, after=after, prefix=prefix, whole=whole)
+        return self._threads_by_id(tenant, limit=limit, after=after, prefix=prefix, whole=whole)
+
+    @staticmethod
+    def _page_request(page: list[dict[str, Any]], whole: bool) -> dict[str, Any]:
+        """The BatchGetItem of a listing's page: the listed attributes, or (`whole`) every attribute, strongly
+        consistent, as `get_threads` reads them."""
+        return {"Keys": page, "ConsistentRead": True} if whole else _listed(page)
 
     def _threads_by_activity(
-        self, tenant: str, *, limit: int, after: str | None, prefix: str | None
+        self, tenant: str, *, limit: int, after: str | None, prefix: str | None, whole: bool = False
     ) -> tuple[list[ThreadState], str | None]:
         """A page of the tenant's threads, the most recently written first (docs/adr/0054): the `TenantActivity`
         index's 8 shards Queried newest first (those older than the position `after`, an `activity` value; a
@@ -194,7 +201,7 @@ class DynamoDbRunStore(ForksAndDeletes, Aliases):
         page, rest = found[:limit], found[limit:]
         position = str(page[-1][ACTIVITY_ATTRIBUTE]["S"]) if rest else None
         page = [{"pk": k["pk"], "sk": k["sk"]} for k in page]  # a table key only (DynamoDB refuses other attributes)
-        items = {str(i["pk"]["S"]): i for i in (self._batch_get(_listed(page)) if page else [])}
+        items = {str(i["pk"]["S"]): i for i in (self._batch_get(self._page_request(page, whole)) if page else [])}
         threads = [
             _thread_state(tenant, str(item["thread_id"]["S"]), item)
             for item in (items.get(str(k["pk"]["S"])) for k in page)
@@ -239,7 +246,7 @@ class DynamoDbRunStore(ForksAndDeletes, Aliases):
         return keys[:want]
 
     def _threads_by_id(
-        self, tenant: str, *, limit: int, after: str | None, prefix: str | None
+        self, tenant: str, *, limit: int, after: str | None, prefix: str | None, whole: bool = False
     ) -> tuple[list[ThreadState], str | None]:
         """A page of the tenant's threads in the order of their partition keys (the escaped thread id), those after
         the key `after`, only ids starting with `prefix` (docs/adr/0038): the `TenantRoots` index gives the keys of
@@ -257,7 +264,7 @@ class DynamoDbRunStore(ForksAndDeletes, Aliases):
         if after is not None:
             keys = [k for k in keys if k["pk"]["S"] > after]
         page, rest = keys[:limit], keys[limit:]
-        items = {str(i["pk"]["S"]): i for i in (self._batch_get(_listed(page)) if page else [])}
+        items = {str(i["pk"]["S"]): i for i in (self._batch_get(self._page_request(page, whole)) if page else [])}
         threads = [
             _thread_state(tenant, str(item["thread_id"]["S"]), item)
             for item in (items.get(str(k["pk"]["S"])) for k in page)

@@ -10,7 +10,7 @@ Document layout (mapping: `infra/opensearch/index.json`):
     tenant, thread_id, kind ("run" | "item"), ref_id (the run's or item's id)    keyword
     seq           long;  created_at: epoch seconds (double)
     input_text, output_text, meta_text, context_text    text (the `english` analyzer: stemmed BM25)
-    embedding     with an embedder and some text: the vector of input and output (their first EMBED_MAX_CHARS)
+    embedding     with an embedder and some text: the vector of `recall.embedding_text` (its first EMBED_MAX_CHARS)
     write_id      Serverless only: one per `index` call, so the sort of a thread's documents is a unique key
 
 Candidates: BM25 (`multi_match` of the fields, each boosted by `memory.recall.FIELD_WEIGHTS`, scores summed) and
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from offprompt.errors import DependencyUnavailable, InvalidInput
 from offprompt.limits import MAX_SEARCH_DEPTH
-from offprompt.memory.recall import FIELD_WEIGHTS
+from offprompt.memory.recall import FIELD_WEIGHTS, embedding_text
 from offprompt.ports import ConversationCandidate, ConversationDoc, ThreadCut
 
 from .layout import conversation_doc_id
@@ -196,8 +196,8 @@ class OpenSearchConversationIndex(SharedIndexAdapter):
         return assigned
 
     def _vectors(self, docs: Sequence[ConversationDoc]) -> list[list[float] | None]:
-        """Input and output embedded (their first EMBED_MAX_CHARS), as the record index embeds a record's text."""
-        texts = ["\n".join(t for t in (d.input_text, d.output_text) if t)[:EMBED_MAX_CHARS] for d in docs]
+        """What `recall.embedding_text` says a document's vector holds (its first EMBED_MAX_CHARS)."""
+        texts = [embedding_text(d)[:EMBED_MAX_CHARS] for d in docs]
         return embed_texts(self.embedder, texts)
 
     @staticmethod

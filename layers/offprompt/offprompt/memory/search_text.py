@@ -58,7 +58,7 @@ class TurnText:
 
     @property
     def joined(self) -> str:
-        """Both sides on one text: the next turn's `context_text`, and what is embedded."""
+        """Both sides on one text: the next turn's `context_text`."""
         return "\n".join(t for t in (self.input_text, self.output_text) if t)
 
 

@@ -191,12 +191,14 @@ class ThreadListing(Protocol):
         after: str | None = None,
         prefix: str | None = None,
         order: Literal["activity", "id"] = "activity",
+        whole: bool = False,
     ) -> tuple[list[ThreadState], str | None]:
         """A page of the tenant's threads (no summary text or metadata), the most recently written first
         (`activity`) or by id, after an opaque position:
         those after `after` whose id starts with `prefix`, at most `limit`, and the position to continue after (None:
         nothing is left). Through the tenant index, never a table Scan; reads only the page's thread items;
-        eventually consistent (a thread created a moment ago may be missing)."""
+        eventually consistent (a thread created a moment ago may be missing). `whole`: each listed thread's state
+        read whole and strongly consistent, as `get_threads` reads it (conversation search decides on them)."""
         ...
 
 

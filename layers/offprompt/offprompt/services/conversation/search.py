@@ -10,16 +10,19 @@
    refresh=True)`); `searchable` False when it gave up (header `X-Offprompt-Searchable: false`).
 3. Candidates from the index (`recall.candidate_count(limit)` per retriever, with `recall.retrieval_queries`), ordered
    by `recall.rank`: the ranking lives there, never here.
-4. Every hit is checked against DynamoDB, in rank order, a batch at a time (one BatchGetItem of the thread items not
-   read yet, one of the runs): answered only if the run (item) is still stored at that seq with that id, unexpired,
-   its thread not being deleted, and visible in a thread searched (the thread's own, or a searched fork's shared
-   history up to its fork point; at or above the thread's max_runs floor). The index proposes, DynamoDB decides: a
-   deleted, pruned, expired, erased or foreign run is never answered, however far the index lags.
+4. Every hit is checked against DynamoDB, in rank order, a round at a time (the first `limit` + VERIFY_SPARE, then
+   VERIFY_BATCH; one BatchGetItem of the thread items not read yet in this request, one of the runs; the threads
+   named or listed in 1. were read whole and strongly consistent there): answered only if the run (item) is still
+   stored at that seq with that id, unexpired, its thread not being deleted, and visible in a thread searched (the
+   thread's own, or a searched fork's shared history up to its fork point; at or above the thread's max_runs floor).
+   The index proposes, DynamoDB decides: a deleted, pruned, expired, erased or foreign run is never answered, however
+   far the index lags.
 5. `context: n`: the n visible runs before and after each hit in the thread it was found in (two Queries a hit).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Iterable, Sequence
@@ -44,8 +47,10 @@ from offprompt.services.conversation.context import Conversation
 from offprompt.services.conversation.requests import ThreadSearchRequest
 from offprompt.services.conversation.thread_admin import visible_floor
 
-#: Ranked candidates checked against DynamoDB per round (one BatchGetItem: ≤ 100 keys).
+#: Ranked candidates checked against DynamoDB per round after the first (one BatchGetItem: ≤ 100 keys).
 VERIFY_BATCH = 100
+#: The first round checks `limit` candidates and this many more (most are answerable: a second round is rare).
+VERIFY_SPARE = 10
 #: Pause between two reads of the index's progress while consistency "search" waits (doubling up to the last).
 WAIT_STEPS_S = (0.02, 0.05, 0.1, 0.2, 0.25)
 
@@ -70,11 +75,17 @@ class SearchResult:
 class _Scope:
     """The threads searched and what each one sees."""
 
-    #: Searched threads named or listed (their states as read); None: the whole tenant.
+    #: Searched threads named or listed (their states, read whole and strongly consistent); None: the whole tenant.
     threads: dict[str, ThreadState] | None
     prefix: str | None
     #: ancestor thread → [(searched fork, through_seq)]: the forks that read that ancestor's runs up to a seq.
     shared: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    #: Named threads that do not exist (read in this request).
+    missing: tuple[str, ...] = ()
+
+    def known(self) -> dict[str, ThreadState | None]:
+        """The thread states read in this request (strongly consistent), None for a named thread that is not."""
+        return {**dict.fromkeys(self.missing), **(self.threads or {})}
 
     def cuts(self) -> list[ThreadCut] | None:
         """Every thread the index searches, each up to its cut (None: no list, the prefix or the tenant)."""
@@ -106,6 +117,11 @@ class _Scope:
         out = [owner] if self.searched(owner) else []
         out.extend(fork for fork, through in self.shared.get(owner, ()) if seq <= through and fork != owner)
         return out
+
+
+def verify_first(limit: int) -> int:
+    """How many of the best candidates the first round checks against DynamoDB."""
+    return min(VERIFY_BATCH, limit + VERIFY_SPARE)
 
 
 def search_threads(
@@ -141,7 +157,8 @@ def _scope(conv: Conversation, tenant: str, request: ThreadSearchRequest) -> _Sc
     prefix = request.thread_prefix
     if request.thread_ids is not None:
         ids = [t for t in dict.fromkeys(request.thread_ids) if prefix is None or t.startswith(prefix)]
-        scope = _Scope(conv.runs.get_threads(tenant, ids) if ids else {}, None)
+        found = conv.runs.get_threads(tenant, ids) if ids else {}
+        scope = _Scope(found, None, missing=tuple(t for t in ids if t not in found))
     elif prefix is not None:
         scope = _Scope(_listed(conv, tenant, prefix), prefix)
     else:
@@ -154,11 +171,13 @@ def _scope(conv: Conversation, tenant: str, request: ThreadSearchRequest) -> _Sc
 
 
 def _listed(conv: Conversation, tenant: str, prefix: str | None) -> dict[str, ThreadState]:
-    """The tenant's threads (under `prefix`), at most MAX_SEARCH_SCOPE_THREADS (eventually consistent)."""
+    """The tenant's threads (under `prefix`), at most MAX_SEARCH_SCOPE_THREADS: listed through the tenant index
+    (eventually consistent: a thread made a moment ago may be missing), each state read whole and strongly
+    consistent (the check of every hit uses them)."""
     out: dict[str, ThreadState] = {}
     after: str | None = None
     while len(out) < MAX_SEARCH_SCOPE_THREADS:
-        page, after = conv.runs.list_threads(tenant, limit=MAX_LIST_LIMIT, after=after, prefix=prefix)
+        page, after = conv.runs.list_threads(tenant, limit=MAX_LIST_LIMIT, after=after, prefix=prefix, whole=True)
         out.update((t.thread_id, t) for t in page)
         if after is None:
             break
@@ -272,11 +291,12 @@ def _verified(
     limit: int,
 ) -> list[_Hit]:
     now = int(conv.clock())
-    states: dict[str, ThreadState | None] = {}  # read strongly consistent in this request (None: gone)
+    states = scope.known()  # read strongly consistent in this request (None: gone)
     floors: dict[str, int] = {}
     hits: list[_Hit] = []
-    for start in range(0, len(ranked), VERIFY_BATCH):
-        batch = [(c, s) for c, s in ranked[start : start + VERIFY_BATCH] if c.doc.tenant == tenant]
+    first = verify_first(limit)
+    for start, end in _rounds(len(ranked), first):
+        batch = [(c, s) for c, s in ranked[start:end] if c.doc.tenant == tenant]
         viewers = {(c.doc.thread_id, c.doc.seq): scope.viewers(c.doc.thread_id, c.doc.seq) for c, _ in batch}
         unread = {t for c, _ in batch for t in (c.doc.thread_id, *viewers[(c.doc.thread_id, c.doc.seq)])}
         unread -= states.keys()
@@ -299,6 +319,12 @@ def _verified(
             if len(hits) >= limit:
                 return hits
     return hits
+
+
+def _rounds(total: int, first: int) -> list[tuple[int, int]]:
+    """The slices of the ranked candidates checked a round at a time: `first`, then VERIFY_BATCH each."""
+    bounds = [0, *range(first, total, VERIFY_BATCH), total]
+    return [(a, b) for a, b in itertools.pairwise(bounds) if a < b]
 
 
 def _visible_in(
