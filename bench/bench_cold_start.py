@@ -187,6 +187,34 @@ def profile(
         print(f"{cumulative_us:>9} {self_us:>9}  {name}")
 
 
+def import_tree(
+    python: str, function: LambdaFunction, env: dict[str, str], sys_path: list[str], payload: dict[str, Any], runs: int
+) -> None:
+    """`runs` cold starts under -X importtime (import + first request): per module the minimum over the runs of its
+    cumulative and self µs (the minimum: the run least disturbed by other processes), the top 45 by cumulative."""
+    cumulative: dict[str, list[int]] = {}
+    own: dict[str, list[int]] = {}
+    depth: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        for i in range(runs):
+            path = Path(scratch) / f"{i}.importtime"
+            with open(path, "w") as errors:
+                run_function(python, function, env, sys_path, payload, wrap=["-X", "importtime"], stderr=errors)
+            for line in path.read_text().splitlines():
+                if line.startswith("import time:") and "self [us]" not in line:
+                    self_us, cumulative_us, name = line[len("import time:") :].split("|")
+                    key = name.strip()
+                    depth.setdefault(key, (len(name) - len(name.lstrip())) // 2)
+                    cumulative.setdefault(key, []).append(int(cumulative_us))
+                    own.setdefault(key, []).append(int(self_us))
+    total = sum(min(values) for values in own.values())
+    print(f"{function.logical_id}: {len(cumulative)} modules, sum of min self {total / 1000:.0f} ms (min of {runs})")
+    print("   cumulative ms    self ms  module (depth of its first import)")
+    rows = sorted(((min(v), min(own[k]), k) for k, v in cumulative.items()), reverse=True)
+    for cumulative_us, self_us, name in rows[:45]:
+        print(f"{cumulative_us / 1000:>12.1f} {self_us / 1000:>10.1f}  {'  ' * depth[name]}{name}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
@@ -200,6 +228,13 @@ def main() -> None:
         metavar="FUNCTION",
         help="instead of timing: one cold start of FUNCTION (e.g. PromptStackFunction) under cProfile and one under"
         " -X importtime; writes build/cold-FUNCTION.prof and build/cold-FUNCTION.importtime, prints the top of each",
+    )
+    parser.add_argument(
+        "--imports",
+        type=int,
+        metavar="N",
+        help="instead of timing: N cold starts of each function under -X importtime, the min per module (the import"
+        " tree of import + first request)",
     )
     parser.add_argument("--only", nargs="+", metavar="FUNCTION", help="measure only these functions (logical ids)")
     args = parser.parse_args()
@@ -250,6 +285,15 @@ def main() -> None:
             sys_path,
             CASES[args.profile]("profile"),
         )
+        server.stop()
+        return
+    if args.imports:
+        for logical_id, make_event in CASES.items():
+            if not args.only or logical_id in args.only:
+                function = functions[logical_id]
+                env = lambda_environment(function, resolve, endpoint_url=endpoint)
+                run_function(python, function, env, sys_path, make_event("warm"))  # the state the samples see
+                import_tree(python, function, env, sys_path, make_event("imports"), args.imports)
         server.stop()
         return
     with tempfile.TemporaryDirectory() as scratch:
