@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LAZY_PACKAGES = ["offprompt.services.conversation", "offprompt.services.account"]
+LAZY_PACKAGES = ["offprompt.services.conversation", "offprompt.services.account", "offprompt.services.task_memory"]
 
 
 def probe(code: str) -> Any:
@@ -65,6 +65,16 @@ CASES = {
     "prompt_stack handler": (
         "prompt_stack.handler",
         ["offprompt.services.conversation.add_run", "offprompt.services.conversation.cloud_threads"],
+    ),
+    "mcp_server handler": (
+        "mcp_server.handler",
+        [
+            "offprompt.composition.task_memory",
+            "offprompt.composition.records",
+            "offprompt.composition.conversation_index",
+            "offprompt.services.task_memory.idempotent_output",
+            "offprompt.services.conversation.prompt_stack",
+        ],
     ),
     "summarizer handler": (
         "summarizer.handler",
