@@ -6,25 +6,13 @@ from __future__ import annotations
 
 import ast
 import importlib
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
+from probe_support import probe
 
 ROOT = Path(__file__).resolve().parents[2]
 LAZY_PACKAGES = ["offprompt.services.conversation", "offprompt.services.account", "offprompt.services.task_memory"]
-
-
-def probe(code: str) -> Any:
-    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": f"{ROOT / 'functions'}:{ROOT / 'layers' / 'offprompt'}"}
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
-    assert proc.returncode == 0, proc.stderr
-    result: Any = json.loads(proc.stdout.strip().splitlines()[-1])
-    return result
 
 
 def type_checking_names(package: str) -> dict[str, str]:
@@ -86,5 +74,7 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_an_import_loads_only_what_it_names(case: str) -> None:
     module, unloaded = CASES[case]
-    state = probe(f"import json, sys; import {module}; print(json.dumps([m for m in {unloaded!r} if m in sys.modules]))")
+    state = probe(
+        f"import json, sys; import {module}; print(json.dumps([m for m in {unloaded!r} if m in sys.modules]))"
+    )
     assert state == []
