@@ -245,6 +245,13 @@ def main() -> None:
         help="instead of timing: N cold starts of each function under -X importtime, the min per module (the import"
         " tree of import + first request)",
     )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="CHECKOUT",
+        help="instead of timing against bare boto3: this build's cold starts alternating with CHECKOUT's (its"
+        " functions/ and its host layer in build/bench-layer), CPU min and median of each",
+    )
     parser.add_argument("--only", nargs="+", metavar="FUNCTION", help="measure only these functions (logical ids)")
     args = parser.parse_args()
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
@@ -303,6 +310,29 @@ def main() -> None:
                 env = lambda_environment(function, resolve, endpoint_url=endpoint)
                 run_function(python, function, env, sys_path, make_event("warm"))  # the state the samples see
                 import_tree(python, function, env, sys_path, make_event("imports"), args.imports)
+        server.stop()
+        return
+    if args.against:
+        other = args.against.resolve()
+        other_path = [str(other / "build" / "bench-layer" / "layer" / "python"), str(other / "functions")]
+        print(f"\n| function | {other} CPU ms, min / median | this build | min saved |\n|---|---|---|---|")
+        for logical_id, make_event in CASES.items():
+            if not args.only or logical_id in args.only:
+                function = functions[logical_id]
+                env = lambda_environment(function, resolve, endpoint_url=endpoint)
+                cpu: dict[str, list[float]] = {"other": [], "this": []}
+                for path in (other_path, sys_path):
+                    run_function(python, function, env, path, make_event("warm"))  # the state the samples see
+                for i in range(args.runs):
+                    for side in ("other", "this") if i % 2 == 0 else ("this", "other"):
+                        path = other_path if side == "other" else sys_path
+                        cpu[side].append(run_function(python, function, env, path, make_event(f"{side}{i}"))[1])
+                b, a = cpu["other"], cpu["this"]
+                print(
+                    f"| {logical_id} | {min(b):.0f} / {statistics.median(b):.0f} | {min(a):.0f} / "
+                    f"{statistics.median(a):.0f} | {min(b) - min(a):.0f} |",
+                    flush=True,
+                )
         server.stop()
         return
     with tempfile.TemporaryDirectory() as scratch:
