@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_cold_start.py [--runs 7] [--reuse-layer]
     .venv/bin/python bench/bench_cold_start.py --deps DIR --code-root CHECKOUT --no-bytecode   # another build
+    .venv/bin/python bench/bench_cold_start.py --imports 5 [--only ThreadsFunction]   # the import tree per module
 
 (The second form measures another build, e.g. an older commit's: `DIR` holds its dependencies installed for
 python3.12, `CHECKOUT` its functions/ and layers/offprompt/; -B stops Python writing bytecode, as Lambda's read-only
@@ -13,8 +14,12 @@ model trimming and 3.12 unchecked-hash bytecode as the arm64 layer, wheels for t
 environment, and a moto server as the AWS endpoint. A sample is the wall time from process start to the first
 response. The reference is tests' bare boto3 (from the same layer) in the same kind of process making the calls the
 function made, recorded once beforehand (bench/_cold_start_recorder.py, replayed by bench/_cold_start_reference.py).
-Function and reference samples alternate; medians, their ratio and peak RSS (VmHWM) are reported; nothing is
-subtracted. Figures depend on the machine: compare ratios, and only within one run.
+Function and reference samples alternate; medians, their ratio, the first request's own time (the handler call
+after the import: what a change moves from the import into the first request shows there) and peak RSS (VmHWM) are
+reported, and the ratio of the least CPU of each side (the samples least disturbed by a busy machine); nothing is
+subtracted. `--imports N`: N cold starts of each function under `-X importtime`, the minimum
+per module of its cumulative and self time (import and first request). Figures depend on the machine: compare
+ratios, and only within one run.
 """
 
 from __future__ import annotations
@@ -80,6 +85,9 @@ def peak_rss_mib(pid: int) -> float:
 
 
 PYTHON_FLAGS = ["-S", "-I"]
+#: The handler's own time for each first request `run_function` served (the driver's `elapsed_ms`: after the import,
+#: so what a change moves from the import into the first request shows here).
+FIRST_REQUEST_MS: list[float] = []
 
 
 def cpu_ms(process: subprocess.Popen[str]) -> float:
@@ -131,6 +139,7 @@ def run_function(
     cpu = cpu_ms(process)
     if "error" in outcome:
         raise RuntimeError(f"{function.logical_id} raised: {outcome['error']['traceback']}")
+    FIRST_REQUEST_MS.append(float(outcome["elapsed_ms"]))
     return elapsed, cpu, rss, outcome["result"]
 
 
@@ -187,6 +196,34 @@ def profile(
         print(f"{cumulative_us:>9} {self_us:>9}  {name}")
 
 
+def import_tree(
+    python: str, function: LambdaFunction, env: dict[str, str], sys_path: list[str], payload: dict[str, Any], runs: int
+) -> None:
+    """`runs` cold starts under -X importtime (import + first request): per module the minimum over the runs of its
+    cumulative and self µs (the minimum: the run least disturbed by other processes), the top 45 by cumulative."""
+    cumulative: dict[str, list[int]] = {}
+    own: dict[str, list[int]] = {}
+    depth: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        for i in range(runs):
+            path = Path(scratch) / f"{i}.importtime"
+            with open(path, "w") as errors:
+                run_function(python, function, env, sys_path, payload, wrap=["-X", "importtime"], stderr=errors)
+            for line in path.read_text().splitlines():
+                if line.startswith("import time:") and "self [us]" not in line:
+                    self_us, cumulative_us, name = line[len("import time:") :].split("|")
+                    key = name.strip()
+                    depth.setdefault(key, (len(name) - len(name.lstrip())) // 2)
+                    cumulative.setdefault(key, []).append(int(cumulative_us))
+                    own.setdefault(key, []).append(int(self_us))
+    total = sum(min(values) for values in own.values())
+    print(f"{function.logical_id}: {len(cumulative)} modules, sum of min self {total / 1000:.0f} ms (min of {runs})")
+    print("   cumulative ms    self ms  module (depth of its first import)")
+    rows = sorted(((min(v), min(own[k]), k) for k, v in cumulative.items()), reverse=True)
+    for cumulative_us, self_us, name in rows[:45]:
+        print(f"{cumulative_us / 1000:>12.1f} {self_us / 1000:>10.1f}  {'  ' * depth[name]}{name}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
@@ -200,6 +237,20 @@ def main() -> None:
         metavar="FUNCTION",
         help="instead of timing: one cold start of FUNCTION (e.g. PromptStackFunction) under cProfile and one under"
         " -X importtime; writes build/cold-FUNCTION.prof and build/cold-FUNCTION.importtime, prints the top of each",
+    )
+    parser.add_argument(
+        "--imports",
+        type=int,
+        metavar="N",
+        help="instead of timing: N cold starts of each function under -X importtime, the min per module (the import"
+        " tree of import + first request)",
+    )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="CHECKOUT",
+        help="instead of timing against bare boto3: this build's cold starts alternating with CHECKOUT's (its"
+        " functions/ and its host layer in build/bench-layer), CPU min and median of each",
     )
     parser.add_argument("--only", nargs="+", metavar="FUNCTION", help="measure only these functions (logical ids)")
     args = parser.parse_args()
@@ -239,9 +290,9 @@ def main() -> None:
     print(f"python3.12 {PYTHON_FLAGS}; measured {layer} + {code}; reference boto3 from {reference}")
     print(
         "| function | AWS calls | wall ms | bare boto3 wall ms | ratio | CPU ms | bare boto3 CPU ms | ratio "
-        "| MiB | bare boto3 MiB |"
+        "| first request ms | CPU min ratio | MiB | bare boto3 MiB |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     if args.profile:
         profile(
             python,
@@ -250,6 +301,38 @@ def main() -> None:
             sys_path,
             CASES[args.profile]("profile"),
         )
+        server.stop()
+        return
+    if args.imports:
+        for logical_id, make_event in CASES.items():
+            if not args.only or logical_id in args.only:
+                function = functions[logical_id]
+                env = lambda_environment(function, resolve, endpoint_url=endpoint)
+                run_function(python, function, env, sys_path, make_event("warm"))  # the state the samples see
+                import_tree(python, function, env, sys_path, make_event("imports"), args.imports)
+        server.stop()
+        return
+    if args.against:
+        other = args.against.resolve()
+        other_path = [str(other / "build" / "bench-layer" / "layer" / "python"), str(other / "functions")]
+        print(f"\n| function | {other} CPU ms, min / median | this build | min saved |\n|---|---|---|---|")
+        for logical_id, make_event in CASES.items():
+            if not args.only or logical_id in args.only:
+                function = functions[logical_id]
+                env = lambda_environment(function, resolve, endpoint_url=endpoint)
+                cpu: dict[str, list[float]] = {"other": [], "this": []}
+                for path in (other_path, sys_path):
+                    run_function(python, function, env, path, make_event("warm"))  # the state the samples see
+                for i in range(args.runs):
+                    for side in ("other", "this") if i % 2 == 0 else ("this", "other"):
+                        path = other_path if side == "other" else sys_path
+                        cpu[side].append(run_function(python, function, env, path, make_event(f"{side}{i}"))[1])
+                b, a = cpu["other"], cpu["this"]
+                print(
+                    f"| {logical_id} | {min(b):.0f} / {statistics.median(b):.0f} | {min(a):.0f} / "
+                    f"{statistics.median(a):.0f} | {min(b) - min(a):.0f} |",
+                    flush=True,
+                )
         server.stop()
         return
     with tempfile.TemporaryDirectory() as scratch:
@@ -271,6 +354,7 @@ def main() -> None:
 
             fn: list[tuple[float, float, float]] = []
             ref: list[tuple[float, float, float]] = []
+            FIRST_REQUEST_MS.clear()
             for i in range(args.runs):
                 fn.append(run_function(python, function, env, sys_path, make_event(str(i)))[:3])
                 ref.append(run_reference(python, env, reference, recorded.replace("bench-add-rec", f"bench-ref-{i}")))
@@ -278,7 +362,8 @@ def main() -> None:
             r_wall, r_cpu, r_rss = (statistics.median(sample[k] for sample in ref) for k in range(3))
             print(
                 f"| {logical_id} | {len(json.loads(recorded))} | {f_wall:.0f} | {r_wall:.0f} | {f_wall / r_wall:.2f}x "
-                f"| {f_cpu:.0f} | {r_cpu:.0f} | {f_cpu / r_cpu:.2f}x | {f_rss:.0f} | {r_rss:.0f} |",
+                f"| {f_cpu:.0f} | {r_cpu:.0f} | {f_cpu / r_cpu:.2f}x | {statistics.median(FIRST_REQUEST_MS):.0f} "
+                f"| {min(x[1] for x in fn) / min(x[1] for x in ref):.2f}x | {f_rss:.0f} | {r_rss:.0f} |",
                 flush=True,
             )
     server.stop()

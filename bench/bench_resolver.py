@@ -45,13 +45,13 @@ def validated_app() -> Any:
     from api_common.entry import _build_app, json_text_response
     from api_common.errors import error_responses
     from api_common.powertools import APIGatewayHttpResolver, Body, Path, Response
-    from api_common.schemas import PromptStackJSON, json_content
+    from api_common.routes import json_content
     from offprompt.services.conversation import PromptStackRequest
 
     def register(app: APIGatewayHttpResolver) -> None:
         @app.post(
             "/threads/<thread_id>/prompt-stack",
-            responses={200: json_content(PromptStackJSON, "stack"), **error_responses()},
+            responses={200: json_content("PromptStackJSON", "stack"), **error_responses()},
         )
         def post(thread_id: Annotated[str, Path()], request: Annotated[PromptStackRequest, Body()]) -> Response[Any]:
             assert request.max_tokens == BODY["max_tokens"]

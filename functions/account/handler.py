@@ -24,8 +24,7 @@ from api_common.caller import hosted_principal
 from api_common.entry import direct_field, direct_fields, json_response
 from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Query, Response
-from api_common.routes import FunctionRoutes
-from api_common.schemas import NO_CONTENT, AuditPage, KeyList, NewKey, NewToken, Usage, json_content
+from api_common.routes import NO_CONTENT, FunctionRoutes, json_content
 from api_common.scope_rules import ADMIN, TOKEN
 from offprompt.composition.account import default_account, default_token_secret
 from offprompt.composition.audit import default_audit
@@ -44,7 +43,7 @@ routes = FunctionRoutes("account", event_prefixes=("keys", "usage", "audit"))
     scope=ADMIN,
     action="create_key",
     summary="Create an API key for the caller's tenant (shown once)",
-    responses={201: json_content(NewKey, "The new key; its secret is never shown again"), **error_responses()},
+    responses={201: json_content("NewKey", "The new key; its secret is never shown again"), **error_responses()},
 )
 def post_key(request: Annotated[KeyRequest | None, Body()] = None) -> Response[Any]:
     request = request or KeyRequest()
@@ -59,7 +58,7 @@ def post_key(request: Annotated[KeyRequest | None, Body()] = None) -> Response[A
     scope=ADMIN,
     action="list_keys",
     summary="The caller's tenant's API keys (no secrets)",
-    responses={200: json_content(KeyList, "The keys"), **error_responses()},
+    responses={200: json_content("KeyList", "The keys"), **error_responses()},
 )
 def get_keys() -> Response[Any]:
     return json_response(default_account().list_keys(routes.tenant(), caller=routes.scope()))
@@ -82,7 +81,7 @@ def delete_key(key_id: Annotated[str, Path()]) -> Response[Any]:
     scope=TOKEN,
     action="mint_token",
     summary="Mint a short-lived signed token of a key (at most an hour; its scope or a narrower one)",
-    responses={201: json_content(NewToken, "The token; never stored, never shown again"), **error_responses()},
+    responses={201: json_content("NewToken", "The token; never stored, never shown again"), **error_responses()},
 )
 def post_token(key_id: Annotated[str, Path()], request: Annotated[TokenRequest, Body()]) -> Response[Any]:
     caller = hosted_principal(routes.event.raw_event)
@@ -104,7 +103,7 @@ def post_token(key_id: Annotated[str, Path()], request: Annotated[TokenRequest, 
     scope=ADMIN,
     action="usage",
     summary="The tenant's usage per UTC day and in total, and its current stored bytes",
-    responses={200: json_content(Usage, "Usage counters"), **error_responses()},
+    responses={200: json_content("Usage", "Usage counters"), **error_responses()},
 )
 def get_usage(
     from_: Annotated[str | None, Query(alias="from", pattern=DATE_PATTERN)] = None,
@@ -152,7 +151,10 @@ def usage_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any
     scope=ADMIN,
     action="audit",
     summary="The tenant's audit log, newest first: who wrote, deleted, exported or erased what (no values)",
-    responses={200: json_content(AuditPage, "A page of audit entries and the cursor of the next"), **error_responses()},
+    responses={
+        200: json_content("AuditPage", "A page of audit entries and the cursor of the next"),
+        **error_responses(),
+    },
 )
 def get_audit(
     since: Annotated[str | None, Query()] = None,

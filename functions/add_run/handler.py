@@ -15,8 +15,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from api_common.entry import direct_field, json_response, observability
 from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Response
-from api_common.routes import FunctionRoutes
-from api_common.schemas import AddRunResponse, json_content
+from api_common.routes import FunctionRoutes, json_content
 from api_common.scope_rules import write
 from offprompt.composition.conversation import default_service, prime_conversation
 from offprompt.metering import Meter
@@ -45,7 +44,7 @@ def add(tenant: str, thread_id: str, payload: Any, meter: Meter | None) -> dict[
     action="add",
     summary="Append a run to a thread",
     responses={
-        201: json_content(AddRunResponse, "The run as stored and its sequence number"),
+        201: json_content("AddRunResponse", "The run as stored and its sequence number"),
         **error_responses(409),
     },
 )

@@ -11,12 +11,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from offprompt.config import Settings
 from offprompt.errors import InvalidInput, Unauthenticated
 from offprompt.identifiers import check_identifier
-from offprompt.services.account.service import Principal
+
+if TYPE_CHECKING:
+    from offprompt.services.account.service import Principal
 
 LOCAL_TENANT_HEADER = "x-offprompt-tenant"
 
@@ -29,6 +31,10 @@ def hosted_principal(event: dict[str, Any]) -> Principal | None:
     context = authorizer.get("lambda") if isinstance(authorizer, dict) else None
     if not isinstance(context, dict) or not context.get("tenant"):
         return None
+    # imported by the first request with such a principal: a JWT, IAM or local deployment never needs the account
+    # service's modules (issue 34, docs/adr/0063)
+    from offprompt.services.account.service import Principal
+
     return Principal.from_context(context)
 
 

@@ -21,10 +21,16 @@ HTTP event per route, one direct event per action), the smoke's ROUTES and docs/
 them (test_iam_least_privilege.py).
 
 Declaring a route registers it on a Powertools `Router` (pure data: no client, no setting is read at import).
+
+A route's `responses=` name their models (`json_content("ThreadsPage", ...)`, classes of `api_common.schemas`): the
+OpenAPI document is all they serve, so the handler's resolver gets the route without them (Powertools would build a
+field of each model on the route's first request) and `api_common.schemas` (~55 pydantic models) is imported only by
+`openapi_app`, the document's resolver (issue 34, docs/adr/0063).
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,6 +53,36 @@ from .scope_rules import ScopeRule
 F = TypeVar("F", bound=Callable[..., Any])
 DirectFunction = Callable[[str, dict[str, Any], Any], Any]
 _PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+#: The module whose classes `json_content` names: the response bodies as the OpenAPI document declares them.
+SCHEMAS = "api_common.schemas"
+#: `responses=` entry of a route answering 204.
+NO_CONTENT: Any = {"description": "Done (also when there was nothing to delete)", "content": {}}
+
+
+def json_content(model: str | type[Any], description: str, **extra: Any) -> Any:  # an OpenAPIResponse
+    """A `responses=` entry answering JSON: `model` names a class of `api_common.schemas` (imported only for the
+    OpenAPI document, `documented`), or is a model class already imported (`ErrorBody`)."""
+    return {"description": description, "content": {"application/json": {"model": model}}, **extra}
+
+
+def documented(responses: dict[int, Any]) -> dict[int, Any]:
+    """`responses` with every model named by `json_content` resolved to its class (imports `api_common.schemas`)."""
+    schemas = importlib.import_module(SCHEMAS)
+
+    def resolve(content: dict[str, Any]) -> dict[str, Any]:
+        model = content.get("model")
+        if not isinstance(model, str):
+            return content
+        if not isinstance(getattr(schemas, model, None), type):
+            raise LookupError(f"json_content names {model!r}, which {SCHEMAS} does not define")
+        return {**content, "model": getattr(schemas, model)}
+
+    return {
+        status: {**response, "content": {media: resolve(c) for media, c in response["content"].items()}}
+        if "content" in response
+        else response
+        for status, response in responses.items()
+    }
 
 
 @dataclass(frozen=True)
@@ -93,6 +129,9 @@ class FunctionRoutes:
         self.router = Router()
         self.specs: list[RouteSpec] = []
         self.directs: dict[str, DirectFunction] = {}
+        #: Each route as declared (method, path, its OpenAPI details with `responses`, the route function), for the
+        #: OpenAPI document's resolver (`openapi_app`).
+        self.declared: list[tuple[str, str, dict[str, Any], Callable[..., Any]]] = []
         #: The action of a direct event that names none (a function with one direct use case).
         self.default_action = default_action
         self._app: APIGatewayHttpResolver | None = None
@@ -111,12 +150,15 @@ class FunctionRoutes:
         """`audit`: whether the tenant's audit log records each call (None: every method but GET; a POST that only
         reads, a search, says False)."""
         audited = method != "GET" if audit is None else audit
-        register = self.router.route(_PARAM.sub(r"<\1>", path), method, **openapi)
+        # Served without `responses` (see the module docstring): the document's resolver has them (`openapi_app`).
+        served = {name: value for name, value in openapi.items() if name != "responses"}
+        register = self.router.route(_PARAM.sub(r"<\1>", path), method, **served)
 
         def decorate(fn: F) -> F:
             self.specs.append(
                 RouteSpec(self.function, method, path, action, getattr(fn, "__name__", ""), scope, audited)
             )
+            self.declared.append((method, path, openapi, fn))
             register(fn)
             return fn
 
@@ -154,15 +196,27 @@ class FunctionRoutes:
         app.include_router(self.router)
 
     def app(self) -> APIGatewayHttpResolver:
-        """The resolver of these routes, built on first use: the handler's and the OpenAPI generator's.
+        """The handler's resolver of these routes, built on first use.
 
         One, because a Powertools `Router` keeps its per-request context (the request's meter) on the last resolver
-        that included it: a second resolver built from these routes (the OpenAPI document, made in the dev server's
+        that included it: a second resolver including this router (the OpenAPI document, made in the dev server's
         process) would leave the handler's resolver putting the meter where its routes no longer look, and hosted
-        writes would go uncharged (CI, stop 26)."""
+        writes would go uncharged (CI, stop 26). The document's resolver (`openapi_app`) has a router of its own."""
         if self._app is None:
             self._app = _build_app(self.register)
         return self._app
+
+    def openapi_app(self) -> APIGatewayHttpResolver:
+        """A resolver of these routes for the OpenAPI document only: each route with its `responses`, their models
+        resolved (`documented`: imports `api_common.schemas`). Its routes are registered on a `Router` of their own,
+        so the handler's resolver (`app`) keeps its router and the per-request context on it; it serves no request.
+        """
+        router = Router()
+        for method, path, openapi, fn in self.declared:
+            if "responses" in openapi:
+                openapi = {**openapi, "responses": documented(openapi["responses"])}
+            router.route(_PARAM.sub(r"<\1>", path), method, **openapi)(fn)
+        return _build_app(lambda app: app.include_router(router))
 
     def dispatch(self, tenant: str, event: dict[str, Any]) -> Any:
         action = event.get("action", self.default_action)

@@ -1,5 +1,8 @@
 """Response bodies as the OpenAPI document declares them (request models live in the library's services).
 
+Routes name these classes (`api_common.routes.json_content("ThreadsPage", ...)`); only the OpenAPI document's
+resolver imports this module (`FunctionRoutes.openapi_app`): a handler serving requests never does (docs/adr/0063).
+
 Griptape JSON (artifacts, runs, prompt stacks) is declared as open objects: its shape is Griptape's, checked
 by the library's own decoders and by tests against Griptape itself.
 """
@@ -262,13 +265,6 @@ class AuditEntry(_Open):
 class AuditPage(_Open):
     entries: list[AuditEntry]
     cursor: str | None = Field(default=None, description="Pass it back for the next page; null at the end")
-
-
-def json_content(model: type[BaseModel], description: str, **extra: Any) -> Any:  # an OpenAPIResponse
-    return {"description": description, "content": {"application/json": {"model": model}}, **extra}
-
-
-NO_CONTENT: Any = {"description": "Done (also when there was nothing to delete)", "content": {}}
 
 
 class ExportResult(_Open):

@@ -27,17 +27,7 @@ from typing import Annotated, Any
 from api_common.entry import direct_field, direct_fields, json_response
 from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Query, Response
-from api_common.routes import FunctionRoutes
-from api_common.schemas import (
-    NO_CONTENT,
-    CheckpointKey,
-    CheckpointsPage,
-    CheckpointThreadCopied,
-    CheckpointThreadPruned,
-    CheckpointTupleView,
-    WritesStored,
-    json_content,
-)
+from api_common.routes import NO_CONTENT, FunctionRoutes, json_content
 from api_common.scope_rules import read, write
 from offprompt.composition.checkpoints import default_checkpoints
 from offprompt.metering import Meter
@@ -71,7 +61,7 @@ THREAD = "/checkpoint-threads/{thread_id}"
     scope=write("checkpoints", path="thread_id"),
     action="put_checkpoint",
     summary="Store a checkpoint (creates the thread; re-putting an id replaces it)",
-    responses={200: json_content(CheckpointKey, "The checkpoint's key"), **error_responses(409, 413)},
+    responses={200: json_content("CheckpointKey", "The checkpoint's key"), **error_responses(409, 413)},
 )
 def put(
     thread_id: Annotated[str, Path()], checkpoint_id: Annotated[str, Path()], request: Annotated[CheckpointPut, Body()]
@@ -92,7 +82,7 @@ def put(
     scope=write("checkpoints", path="thread_id"),
     action="put_checkpoint_writes",
     summary="Store a checkpoint's pending writes (idx >= 0 already stored is kept, idx < 0 replaced)",
-    responses={200: json_content(WritesStored, "How many writes were stored"), **error_responses(404, 413)},
+    responses={200: json_content("WritesStored", "How many writes were stored"), **error_responses(404, 413)},
 )
 def writes(
     thread_id: Annotated[str, Path()], checkpoint_id: Annotated[str, Path()], request: Annotated[WritesPut, Body()]
@@ -113,7 +103,7 @@ def writes(
     scope=read("checkpoints", path="thread_id"),
     action="get_checkpoint",
     summary="A checkpoint tuple: the latest of a namespace, or one by id",
-    responses={200: json_content(CheckpointTupleView, "The checkpoint tuple"), **error_responses(404)},
+    responses={200: json_content("CheckpointTupleView", "The checkpoint tuple"), **error_responses(404)},
 )
 def get(
     thread_id: Annotated[str, Path()],
@@ -130,7 +120,7 @@ def get(
     audit=False,  # reads only (docs/adr/0056)
     action="list_checkpoints",
     summary="A thread's checkpoint tuples, newest first (namespace, before, metadata filter, limit, cursor)",
-    responses={200: json_content(CheckpointsPage, "A page of checkpoint tuples"), **error_responses()},
+    responses={200: json_content("CheckpointsPage", "A page of checkpoint tuples"), **error_responses()},
 )
 def list_(thread_id: Annotated[str, Path()], request: Annotated[CheckpointList, Body()]) -> Response[Any]:
     body = list_checkpoints(checkpoints(), routes.tenant(), routes.param("thread_id", thread_id), request)
@@ -154,7 +144,7 @@ def delete(thread_id: Annotated[str, Path()]) -> Response[Any]:
     scope=write("checkpoints", path="thread_id", body="target_thread_id"),
     action="copy_checkpoint_thread",
     summary="Copy a checkpoint thread (a fork: constant writes, the history is shared)",
-    responses={201: json_content(CheckpointThreadCopied, "The copy"), **error_responses(404, 409)},
+    responses={201: json_content("CheckpointThreadCopied", "The copy"), **error_responses(404, 409)},
 )
 def copy(thread_id: Annotated[str, Path()], request: Annotated[CheckpointCopy, Body()]) -> Response[Any]:
     body = copy_thread(checkpoints(), routes.tenant(), routes.param("thread_id", thread_id), request)
@@ -166,7 +156,7 @@ def copy(thread_id: Annotated[str, Path()], request: Annotated[CheckpointCopy, B
     scope=write("checkpoints", path="thread_id"),
     action="prune_checkpoint_thread",
     summary="Prune a checkpoint thread: keep only the latest checkpoint of each namespace, or delete it",
-    responses={200: json_content(CheckpointThreadPruned, "Pruned"), **error_responses()},
+    responses={200: json_content("CheckpointThreadPruned", "Pruned"), **error_responses()},
 )
 def prune(thread_id: Annotated[str, Path()], request: Annotated[CheckpointPrune, Body()]) -> Response[Any]:
     return json_response(_prune(routes.tenant(), routes.param("thread_id", thread_id), request))

@@ -20,8 +20,7 @@ from typing import Annotated, Any
 from api_common.entry import json_response
 from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Query, Response
-from api_common.routes import FunctionRoutes
-from api_common.schemas import NO_CONTENT, CloudMessagesPage, CloudThread, CloudThreadsPage, json_content
+from api_common.routes import NO_CONTENT, FunctionRoutes, json_content
 from api_common.scope_rules import listing, read, write
 from offprompt.composition.conversation import default_cloud_threads, prime_conversation
 from offprompt.limits import DEFAULT_CLOUD_PAGE_SIZE, IDENTIFIER_MAX_CHARS, MAX_CLOUD_PAGE_SIZE
@@ -34,7 +33,7 @@ routes = FunctionRoutes("cloud_threads", prime=prime_conversation)
     "/api/threads",
     scope=write("threads"),
     summary="Create a thread (Griptape Cloud Threads API)",
-    responses={201: json_content(CloudThread, "The thread"), **error_responses()},
+    responses={201: json_content("CloudThread", "The thread"), **error_responses()},
 )
 def create_thread(body: Annotated[CloudThreadIn, Body()]) -> Response[Any]:
     thread = default_cloud_threads().create(routes.tenant(), body.model_dump(exclude_unset=True))
@@ -45,7 +44,7 @@ def create_thread(body: Annotated[CloudThreadIn, Body()]) -> Response[Any]:
     "/api/threads",
     scope=listing("threads", items="threads", key="thread_id"),
     summary="Find the thread with an alias (Griptape Cloud Threads API)",
-    responses={200: json_content(CloudThreadsPage, "The thread with that alias, or none"), **error_responses()},
+    responses={200: json_content("CloudThreadsPage", "The thread with that alias, or none"), **error_responses()},
 )
 def find_threads(alias: Annotated[str, Query(min_length=1, max_length=IDENTIFIER_MAX_CHARS)]) -> Response[Any]:
     return json_response(default_cloud_threads().find(routes.tenant(), {"alias": alias}))
@@ -55,7 +54,7 @@ def find_threads(alias: Annotated[str, Query(min_length=1, max_length=IDENTIFIER
     "/api/threads/{thread_id}",
     scope=read("threads", path="thread_id"),
     summary="A thread (Griptape Cloud Threads API)",
-    responses={200: json_content(CloudThread, "The thread"), **error_responses()},
+    responses={200: json_content("CloudThread", "The thread"), **error_responses()},
 )
 def get_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
     return json_response(default_cloud_threads().get(routes.tenant(), routes.param("thread_id", thread_id)))
@@ -65,7 +64,7 @@ def get_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
     "/api/threads/{thread_id}",
     scope=write("threads", path="thread_id"),
     summary="Update a thread: its messages (a diff by run id), name, metadata (Griptape Cloud Threads API)",
-    responses={200: json_content(CloudThread, "The thread"), **error_responses()},
+    responses={200: json_content("CloudThread", "The thread"), **error_responses()},
 )
 def patch_thread(thread_id: Annotated[str, Path()], body: Annotated[CloudThreadPatch, Body()]) -> Response[Any]:
     thread = routes.param("thread_id", thread_id)
@@ -90,7 +89,7 @@ def delete_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
     "/api/threads/{thread_id}/messages",
     scope=read("threads", path="thread_id"),
     summary="A page of a thread's messages, oldest first (Griptape Cloud Threads API)",
-    responses={200: json_content(CloudMessagesPage, "Messages, oldest first"), **error_responses()},
+    responses={200: json_content("CloudMessagesPage", "Messages, oldest first"), **error_responses()},
 )
 def get_messages(
     thread_id: Annotated[str, Path()],

@@ -30,8 +30,7 @@ from typing import Annotated, Any
 from api_common.entry import direct_field, direct_fields, invocation_deadline, json_response
 from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Response
-from api_common.routes import FunctionRoutes
-from api_common.schemas import NO_CONTENT, StrategiesList, StrategyView, ThreadExtraction, json_content
+from api_common.routes import NO_CONTENT, FunctionRoutes, json_content
 from api_common.scope_rules import ADMIN, read
 from offprompt.composition.extraction import default_extractions
 from offprompt.events import ITEMS_APPENDED, RUN_ADDED
@@ -59,7 +58,7 @@ logger = logging.getLogger("extraction.handler")
     scope=ADMIN,
     action="put_strategy",
     summary="Create or replace an extraction strategy",
-    responses={200: json_content(StrategyView, "The strategy as stored"), **error_responses()},
+    responses={200: json_content("StrategyView", "The strategy as stored"), **error_responses()},
 )
 def put(name: Annotated[str, Path()], request: Annotated[StrategyPut, Body()]) -> Response[Any]:
     return json_response(put_strategy(extractions(), routes.tenant(), routes.param("name", name), request))
@@ -70,7 +69,7 @@ def put(name: Annotated[str, Path()], request: Annotated[StrategyPut, Body()]) -
     scope=ADMIN,
     action="list_strategies",
     summary="The tenant's extraction strategies, by name",
-    responses={200: json_content(StrategiesList, "Every strategy"), **error_responses()},
+    responses={200: json_content("StrategiesList", "Every strategy"), **error_responses()},
 )
 def list_all() -> Response[Any]:
     return json_response(list_strategies(extractions(), routes.tenant()))
@@ -81,7 +80,7 @@ def list_all() -> Response[Any]:
     scope=ADMIN,
     action="get_strategy",
     summary="One extraction strategy",
-    responses={200: json_content(StrategyView, "The strategy"), **error_responses(404)},
+    responses={200: json_content("StrategyView", "The strategy"), **error_responses(404)},
 )
 def get(name: Annotated[str, Path()]) -> Response[Any]:
     return json_response(get_strategy(extractions(), routes.tenant(), routes.param("name", name)))
@@ -104,7 +103,7 @@ def delete(name: Annotated[str, Path()]) -> Response[Any]:
     scope=read("threads", path="thread_id"),
     action="thread_extraction",
     summary="Where each extraction strategy stands on the thread",
-    responses={200: json_content(ThreadExtraction, "Each strategy's status"), **error_responses(404)},
+    responses={200: json_content("ThreadExtraction", "Each strategy's status"), **error_responses(404)},
 )
 def status(thread_id: Annotated[str, Path()]) -> Response[Any]:
     return json_response(thread_extraction(extractions(), routes.tenant(), routes.param("thread_id", thread_id)))

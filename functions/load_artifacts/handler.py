@@ -29,8 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from api_common.entry import direct_field, json_response
 from api_common.errors import error_responses
 from api_common.powertools import Path, Query, Response
-from api_common.routes import FunctionRoutes
-from api_common.schemas import Download, LoadedNamespace, json_content
+from api_common.routes import FunctionRoutes, json_content
 from api_common.scope_rules import read
 from offprompt.composition.task_memory import default_service, prime_task_memory
 from offprompt.limits import DIRECT_MAX_INLINE_BYTES
@@ -51,13 +50,13 @@ routes = FunctionRoutes("load_artifacts", default_action="load", prime=prime_tas
     summary="A namespace's artifacts as Griptape ListArtifact JSON",
     responses={
         200: json_content(
-            LoadedNamespace,
+            "LoadedNamespace",
             "The ListArtifact JSON, byte-exact, whenever it fits a response (5 MB); past that, a blob namespace"
             " answers BlobDownloads (presigned GETs of the stored objects; an artifact's value is the base64 of"
             " what its download_url returns)",
         ),
         303: json_content(
-            Download, "A text namespace too large to answer inline: Location is a presigned GET of the JSON"
+            "Download", "A text namespace too large to answer inline: Location is a presigned GET of the JSON"
         ),
         **error_responses(409),
     },

@@ -29,26 +29,12 @@ from api_common.routes import FunctionRoutes
 from api_common.scope_rules import PUBLIC, TOOLS, ScopeRule, listing, read, write
 from offprompt.composition.conversation import default_cloud_threads, prime_conversation
 from offprompt.composition.conversation import default_service as conversation
-from offprompt.composition.conversation_index import default_conversation_index
-from offprompt.composition.records import default_records
-from offprompt.composition.task_memory import default_receipts
-from offprompt.composition.task_memory import default_service as task_memory
 from offprompt.config import get_settings
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge
 from offprompt.services.audit import Actor, AuditEvent
 from offprompt.services.conversation import PromptStackRequest, parse_model, thread_admin
 from offprompt.services.conversation.add_run import add_run
-from offprompt.services.conversation.prompt_stack import build_prompt_stack
 from offprompt.services.conversation.requests import ThreadSearchRequest
-from offprompt.services.conversation.search import search_threads
-from offprompt.services.records.delete import delete_record
-from offprompt.services.records.put import put_record
-from offprompt.services.records.requests import RecordPut, RecordSearch
-from offprompt.services.records.search import search_records
-from offprompt.services.task_memory import OutputRequest, hit_to_dict, parse_request
-from offprompt.services.task_memory.load import load_artifacts as load
-from offprompt.services.task_memory.process_output import store_output as store_output_once
-from offprompt.services.task_memory.search import search
 from offprompt.validation import validate
 
 from . import protocol
@@ -70,8 +56,16 @@ from .tools import (
 )
 
 routes = FunctionRoutes("mcp_server", event_prefixes=("mcp",), prime=prime_conversation)
-# Looked up at call time (as in functions/records), so tests can substitute records built on their own adapters.
-records = default_records
+# Each tool imports its use case and composition when first called: a cold start serving `append_turn` loads the
+# conversation modules only, not records', task memory's or the conversation index's (issue 34, docs/adr/0063).
+
+
+def records() -> Any:
+    """The process's records service; looked up at call time (as in functions/records), so tests can substitute
+    records built on their own adapters."""
+    from offprompt.composition.records import default_records
+
+    return default_records()
 
 
 class JsonRpcMessage(BaseModel):
@@ -290,6 +284,8 @@ def append_turn(call: Call, args: AppendTurnArgs) -> ToolResult:
 
 
 def get_context(call: Call, args: Any) -> ToolResult:
+    from offprompt.services.conversation.prompt_stack import build_prompt_stack
+
     request = parse_model(PromptStackRequest, args.model_dump(exclude={"thread_id"}, exclude_none=True))
     result = build_prompt_stack(conversation(), call.tenant, args.thread_id, request)
     messages = [{"role": m.role, "content": m.to_text()} for m in result.stack.messages]
@@ -322,6 +318,9 @@ def list_threads(call: Call, args: ListThreadsArgs) -> ToolResult:
 
 
 def search_conversations(call: Call, args: Any) -> ToolResult:
+    from offprompt.composition.conversation_index import default_conversation_index
+    from offprompt.services.conversation.search import search_threads
+
     request = parse_model(ThreadSearchRequest, args.model_dump(exclude_none=True, exclude_defaults=True))
     found = search_threads(conversation(), default_conversation_index(), call.tenant, request, meter=call.meter)
     body = found.body()
@@ -331,6 +330,11 @@ def search_conversations(call: Call, args: Any) -> ToolResult:
 
 
 def store_output(call: Call, args: Any) -> ToolResult:
+    from offprompt.composition.task_memory import default_receipts
+    from offprompt.composition.task_memory import default_service as task_memory
+    from offprompt.services.task_memory import OutputRequest, parse_request
+    from offprompt.services.task_memory.process_output import store_output as store_output_once
+
     artifact = {"type": "TextArtifact", "value": args.output}
     fields = {
         "tool": args.tool,
@@ -352,6 +356,9 @@ def store_output(call: Call, args: Any) -> ToolResult:
 
 
 def load_artifacts(call: Call, args: LoadArtifactsArgs) -> ToolResult:
+    from offprompt.composition.task_memory import default_service as task_memory
+    from offprompt.services.task_memory.load import load_artifacts as load
+
     loaded = load(
         task_memory(),
         call.tenant,
@@ -375,6 +382,10 @@ def load_artifacts(call: Call, args: LoadArtifactsArgs) -> ToolResult:
 
 
 def search_memory(call: Call, args: Any) -> ToolResult:
+    from offprompt.composition.task_memory import default_service as task_memory
+    from offprompt.services.task_memory import hit_to_dict
+    from offprompt.services.task_memory.search import search
+
     hits = search(
         task_memory(),
         call.tenant,
@@ -391,6 +402,9 @@ def search_memory(call: Call, args: Any) -> ToolResult:
 
 
 def remember(call: Call, args: RememberArgs) -> ToolResult:
+    from offprompt.services.records.put import put_record
+    from offprompt.services.records.requests import RecordPut
+
     key = args.key if args.key is not None else uuid.uuid4().hex
     request = validate(RecordPut, {"value": args.record_value(), "ttl_minutes": args.ttl_minutes})
     record = put_record(records(), call.tenant, args.namespace, key, request, meter=call.meter)
@@ -398,6 +412,9 @@ def remember(call: Call, args: RememberArgs) -> ToolResult:
 
 
 def recall(call: Call, args: Any) -> ToolResult:
+    from offprompt.services.records.requests import RecordSearch
+    from offprompt.services.records.search import search_records
+
     request = validate(RecordSearch, args.model_dump(exclude_none=True))
     found = search_records(records(), call.tenant, request, meter=call.meter)
     items = _keep(call, "recall", found["items"])
@@ -405,6 +422,8 @@ def recall(call: Call, args: Any) -> ToolResult:
 
 
 def forget(call: Call, args: ForgetArgs) -> ToolResult:
+    from offprompt.services.records.delete import delete_record
+
     deleted = delete_record(records(), call.tenant, args.namespace, args.key)
     where = f"{'.'.join(args.namespace)}/{args.key}"
     text = f"Forgot {where}." if deleted else f"Nothing was stored under {where}."

@@ -19,8 +19,7 @@ from typing import Annotated, Any
 from api_common.entry import direct_field, direct_fields, json_response
 from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Query, Response
-from api_common.routes import FunctionRoutes
-from api_common.schemas import NO_CONTENT, MetaPage, NamespaceRecord, NamespacesPage, SearchHits, json_content
+from api_common.routes import NO_CONTENT, FunctionRoutes, json_content
 from api_common.scope_rules import read, write
 from offprompt.composition.task_memory import default_service, prime_task_memory
 from offprompt.limits import DEFAULT_PAGE_LIMIT, MAX_CURSOR_CHARS, MAX_PAGE_LIMIT
@@ -66,7 +65,7 @@ def search(tenant: str, memory: str, namespace: str, request: SearchRequest, met
     scope=read("memories", path="memory_name"),
     action="list_namespaces",
     summary="A page of a memory's namespaces",
-    responses={200: json_content(NamespacesPage, "Namespace records"), **error_responses()},
+    responses={200: json_content("NamespacesPage", "Namespace records"), **error_responses()},
 )
 def get_namespaces(
     memory_name: Annotated[str, Path()], limit: Limit = DEFAULT_PAGE_LIMIT, cursor: Cursor = None
@@ -81,7 +80,7 @@ def get_namespaces(
     scope=read("memories", path="memory_name"),
     action="get_namespace",
     summary="A namespace's record",
-    responses={200: json_content(NamespaceRecord, "The record"), **error_responses(404)},
+    responses={200: json_content("NamespaceRecord", "The record"), **error_responses(404)},
 )
 def get_namespace(memory_name: Annotated[str, Path()], namespace: Annotated[str, Path()]) -> Response[Any]:
     memory, name = routes.param("memory_name", memory_name), routes.param("namespace", namespace)
@@ -106,7 +105,7 @@ def delete_namespace(memory_name: Annotated[str, Path()], namespace: Annotated[s
     scope=read("memories", path="memory_name"),
     action="list_meta",
     summary="A page of a memory's ActionSubtask meta entries",
-    responses={200: json_content(MetaPage, "Meta entries"), **error_responses()},
+    responses={200: json_content("MetaPage", "Meta entries"), **error_responses()},
 )
 def get_meta(
     memory_name: Annotated[str, Path()], limit: Limit = DEFAULT_PAGE_LIMIT, cursor: Cursor = None
@@ -122,7 +121,7 @@ def get_meta(
     audit=False,  # reads only (docs/adr/0056)
     action="search",
     summary="Search a namespace's text",
-    responses={200: json_content(SearchHits, "Hits, best first"), **error_responses(409)},
+    responses={200: json_content("SearchHits", "Hits, best first"), **error_responses(409)},
 )
 def post_search(
     memory_name: Annotated[str, Path()],

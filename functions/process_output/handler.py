@@ -21,8 +21,7 @@ from typing import Annotated, Any
 from api_common.entry import direct_field, json_response
 from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Response
-from api_common.routes import FunctionRoutes
-from api_common.schemas import ArtifactJSON, Upload, json_content
+from api_common.routes import FunctionRoutes, json_content
 from api_common.scope_rules import write
 from offprompt.composition.task_memory import default_receipts, default_service, prime_task_memory
 from offprompt.errors import Conflict
@@ -72,7 +71,7 @@ _STORED = {
     action="process_output",
     summary="Store a tool's output off-prompt (Griptape TaskMemory.process_output)",
     responses={
-        200: json_content(ArtifactJSON, "The artifact to give the model", headers=_STORED),
+        200: json_content("ArtifactJSON", "The artifact to give the model", headers=_STORED),
         **error_responses(409),
     },
 )
@@ -100,7 +99,7 @@ def post_output(memory_name: Annotated[str, Path()], request: Annotated[OutputRe
     scope=write("memories", path="memory_name"),
     action="create_upload",
     summary="A presigned S3 PUT for a value too large for a request body",
-    responses={201: json_content(Upload, "The upload"), **error_responses()},
+    responses={201: json_content("Upload", "The upload"), **error_responses()},
 )
 def post_upload(memory_name: Annotated[str, Path()]) -> Response[Any]:
     upload = create_upload(service(), routes.tenant(), routes.param("memory_name", memory_name))

@@ -17,8 +17,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from api_common.entry import direct_field, direct_fields, json_text_response, observability
 from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Response
-from api_common.routes import FunctionRoutes
-from api_common.schemas import PromptStackJSON, json_content
+from api_common.routes import FunctionRoutes, json_content
 from api_common.scope_rules import read
 from offprompt.composition.conversation import default_service, prime_conversation
 from offprompt.metering import Meter
@@ -59,7 +58,7 @@ _HEADERS = {
     action="prompt_stack",
     summary="Build Griptape's PromptStack from a thread's memory",
     responses={
-        200: json_content(PromptStackJSON, "Griptape PromptStack JSON", headers=_HEADERS),
+        200: json_content("PromptStackJSON", "Griptape PromptStack JSON", headers=_HEADERS),
         **error_responses(),
     },
 )

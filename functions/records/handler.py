@@ -31,16 +31,7 @@ from typing import Annotated, Any
 from api_common.entry import direct_field, direct_fields, invocation_deadline, json_response
 from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Query, Response
-from api_common.routes import FunctionRoutes
-from api_common.schemas import (
-    NO_CONTENT,
-    RecordHistory,
-    RecordNamespaces,
-    RecordNamespaceSettings,
-    RecordsFound,
-    RecordView,
-    json_content,
-)
+from api_common.routes import NO_CONTENT, FunctionRoutes, json_content
 from api_common.scope_rules import listing, read, write
 from offprompt.composition.records import default_records
 from offprompt.errors import InvalidInput
@@ -85,7 +76,7 @@ def _direct_namespace(event: dict[str, Any]) -> tuple[str, ...]:
     scope=write("records", path="namespace"),
     action="put_record",
     summary="Create or replace a record (the replaced version stays in its history)",
-    responses={200: json_content(RecordView, "The record as stored"), **error_responses()},
+    responses={200: json_content("RecordView", "The record as stored"), **error_responses()},
 )
 def put(
     namespace: Annotated[str, Path()], key: Annotated[str, Path()], request: Annotated[RecordPut, Body()]
@@ -101,7 +92,7 @@ def put(
     scope=read("records", path="namespace"),
     action="get_record",
     summary="A record: its current version, or the one valid at `as_of`",
-    responses={200: json_content(RecordView, "The record"), **error_responses(404)},
+    responses={200: json_content("RecordView", "The record"), **error_responses(404)},
 )
 def get(
     namespace: Annotated[str, Path()],
@@ -130,7 +121,7 @@ def delete(namespace: Annotated[str, Path()], key: Annotated[str, Path()]) -> Re
     scope=read("records", path="namespace"),
     action="record_history",
     summary="A record's stored versions, newest first",
-    responses={200: json_content(RecordHistory, "Versions with their validity windows"), **error_responses(404)},
+    responses={200: json_content("RecordHistory", "Versions with their validity windows"), **error_responses(404)},
 )
 def history(
     namespace: Annotated[str, Path()],
@@ -148,7 +139,7 @@ def history(
     action="search_records",
     summary="Search records under a namespace prefix by text and/or filter",
     responses={
-        200: json_content(RecordsFound, "Records, best first (newest first without a query)"),
+        200: json_content("RecordsFound", "Records, best first (newest first without a query)"),
         **error_responses(),
     },
 )
@@ -162,7 +153,7 @@ def search(request: Annotated[RecordSearch, Body()]) -> Response[Any]:
     audit=False,  # reads only (docs/adr/0056)
     action="list_record_namespaces",
     summary="List record namespaces (prefix/suffix conditions with '*' wildcards, max_depth)",
-    responses={200: json_content(RecordNamespaces, "Namespaces, sorted"), **error_responses()},
+    responses={200: json_content("RecordNamespaces", "Namespaces, sorted"), **error_responses()},
 )
 def namespaces(request: Annotated[NamespacesQuery, Body()]) -> Response[Any]:
     return json_response(list_namespaces(records(), routes.tenant(), request))
@@ -173,7 +164,7 @@ def namespaces(request: Annotated[NamespacesQuery, Body()]) -> Response[Any]:
     scope=write("records", path="namespace"),
     action="configure_record_namespace",
     summary="Set a record namespace's default TTL (minutes) for puts that give none",
-    responses={200: json_content(RecordNamespaceSettings, "The namespace's settings"), **error_responses()},
+    responses={200: json_content("RecordNamespaceSettings", "The namespace's settings"), **error_responses()},
 )
 def configure(namespace: Annotated[str, Path()], request: Annotated[NamespaceSettings, Body()]) -> Response[Any]:
     return json_response(configure_namespace(records(), routes.tenant(), _path(namespace), request))

@@ -23,8 +23,7 @@ from typing import Annotated, Any
 from api_common.entry import direct_fields, json_response
 from api_common.errors import error_responses
 from api_common.powertools import Body, Response
-from api_common.routes import FunctionRoutes
-from api_common.schemas import ErasePending, EraseReport, ExportPending, ExportResult, json_content
+from api_common.routes import FunctionRoutes, json_content
 from api_common.scope_rules import ADMIN
 from offprompt.composition.tenant_data import default_stores
 from offprompt.metering import Meter
@@ -40,9 +39,9 @@ routes = FunctionRoutes("tenant_data", event_prefixes=("tenant",))
     action="export",
     summary="Export all of the caller's data (JSONL + files in S3, presigned URLs)",
     responses={
-        200: json_content(ExportResult, "The export's manifest URL and counts"),
+        200: json_content("ExportResult", "The export's manifest URL and counts"),
         202: json_content(
-            ExportPending,
+            "ExportPending",
             "Not exported yet: the tenant's data is still being indexed (data from before the tenant index); repeat"
             " the request after Retry-After seconds",
         ),
@@ -62,9 +61,9 @@ def post_export() -> Response[Any]:
     action="erase",
     summary="Erase all of the caller's data (needs the tenant id as confirmation)",
     responses={
-        200: json_content(EraseReport, "What was deleted, and that nothing is left (verified)"),
+        200: json_content("EraseReport", "What was deleted, and that nothing is left (verified)"),
         202: json_content(
-            ErasePending,
+            "ErasePending",
             "API keys fenced and the data deleted (`status: erasing`), or the tenant's data still being indexed"
             " (`status: indexing`: nothing deleted yet); repeat the request after Retry-After seconds to go on, verify"
             " and finish (a request admitted before the fence may still land a write until then; the key works until"

@@ -38,19 +38,7 @@ from typing import Annotated, Any, Literal
 from api_common.entry import direct_field, direct_fields, json_response
 from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Query, Response
-from api_common.routes import FunctionRoutes
-from api_common.schemas import (
-    NO_CONTENT,
-    ForkedThread,
-    ItemsAppended,
-    ItemsPage,
-    PoppedItem,
-    RunsPage,
-    ThreadSearchResult,
-    ThreadsPage,
-    ThreadView,
-    json_content,
-)
+from api_common.routes import NO_CONTENT, FunctionRoutes, json_content
 from api_common.scope_rules import listing, read, write
 from offprompt.composition.conversation import default_service, prime_conversation
 from offprompt.composition.conversation_index import default_conversation_index
@@ -97,7 +85,7 @@ def list_threads(tenant: str, query: ThreadsQuery) -> dict[str, Any]:
     summary="A page of the tenant's threads, the most recently written first or by id (optionally those whose id "
     "starts with `prefix`)",
     responses={
-        200: json_content(ThreadsPage, "Threads in the order asked; `next_cursor` reads the next page"),
+        200: json_content("ThreadsPage", "Threads in the order asked; `next_cursor` reads the next page"),
         **error_responses(),
     },
 )
@@ -137,7 +125,7 @@ def search_threads(tenant: str, request: ThreadSearchRequest, meter: Meter | Non
     action="search_threads",
     summary="Search the tenant's conversations (runs and session items) by meaning and words",
     responses={
-        200: json_content(ThreadSearchResult, "The best hits first", headers=_SEARCHABLE),
+        200: json_content("ThreadSearchResult", "The best hits first", headers=_SEARCHABLE),
         **error_responses(),
     },
 )
@@ -171,7 +159,7 @@ def list_runs(tenant: str, thread_id: str, query: RunsQuery) -> dict[str, Any]:
     scope=read("threads", path="thread_id"),
     action="get",
     summary="A thread's configuration, counts and summary",
-    responses={200: json_content(ThreadView, "The thread"), **error_responses(404)},
+    responses={200: json_content("ThreadView", "The thread"), **error_responses(404)},
 )
 def get_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
     return json_response(
@@ -184,7 +172,7 @@ def get_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
     scope=write("threads", path="thread_id"),
     action="configure",
     summary="Configure a thread (creates it)",
-    responses={200: json_content(ThreadView, "The thread"), **error_responses(409)},
+    responses={200: json_content("ThreadView", "The thread"), **error_responses(409)},
 )
 def put_thread(thread_id: Annotated[str, Path()], request: Annotated[ThreadConfigRequest, Body()]) -> Response[Any]:
     thread = routes.param("thread_id", thread_id)
@@ -209,7 +197,7 @@ def delete_thread(thread_id: Annotated[str, Path()]) -> Response[Any]:
     action="list_runs",
     summary="A page of a thread's runs",
     responses={
-        200: json_content(RunsPage, "Runs, oldest first (asc) or newest first (desc)"),
+        200: json_content("RunsPage", "Runs, oldest first (asc) or newest first (desc)"),
         **error_responses(404),
     },
 )
@@ -253,7 +241,7 @@ def list_runs_direct(tenant: str, event: dict[str, Any], meter: Meter | None) ->
     scope=write("threads", path="thread_id", body="thread_id"),
     action="fork",
     summary="Fork a thread after one of its runs (no run is copied)",
-    responses={201: json_content(ForkedThread, "The fork"), **error_responses(404, 409)},
+    responses={201: json_content("ForkedThread", "The fork"), **error_responses(404, 409)},
 )
 def post_fork(thread_id: Annotated[str, Path()], request: Annotated[ForkRequest, Body()]) -> Response[Any]:
     thread = routes.param("thread_id", thread_id)
@@ -275,7 +263,7 @@ def fork_direct(tenant: str, event: dict[str, Any], meter: Meter | None) -> Any:
     scope=write("threads", path="thread_id"),
     action="add_items",
     summary="Append framework session items (OpenAI Agents SDK items, Strands messages) to a thread",
-    responses={201: json_content(ItemsAppended, "The items' seqs, in order"), **error_responses(409)},
+    responses={201: json_content("ItemsAppended", "The items' seqs, in order"), **error_responses(409)},
 )
 def post_items(thread_id: Annotated[str, Path()], request: Annotated[ItemsIn, Body()]) -> Response[Any]:
     thread = routes.param("thread_id", thread_id)
@@ -289,7 +277,7 @@ def post_items(thread_id: Annotated[str, Path()], request: Annotated[ItemsIn, Bo
     action="get_items",
     summary="A thread's newest framework session items, oldest first (optionally within a token budget)",
     responses={
-        200: json_content(ItemsPage, "The newest `limit` items before `before` (or those that fit `max_tokens`)"),
+        200: json_content("ItemsPage", "The newest `limit` items before `before` (or those that fit `max_tokens`)"),
         **error_responses(409),
     },
 )
@@ -309,7 +297,7 @@ def get_items(
     scope=write("threads", path="thread_id"),
     action="pop_item",
     summary="Remove and return a thread's newest framework session item (atomic under concurrency)",
-    responses={200: json_content(PoppedItem, "The item removed, or null"), **error_responses(409)},
+    responses={200: json_content("PoppedItem", "The item removed, or null"), **error_responses(409)},
 )
 def pop_item(thread_id: Annotated[str, Path()]) -> Response[Any]:
     thread = routes.param("thread_id", thread_id)

@@ -3,25 +3,13 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
+from probe_support import probe
 
 ROOT = Path(__file__).resolve().parents[2]
 HANDLERS = ["add_run", "prompt_stack", "threads", "summarizer", "process_output", "load_artifacts", "memories"]
-
-
-def probe(code: str) -> Any:
-    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": f"{ROOT / 'functions'}:{ROOT / 'layers' / 'offprompt'}"}
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
-    assert proc.returncode == 0, proc.stderr
-    result: Any = json.loads(proc.stdout.strip().splitlines()[-1])
-    return result
 
 
 @pytest.mark.parametrize("handler", HANDLERS)

@@ -165,7 +165,7 @@ def generate() -> dict[str, Any]:
     document: dict[str, Any] = {}
     for function in functions():
         module = importlib.import_module(f"{function}.handler")
-        app = module.routes.app()  # the handler's own resolver (a second one would take its routes' meter away)
+        app = module.routes.openapi_app()  # the routes with their response models (the handler's resolver has none)
         part = json.loads(app.get_openapi_json_schema(title=TITLE, version=VERSION, description=DESCRIPTION))
         if function not in FUNCTION_TAGS:
             raise RuntimeError(f"function {function} has no tag: add it to FUNCTION_TAGS")

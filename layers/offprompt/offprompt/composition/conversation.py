@@ -7,11 +7,14 @@ in `offprompt.services`.
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 from offprompt.config import Settings
-from offprompt.ports import Summarizer
-from offprompt.services.conversation.cloud_threads import CloudThreadsService
 from offprompt.services.conversation.service import ConversationService
+
+if TYPE_CHECKING:
+    from offprompt.ports import Summarizer
+    from offprompt.services.conversation.cloud_threads import CloudThreadsService
 
 # The local stack (no Bedrock there) installs a labelled stand-in here once, at start-up; Lambda never does.
 _summarizer_override: Summarizer | None = None
@@ -54,6 +57,8 @@ def default_service() -> ConversationService:
 @functools.cache
 def default_cloud_threads() -> CloudThreadsService:
     """The Griptape Cloud-compatible Threads API over the process's conversation service."""
+    from offprompt.services.conversation.cloud_threads import CloudThreadsService
+
     return CloudThreadsService(default_service())
 
 

@@ -6,8 +6,22 @@ erase) is the other half of the hosted wing: `offprompt.services.tenant_data`.""
 
 from __future__ import annotations
 
-from .keys import KeyParts, bearer_token, hash_secret, looks_like_key, new_key, parse_key, verify_secret
-from .service import STORING_ROUTES, AccountService, Principal, TenantErasing, plan_named
+from typing import TYPE_CHECKING
+
+from offprompt.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .keys import KeyParts, bearer_token, hash_secret, looks_like_key, new_key, parse_key, verify_secret
+    from .service import STORING_ROUTES, AccountService, Principal, TenantErasing, plan_named
+
+# Imported on first use (offprompt.lazy): `scopes`, which every route declaration needs, runs no other submodule.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "keys": "KeyParts bearer_token hash_secret looks_like_key new_key parse_key verify_secret",
+        "service": "STORING_ROUTES AccountService Principal TenantErasing plan_named",
+    },
+)
 
 __all__ = [
     "STORING_ROUTES",

@@ -13,20 +13,41 @@ HTTP-free; takes ports (RunStore, BlobStore, Tokenizer, Summarizer). See docs/ad
 The service built from settings (`default_service`) lives in the composition root, `offprompt.composition.conversation`.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from offprompt.lazy import lazy_exports
 from offprompt.limits import MAX_LIST_LIMIT
-from offprompt.services.conversation.add_run import DAY, PRUNE_BATCH, PRUNE_SLACK
-from offprompt.services.conversation.cloud_threads import CloudThreadIn, CloudThreadPatch, CloudThreadsService
-from offprompt.services.conversation.context import INLINE_RUN_BYTES, Conversation
-from offprompt.services.conversation.requests import (
-    PromptStackRequest,
-    RunIn,
-    RunsQuery,
-    ThreadConfigRequest,
-    ThreadsQuery,
-    parse_model,
+
+if TYPE_CHECKING:
+    from offprompt.services.conversation.add_run import DAY, PRUNE_BATCH, PRUNE_SLACK
+    from offprompt.services.conversation.cloud_threads import CloudThreadIn, CloudThreadPatch, CloudThreadsService
+    from offprompt.services.conversation.context import INLINE_RUN_BYTES, Conversation
+    from offprompt.services.conversation.requests import (
+        PromptStackRequest,
+        RunIn,
+        RunsQuery,
+        ThreadConfigRequest,
+        ThreadsQuery,
+        parse_model,
+    )
+    from offprompt.services.conversation.results import AddRunResult, PromptStackResult, SummarizeResult
+    from offprompt.services.conversation.service import ConversationService
+
+# Imported on first use (offprompt.lazy): a handler that needs `requests` and `thread_admin` runs neither `add_run`
+# nor `prompt_stack` nor `cloud_threads` through this package.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "add_run": "DAY PRUNE_BATCH PRUNE_SLACK",
+        "cloud_threads": "CloudThreadIn CloudThreadPatch CloudThreadsService",
+        "context": "INLINE_RUN_BYTES Conversation",
+        "requests": "PromptStackRequest RunIn RunsQuery ThreadConfigRequest ThreadsQuery parse_model",
+        "results": "AddRunResult PromptStackResult SummarizeResult",
+        "service": "ConversationService",
+    },
 )
-from offprompt.services.conversation.results import AddRunResult, PromptStackResult, SummarizeResult
-from offprompt.services.conversation.service import ConversationService
 
 __all__ = [
     "DAY",

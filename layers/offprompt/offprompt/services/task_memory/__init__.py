@@ -14,7 +14,10 @@ The service built from settings (`default_service`, with a lazily built OpenSear
 stack's `set_embedder_override`) lives in the composition root, `offprompt.composition.task_memory`.
 """
 
+from typing import TYPE_CHECKING
+
 from offprompt.errors import SchemaInvalid
+from offprompt.lazy import lazy_exports
 from offprompt.limits import (
     DOWNLOAD_EXPIRES_IN,
     MAX_INLINE_ENTRIES_BYTES,
@@ -25,13 +28,35 @@ from offprompt.limits import (
     SEARCH_MODES,
     UPLOAD_EXPIRES_IN,
 )
-from offprompt.services.task_memory.artifact_json import envelope_json, list_artifact_json
-from offprompt.services.task_memory.errors import NotTextNamespace, StorageKindConflict, UploadError
-from offprompt.services.task_memory.idempotent_output import OnceResult, process_once
-from offprompt.services.task_memory.requests import ActionIn, OutputRequest, PageQuery, SearchRequest, parse_request
-from offprompt.services.task_memory.responses import hit_to_dict, record_to_dict
-from offprompt.services.task_memory.results import BLOB_DOWNLOADS, BlobDownload, LoadedArtifacts, ProcessResult, Upload
-from offprompt.services.task_memory.service import TaskMemoryService
+
+if TYPE_CHECKING:
+    from offprompt.services.task_memory.artifact_json import envelope_json, list_artifact_json
+    from offprompt.services.task_memory.errors import NotTextNamespace, StorageKindConflict, UploadError
+    from offprompt.services.task_memory.idempotent_output import OnceResult, process_once
+    from offprompt.services.task_memory.requests import ActionIn, OutputRequest, PageQuery, SearchRequest, parse_request
+    from offprompt.services.task_memory.responses import hit_to_dict, record_to_dict
+    from offprompt.services.task_memory.results import (
+        BLOB_DOWNLOADS,
+        BlobDownload,
+        LoadedArtifacts,
+        ProcessResult,
+        Upload,
+    )
+    from offprompt.services.task_memory.service import TaskMemoryService
+
+# Imported on first use (offprompt.lazy): a module that needs `requests` (the MCP tool table) runs no other submodule.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "artifact_json": "envelope_json list_artifact_json",
+        "errors": "NotTextNamespace StorageKindConflict UploadError",
+        "idempotent_output": "OnceResult process_once",
+        "requests": "ActionIn OutputRequest PageQuery SearchRequest parse_request",
+        "responses": "hit_to_dict record_to_dict",
+        "results": "BLOB_DOWNLOADS BlobDownload LoadedArtifacts ProcessResult Upload",
+        "service": "TaskMemoryService",
+    },
+)
 
 __all__ = [
     "BLOB_DOWNLOADS",
