@@ -11,7 +11,7 @@ import pytest
 
 from offprompt_local.substrate import moto_patches
 
-from .conftest import TABLE, Server
+from .conftest import TABLE, Server, query_pages
 
 PLAIN_TABLE = "plain-index-table"
 TENANTS = [f"t#{i}" for i in range(4)]
@@ -166,25 +166,17 @@ def _shapes() -> list[dict[str, Any]]:
 def _page_all(
     client: Any, table: str, shape: dict[str, Any], tenant: str, extra: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    pages, start = [], None
-    while True:
-        params: dict[str, Any] = {
-            "TableName": table,
-            "IndexName": shape["index"],
-            "KeyConditionExpression": shape["expression"],
-            "ExpressionAttributeValues": {":t": {"S": tenant}, **shape["values"], **extra.get("values", {})},
-            "ScanIndexForward": shape["forward"],
-            **{k: v for k, v in extra.items() if k != "values"},
-        }
-        if shape["limit"]:
-            params["Limit"] = shape["limit"]
-        if start:
-            params["ExclusiveStartKey"] = start
-        out = client.query(**params)
-        pages.append({k: out.get(k) for k in ("Items", "Count", "ScannedCount", "LastEvaluatedKey")})
-        start = out.get("LastEvaluatedKey")
-        if not start or len(pages) > 100:
-            return pages
+    params: dict[str, Any] = {
+        "TableName": table,
+        "IndexName": shape["index"],
+        "KeyConditionExpression": shape["expression"],
+        "ExpressionAttributeValues": {":t": {"S": tenant}, **shape["values"], **extra.get("values", {})},
+        "ScanIndexForward": shape["forward"],
+        **{k: v for k, v in extra.items() if k != "values"},
+    }
+    if shape["limit"]:
+        params["Limit"] = shape["limit"]
+    return query_pages(client, params, most=100)
 
 
 EXTRAS: list[dict[str, Any]] = [
