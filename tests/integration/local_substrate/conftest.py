@@ -55,6 +55,18 @@ def start_server(kind: str, data_dir: Path | None = None) -> Server:
     return Server(kind, f"http://{host}:{port}", server)
 
 
+def query_pages(client: Any, params: dict[str, Any], most: int = 200) -> list[dict[str, Any]]:
+    """Every page of one Query (LastEvaluatedKey followed), each as Items, Count, ScannedCount, LastEvaluatedKey."""
+    pages: list[dict[str, Any]] = []
+    start = None
+    while True:
+        out = client.query(**params, **({"ExclusiveStartKey": start} if start else {}))
+        pages.append({k: out.get(k) for k in ("Items", "Count", "ScannedCount", "LastEvaluatedKey")})
+        start = out.get("LastEvaluatedKey")
+        if not start or len(pages) > most:
+            return pages
+
+
 def reset_moto() -> None:
     from moto.moto_api import _internal
 

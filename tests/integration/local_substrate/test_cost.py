@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import TABLE, Server
+from .conftest import TABLE, Server, query_pages
 
 
 def _fill(server: Server, partitions: dict[str, int], size: int = 200) -> None:
@@ -164,26 +164,18 @@ def _query_shapes() -> list[dict[str, Any]]:
 
 
 def _page_all(ddb: Any, table: str, shape: dict[str, Any], filtered: bool) -> list[dict[str, Any]]:
-    pages, start = [], None
-    while True:
-        params: dict[str, Any] = {
-            "TableName": table,
-            "KeyConditionExpression": shape["expression"],
-            "ExpressionAttributeValues": {":pk": {"S": "p"}, **shape["values"]},
-            "ScanIndexForward": shape["forward"],
-        }
-        if shape["limit"]:
-            params["Limit"] = shape["limit"]
-        if filtered:
-            params["FilterExpression"] = "attribute_not_exists(expires_at) OR expires_at > :now"
-            params["ExpressionAttributeValues"][":now"] = {"N": "500"}
-        if start:
-            params["ExclusiveStartKey"] = start
-        out = ddb.query(**params)
-        pages.append({k: out.get(k) for k in ("Items", "Count", "ScannedCount", "LastEvaluatedKey")})
-        start = out.get("LastEvaluatedKey")
-        if not start or len(pages) > 200:
-            return pages
+    params: dict[str, Any] = {
+        "TableName": table,
+        "KeyConditionExpression": shape["expression"],
+        "ExpressionAttributeValues": {":pk": {"S": "p"}, **shape["values"]},
+        "ScanIndexForward": shape["forward"],
+    }
+    if shape["limit"]:
+        params["Limit"] = shape["limit"]
+    if filtered:
+        params["FilterExpression"] = "attribute_not_exists(expires_at) OR expires_at > :now"
+        params["ExpressionAttributeValues"][":now"] = {"N": "500"}
+    return query_pages(ddb, params)
 
 
 @pytest.mark.parametrize("server_kind", ["substrate"], indirect=False)

@@ -7,6 +7,9 @@ runs through `SubstrateApp` (see `server.py`), which sets the thread-local `cont
 
 - its partitions are `SortedPartition` dicts that keep their range keys sorted (`bisect`), so a key-condition
   Query reads only the items it returns (moto sorts the whole table on every Query);
+- a Query on one of its secondary indexes reads only the items whose index hash attribute has the queried value
+  (`_IndexMaps`: value -> table keys, kept up to date from the keys each write marks changed); moto walks every
+  item of the table to find them. Sorting, paging, projections and filters stay moto's own code;
 - its stream shard is a `BoundedStreamShard`: records older than 24 h, or beyond `STREAM_MAX_RECORDS`, are
   trimmed (moto keeps every record forever);
 - `transact_write_items` saves only the touched items' prior state to roll back (moto deep-copies every
@@ -25,6 +28,7 @@ import bisect
 import copy
 import inspect
 import threading
+import weakref
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -72,6 +76,8 @@ def active() -> RequestState | None:
 class Stats:
     query_fast: int = 0
     query_items_read: int = 0
+    index_query_fast: int = 0
+    index_query_items_read: int = 0
     transaction_items_saved: int = 0
 
 
@@ -346,6 +352,132 @@ def _fast_query(
     return results, scanned, last_key
 
 
+# ----------------------------------------------------------------------------------- secondary-index Query
+
+
+_UNHASHABLE = object()  # the bucket of values that cannot be dict keys (moto compares them itself)
+
+
+class _IndexMaps:
+    """For one managed table: per attribute name used as an index hash key, value -> the keys of the items that
+    carry it, plus the keys written since the maps were last brought up to date (`changed`).
+
+    Built on first use (a restored table included) by one walk of the table, rebuilt when `table.items` is
+    replaced (moto's restore-from-backup), and otherwise maintained from `changed`: every path that writes
+    `table.items` or an item's attributes (PutItem, DeleteItem, UpdateItem — moto updates items in place —,
+    transaction rollback, journal replay) calls `mark_changed` *after* its write.
+    """
+
+    def __init__(self, items: Any) -> None:
+        self.items = items
+        self.by_value: dict[str, dict[Any, set[tuple[Any, Any]]]] = {}
+        self.value_of: dict[str, dict[tuple[Any, Any], Any]] = {}
+        self.changed: set[tuple[Any, Any]] = set()
+
+    def _add(self, attr: str, key: tuple[Any, Any], item: Any) -> None:
+        value = item.attrs.get(attr) if item is not None else None
+        if value is None:
+            return
+        try:
+            hash(value)
+        except TypeError:
+            value = _UNHASHABLE
+        self.by_value[attr].setdefault(value, set()).add(key)
+        self.value_of[attr][key] = value
+
+    def _index(self, attr: str) -> None:
+        self.by_value[attr] = {}
+        self.value_of[attr] = {}
+        for key, item in _all_keyed_items(self.items):
+            self._add(attr, key, item)
+
+    def _refresh(self) -> None:
+        for key in self.changed:
+            item = _item_at(self.items, key)
+            for attr, values in self.by_value.items():
+                old = self.value_of[attr].pop(key, None)
+                if old is not None:
+                    keys = values[old]
+                    keys.discard(key)
+                    if not keys:
+                        del values[old]
+                self._add(attr, key, item)
+        self.changed.clear()
+
+    def candidates(self, attr: str, value: Any) -> list[Any]:
+        """The items whose `attr` equals `value` (and those whose `attr` is unhashable), in moto's all_items order."""
+        self._refresh()
+        if attr not in self.by_value:
+            self._index(attr)
+        values = self.by_value[attr]
+        keys = set(values.get(value, ()))
+        keys.update(values.get(_UNHASHABLE, ()))
+        found = [item for item in (_item_at(self.items, key) for key in keys) if item is not None]
+        return sorted(found, key=lambda x: (x.hash_key, x.range_key) if x.range_key else x.hash_key)
+
+
+def _all_keyed_items(items: Any) -> Iterable[tuple[tuple[Any, Any], Any]]:
+    for hash_key, value in list(items.items()):
+        if isinstance(value, dict):
+            for range_key, item in list(value.items()):
+                yield (hash_key, range_key), item
+        else:
+            yield (hash_key, None), value
+
+
+def _item_at(items: Any, key: tuple[Any, Any]) -> Any:
+    hash_key, range_key = key
+    value = items.get(hash_key)  # .get: `items` is a defaultdict; a lookup must not create partitions
+    if range_key is None:
+        return None if isinstance(value, dict) else value
+    return value.get(range_key) if isinstance(value, dict) else None
+
+
+_index_maps: weakref.WeakKeyDictionary[Any, _IndexMaps] = weakref.WeakKeyDictionary()
+_index_lock = threading.Lock()
+
+
+class _Scope(threading.local):
+    """The items a patched `Table.all_items` returns for the one Query running on this thread (None: all)."""
+
+    table: Any = None
+    items: list[Any] | None = None
+
+
+_scope = _Scope()
+
+
+def mark_changed(table: Any, hash_key: Any, range_key: Any) -> None:
+    """Call after writing the item at (hash_key, range_key) of `table`, or its attributes (cheap; any table)."""
+    if not getattr(table, _MANAGED, False):
+        return
+    with _index_lock:
+        maps = _index_maps.get(table)
+        if maps is not None:
+            maps.changed.add((hash_key, range_key))
+
+
+def _index_candidates(table: Any, index_name: Any, hash_key_conditions: Any) -> list[Any] | None:
+    """The items an index Query can return (a superset moto then filters), or None when not accelerated."""
+    if not index_name or not hash_key_conditions:
+        return None
+    index = next((i for i in table.all_indexes() if i.name == index_name), None)
+    if index is None:
+        return None  # moto raises its own validation error
+    hash_attrs = [key["AttributeName"] for key in index.schema if key["KeyType"] == "HASH"]
+    conditions = dict(hash_key_conditions)
+    if not hash_attrs or hash_attrs[0] not in conditions:
+        return None
+    with _index_lock:
+        maps = _index_maps.get(table)
+        if maps is None or maps.items is not table.items:
+            maps = _index_maps[table] = _IndexMaps(table.items)
+        items = maps.candidates(hash_attrs[0], conditions[hash_attrs[0]])
+    stats.index_query_fast += 1
+    stats.index_query_items_read += len(items)
+    return items
+
+
 # --------------------------------------------------------------------------------------------- install
 
 
@@ -411,6 +543,8 @@ def install() -> None:
             ),
         )
         _require(Table, "_get_last_evaluated_key", ("last_result", "index_name"))
+        original_all_items = _require(Table, "all_items")
+        _require(Table, "all_indexes")
         _require(Table, "get_item", ("hash_key", "range_key"))
         original_update = _require(DynamoDBBackend, "update_item", ("table_name", "key"))
         original_transact = _require(DynamoDBBackend, "transact_write_items", ("transact_items",))
@@ -437,7 +571,12 @@ def install() -> None:
                 _manage_stream(self)
 
         def put_item(self: Any, item_attrs: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
-            item = original_put(self, item_attrs, *args, **kwargs)
+            try:
+                item = original_put(self, item_attrs, *args, **kwargs)
+            except Exception:
+                _mark_attrs(self, item_attrs)  # moto stores before it appends the stream record
+                raise
+            mark_changed(self, item.hash_key, item.range_key)
             state = active()
             if state is not None:
                 state.touch(self, item.hash_key, item.range_key)
@@ -447,7 +586,10 @@ def install() -> None:
             state = active()
             if state is not None:
                 state.touch(self, hash_key, range_key)
-            return original_delete(self, hash_key, range_key)
+            try:
+                return original_delete(self, hash_key, range_key)
+            finally:
+                mark_changed(self, hash_key, range_key)
 
         def query(self: Any, hash_key: Any, range_comparison: Any, range_objs: Any, *args: Any, **kwargs: Any) -> Any:
             if getattr(self, _MANAGED, False) and self.range_key_attr is not None and hash_key is not None:
@@ -471,7 +613,25 @@ def install() -> None:
                     )
                     if fast is not None:
                         return fast
+            if getattr(self, _MANAGED, False):
+                bound = inspect.signature(original_query).bind(
+                    self, hash_key, range_comparison, range_objs, *args, **kwargs
+                )
+                candidates = _index_candidates(
+                    self, bound.arguments.get("index_name"), bound.arguments.get("hash_key_conditions")
+                )
+                if candidates is not None:
+                    _scope.table, _scope.items = self, candidates
+                    try:
+                        return original_query(self, hash_key, range_comparison, range_objs, *args, **kwargs)
+                    finally:
+                        _scope.table, _scope.items = None, None
             return original_query(self, hash_key, range_comparison, range_objs, *args, **kwargs)
+
+        def all_items(self: Any) -> Any:
+            if _scope.items is not None and _scope.table is self:
+                return list(_scope.items)
+            return original_all_items(self)
 
         def update_item(self: Any, table_name: str, key: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
             state = active()
@@ -479,7 +639,12 @@ def install() -> None:
                 table = self.get_table(table_name)
                 hash_key, range_key = _key_of(table, key)
                 state.touch(table, hash_key, range_key)
-            return original_update(self, table_name, key, *args, **kwargs)
+            try:
+                return original_update(self, table_name, key, *args, **kwargs)
+            finally:  # moto changes the stored item in place, and may have changed part of it before failing
+                table = next((t for t in list(self.tables.values()) if table_name in (t.name, t.table_arn)), None)
+                if table is not None:
+                    mark_changed(table, *_key_of(table, key))
 
         def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
             if active() is None:
@@ -492,6 +657,7 @@ def install() -> None:
         Table.put_item = put_item  # type: ignore[method-assign]
         Table.delete_item = delete_item  # type: ignore[method-assign]
         Table.query = query  # type: ignore[method-assign]
+        Table.all_items = all_items  # type: ignore[method-assign]
         DynamoDBBackend.update_item = update_item  # type: ignore[method-assign]
         DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
         _installed = True
@@ -518,6 +684,18 @@ def _stop_tracking_instances(*classes: type) -> None:
 
     for cls in classes:
         cls.__new__ = __new__  # type: ignore[assignment]
+
+
+def _mark_attrs(table: Any, item_attrs: Any) -> None:
+    """mark_changed for the key in a PutItem's attributes, when they hold one."""
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    try:
+        hash_key = DynamoType(item_attrs[table.hash_key_attr])
+        range_key = DynamoType(item_attrs[table.range_key_attr]) if table.range_key_attr is not None else None
+    except (KeyError, TypeError, AttributeError, IndexError):
+        return
+    mark_changed(table, hash_key, range_key)
 
 
 def _key_of(table: Any, key: Any) -> tuple[Any, Any]:
@@ -584,6 +762,7 @@ def _transact_write_items(backend: Any, transact_items: list[dict[str, Any]]) ->
                 table.items.pop(hash_key, None)
             else:
                 table.items[hash_key] = prior
+            mark_changed(table, hash_key, range_key)
         for shard, length in streams.values():
             del shard.items[length:]
 

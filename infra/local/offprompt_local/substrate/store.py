@@ -48,6 +48,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from . import moto_patches
+
 FORMAT = 2
 #: The formats `Store.load` reads; older ones are rewritten as FORMAT by the compaction at start.
 READABLE_FORMATS = (1, 2)
@@ -253,6 +255,7 @@ def apply_item(record: tuple[Any, ...]) -> bool:
         table.items[hash_key][range_key] = Item(hash_key, range_key, attrs)
     else:
         table.items[hash_key] = Item(hash_key, None, attrs)
+    moto_patches.mark_changed(table, hash_key, range_key)
     return True
 
 
