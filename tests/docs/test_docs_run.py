@@ -167,7 +167,8 @@ def run(argv: list[str], cwd: Path, stack: Stack) -> str:
         argv, cwd=cwd, env=environment(stack), capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S, check=False
     )
     raised = "\n---\n".join(stack.process.tracebacks()[before:])  # a 500 is a function that raised: show where
-    assert done.returncode == 0, f"exit status {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}\n{raised}"
+    shown = f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}\n{raised}"
+    assert done.returncode == 0, f"exit status {done.returncode}:\n{shown}"
     assert not raised, f"the stack printed tracebacks:\n{raised}"
     return done.stdout
 
