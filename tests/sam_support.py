@@ -10,6 +10,7 @@ policies SAM attaches resolve from an offline map (the default loader would call
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 from collections.abc import Mapping
@@ -77,8 +78,21 @@ def package(template: dict[str, Any], bucket: str = ARTIFACT_BUCKET) -> dict[str
 
 
 def sam_transform(parameters: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The transformed template for these parameters: a copy of the one transform per version of template.yaml (by
+    mtime and size), parameters and region, as `resources.template_resource` keeps its parse (SAM's transform took
+    ~7 s a call, and the IAM test file called it ~110 times: ADR 0061)."""
     os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
-    result: dict[str, Any] = transform(package(load_template()), dict(parameters or {}), _OfflinePolicies())
+    stat = TEMPLATE.stat()
+    region = (os.environ.get("AWS_REGION"), os.environ["AWS_DEFAULT_REGION"])
+    values = tuple(sorted((parameters or {}).items()))
+    return copy.deepcopy(_transformed(stat.st_mtime_ns, stat.st_size, region, values))
+
+
+@functools.lru_cache(maxsize=16)
+def _transformed(
+    mtime_ns: int, size: int, region: tuple[str | None, str], parameters: tuple[tuple[str, str], ...]
+) -> dict[str, Any]:
+    result: dict[str, Any] = transform(package(load_template()), dict(parameters), _OfflinePolicies())
     return result
 
 

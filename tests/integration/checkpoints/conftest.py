@@ -1,5 +1,6 @@
-"""Fixtures for checkpoints on moto: the table (as template.yaml defines it) and bucket, `Checkpoints` over the real
-DynamoDB and S3 adapters with a clock the test owns, and the checkpoints function's handler."""
+"""Fixtures for checkpoints on the local substrate's moto server: the table (as template.yaml defines it) and
+bucket, `Checkpoints` over the real DynamoDB and S3 adapters with a clock the test owns, and the checkpoints
+function's handler."""
 
 from __future__ import annotations
 
@@ -20,7 +21,12 @@ from offprompt_local import resources
 
 
 @pytest.fixture
-def aws(moto_aws: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+def aws(moto_server: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """The table and bucket behind the local substrate's moto server: atomic requests and transactions, as DynamoDB's.
+    In-process moto (`moto_aws`) deep-copies every table a transaction names to be able to roll it back: with a few
+    hundred items each writes transaction cost ~1 s (test_latest_reads_exactly_the_newest_checkpoint_and_its_writes
+    took 75 s alone, 477 s in a loaded suite); the substrate saves only the touched items (ADR 0061)."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL", moto_server)
     monkeypatch.setenv("OFFPROMPT_TABLE", TABLE)
     monkeypatch.setenv("OFFPROMPT_BUCKET", BUCKET)
     reset_clients()

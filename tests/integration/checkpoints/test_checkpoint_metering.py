@@ -7,14 +7,12 @@ compares the gauge with the adapters' recount on the way. Races are made determi
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-import boto3
 import pytest
-from checkpoints_support import BUCKET, TABLE, blob
+from checkpoints_support import TABLE, blob
 
-from offprompt.adapters.clients import reset_clients
 from offprompt.adapters.dynamodb_checkpoints import DynamoDbCheckpointStore
 from offprompt.adapters.gauge import recount_stored_bytes
 from offprompt.adapters.layout import TENANT_SK, tenant_pk
@@ -22,23 +20,9 @@ from offprompt.metering import PLANS, Meter
 from offprompt.services.checkpoints import delete, put, writes
 from offprompt.services.checkpoints.context import Checkpoints
 from offprompt.services.checkpoints.requests import CheckpointPut, WritesPut
-from offprompt_local import resources
 
 TENANT = "acme"
 MiB = 1024 * 1024
-
-
-@pytest.fixture
-def aws(moto_server: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
-    """The table and bucket behind the local substrate's moto server: atomic requests and transactions, as DynamoDB's
-    (in-process moto is not, under threads)."""
-    monkeypatch.setenv("AWS_ENDPOINT_URL", moto_server)
-    reset_clients()
-    ddb, s3 = boto3.client("dynamodb"), boto3.client("s3")
-    resources.create_table(ddb, TABLE)
-    s3.create_bucket(Bucket=BUCKET)
-    yield {"dynamodb": ddb, "s3": s3}
-    reset_clients()
 
 
 def gauge(aws: dict[str, Any]) -> int:

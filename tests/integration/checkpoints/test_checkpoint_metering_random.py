@@ -9,7 +9,6 @@ import threading
 from typing import Any
 
 import pytest
-import test_checkpoint_metering as metering
 from test_checkpoint_metering import TENANT, gauge, put_checkpoint, put_writes, recount
 
 from offprompt.errors import OffpromptError
@@ -17,8 +16,6 @@ from offprompt.services.checkpoints import copy, delete, prune
 from offprompt.services.checkpoints.context import Checkpoints
 from offprompt.services.checkpoints.requests import CheckpointCopy
 
-#: The table and bucket on the atomic moto server (test_checkpoint_metering's fixture, overriding conftest's).
-aws = metering.aws
 THREADS = ("a", "b")
 IDS = ("1ef-1", "1ef-2")
 WORKERS = 4

@@ -59,11 +59,15 @@ def test_items_come_back_in_order_newest_limit_and_paged(api: Api) -> None:
     assert everything["items"] == [_msg(i) for i in range(7)] and everything["next_before"] is None
 
 
-def test_get_reads_are_bounded_by_limit_not_the_session_size(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_get_reads_are_bounded_by_limit_not_the_session_size(
+    aws_over_http: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from offprompt.adapters.dynamodb_runs import DynamoDbRunStore
     from offprompt.composition.conversation import default_service
     from offprompt.services.conversation.items import append_items
     from offprompt.services.conversation.requests import ItemsIn
+
+    api = Api()  # on the substrate: in-process moto deep-copies the table for each transaction (ADR 0061)
 
     for start in range(0, 320, 32):  # seeded through the use case: no request's time budget
         append_items(default_service(), "tenant-a", "big", ItemsIn(items=[_msg(i) for i in range(start, start + 32)]))
