@@ -291,8 +291,9 @@ def finite_filter(spec: dict[str, Any]) -> dict[str, Any] | None:
             finite[field] = condition
             continue
         kept = {op: operand for op, operand in condition.items() if not _non_finite(operand)}
+        given = set(kept)  # the finite operands as written (kept also gains the bounds that stand for infinite ones)
         for op, operand in condition.items():
-            if op in kept:
+            if op in given:
                 continue
             meaning = _INFINITE.get((op, operand > 0)) if isinstance(operand, float) and math.isinf(operand) else None
             if meaning is None and op == "$ne":
