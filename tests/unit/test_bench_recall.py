@@ -9,23 +9,16 @@ from __future__ import annotations
 import importlib
 import json
 import math
-import sys
 import time
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    sys.path.insert(0, str(BENCH))
-    try:
-        return importlib.import_module("bench_recall")
-    finally:
-        sys.path.remove(str(BENCH))
+    return importlib.import_module("bench_recall")  # bench/ is on pytest's pythonpath (pyproject.toml)
 
 
 def test_the_bench_runs_on_a_tiny_input_and_prints_every_row(
