@@ -14,8 +14,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def probe(code: str) -> Any:
-    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": f"{ROOT / 'functions'}:{ROOT / 'layers' / 'offprompt'}"}
+def probe(code: str, *extra_path: Path) -> Any:
+    """`extra_path`: directories the child may import from besides the functions and the library."""
+    path = os.pathsep.join(str(p) for p in (ROOT / "functions", ROOT / "layers" / "offprompt", *extra_path))
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": path}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
     assert proc.returncode == 0, proc.stderr
     result: Any = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -126,7 +126,7 @@ def test_a_name_asked_for_while_another_thread_completes_the_package_waits_for_i
     gate = "import threading\nentered = threading.Event()\nproceed = threading.Event()\n"
     (tmp_path / "slowpkg_gate.py").write_text(gate)
     state = probe(
-        f"import json, sys, threading\nsys.path.insert(0, {str(tmp_path)!r})\n"
+        "import json, threading\n"
         "import slowpkg_gate\n"
         "from api_common.powertools import install_lazy_package\n"
         "install_lazy_package('slowpkg')\n"
@@ -143,6 +143,7 @@ def test_a_name_asked_for_while_another_thread_completes_the_package_waits_for_i
         "b.join(0.5)\n"  # before the fix B fails at once; after it, B waits for A
         "early = dict(results)\n"
         "slowpkg_gate.proceed.set(); a.join(30); b.join(30)\n"
-        "print(json.dumps({'early': early, 'results': results}))"
+        "print(json.dumps({'early': early, 'results': results}))",
+        tmp_path,
     )
     assert state == {"early": {}, "results": {"a": "the logger", "b": "the logger"}}
