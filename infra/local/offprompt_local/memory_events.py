@@ -27,6 +27,7 @@ import importlib
 import json
 import tempfile
 import threading
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -40,6 +41,10 @@ PUBLISHER_HOOK = ("offprompt.composition.events", "set_publisher_override")
 Handler = Callable[[dict[str, Any], Any], Any]
 BATCH_SIZE = 100
 MAX_ATTEMPTS = 3
+#: A poller with an `idle_interval` counts as idle once nothing was read for this long.
+IDLE_AFTER_S = 2.0
+#: How long a poller trusts the stream's shard list before describing the stream again.
+SHARDS_TTL_S = 5.0
 #: Lambda's shape of a record's source, for the handler's BatchProcessor.
 REGION = "us-east-1"
 
@@ -214,17 +219,26 @@ class StreamPoller:
         handler: Handler,
         *,
         interval: float = 0.2,
+        idle_interval: float | None = None,
         log: Callable[[str], None] = print,
         label: str = "memory events",
     ) -> None:
+        """Polls every `interval` s; with `idle_interval`, an idle poller (nothing read for `IDLE_AFTER_S`) waits up
+        to that long instead, or until `nudge()` (a write to the table: the stack nudges it from the substrate)."""
         self.label = label
         self.dynamodb, self.streams, self.table = dynamodb, streams, table
         self.handler = handler
         self.interval = interval
+        self.idle_interval = idle_interval
         self.log = log
         self._stop = threading.Event()
+        self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._iterators: dict[str, str] = {}
+        self._shards: list[str] = []
+        self._finished: set[str] = set()
+        self._shards_read_at = 0.0
+        self._busy_at = 0.0
         self._arn: str | None = None
 
     def start(self) -> None:
@@ -234,36 +248,60 @@ class StreamPoller:
 
     def stop(self) -> None:
         self._stop.set()
+        self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=30)
             self._thread = None
 
+    def nudge(self) -> None:
+        """The table was written: poll now (its stream may hold new records)."""
+        self._wake.set()
+
     def _run(self) -> None:
         while not self._stop.is_set():
+            self._wake.clear()  # before reading: a write during the read nudges the next one
             try:
                 busy = self.poll_once()
             except Exception as exc:  # moto restarting, a trimmed shard: start over from the oldest record
                 self.log(f"{self.label}: reading the stream failed ({type(exc).__name__}: {exc}); retrying")
                 self._iterators.clear()
+                self._shards = []
                 busy = False
-            if not busy:
-                self._stop.wait(self.interval)
+            now = time.monotonic()
+            if busy:
+                self._busy_at = now
+                continue
+            idle = self.idle_interval is not None and now - self._busy_at > IDLE_AFTER_S
+            self._wake.wait(self.idle_interval if idle else self.interval)
 
     def poll_once(self) -> bool:
         """One read of every shard; True when some shard had records."""
         assert self._arn is not None
         busy = False
-        for shard in self.streams.describe_stream(StreamArn=self._arn)["StreamDescription"]["Shards"]:
-            shard_id = shard["ShardId"]
+        for shard_id in self._shard_ids():
             if shard_id not in self._iterators:
                 self._iterators[shard_id] = self._iterator(shard_id, "TRIM_HORIZON")
             out = self.streams.get_records(ShardIterator=self._iterators[shard_id], Limit=BATCH_SIZE)
             records = [lambda_record(r, self._arn) for r in out.get("Records", [])]
-            self._iterators[shard_id] = out["NextShardIterator"]
+            following = out.get("NextShardIterator")
+            if following is None:  # a closed shard, read to its end: not read again; its children may be new
+                self._finished.add(shard_id)
+                self._shards = []
+            else:
+                self._iterators[shard_id] = following
             if records:
                 busy = True
                 self._deliver(shard_id, records)
         return busy
+
+    def _shard_ids(self) -> list[str]:
+        """The stream's shards, described again every `SHARDS_TTL_S` (or after a shard closed or a read failed)."""
+        assert self._arn is not None
+        if not self._shards or time.monotonic() - self._shards_read_at > SHARDS_TTL_S:
+            description = self.streams.describe_stream(StreamArn=self._arn)["StreamDescription"]
+            self._shards = [s["ShardId"] for s in description["Shards"] if s["ShardId"] not in self._finished]
+            self._shards_read_at = time.monotonic()
+        return self._shards
 
     def _iterator(self, shard_id: str, kind: str, sequence: str | None = None) -> str:
         params: dict[str, Any] = {"StreamArn": self._arn, "ShardId": shard_id, "ShardIteratorType": kind}

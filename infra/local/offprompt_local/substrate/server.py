@@ -100,6 +100,9 @@ class SubstrateApp:
         self.store = store
         self.dynamodb_lock = threading.Lock()
         self.other_lock = threading.Lock()
+        #: Called after every DynamoDB request that may have written (outside the locks): the stack's stream
+        #: pollers wake on it instead of asking an idle stream five times a second.
+        self.write_listeners: list[Callable[[], None]] = []
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         target = environ.get("HTTP_X_AMZ_TARGET", "")
@@ -150,6 +153,9 @@ class SubstrateApp:
                 snapshot = snapshot or self.store.wants_compaction()
         if snapshot:
             self.snapshot()  # before the response leaves: a created table or bucket is durable once acknowledged
+        if dynamodb and operation not in READ_ONLY:
+            for listener in self.write_listeners:
+                listener()
         return chunks
 
     @staticmethod
@@ -232,6 +238,11 @@ class AtomicMotoServer:
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="moto-substrate", daemon=True
         )
         self._thread.start()
+
+    def on_write(self, listener: Callable[[], None]) -> None:
+        """`listener()` after each DynamoDB request that may have written (its stream may hold new records)."""
+        assert self.app is not None, "call start() first"
+        self.app.write_listeners.append(listener)
 
     def get_host_and_port(self) -> tuple[str, int]:
         assert self._server is not None, "call start() first"
