@@ -348,12 +348,27 @@ def _fast_query(
             stats.query_items_read += 1
             if len(results) == limit or result_size + following.size() > RESULT_SIZE_LIMIT:
                 last_key = table._get_last_evaluated_key(results[-1], None)
+    if projection_expressions and filter_expression is None:
+        return [_projected(item, projection_expressions) for item in results], scanned, last_key  # new items
     results = copy.deepcopy(results)
     if filter_expression is not None:
         results = [item for item in results if filter_expression.expr(item)]
     if projection_expressions:
-        results = [item.project(projection_expressions) for item in results]
+        results = [_projected(item, projection_expressions) for item in results]
     return results, scanned, last_key
+
+
+def _projected(item: Any, projection_expressions: list[list[str]]) -> Any:
+    """moto's `Item.project`, which converts the whole item to plain JSON once per expression: for distinct
+    top-level names (what the adapters project) once per item, the same new Item."""
+    names = [expression[0] for expression in projection_expressions if len(expression) == 1]
+    if len(names) != len(projection_expressions) or len(set(names)) != len(names) or any("[" in n for n in names):
+        return item.project(projection_expressions)
+    from moto.dynamodb.models.dynamo_type import Item, serializer
+
+    plain = item.to_regular_json()
+    kept = {name: plain[name] for name in names if name in plain}
+    return Item(hash_key=item.hash_key, range_key=item.range_key, attrs=serializer.serialize(kept)["M"])
 
 
 # ----------------------------------------------------------------------------------- secondary-index Query
