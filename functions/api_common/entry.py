@@ -28,6 +28,7 @@ from offprompt.limits import MAX_BODY_BYTES
 from offprompt.validation import check_finite, check_unicode
 
 from .caller import direct_tenant, hosted_principal
+from .coldstart import release
 from .errors import METHOD_NOT_ALLOWED, ROUTE_NOT_FOUND, UnsupportedMediaType, error_headers, status_for
 from .scope_rules import ScopeRule
 
@@ -388,5 +389,6 @@ def make_handler_for(
         finally:
             if _observability_built() and observability()[1].metric_set:  # one EMF line for this request's metrics
                 observability()[1].flush_metrics()
+            release()  # the first invocation ends the cold start's hold on the collector
 
     return lambda_handler
