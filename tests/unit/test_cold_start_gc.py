@@ -22,7 +22,7 @@ COUNT_COLLECTIONS = (
 @pytest.mark.parametrize("handler", HANDLERS)
 def test_a_lambda_init_runs_no_collection_over_its_imports(handler: str) -> None:
     counts = probe(
-        f"{COUNT_COLLECTIONS}os.environ['AWS_LAMBDA_FUNCTION_NAME'] = 'f'\n"
+        f"{COUNT_COLLECTIONS}os.environ['AWS_EXECUTION_ENV'] = 'AWS_Lambda_python3.12'\n"
         f"import {handler}.handler\n"
         "print(json.dumps(collections))"
     )
@@ -38,7 +38,7 @@ def test_the_first_invocation_freezes_what_is_alive_and_restores_the_thresholds(
     state = probe(
         "import gc, json, os\n"
         "default = gc.get_threshold()\n"
-        "os.environ['AWS_LAMBDA_FUNCTION_NAME'] = 'f'\n"
+        "os.environ['AWS_EXECUTION_ENV'] = 'AWS_Lambda_python3.12'\n"
         f"import {handler}.handler as h\n"
         "held = gc.get_threshold()\n"
         "try:\n"
@@ -51,10 +51,12 @@ def test_the_first_invocation_freezes_what_is_alive_and_restores_the_thresholds(
     assert state == {"held": True, "restored": True, "frozen": True, "enabled": True}
 
 
-def test_outside_lambda_the_collector_is_left_alone() -> None:
+def test_outside_a_lambda_runtime_the_collector_is_left_alone() -> None:
+    # The local stack's in-process runner names the function but is no Lambda runtime's process.
     state = probe(
-        "import gc, json\n"
+        "import gc, json, os\n"
         "default = gc.get_threshold()\n"
+        "os.environ['AWS_LAMBDA_FUNCTION_NAME'] = 'f'\n"
         "import threads.handler as h\n"
         "print(json.dumps({'same': gc.get_threshold() == default, 'frozen': gc.get_freeze_count()}))"
     )
