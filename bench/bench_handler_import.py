@@ -27,7 +27,12 @@ started = time.process_time()
 import {module}
 print((time.process_time() - started) * 1000)
 """
-ENV = {"PYDANTIC_DISABLE_PLUGINS": "__all__", "AWS_DEFAULT_REGION": "us-east-1"}
+# As in Lambda (template.yaml's Globals; the runtime names itself, which api_common.coldstart reads).
+ENV = {
+    "PYDANTIC_DISABLE_PLUGINS": "__all__",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_EXECUTION_ENV": "AWS_Lambda_python3.12",
+}
 
 
 def sample(python: str, checkout: Path, function: str) -> float:

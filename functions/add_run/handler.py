@@ -10,6 +10,9 @@ Use case: `offprompt.services.conversation.add_run`.
 from http import HTTPStatus
 from typing import Annotated, Any
 
+import api_common  # noqa: F401  (first: holds the collector over the init, docs/adr/0065)
+
+# isort: split
 from aws_lambda_powertools.metrics import MetricUnit
 
 from api_common.entry import direct_field, json_response, observability

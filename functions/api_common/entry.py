@@ -11,7 +11,7 @@ import contextlib
 import functools
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -28,6 +28,7 @@ from offprompt.limits import MAX_BODY_BYTES
 from offprompt.validation import check_finite, check_unicode
 
 from .caller import direct_tenant, hosted_principal
+from .coldstart import release
 from .errors import METHOD_NOT_ALLOWED, ROUTE_NOT_FOUND, UnsupportedMediaType, error_headers, status_for
 from .scope_rules import ScopeRule
 
@@ -251,14 +252,22 @@ def is_http_event(event: Any) -> bool:
     return isinstance(event, dict) and "http" in (event.get("requestContext") or {})
 
 
-def invocation_deadline(context: Any, *, http: bool) -> contextlib.AbstractContextManager[None]:
+@contextlib.contextmanager
+def invocation_deadline(context: Any, *, http: bool) -> Iterator[None]:
     """Bounds every dependency call of this invocation: the Lambda context's remaining time (and, for HTTP,
-    API Gateway's 30 s) minus a margin, so a hung dependency answers 503 `dependency_timeout` in time."""
+    API Gateway's 30 s) minus a margin, so a hung dependency answers 503 `dependency_timeout` in time.
+
+    Every invocation of a function that imports this module runs inside it, so its end is also where the first
+    invocation ends the cold start's hold on the cyclic collector (`coldstart.release`, docs/adr/0065)."""
     remaining = getattr(context, "get_remaining_time_in_millis", None)
     remaining_ms = remaining() if callable(remaining) else None
     if isinstance(remaining_ms, bool) or not isinstance(remaining_ms, int | float):
         remaining_ms = None  # a stand-in context without the runtime's clock (local tools)
-    return deadline_after(invocation_budget(remaining_ms, http=http))
+    try:
+        with deadline_after(invocation_budget(remaining_ms, http=http)):
+            yield
+    finally:
+        release()
 
 
 def _error_result(exc: OffpromptError) -> dict[str, Any]:

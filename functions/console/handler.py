@@ -18,6 +18,7 @@ from http import HTTPStatus
 from pathlib import Path as FilePath
 from typing import Annotated, Any
 
+from api_common.coldstart import release
 from api_common.entry import is_http_event, routable
 from api_common.errors import error_responses
 from api_common.powertools import Path, Response
@@ -103,9 +104,12 @@ def get_asset(asset: Annotated[str, Path()]) -> Response[Any]:
 def lambda_handler(event: dict[str, Any], context: Any) -> Any:
     """The routes above and nothing else: no credentials reach this function (its routes have no authorizer), so
     it never takes the hosted path (admission, usage) the data routes take, and needs no AWS permission."""
-    if not is_http_event(event):
-        raise InvalidInput("this function only serves HTTP events")
-    return routes.app().resolve(routable(event), context)
+    try:
+        if not is_http_event(event):
+            raise InvalidInput("this function only serves HTTP events")
+        return routes.app().resolve(routable(event), context)
+    finally:
+        release()  # the first invocation ends the cold start's hold on the collector (docs/adr/0065)
 
 
 register = routes.register

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import api_common  # noqa: F401  (first: holds the collector over the init, docs/adr/0065)
+
+# isort: split
 from aws_lambda_powertools.metrics import MetricUnit
 
 from api_common.entry import invocation_deadline, observability

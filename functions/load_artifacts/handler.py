@@ -24,6 +24,9 @@ import json
 from http import HTTPStatus
 from typing import Annotated, Any
 
+import api_common  # noqa: F401  (first: holds the collector over the init, docs/adr/0065)
+
+# isort: split
 from pydantic import BaseModel, ConfigDict, Field
 
 from api_common.entry import direct_field, json_response

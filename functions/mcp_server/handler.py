@@ -18,6 +18,9 @@ from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
 
+import api_common  # noqa: F401  (first: holds the collector over the init, docs/adr/0065)
+
+# isort: split
 from pydantic import BaseModel, ConfigDict
 
 from api_common.audit import http_actor

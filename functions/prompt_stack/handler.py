@@ -12,6 +12,9 @@ Use case: `offprompt.services.conversation.prompt_stack`.
 
 from typing import Annotated, Any
 
+import api_common  # noqa: F401  (first: holds the collector over the init, docs/adr/0065)
+
+# isort: split
 from aws_lambda_powertools.metrics import MetricUnit
 
 from api_common.entry import direct_field, direct_fields, json_text_response, observability
