@@ -160,8 +160,9 @@ def test_every_hit_is_checked_with_batch_reads_not_one_read_per_hit(api: Api, in
 def test_a_prefix_search_reads_each_thread_once_and_only_the_runs_it_may_answer(
     api: Api, index: FakeConversationIndex
 ) -> None:
-    """Search p95 (issue 31): a prefix search over a user's ~20 sessions reads the threads it lists once (strongly
-    consistent: the check of every hit reuses them) and checks about `limit` candidates, not every one proposed."""
+    """Search p95 (issue 31): a prefix search over a user's ~20 sessions reads the threads of the candidates it checks
+    once (strongly consistent; none listed, docs/adr/0064) and checks about `limit` candidates, not every one
+    proposed."""
     sessions = [f"u7-s{i}" for i in range(1, 21)]
     for n, thread in enumerate(sessions):
         add(api, thread, *[(f"r{n}-{i}", f"pelican {n} {i}", "ok") for i in range(3)])
@@ -180,10 +181,53 @@ def test_a_prefix_search_reads_each_thread_once_and_only_the_runs_it_may_answer(
     finally:
         client.meta.events.unregister(event, count)
     assert len(body["hits"]) == 5
-    listing, *checks = calls
-    assert listing == ("BatchGetItem", 20, True)  # the 20 sessions, read strongly consistent
+    threads, *checks = calls
+    assert threads[0] == "BatchGetItem" and threads[1] <= search_module.verify_first(5) and threads[2]  # not all 20
     assert checks == [("BatchGetItem", search_module.verify_first(5), True)]  # the first candidates' runs, no threads
     assert search_module.verify_first(5) < 60
+
+
+def test_a_prefix_search_lists_no_threads_and_reads_only_the_threads_of_its_candidates(
+    api: Api, index: FakeConversationIndex
+) -> None:
+    """Search p95 (issue 31, docs/adr/0064): a prefix search does not list the threads under its prefix (no Query of
+    the tenant indexes, no read of a thread no candidate is in); it finds the forks under the prefix with one key
+    Query of the tenant's fork registry, so a fork whose parent lies outside the prefix still finds its shared
+    history."""
+    sessions = [f"u8-s{i}" for i in range(20)]
+    for n, thread in enumerate(sessions):
+        add(api, thread, *[(f"r{n}-{i}", f"{'pelican' if n < 2 else 'gull'} {n} {i}", "ok") for i in range(3)])
+    add(api, "elsewhere", ("e1", "pelican shared with the fork", "ok"), ("e2", "pelican after the fork", "ok"))
+    fork(api, "elsewhere", {"thread_id": "u8-fork", "after_run_id": "e1"})
+    index_stored(index, "tenant-a", *sessions, "elsewhere", "u8-fork")
+    client = default_service().runs.client  # type: ignore[attr-defined]
+    calls: list[tuple[str, dict[str, Any]]] = []
+
+    def record(params: dict[str, Any], model: Any, **_: Any) -> None:
+        calls.append((model.name, copy.deepcopy(params)))
+
+    event = "before-parameter-build.dynamodb"
+    client.meta.events.register(event, record)
+    try:
+        _, body, _ = search(api, {"query": "pelican", "thread_prefix": "u8-", "limit": 10})
+    finally:
+        client.meta.events.unregister(event, record)
+    assert sorted(ids(body)) == sorted(
+        [*((f"u8-s{n}", f"r{n}-{i}") for n in range(2) for i in range(3)), ("u8-fork", "e1")]
+    )
+    assert [name for name, _ in calls if name not in ("Query", "BatchGetItem")] == []
+    queries = [params for name, params in calls if name == "Query"]
+    assert [q for q in queries if "IndexName" in q] == []  # no listing through TenantActivity / TenantRoots
+    assert len(queries) == 1 and "begins_with" in queries[0]["KeyConditionExpression"]  # the fork registry
+    read = {
+        key["pk"]["S"].rsplit("#", 1)[-1]
+        for name, params in calls
+        if name == "BatchGetItem"
+        for request in params["RequestItems"].values()
+        for key in request["Keys"]
+        if key["sk"]["S"] == "#THREAD"
+    }
+    assert read <= {"u8-s0", "u8-s1", "u8-fork", "elsewhere"}  # the candidates' threads, never the 18 others
 
 
 def test_context_answers_the_runs_around_each_hit_in_the_thread_searched(
