@@ -5,8 +5,9 @@ The table's run items (of one tenant, or every tenant's) are read page by page (
 tenant index backfill reads it) and each page indexed as the stream indexer indexes written runs
 (`index_changes`): idempotent (a run's document is replaced, never doubled), so a reindex can run beside the live
 stream and be repeated. The forks' thread items on each page get their fork registry entry again (what a prefix
-search reads instead of listing the threads, docs/adr/0064): the backfill for forks made before it. Resumable: each page's position is reported (`progress`), and a reindex started from a
-position goes on after it; a page that fails stops the reindex with the position to resume from.
+search reads instead of listing the threads, docs/adr/0064): the backfill for forks made before it. Resumable: each
+page's position is reported (`progress`), and a reindex started from a position goes on after it; a page that fails
+stops the reindex with the position to resume from.
 """
 
 from __future__ import annotations
