@@ -260,7 +260,9 @@ EVERY_TYPE: dict[str, Any] = {
     "ss": {"SS": ["a", "b"]},
     "ns": {"NS": ["1", "2.5"]},
     "bs": {"BS": [b"x", b"\x01"]},
-    "m": {"M": {"inner": {"L": [{"S": "x"}, {"N": "1"}, {"NULL": True}, {"BOOL": False}, {"M": {}}]}, "b": {"B": b"y"}}},
+    "m": {
+        "M": {"inner": {"L": [{"S": "x"}, {"N": "1"}, {"NULL": True}, {"BOOL": False}, {"M": {}}]}, "b": {"B": b"y"}}
+    },
     "l": {"L": []},
     "null": {"NULL": True},
     "t": {"BOOL": True},
