@@ -6,7 +6,6 @@ not exported, not metered (export, import and erase: tests/integration/tenant_da
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,17 +17,8 @@ from offprompt.adapters import layout
 from offprompt.adapters.stream_runs import StreamRunDecoder
 from offprompt.adapters.tenant_items import DynamoDbTenantItems
 from offprompt.composition.conversation import default_service
-from offprompt.composition.conversation_index import set_conversation_index_override
 from offprompt.services.conversation_index.context import Indexing
 from offprompt.services.conversation_index.reindex import reindex
-
-
-@pytest.fixture
-def index(api: Api) -> Iterator[FakeConversationIndex]:
-    fake = FakeConversationIndex()
-    set_conversation_index_override(fake)
-    yield fake
-    set_conversation_index_override(None)
 
 
 def registry(tenant: str = "tenant-a", prefix: str = "") -> dict[str, tuple[tuple[str, int], ...]]:

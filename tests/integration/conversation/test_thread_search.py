@@ -14,26 +14,16 @@ from __future__ import annotations
 import copy
 import json
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from conversation_api import Api, load_event, text_run
 from fakes.conversation_index import FakeConversationIndex
-from search_support import add, direct, fork, ids, index_stored, search
+from search_support import add, direct, dynamodb_calls, fork, ids, index_stored, search
 
 from offprompt.composition.conversation import default_service
-from offprompt.composition.conversation_index import set_conversation_index_override
 from offprompt.ports import ConversationDoc
 from offprompt.services.conversation import search as search_module
-
-
-@pytest.fixture
-def index(api: Api) -> Iterator[FakeConversationIndex]:
-    fake = FakeConversationIndex()
-    set_conversation_index_override(fake)
-    yield fake
-    set_conversation_index_override(None)
 
 
 def test_a_hit_is_the_run_as_list_runs_answers_it_best_first(api: Api, index: FakeConversationIndex) -> None:
@@ -167,20 +157,15 @@ def test_a_prefix_search_reads_each_thread_once_and_only_the_runs_it_may_answer(
     for n, thread in enumerate(sessions):
         add(api, thread, *[(f"r{n}-{i}", f"pelican {n} {i}", "ok") for i in range(3)])
     index_stored(index, "tenant-a", *sessions)
-    client = default_service().runs.client  # type: ignore[attr-defined]
-    calls: list[tuple[str, int, bool]] = []
-
-    def count(params: dict[str, Any], **_: Any) -> None:
-        [request] = params["RequestItems"].values()
-        calls.append(("BatchGetItem", len(request["Keys"]), bool(request.get("ConsistentRead"))))
-
-    event = "before-parameter-build.dynamodb.BatchGetItem"
-    client.meta.events.register(event, count)
-    try:
+    with dynamodb_calls() as made:
         _, body, _ = search(api, {"query": "pelican", "thread_prefix": "u7-", "limit": 5})
-    finally:
-        client.meta.events.unregister(event, count)
     assert len(body["hits"]) == 5
+    calls = [
+        (name, len(request["Keys"]), bool(request.get("ConsistentRead")))
+        for name, params in made
+        if name == "BatchGetItem"
+        for request in params["RequestItems"].values()
+    ]
     threads, *checks = calls
     assert threads[0] == "BatchGetItem" and threads[1] <= search_module.verify_first(5) and threads[2]  # not all 20
     assert checks == [("BatchGetItem", search_module.verify_first(5), True)]  # the first candidates' runs, no threads
@@ -200,18 +185,8 @@ def test_a_prefix_search_lists_no_threads_and_reads_only_the_threads_of_its_cand
     add(api, "elsewhere", ("e1", "pelican shared with the fork", "ok"), ("e2", "pelican after the fork", "ok"))
     fork(api, "elsewhere", {"thread_id": "u8-fork", "after_run_id": "e1"})
     index_stored(index, "tenant-a", *sessions, "elsewhere", "u8-fork")
-    client = default_service().runs.client  # type: ignore[attr-defined]
-    calls: list[tuple[str, dict[str, Any]]] = []
-
-    def record(params: dict[str, Any], model: Any, **_: Any) -> None:
-        calls.append((model.name, copy.deepcopy(params)))
-
-    event = "before-parameter-build.dynamodb"
-    client.meta.events.register(event, record)
-    try:
+    with dynamodb_calls() as calls:
         _, body, _ = search(api, {"query": "pelican", "thread_prefix": "u8-", "limit": 10})
-    finally:
-        client.meta.events.unregister(event, record)
     assert sorted(ids(body)) == sorted(
         [*((f"u8-s{n}", f"r{n}-{i}") for n in range(2) for i in range(3)), ("u8-fork", "e1")]
     )
