@@ -298,7 +298,7 @@ class DynamoDbRunStore(ForksAndDeletes, Aliases):
                 return keys
             params["ExclusiveStartKey"] = out["LastEvaluatedKey"]
 
-    def forks_under(self, tenant: str, prefix: str) -> dict[str, Ancestry]:
+    def forks_under(self, tenant: str, prefix: str) -> dict[str, tuple[tuple[str, int], ...]]:
         """The fork registry's entries whose ids start with `prefix` (docs/adr/0064): one key Query (`begins_with`
         on the sort key, strongly consistent), paged; each fork's ancestry as it was made (it never changes)."""
         if len(prefix.encode("utf-8", "surrogatepass")) > IDENTIFIER_MAX_UTF8_BYTES:
@@ -310,7 +310,7 @@ class DynamoDbRunStore(ForksAndDeletes, Aliases):
             "ProjectionExpression": "thread_id, ancestry",
             "ConsistentRead": True,
         }
-        out: dict[str, Ancestry] = {}
+        out: dict[str, tuple[tuple[str, int], ...]] = {}
         while True:
             page = self._call("query", **params)
             for item in page.get("Items", []):
