@@ -80,6 +80,7 @@ def every_item(tenant: str, ident: str = "t#1") -> dict[str, dict[str, dict[str,
         "extraction_strategy": item(layout.extraction_pk(tenant), layout.strategy_sk(ident)),
         "extraction_status": item(layout.extraction_pk(tenant), layout.extraction_status_sk(ident, ident)),
         "audit_entry": item(layout.audit_pk(tenant), layout.audit_sk(1_700_000_000_000_000_000, "e" * 32)),
+        "fork_link": item(layout.fork_pk(tenant), layout.fork_link_sk(ident)),
     }
 
 
@@ -163,6 +164,7 @@ def test_fixed_partitions_are_the_account_stores_keys(tenant: str) -> None:
         record_pk(tenant),
         layout.extraction_pk(tenant),
         layout.audit_pk(tenant),
+        layout.fork_pk(tenant),
     }
     assert rate_pk(tenant, 0) in fixed_partitions(tenant, rate_per_second=0)
 

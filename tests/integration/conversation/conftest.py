@@ -8,9 +8,11 @@ from typing import Any
 import boto3
 import pytest
 from conversation_api import BUCKET, TABLE, Api
+from fakes.conversation_index import FakeConversationIndex
 
 from offprompt.adapters.clients import reset_clients
 from offprompt.composition.conversation import default_cloud_threads, default_service
+from offprompt.composition.conversation_index import set_conversation_index_override
 from offprompt.config import get_settings
 from offprompt_local import resources
 
@@ -78,3 +80,12 @@ def _resources(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
 @pytest.fixture
 def api(aws: dict[str, Any]) -> Api:
     return Api()
+
+
+@pytest.fixture
+def index(api: Api) -> Iterator[FakeConversationIndex]:
+    """The in-memory conversation index the search route uses (tests/fakes/conversation_index.py), fed by the test."""
+    fake = FakeConversationIndex()
+    set_conversation_index_override(fake)
+    yield fake
+    set_conversation_index_override(None)

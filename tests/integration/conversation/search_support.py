@@ -3,9 +3,11 @@ on the real node): documents from what DynamoDB holds (what the stream indexer w
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import time
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
@@ -63,3 +65,19 @@ def fork(api: Api, thread: str, body: dict[str, Any]) -> None:
     path = f"/threads/{quote(thread, safe='')}/fork"
     status, out = api.http(api.threads, "thread_fork_http.json", "POST", path, body=body, thread_id=thread)
     assert status == 201, out
+
+
+@contextlib.contextmanager
+def dynamodb_calls() -> Iterator[list[tuple[str, dict[str, Any]]]]:
+    """Every DynamoDB call the conversation service's client makes meanwhile: (operation, a copy of its params)."""
+    client = default_service().runs.client  # type: ignore[attr-defined]
+    calls: list[tuple[str, dict[str, Any]]] = []
+
+    def record(params: dict[str, Any], model: Any, **_: Any) -> None:
+        calls.append((model.name, copy.deepcopy(params)))
+
+    client.meta.events.register("before-parameter-build.dynamodb", record)
+    try:
+        yield calls
+    finally:
+        client.meta.events.unregister("before-parameter-build.dynamodb", record)

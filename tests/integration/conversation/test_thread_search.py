@@ -14,26 +14,16 @@ from __future__ import annotations
 import copy
 import json
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from conversation_api import Api, load_event, text_run
 from fakes.conversation_index import FakeConversationIndex
-from search_support import add, direct, fork, ids, index_stored, search
+from search_support import add, direct, dynamodb_calls, fork, ids, index_stored, search
 
 from offprompt.composition.conversation import default_service
-from offprompt.composition.conversation_index import set_conversation_index_override
 from offprompt.ports import ConversationDoc
 from offprompt.services.conversation import search as search_module
-
-
-@pytest.fixture
-def index(api: Api) -> Iterator[FakeConversationIndex]:
-    fake = FakeConversationIndex()
-    set_conversation_index_override(fake)
-    yield fake
-    set_conversation_index_override(None)
 
 
 def test_a_hit_is_the_run_as_list_runs_answers_it_best_first(api: Api, index: FakeConversationIndex) -> None:
@@ -160,30 +150,59 @@ def test_every_hit_is_checked_with_batch_reads_not_one_read_per_hit(api: Api, in
 def test_a_prefix_search_reads_each_thread_once_and_only_the_runs_it_may_answer(
     api: Api, index: FakeConversationIndex
 ) -> None:
-    """Search p95 (issue 31): a prefix search over a user's ~20 sessions reads the threads it lists once (strongly
-    consistent: the check of every hit reuses them) and checks about `limit` candidates, not every one proposed."""
+    """Search p95 (issue 31): a prefix search over a user's ~20 sessions reads the threads of the candidates it checks
+    once (strongly consistent; none listed, docs/adr/0064) and checks about `limit` candidates, not every one
+    proposed."""
     sessions = [f"u7-s{i}" for i in range(1, 21)]
     for n, thread in enumerate(sessions):
         add(api, thread, *[(f"r{n}-{i}", f"pelican {n} {i}", "ok") for i in range(3)])
     index_stored(index, "tenant-a", *sessions)
-    client = default_service().runs.client  # type: ignore[attr-defined]
-    calls: list[tuple[str, int, bool]] = []
-
-    def count(params: dict[str, Any], **_: Any) -> None:
-        [request] = params["RequestItems"].values()
-        calls.append(("BatchGetItem", len(request["Keys"]), bool(request.get("ConsistentRead"))))
-
-    event = "before-parameter-build.dynamodb.BatchGetItem"
-    client.meta.events.register(event, count)
-    try:
+    with dynamodb_calls() as made:
         _, body, _ = search(api, {"query": "pelican", "thread_prefix": "u7-", "limit": 5})
-    finally:
-        client.meta.events.unregister(event, count)
     assert len(body["hits"]) == 5
-    listing, *checks = calls
-    assert listing == ("BatchGetItem", 20, True)  # the 20 sessions, read strongly consistent
+    calls = [
+        (name, len(request["Keys"]), bool(request.get("ConsistentRead")))
+        for name, params in made
+        if name == "BatchGetItem"
+        for request in params["RequestItems"].values()
+    ]
+    threads, *checks = calls
+    assert threads[0] == "BatchGetItem" and threads[1] <= search_module.verify_first(5) and threads[2]  # not all 20
     assert checks == [("BatchGetItem", search_module.verify_first(5), True)]  # the first candidates' runs, no threads
     assert search_module.verify_first(5) < 60
+
+
+def test_a_prefix_search_lists_no_threads_and_reads_only_the_threads_of_its_candidates(
+    api: Api, index: FakeConversationIndex
+) -> None:
+    """Search p95 (issue 31, docs/adr/0064): a prefix search does not list the threads under its prefix (no Query of
+    the tenant indexes, no read of a thread no candidate is in); it finds the forks under the prefix with one key
+    Query of the tenant's fork registry, so a fork whose parent lies outside the prefix still finds its shared
+    history."""
+    sessions = [f"u8-s{i}" for i in range(20)]
+    for n, thread in enumerate(sessions):
+        add(api, thread, *[(f"r{n}-{i}", f"{'pelican' if n < 2 else 'gull'} {n} {i}", "ok") for i in range(3)])
+    add(api, "elsewhere", ("e1", "pelican shared with the fork", "ok"), ("e2", "pelican after the fork", "ok"))
+    fork(api, "elsewhere", {"thread_id": "u8-fork", "after_run_id": "e1"})
+    index_stored(index, "tenant-a", *sessions, "elsewhere", "u8-fork")
+    with dynamodb_calls() as calls:
+        _, body, _ = search(api, {"query": "pelican", "thread_prefix": "u8-", "limit": 10})
+    assert sorted(ids(body)) == sorted(
+        [*((f"u8-s{n}", f"r{n}-{i}") for n in range(2) for i in range(3)), ("u8-fork", "e1")]
+    )
+    assert [name for name, _ in calls if name not in ("Query", "BatchGetItem")] == []
+    queries = [params for name, params in calls if name == "Query"]
+    assert [q for q in queries if "IndexName" in q] == []  # no listing through TenantActivity / TenantRoots
+    assert len(queries) == 1 and "begins_with" in queries[0]["KeyConditionExpression"]  # the fork registry
+    read = {
+        key["pk"]["S"].rsplit("#", 1)[-1]
+        for name, params in calls
+        if name == "BatchGetItem"
+        for request in params["RequestItems"].values()
+        for key in request["Keys"]
+        if key["sk"]["S"] == "#THREAD"
+    }
+    assert read <= {"u8-s0", "u8-s1", "u8-fork", "elsewhere"}  # the candidates' threads, never the 18 others
 
 
 def test_context_answers_the_runs_around_each_hit_in_the_thread_searched(

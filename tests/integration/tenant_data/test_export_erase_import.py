@@ -18,6 +18,7 @@ import boto3
 import pytest
 from hosted_support import MEMORY, Deployment, all_items, reset_caches
 
+from offprompt.adapters.dynamodb_runs import DynamoDbRunStore
 from offprompt_admin.__main__ import main as admin
 
 
@@ -129,7 +130,8 @@ def test_export_erase_import_round_trip(
     assert all(
         json.loads(line)["item"]["pk"]["S"].startswith(("T#alice%231#", "TASKMEM#alice%231#", "AUDIT#alice%231"))
         for line in lines
-    )
+    )  # (not the fork registry's `FORK#alice%231`, which the stores hold: ADR 0064)
+    assert DynamoDbRunStore(first.table).forks_under(ALICE, "") == {"t1 fork": (("t1", 2),)}
 
     # erase: without --yes nothing happens; with it every store is emptied of alice and verified
     traces = first.raw_traces(ALICE)  # now with the S3 export's objects, which the erase removes too
@@ -166,6 +168,8 @@ def test_export_erase_import_round_trip(
         imported = result["imported"]
         assert imported["dynamodb"] == counts["dynamodb"] and imported["s3"] == counts["s3"]
         assert fresh.reads(ALICE, threads, namespaces) == alice_before
+        # the fork registry is not exported (bookkeeping): the import writes the fork's entry again (ADR 0064)
+        assert DynamoDbRunStore(fresh.table).forks_under(ALICE, "t1") == {"t1 fork": (("t1", 2),)}
         # a second import refuses to merge unless asked, and with --merge changes nothing
         code, _, err = cli(capsys, "import", ALICE, str(out))
         assert code == 1 and "already has data" in err

@@ -45,6 +45,9 @@ from .layout import (
     TENANT_INDEX_ATTRIBUTE,
     THREAD_SK,
     activity_value,
+    fork_link,
+    fork_link_sk,
+    fork_pk,
     run_sk,
     runid_sk,
     tenant_index_value,
@@ -56,8 +59,9 @@ class ForksAndDeletes(DynamoDbTable):
     """Forks and deletes of `DynamoDbRunStore` (a mixin: the table and client are `DynamoDbTable`'s)."""
 
     def fork_thread(self, tenant: str, spec: ForkSpec) -> ThreadState:
-        """One transaction of at most two items: the fork's thread item (only if the id is free) and, when it reads
-        runs of another thread, that thread's `fork_count`/`fork_hold` (only if unchanged since read)."""
+        """One transaction: the fork's thread item (only if the id is free) and, when it reads runs of another
+        thread, its fork registry item (docs/adr/0064) and that thread's `fork_count`/`fork_hold` (only if unchanged
+        since read)."""
         parent = spec.parent
         pk = thread_pk(tenant, spec.thread_id)
         item: dict[str, Any] = {
@@ -92,6 +96,9 @@ class ForksAndDeletes(DynamoDbTable):
             item["kind"] = {"S": parent.kind}
         tx = Transaction()
         tx.put("fork", {"TableName": self.table_name, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"})
+        link = fork_link(item, tenant)
+        if link is not None:  # a fork that reads runs: in the fork registry a prefix search reads (docs/adr/0064)
+            tx.put("link", {"TableName": self.table_name, "Item": link})
         if spec.ancestry:
             tx.update("held", self._hold(tenant, spec.ancestry[0][0], parent, spec.through_seq))
             if spec.ancestry[0][0] != parent.thread_id:  # the parent, which holds that ancestor, is still there
@@ -221,6 +228,7 @@ class ForksAndDeletes(DynamoDbTable):
                 },
             )
             if held is not None:
+                tx.delete("link", self._link_key(tenant, item))  # out of the fork registry with its mark
                 tx.update(
                     "release",
                     {
@@ -254,11 +262,17 @@ class ForksAndDeletes(DynamoDbTable):
                             ExpressionAttributeNames={"#deleting": "deleting"},
                             ExpressionAttributeValues={":yes": {"BOOL": True}},
                         )
+                    with aws_call("DynamoDB delete_item"):
+                        self.client.delete_item(**self._link_key(tenant, item))
                     return
                 if not cancelled.conflicted:
                     raise cancelled.unavailable() from None
                 time.sleep(0.02 * (attempt + 1))
         raise DependencyUnavailable("DynamoDB thread delete kept conflicting with other writes; retry it")
+
+    def _link_key(self, tenant: str, item: dict[str, Any]) -> dict[str, Any]:
+        """The Delete of a fork's registry item (docs/adr/0064): a fork's thread item always names its id."""
+        return {"TableName": self.table_name, "Key": _key(fork_pk(tenant), fork_link_sk(item["thread_id"]["S"]))}
 
     def _thread_item(self, pk: str) -> dict[str, Any] | None:
         """The thread item as it is now (a consistent read): what a delete's mark and a pop's retry decide on."""

@@ -41,6 +41,7 @@ from typing import Any, Literal
 
 from offprompt import deadline
 from offprompt.errors import DependencyUnavailable
+from offprompt.limits import IDENTIFIER_MAX_UTF8_BYTES
 from offprompt.metering import Charge
 from offprompt.ports import (
     RunIdTaken,
@@ -61,6 +62,7 @@ from .dynamodb_run_items import (
     _TOP,
     POPPED,
     Ancestry,
+    _ancestry,
     _count_added_runs,
     _id_item,
     _key,
@@ -80,6 +82,8 @@ from .layout import (
     TENANT_INDEX_ATTRIBUTE,
     THREAD_SK,
     activity_value,
+    fork_link_prefix,
+    fork_pk,
     run_sk,
     runid_sk,
     tenant_index_value,
@@ -293,6 +297,29 @@ class DynamoDbRunStore(ForksAndDeletes, Aliases):
             if not out.get("LastEvaluatedKey"):
                 return keys
             params["ExclusiveStartKey"] = out["LastEvaluatedKey"]
+
+    def forks_under(self, tenant: str, prefix: str) -> dict[str, tuple[tuple[str, int], ...]]:
+        """The fork registry's entries whose ids start with `prefix` (docs/adr/0064): one key Query (`begins_with`
+        on the sort key, strongly consistent), paged; each fork's ancestry as it was made (it never changes)."""
+        if len(prefix.encode("utf-8", "surrogatepass")) > IDENTIFIER_MAX_UTF8_BYTES:
+            return {}  # no thread id starts with it
+        params: dict[str, Any] = {
+            "TableName": self.table_name,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :sk)",
+            "ExpressionAttributeValues": {":pk": {"S": fork_pk(tenant)}, ":sk": {"S": fork_link_prefix(prefix)}},
+            "ProjectionExpression": "thread_id, ancestry",
+            "ConsistentRead": True,
+        }
+        out: dict[str, tuple[tuple[str, int], ...]] = {}
+        while True:
+            page = self._call("query", **params)
+            for item in page.get("Items", []):
+                thread_id = str(item["thread_id"]["S"])
+                if thread_id.startswith(prefix):
+                    out[thread_id] = _ancestry(item)
+            if not page.get("LastEvaluatedKey"):
+                return out
+            params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     def get_threads(self, tenant: str, thread_ids: Sequence[str]) -> dict[str, ThreadState]:
         """The threads that exist (not being deleted) among `thread_ids`: strongly consistent BatchGetItems of

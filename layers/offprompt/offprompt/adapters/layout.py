@@ -36,6 +36,10 @@ long for the key it goes into, `%~` + its SHA-256):
   (base64url, or `%~` + a digest), blobs over 350 KB are S3 objects under the `checkpoints/` root (docs/adr/0039)
 - extraction (fixed): `XTR#{tenant}` → `STRAT#{name}` extraction_strategy, `XS#{thread}#{strategy}`
   extraction_status (where a strategy stands on a thread; docs/adr/0051)
+- fork registry (fixed): `FORK#{tenant}` → `F#{thread}` fork_link (a fork that reads another thread's runs, with its
+  ancestry: written with the fork, deleted with it; a prefix search Queries it with `begins_with` instead of listing
+  the threads under the prefix, docs/adr/0064); bookkeeping: not exported (an import writes it again from the
+  imported fork), erased, never metered
 - not a tenant's: `DEPLOYMENT` → `#INDEXED` (written by earlier versions; read by nothing since docs/adr/0043)
 
 The sparse KEYS_ONLY global secondary index `TenantRoots` (hash key `tenant_dir` only) lists each partition root
@@ -156,6 +160,7 @@ CHECKPOINT_HEAD = "~"
 #: A checkpoint namespace whose base64url form is longer than this goes into a sort key as its digest.
 MAX_CHECKPOINT_NS_PART_BYTES = 340
 AUDIT_PREFIX = "A"
+FORK_LINK_PREFIX = "F"
 #: The usage shard that the transactions charging runs write (exact day counters; `offprompt.metering.Charge`).
 RUNS_SHARD = "Q"
 
@@ -258,6 +263,25 @@ def record_pk(tenant: str) -> str:
 def extraction_pk(tenant: str) -> str:
     """A tenant's extraction strategies and statuses: one partition (docs/adr/0051)."""
     return _key("XTR", part(tenant))
+
+
+def fork_pk(tenant: str) -> str:
+    """A tenant's fork registry: one partition, a fork_link per live fork that reads another thread (docs/adr/0064)."""
+    return _key("FORK", part(tenant))
+
+
+def fork_link_sk(thread_id: str) -> str:
+    """The fork's id escaped whole, so `begins_with(sk, fork_link_prefix(p))` finds exactly the forks whose ids start
+    with `p`. A thread id (≤ 256 characters, ≤ 512 UTF-8 bytes) escapes to at most 853 bytes: never digested here
+    (`_bounded` only keeps longer strings inside DynamoDB's limit)."""
+    return f"{FORK_LINK_PREFIX}#{_bounded(thread_id, MAX_SK_BYTES - 2)}"
+
+
+def fork_link_prefix(thread_prefix: str) -> str:
+    """The sort-key prefix of the fork links of the threads whose ids start with `thread_prefix` (≤ 512 UTF-8 bytes:
+    no longer one starts a thread id). Escaping is a prefix-free code, character by character: an id starts with
+    the prefix exactly when its escaped form starts with the prefix's."""
+    return f"{FORK_LINK_PREFIX}#{key(thread_prefix)}"
 
 
 def audit_pk(tenant: str) -> str:
@@ -462,6 +486,8 @@ def _families() -> tuple[Family, ...]:
         ),
         # The audit log (docs/adr/0056): exported; an erase deletes it, and the erase's own entry is written after.
         Family("audit", "AUDIT#{tenant}", (Kind("audit_entry", AUDIT_PREFIX + "#", exported=True),), fixed=True),
+        # The fork registry (docs/adr/0064): bookkeeping derived from the forks' thread items; erased, not exported.
+        Family("fork", "FORK#{tenant}", (Kind("fork_link", FORK_LINK_PREFIX + "#"),), fixed=True),
     )
 
 
@@ -658,7 +684,7 @@ def scan_filter(tenant: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def fixed_partitions(tenant: str, rate_per_second: int) -> tuple[str, ...]:
     """The tenant's partitions whose keys are known without the index: its record and key listing, its usage
     shards, its rate-window shards (`rate_per_second` from the tenant's plan), its records and its extraction
-    strategies and statuses (first: the tenant record)."""
+    strategies and statuses, its audit log and its fork registry (first: the tenant record)."""
     return (
         tenant_pk(tenant),
         *(usage_pk(tenant, shard) for shard in usage_shards()),
@@ -666,6 +692,7 @@ def fixed_partitions(tenant: str, rate_per_second: int) -> tuple[str, ...]:
         record_pk(tenant),
         extraction_pk(tenant),
         audit_pk(tenant),
+        fork_pk(tenant),
     )
 
 
@@ -683,6 +710,28 @@ def with_index_attribute(item: dict[str, Any], tenant: str) -> dict[str, Any]:
         if when:
             out = {**out, ACTIVITY_ATTRIBUTE: {"S": activity_value(when, item["pk"]["S"])}}
     return out
+
+
+def fork_link(thread_item: dict[str, Any], tenant: str) -> dict[str, Any] | None:
+    """The fork registry's item for a thread item of `tenant` (docs/adr/0064): its id, ancestry and generation,
+    or None when the item is no live fork that reads another thread (not a thread item, no ancestry, deleting)."""
+    found = classify(thread_item, tenant)
+    ancestry = thread_item.get("ancestry", {}).get("L")
+    if found is None or found[1].name != "thread" or not ancestry or "deleting" in thread_item:
+        return None
+    thread_id = thread_item.get("thread_id", {}).get("S")
+    if not thread_id:
+        return None
+    link = {
+        "pk": {"S": fork_pk(tenant)},
+        "sk": {"S": fork_link_sk(thread_id)},
+        "tenant": {"S": tenant},
+        "thread_id": {"S": thread_id},
+        "ancestry": {"L": ancestry},
+    }
+    if "generation" in thread_item:
+        link["generation"] = thread_item["generation"]
+    return link
 
 
 #: Attributes that tie an item to the exporting deployment's stored-bytes gauge (docs/adr/0021): an import drops

@@ -23,9 +23,10 @@ from offprompt.errors import DependencyUnavailable
 from offprompt.ports import RunChange
 
 from . import layout
-from .aws_errors import CONDITION_FAILED, aws_call_allowing
+from .aws_errors import CONDITION_FAILED, aws_call, aws_call_allowing
 from .clients import aws_client
 from .dynamodb_conversation_docs import DOC_IDS, doc_ids_of
+from .dynamodb_transaction import Cancelled, Transaction
 from .layout import (
     BACKFILL_SK,
     INDEXED_SK,
@@ -193,12 +194,13 @@ class DynamoDbTenantItems:
             params["ExclusiveStartKey"] = start
         return params
 
-    def run_changes_page(self, tenant: str | None, position: str | None) -> tuple[list[RunChange], str | None]:
+    def run_changes_page(self, tenant: str | None, position: str | None) -> tuple[list[RunChange], str | None, int]:
         """One whole-table Scan page of run items (`RUN#`: runs and session items) of `tenant` (None: every
         tenant's), as the changes that index them (`offprompt-admin reindex`, docs/adr/0048), and the position to go
-        on from (None: the table was read to its end). Positions are opaque JSON strings."""
-        values: dict[str, Any] = {":run": {"S": f"{layout.RUN_PREFIX}#"}}
-        expression = "begins_with(sk, :run)"
+        on from (None: the table was read to its end). Positions are opaque JSON strings. The forks' thread items on
+        the page get their fork registry entry again (docs/adr/0064: forks made before it); how many is the third."""
+        values: dict[str, Any] = {":run": {"S": f"{layout.RUN_PREFIX}#"}, ":thread": {"S": layout.THREAD_SK}}
+        expression = "(begins_with(sk, :run) OR (sk = :thread AND attribute_exists(ancestry)))"
         if tenant is not None:
             values[":threads"] = {"S": layout.thread_prefix_pk(tenant)}
             expression += " AND begins_with(pk, :threads)"
@@ -212,9 +214,40 @@ class DynamoDbTenantItems:
         if position:
             params["ExclusiveStartKey"] = json.loads(position)
         out = self._call("scan", **params)
-        changes = [c for c in (scanned_run(item) for item in out.get("Items", [])) if c is not None]
+        items = out.get("Items", [])
+        changes = [c for c in (scanned_run(item) for item in items if item["sk"]["S"] != layout.THREAD_SK) if c]
+        linked = sum(self._link_fork(item) for item in items if item["sk"]["S"] == layout.THREAD_SK)
         after = out.get("LastEvaluatedKey")
-        return changes, json.dumps(after, sort_keys=True) if after else None
+        return changes, json.dumps(after, sort_keys=True) if after else None, linked
+
+    def _link_fork(self, thread_item: dict[str, Any]) -> bool:
+        """Put a fork's registry entry (docs/adr/0064), on condition that the fork is still the one read and not
+        being deleted (so a fork deleted meanwhile, whose delete removed its entry, gets none again)."""
+        tenant = thread_item.get("tenant", {}).get("S")
+        link = layout.fork_link(thread_item, tenant) if tenant else None
+        if link is None:
+            return False
+        check: dict[str, Any] = {
+            "TableName": self.table_name,
+            "Key": {"pk": thread_item["pk"], "sk": thread_item["sk"]},
+            "ConditionExpression": "attribute_exists(pk) AND attribute_not_exists(#deleting)",
+            "ExpressionAttributeNames": {"#deleting": "deleting"},
+        }
+        if "generation" in thread_item:
+            check["ConditionExpression"] += " AND #gen = :gen"
+            check["ExpressionAttributeNames"]["#gen"] = "generation"
+            check["ExpressionAttributeValues"] = {":gen": thread_item["generation"]}
+        tx = Transaction()
+        tx.add("fork", {"ConditionCheck": check})
+        tx.put("link", {"TableName": self.table_name, "Item": link})
+        try:
+            with aws_call("DynamoDB transact_write_items"), tx.cancellation():
+                self.client.transact_write_items(TransactItems=tx.request())
+        except Cancelled as cancelled:
+            if cancelled.failed("fork"):
+                return False  # deleted (or made again) since the Scan read it
+            raise cancelled.unavailable() from None
+        return True
 
     def document_ids(self, tenant: str) -> list[str]:
         """The document ids the tenant's items name: its record items' `doc_id` (one Query of its records
@@ -307,8 +340,10 @@ class DynamoDbTenantItems:
                 return
 
     def put(self, items: Sequence[dict[str, Any]]) -> None:
-        """Write items as they are (an overwrite: a repeated import writes the same items again)."""
-        self._batch([{"PutRequest": {"Item": item}} for item in items])
+        """Write items as they are (an overwrite: a repeated import writes the same items again), and each fork's
+        fork registry entry, which is not exported (docs/adr/0064)."""
+        links = [link for item in items if (link := _fork_link_of(item)) is not None]
+        self._batch([{"PutRequest": {"Item": item}} for item in [*items, *links]])
 
     def delete(self, keys: Sequence[dict[str, Any]]) -> int:
         self._batch([{"DeleteRequest": {"Key": {"pk": k["pk"], "sk": k["sk"]}}} for k in keys])
@@ -336,6 +371,11 @@ class DynamoDbTenantItems:
         if isinstance(consumed, dict):
             self.scan_read_units += float(consumed.get("CapacityUnits") or 0)
         return out
+
+
+def _fork_link_of(item: dict[str, Any]) -> dict[str, Any] | None:
+    tenant = item.get("tenant", {}).get("S")
+    return layout.fork_link(item, tenant) if tenant and item["sk"]["S"] == layout.THREAD_SK else None
 
 
 def _missing_index_attributes(item: dict[str, Any], indexed: dict[str, Any]) -> dict[str, Any]:

@@ -250,7 +250,15 @@ class ThreadForks(Protocol):
     def fork_thread(self, tenant: str, spec: ForkSpec) -> ThreadState:
         """Create the fork's thread item (only if the id is free: `ThreadExists`) and, when it reads the parent's
         runs, count it on the thread it holds (`spec.ancestry[0]`: fork_count + 1, fork_hold raised), conditioned
-        on that thread being unchanged since read (`ForkRaced`): one transaction, whatever the history's length."""
+        on that thread being unchanged since read (`ForkRaced`): one transaction, whatever the history's length.
+        A fork that reads runs is recorded in the tenant's fork registry in the same transaction (docs/adr/0064);
+        its delete's mark removes it."""
+        ...
+
+    def forks_under(self, tenant: str, prefix: str) -> dict[str, tuple[tuple[str, int], ...]]:
+        """The tenant's live forks that read another thread's runs and whose ids start with `prefix`, each with its
+        ancestry (nearest first): one key Query of the fork registry (`begins_with` on the sort key), never a
+        listing of the threads under the prefix (docs/adr/0064)."""
         ...
 
 

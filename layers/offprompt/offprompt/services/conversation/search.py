@@ -2,9 +2,10 @@
 31). Handler: functions/threads (`POST /threads/search`, direct `search_threads`); MCP tool `search_conversations`.
 
 1. The threads searched: `thread_ids` (one consistent BatchGetItem of their thread items), the threads under
-   `thread_prefix` (the tenant index, as `GET /threads` lists them), or the whole tenant. A fork's search covers its
-   shared history without copied documents: each searched fork adds a `ThreadCut` per ancestor, up to where it reads
-   it (docs/adr/0037); ancestors outside a prefix are asked for in a second candidate query.
+   `thread_prefix` (not listed: the index filters on the prefix; only the forks under it are read, one key Query of
+   the tenant's fork registry, docs/adr/0064), or the whole tenant. A fork's search covers its shared history without
+   copied documents: each searched fork adds a `ThreadCut` per ancestor, up to where it reads it (docs/adr/0037);
+   ancestors outside a prefix are asked for in a second candidate query.
 2. `consistency: "search"`: before searching, wait (bounded: SEARCH_CONSISTENCY_WAIT_S, within the request's
    deadline) until the index has made every thread's newest stored run searchable (`indexed_through(...,
    refresh=True)`); `searchable` False when it gave up (header `X-Offprompt-Searchable: false`).
@@ -12,7 +13,7 @@
    by `recall.rank`: the ranking lives there, never here.
 4. Every hit is checked against DynamoDB, in rank order, a round at a time (the first `limit` + VERIFY_SPARE, then
    VERIFY_BATCH; one BatchGetItem of the thread items not read yet in this request, one of the runs; the threads
-   named or listed in 1. were read whole and strongly consistent there): answered only if the run (item) is still
+   named in 1. were read whole and strongly consistent there): answered only if the run (item) is still
    stored at that seq with that id, unexpired, its thread not being deleted, and visible in a thread searched (the
    thread's own, or a searched fork's shared history up to its fork point; at or above the thread's max_runs floor).
    The index proposes, DynamoDB decides: a deleted, pruned, expired, erased or foreign run is never answered, however
@@ -75,7 +76,7 @@ class SearchResult:
 class _Scope:
     """The threads searched and what each one sees."""
 
-    #: Searched threads named or listed (their states, read whole and strongly consistent); None: the whole tenant.
+    #: Searched threads named (their states, read whole and strongly consistent); None: the prefix or the tenant.
     threads: dict[str, ThreadState] | None
     prefix: str | None
     #: ancestor thread → [(searched fork, through_seq)]: the forks that read that ancestor's runs up to a seq.
@@ -159,15 +160,22 @@ def _scope(conv: Conversation, tenant: str, request: ThreadSearchRequest) -> _Sc
         ids = [t for t in dict.fromkeys(request.thread_ids) if prefix is None or t.startswith(prefix)]
         found = conv.runs.get_threads(tenant, ids) if ids else {}
         scope = _Scope(found, None, missing=tuple(t for t in ids if t not in found))
-    elif prefix is not None:
-        scope = _Scope(_listed(conv, tenant, prefix), prefix)
+    elif prefix is not None:  # not listed (docs/adr/0064): the forks under it, each with the history it shares
+        scope = _Scope(None, prefix)
+        _share(scope, conv.runs.forks_under(tenant, prefix).items())
+        return scope
     else:
         scope = _Scope(None, None)  # every thread: each run is found as its own thread's, forks' ancestors too
         return scope
-    for state in (scope.threads or {}).values():
-        for ancestor, through in state.ancestry:
-            scope.shared.setdefault(ancestor, []).append((state.thread_id, through))
+    _share(scope, ((state.thread_id, state.ancestry) for state in (scope.threads or {}).values()))
     return scope
+
+
+def _share(scope: _Scope, forks: Iterable[tuple[str, Sequence[tuple[str, int]]]]) -> None:
+    """Record what each searched fork reads of its ancestors (`_Scope.shared`)."""
+    for fork_id, ancestry in forks:
+        for ancestor, through in ancestry:
+            scope.shared.setdefault(ancestor, []).append((fork_id, through))
 
 
 def _listed(conv: Conversation, tenant: str, prefix: str | None) -> dict[str, ThreadState]:
@@ -187,8 +195,9 @@ def _listed(conv: Conversation, tenant: str, prefix: str | None) -> dict[str, Th
 # ---- 2. consistency "search" ----------------------------------------------------------------------------------
 def _wait_searchable(conv: Conversation, index: ConversationIndex, tenant: str, scope: _Scope) -> bool:
     """Wait until every searched thread's newest stored run (an ancestor's: up to the cut) is searchable. False when
-    the wait gave up (the bound, the request's deadline, or more threads than MAX_SEARCH_SCOPE_THREADS)."""
-    threads = scope.threads if scope.threads is not None else _listed(conv, tenant, None)
+    the wait gave up (the bound, the request's deadline, or more threads than MAX_SEARCH_SCOPE_THREADS). A prefix or
+    whole-tenant search lists its threads here, only when it waits."""
+    threads = scope.threads if scope.threads is not None else _listed(conv, tenant, scope.prefix)
     if len(threads) >= MAX_SEARCH_SCOPE_THREADS:
         return False
     cuts = _Scope(threads, None, scope.shared).cuts() or []

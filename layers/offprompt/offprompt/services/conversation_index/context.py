@@ -36,6 +36,9 @@ class Indexing:
 
 
 class RunScan(Protocol):
-    """The table's run items, page by page (a whole-table read: `offprompt-admin reindex`)."""
+    """The table's run items (and forks' thread items), page by page (a whole-table read: `offprompt-admin reindex`)."""
 
-    def run_changes_page(self, tenant: str | None, position: str | None) -> tuple[list[RunChange], str | None]: ...
+    def run_changes_page(self, tenant: str | None, position: str | None) -> tuple[list[RunChange], str | None, int]:
+        """One page: the run changes that index its runs, where the next page begins (None: the end), and how many
+        forks on it got their fork registry entry again (docs/adr/0064)."""
+        ...

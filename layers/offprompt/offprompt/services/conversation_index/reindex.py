@@ -4,8 +4,10 @@
 The table's run items (of one tenant, or every tenant's) are read page by page (a filtered whole-table Scan, as the
 tenant index backfill reads it) and each page indexed as the stream indexer indexes written runs
 (`index_changes`): idempotent (a run's document is replaced, never doubled), so a reindex can run beside the live
-stream and be repeated. Resumable: each page's position is reported (`progress`), and a reindex started from a
-position goes on after it; a page that fails stops the reindex with the position to resume from.
+stream and be repeated. The forks' thread items on each page get their fork registry entry again (what a prefix
+search reads instead of listing the threads, docs/adr/0064): the backfill for forks made before it. Resumable: each
+page's position is reported (`progress`), and a reindex started from a position goes on after it; a page that fails
+stops the reindex with the position to resume from.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ class ReindexReport:
     runs: int = 0
     indexed: int = 0
     skipped: int = 0
+    #: Forks whose fork registry entry the reindex wrote (again): docs/adr/0064.
+    forks: int = 0
     pages: int = 0
     #: Where a later reindex goes on from (None: the whole table was read).
     position: str | None = None
@@ -33,6 +37,7 @@ class ReindexReport:
             "runs": self.runs,
             "indexed": self.indexed,
             "skipped": self.skipped,
+            "forks": self.forks,
             "pages": self.pages,
             "complete": self.complete,
             **({} if self.complete else {"resume_from": self.position}),
@@ -51,7 +56,7 @@ def reindex(
     """Index every run item of `tenant` (None: all), from `start` on, at most `max_pages` Scan pages."""
     report = ReindexReport(position=start)
     while max_pages is None or report.pages < max_pages:
-        changes, after = scan.run_changes_page(tenant, report.position)
+        changes, after, forks = scan.run_changes_page(tenant, report.position)
         outcome = index_changes(ctx, changes)
         if outcome.failed:
             raise DependencyUnavailable(
@@ -61,6 +66,7 @@ def reindex(
         report.runs += len(changes)
         report.indexed += outcome.indexed
         report.skipped += outcome.skipped
+        report.forks += forks
         report.pages += 1
         report.position = after
         if progress is not None:
