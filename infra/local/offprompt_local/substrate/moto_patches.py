@@ -800,7 +800,8 @@ def _pick_values_once_per_shape() -> None:
             return original(self, value, key, shape)
         parent = getattr(shape, "parent", None)
         providers = picker.alias_providers
-        cached = names.get((type(picker), id(providers), key, id(shape), id(parent)))
+        name_key = (type(picker), id(providers), key, id(shape), id(parent))
+        cached = names.get(name_key)
         if cached is None or cached[0] is not shape or cached[1] is not parent or cached[2] is not providers:
             context = serialize.AttributePickerContext(
                 obj=value,
@@ -815,7 +816,7 @@ def _pick_values_once_per_shape() -> None:
             cached = (shape, parent, providers, None if any("." in n for n in found) else found)
             if len(names) >= _PICKED_KEYS_LIMIT:
                 names.clear()
-            names[(type(picker), id(providers), key, id(shape), id(parent))] = cached
+            names[name_key] = cached
         found_names = cached[3]
         if found_names is None:
             return original(self, value, key, shape)
