@@ -120,7 +120,11 @@ def running_stack(opensearch_url: str, **environment: str) -> Iterator[RunningSt
             urllib.request.urlopen(urllib.request.Request(f"{opensearch_url}/{index}", method="DELETE"), timeout=30)
         survivors = [pid for pid in descendants if _alive(pid)]
         assert code == 0, f"the stack exited with {code}:\n{running.output()}"
-        assert "[stack] stopped" in running.output()
+        lines = list(running.lines)
+        assert "[stack] stopped" in lines, f"no clean stop:\n{running.output()}"
+        after = lines[len(lines) - lines[::-1].index("[stack] stopped") :]
+        went_on = [line for line in after if line != "<eof>"]
+        assert not went_on, "the stack went on after it stopped:\n" + "\n".join(went_on)
         assert not survivors, f"processes left behind: {survivors}"
 
 

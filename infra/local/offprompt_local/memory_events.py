@@ -52,7 +52,8 @@ REGION = "us-east-1"
 class LocalEventSink:
     """LOCAL STAND-IN for the EventBridge bus: every published event one JSON line in a file, then handed to the
     targets of the rules that match its type (`subscribe`), each on its own thread, as EventBridge delivers
-    asynchronously (a target's failure is logged; EventBridge would retry it)."""
+    asynchronously (a target's failure is logged; EventBridge would retry it). `close` waits for the deliveries
+    under way, so a stopping stack does not pull the substrate from under a target mid-call."""
 
     LABEL = "local JSONL sink (stand-in for the EventBridge bus)"
 
@@ -61,23 +62,59 @@ class LocalEventSink:
         self.log = log
         self._lock = threading.Lock()
         self._rules: list[tuple[frozenset[str], str, Handler]] = []
+        self._deliveries: set[threading.Thread] = set()
+        self._closers: list[Callable[[float], None]] = []
+        self._closed = False
         path.parent.mkdir(parents=True, exist_ok=True)
         path.touch()
 
     def subscribe(self, detail_types: Sequence[str], name: str, target: Handler) -> None:
         self._rules.append((frozenset(detail_types), name, target))
 
+    def on_close(self, closer: Callable[[float], None]) -> None:
+        """`closer(timeout)` runs when the sink closes, after its own deliveries (a target's timer queue)."""
+        self._closers.append(closer)
+
+    def close(self, timeout: float = 30.0) -> None:
+        """No new deliveries; waits (at most `timeout` s in all) for those under way, then runs the closers. The
+        events are in the file already; what a stopped stack did not deliver is logged, as EventBridge's
+        undelivered events would be retried, not lost."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            self._closed = True
+            deliveries = list(self._deliveries)
+        for thread in deliveries:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        left = sum(thread.is_alive() for thread in deliveries)
+        if left:
+            self.log(f"memory events: {left} deliveries still running at stop")
+        for closer in self._closers:
+            closer(max(0.0, deadline - time.monotonic()))
+
     def publish(self, events: Sequence[MemoryEvent]) -> set[str]:
         lines = "".join(json.dumps(e.to_dict(), separators=(",", ":"), ensure_ascii=False) + "\n" for e in events)
-        with self._lock, self.path.open("a", encoding="utf-8") as out:
-            out.write(lines)
-        for event in events:
-            for types, name, target in self._rules:
-                if event.type in types:
-                    threading.Thread(target=self._deliver, args=(name, target, event), daemon=True).start()
+        with self._lock:
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write(lines)
+            if self._closed:
+                self.log(f"memory events: {len(events)} events published while stopping; not delivered")
+                return set()
+            for event in events:
+                for types, name, target in self._rules:
+                    if event.type in types:
+                        thread = threading.Thread(target=self._deliver, args=(name, target, event), daemon=True)
+                        self._deliveries.add(thread)
+                        thread.start()
         return set()
 
     def _deliver(self, name: str, target: Handler, event: MemoryEvent) -> None:
+        try:
+            self._deliver_once(name, target, event)
+        finally:
+            with self._lock:
+                self._deliveries.discard(threading.current_thread())
+
+    def _deliver_once(self, name: str, target: Handler, event: MemoryEvent) -> None:
         envelope = {
             "version": "0",
             "id": event.id,
@@ -153,7 +190,9 @@ class LocalQueue:
     def __init__(self, handler: Handler, log: Callable[[str], None] = print) -> None:
         self.handler = handler
         self.log = log
+        self._lock = threading.Lock()
         self._timers: list[threading.Timer] = []
+        self._stopped = False
 
     def send(self, body: dict[str, Any], delay: float = 0.0) -> Any:
         record = {"messageId": uuid.uuid4().hex, "body": json.dumps(body), "eventSource": "aws:sqs"}
@@ -161,8 +200,12 @@ class LocalQueue:
             return self.handler({"Records": [record]}, None)
         timer = threading.Timer(delay, self._deliver, args=(record,))
         timer.daemon = True
-        self._timers = [t for t in self._timers if t.is_alive()] + [timer]
-        timer.start()
+        with self._lock:
+            if self._stopped:
+                self.log("extraction: a delayed check asked for while stopping; not scheduled")
+                return {"delayed": delay}
+            self._timers = [t for t in self._timers if t.is_alive()] + [timer]
+            timer.start()
         return {"delayed": delay}
 
     def _deliver(self, record: dict[str, Any]) -> None:
@@ -174,9 +217,16 @@ class LocalQueue:
     def defer(self, message: dict[str, Any], seconds: float) -> None:
         self.send(message, seconds)
 
-    def stop(self) -> None:
-        for timer in self._timers:
+    def stop(self, timeout: float = 30.0) -> None:
+        """No new checks; those waiting are cancelled, one already running is waited for (at most `timeout` s)."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            self._stopped = True
+            timers = list(self._timers)
+        for timer in timers:
             timer.cancel()
+        for timer in timers:
+            timer.join(max(0.0, deadline - time.monotonic()))
 
 
 def install_extraction(sink: LocalEventSink, log: Callable[[str], None] = print) -> str:
@@ -192,6 +242,7 @@ def install_extraction(sink: LocalEventSink, log: Callable[[str], None] = print)
     getattr(importlib.import_module(module), attribute)(queue)
     types = list(template_resource(EXTRACTION_RULE)["EventPattern"]["detail-type"])
     sink.subscribe(types, "extraction", lambda envelope, _context: queue.send(envelope))
+    sink.on_close(queue.stop)
     return f"extraction on {', '.join(types)} with the model {get_settings().extraction_model!r}"
 
 

@@ -306,6 +306,7 @@ class LocalStack:
         if self._events_sink is not None:
             from .memory_events import uninstall_sink
 
+            _stop_quietly("the memory events' deliveries", self._events_sink.close)
             uninstall_sink()
             self._events_sink = None
         if self._server is not None:
