@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cfnlint.decode import decode
+import yaml
 
 ROOT = Path(__file__).resolve().parents[3]
 TEMPLATE = ROOT / "template.yaml"
@@ -28,10 +28,40 @@ def template_resource(logical_id: str, template: Path = TEMPLATE) -> dict[str, A
 def _resources_json(template: Path, mtime_ns: int, size: int) -> dict[str, str]:
     """Each resource's Properties as JSON, parsed once per version of the file (~0.5 s a parse: every test that
     creates the table used to pay it)."""
-    parsed, matches = decode(str(template))
-    if parsed is None:
-        raise RuntimeError(f"cannot parse {template}: {matches}")
+    parsed = load_template(template.read_text(encoding="utf-8"))
     return {name: json.dumps(r["Properties"]) for name, r in parsed["Resources"].items() if "Properties" in r}
+
+
+class _TemplateLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """YAML's safe loader (libyaml's when built with it) with CloudFormation's short-form tags."""
+
+
+def _intrinsic(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    """`!Ref x` → `{"Ref": "x"}`, `!Condition c` → `{"Condition": "c"}`, `!GetAtt A.B` → `{"Fn::GetAtt": ["A",
+    "B"]}`, any other `!Fn args` → `{"Fn::Fn": args}`: the long form, as cfn-lint's decoder writes it."""
+    value: Any
+    if isinstance(node, yaml.ScalarNode):
+        value = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)
+    if suffix in ("Ref", "Condition"):
+        return {suffix: value}
+    if suffix == "GetAtt" and isinstance(value, str):
+        return {"Fn::GetAtt": value.split(".", 1)}
+    return {f"Fn::{suffix}": value}
+
+
+_TemplateLoader.add_multi_constructor("!", _intrinsic)
+
+
+def load_template(text: str) -> dict[str, Any]:
+    """template.yaml as plain JSON-like data, its short-form intrinsics in long form. The local stack reads its
+    resources with this rather than importing cfn-lint (~1 s of CPU a boot; the suite boots ~40 stacks);
+    tests/infrastructure/test_template_loader.py proves it reads what cfn-lint's decoder reads."""
+    parsed: dict[str, Any] = yaml.load(text, Loader=_TemplateLoader)
+    return parsed
 
 
 def create_table(client: Any, table_name: str, *, exist_ok: bool = False) -> bool:
