@@ -141,3 +141,12 @@ def test_the_names_are_computed_once_per_member_shape(monkeypatch: pytest.Monkey
     assert asked == []
     _body("dynamodb", "Query", result, in_substrate=False)  # moto's own path asks for every member of every value
     assert len(asked) > 20
+
+
+def test_moto_modules_are_listed_once_and_as_moto_lists_them() -> None:
+    from moto import backends
+
+    moto_patches.install()
+    original = backends.list_of_moto_modules.original  # type: ignore[attr-defined]
+    assert backends.list_of_moto_modules() == tuple(original())
+    assert backends.list_of_moto_modules() is backends.list_of_moto_modules()

@@ -625,6 +625,7 @@ def install() -> None:
         BoundedStreamShard = _stream_shard_class()
         _stop_tracking_instances(Item, table_module.StreamRecord)
         _pick_values_once_per_shape()
+        _list_moto_modules_once()
         from moto.core.serialize import BaseJSONSerializer
 
         original_structure = _require(
@@ -776,6 +777,24 @@ def _stop_tracking_instances(*classes: type) -> None:
 #: Cached attribute names per (picker class, alias providers, key, member shape, its parent): shapes belong to
 #: moto's cached service models, so this stays as small as the models' members; cleared past this size anyway.
 _PICKED_KEYS_LIMIT = 100_000
+
+
+def _list_moto_modules_once() -> None:
+    """moto's server finds a request's service by asking `backends.list_of_moto_modules()`, which lists moto's
+    package directory (~150 `isdir` calls) on every request; the directory does not change while the process runs,
+    so it is listed once. The same names in the same order (`tests/integration/local_substrate/test_serializer.py`)."""
+    from moto import backends
+
+    original = _require(backends, "list_of_moto_modules", ())
+    listed: list[tuple[str, ...]] = []
+
+    def list_of_moto_modules() -> tuple[str, ...]:
+        if not listed:
+            listed.append(tuple(original()))
+        return listed[0]
+
+    list_of_moto_modules.original = original  # type: ignore[attr-defined]
+    backends.list_of_moto_modules = list_of_moto_modules
 
 
 def _pick_values_once_per_shape() -> None:
