@@ -481,9 +481,15 @@ def test_the_inputs_key_changes_with_every_input_and_nothing_else(tmp_path: Path
         assert key() not in seen
         seen.add(key())
     assert key(platform=None) not in seen
-    other_python = tmp_path / "python3"
-    other_python.symlink_to(sys.executable)
-    assert key(interpreter=str(other_python)) not in seen
+    # the same interpreter found by another path (a symlink; pyenv's shim under `make build`): the same key
+    same_python = tmp_path / "python3"
+    same_python.symlink_to(sys.executable)
+    assert key(interpreter=str(same_python)) == key()
+    # another interpreter: another key
+    other_python = tmp_path / "other-python"
+    other_python.write_text("#!/bin/sh\necho /opt/python3.12/bin/python3.12; echo '3.12.9 (main) [GCC 13]'\n")
+    other_python.chmod(0o755)
+    assert key(interpreter=str(other_python)) not in seen | {key()}
 
 
 def _fake_builder(monkeypatch: pytest.MonkeyPatch) -> list[int]:

@@ -464,16 +464,20 @@ def build_layer(out: Path, root: Path, platform: str | None = LAMBDA_PLATFORM) -
 def inputs_key(root: Path, platform: str | None, interpreter: str) -> str:
     """SHA-256 of everything a build's output is made from: the runtime lock, the bpe-openai pin of the dev lock,
     this builder's code (tools/offprompt_build), every file of the offprompt package (symlinks followed; its
-    generated BPE ranks included), the wheel platform and the python3.12 that compiles the bytecode (path and
-    version). The wheels are hash-pinned by the lock, so equal keys mean equal layers."""
+    generated BPE ranks included), the wheel platform and the python3.12 that compiles the bytecode (its real
+    executable and version, however it was found: a symlink or pyenv's shim is the interpreter it runs). The
+    wheels are hash-pinned by the lock, so equal keys mean equal layers."""
     digest = hashlib.sha256()
 
     def feed(label: str, data: bytes) -> None:
         digest.update(label.encode("utf-8") + b"\0" + hashlib.sha256(data).digest())
 
-    version = subprocess.run([interpreter, "-c", "import sys; print(sys.version)"], capture_output=True, check=True)
+    # The interpreter as it names itself (its real executable and version), not the path it was found by: `make
+    # build` finds pyenv's shim on PATH, the suite the binary it runs, and both must reuse one build.
+    which = "import os, sys; print(os.path.realpath(sys.executable)); print(sys.version)"
+    version = subprocess.run([interpreter, "-c", which], capture_output=True, check=True)
     feed("platform", (platform or "host").encode())
-    feed("python3.12", interpreter.encode() + b"\0" + version.stdout)
+    feed("python3.12", version.stdout)
     feed(RUNTIME_LOCK, (root / RUNTIME_LOCK).read_bytes())
     feed("bpe-openai", pinned_requirement(root / DEV_LOCK, BPE_OPENAI.split("==")[0]).encode())
     for tree in (root / "tools" / "offprompt_build", root / "layers" / "offprompt" / "offprompt"):
