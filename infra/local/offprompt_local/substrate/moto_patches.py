@@ -360,14 +360,16 @@ def _fast_query(
 
 def _projected(item: Any, projection_expressions: list[list[str]]) -> Any:
     """moto's `Item.project`, which converts the whole item to plain JSON once per expression: for distinct
-    top-level names (what the adapters project) once per item, the same new Item."""
+    top-level names (what the adapters project) only the projected attributes, once each, to the same new Item
+    (moto's `Item.to_regular_json` converts attribute by attribute, so the kept ones convert alike; a run's body
+    that is not projected is no longer copied)."""
     names = [expression[0] for expression in projection_expressions if len(expression) == 1]
     if len(names) != len(projection_expressions) or len(set(names)) != len(names) or any("[" in n for n in names):
         return item.project(projection_expressions)
-    from moto.dynamodb.models.dynamo_type import Item, serializer
+    from moto.dynamodb.models.dynamo_type import Item, deserializer, serializer
 
-    plain = item.to_regular_json()
-    kept = {name: plain[name] for name in names if name in plain}
+    attrs = item.attrs
+    kept = {name: deserializer.deserialize(attrs[name].to_regular_json()) for name in names if name in attrs}
     return Item(hash_key=item.hash_key, range_key=item.range_key, attrs=serializer.serialize(kept)["M"])
 
 
