@@ -18,6 +18,17 @@ def _event(n: int = 0) -> MemoryEvent:
     )
 
 
+def _waits_for_the_work_under_way(stop: Any, release: threading.Event) -> None:
+    """`stop(timeout=10)` does not return while the work under way is held, and returns once `release` is set."""
+    stopping = threading.Thread(target=stop, kwargs={"timeout": 10})
+    stopping.start()
+    stopping.join(0.3)
+    assert stopping.is_alive(), "it returned while work was still under way"
+    release.set()
+    stopping.join(10)
+    assert not stopping.is_alive()
+
+
 def test_close_waits_for_a_delivery_under_way_and_delivers_nothing_after(tmp_path: Path) -> None:
     logs: list[str] = []
     sink = LocalEventSink(tmp_path / "events.jsonl", logs.append)
@@ -34,13 +45,8 @@ def test_close_waits_for_a_delivery_under_way_and_delivers_nothing_after(tmp_pat
     sink.subscribe(["items.appended"], "extraction", target)
     sink.publish([_event(1)])
     assert entered.wait(10)
-    closing = threading.Thread(target=sink.close, kwargs={"timeout": 10})
-    closing.start()
-    closing.join(0.3)
-    assert closing.is_alive(), "close returned while a delivery was still running"
-    release.set()
-    closing.join(10)
-    assert not closing.is_alive() and finished.is_set()
+    _waits_for_the_work_under_way(sink.close, release)
+    assert finished.is_set()
 
     sink.publish([_event(2)])
     assert calls == ["e1"]
@@ -83,10 +89,5 @@ def test_stop_waits_for_a_delayed_check_already_running() -> None:
     queue = LocalQueue(handler, lambda _line: None)
     queue.send({"n": 1}, delay=0.01)
     assert started.wait(10)
-    stopping = threading.Thread(target=queue.stop, kwargs={"timeout": 10})
-    stopping.start()
-    stopping.join(0.3)
-    assert stopping.is_alive(), "stop returned while a delayed check was still running"
-    release.set()
-    stopping.join(10)
+    _waits_for_the_work_under_way(queue.stop, release)
     assert done == ["checked"]

@@ -73,6 +73,16 @@ def _read_body(environ: dict[str, Any]) -> bytes:
     return body
 
 
+def _buffer_body(environ: dict[str, Any]) -> bytes:
+    """The request body read whole (by Content-Length, or de-chunked) and put back as a sized buffer."""
+    body = _read_body(environ)
+    environ["wsgi.input"] = io.BytesIO(body)
+    environ["CONTENT_LENGTH"] = str(len(body))
+    environ.pop("HTTP_TRANSFER_ENCODING", None)
+    environ.pop("wsgi.input_terminated", None)
+    return body
+
+
 def _is_select(operation: str, body: bytes) -> bool:
     """A PartiQL ExecuteStatement that only reads (a write through PartiQL is folded into a snapshot)."""
     if operation != "ExecuteStatement":
@@ -109,11 +119,7 @@ class SubstrateApp:
         target = environ.get("HTTP_X_AMZ_TARGET", "")
         dynamodb = target.startswith(_DYNAMODB_TARGETS)
         operation = target.rpartition(".")[2] if dynamodb else ""
-        body = _read_body(environ)
-        environ["wsgi.input"] = io.BytesIO(body)
-        environ["CONTENT_LENGTH"] = str(len(body))
-        environ.pop("HTTP_TRANSFER_ENCODING", None)
-        environ.pop("wsgi.input_terminated", None)
+        body = _buffer_body(environ)
         status: list[str] = []
 
         def recording_start_response(code: str, headers: Any, exc_info: Any = None) -> Any:
@@ -249,11 +255,7 @@ def keep_alive_handler(base: type[Any]) -> type[Any]:
             if self.headers.get("Expect", "").lower().strip(" \t") == "100-continue":
                 self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             environ = self.environ = self.make_environ()
-            body = _read_body(environ)
-            environ["wsgi.input"] = io.BytesIO(body)
-            environ["CONTENT_LENGTH"] = str(len(body))
-            environ.pop("HTTP_TRANSFER_ENCODING", None)
-            environ.pop("wsgi.input_terminated", None)
+            _buffer_body(environ)
             started: list[Any] = []
             chunks: list[bytes] = []
 
