@@ -19,7 +19,7 @@ TEMPLATE = ROOT / "template.yaml"
 
 def template_resource(logical_id: str, template: Path = TEMPLATE) -> dict[str, Any]:
     stat = template.stat()
-    # A copy: callers may change what they get. cfn-lint's node types carry line numbers; botocore wants plain JSON.
+    # A copy: callers may change what they get (the parse is cached per version of the file).
     properties: dict[str, Any] = json.loads(_resources_json(template, stat.st_mtime_ns, stat.st_size)[logical_id])
     return properties
 
