@@ -25,7 +25,7 @@ from offprompt import metering
 from offprompt.deadline import deadline_after, invocation_budget, remaining
 from offprompt.errors import InvalidInput, OffpromptError, PayloadTooLarge, ScopeDenied, schema_invalid
 from offprompt.limits import MAX_BODY_BYTES
-from offprompt.validation import check_finite, check_unicode
+from offprompt.validation import check_finite, check_unicode, parse_json
 
 from .caller import direct_tenant, hosted_principal
 from .coldstart import release
@@ -145,12 +145,12 @@ def json_body(app: APIGatewayHttpResolver, *, finite: bool = True) -> Any:
     if not raw.strip():
         raise InvalidInput("request body is empty; expected a JSON object")
     try:
-        body = json.loads(raw)
+        body, non_finite = parse_json(raw)
     except (ValueError, RecursionError) as exc:
         raise InvalidInput(f"request body is not valid JSON: {str(exc)[:200]}") from None
     check_unicode(body, raw)
-    if finite:
-        check_finite(body, raw)
+    if finite and non_finite:
+        check_finite(body)  # says where
     return body
 
 

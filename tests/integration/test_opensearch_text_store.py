@@ -9,6 +9,7 @@ import json
 import math
 import random
 import re
+import threading
 import uuid
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -20,7 +21,7 @@ from opensearchpy import OpenSearch
 
 from offprompt.adapters.bpe_tokenizer import BpeOpenAiTokenizer
 from offprompt.adapters.opensearch_client import build_opensearch_client
-from offprompt.adapters.opensearch_text import OpenSearchTextStore, document_id, index_definition
+from offprompt.adapters.opensearch_text import EMBED_BATCH, OpenSearchTextStore, document_id, index_definition
 from offprompt.adapters.tokenizer import TiktokenTokenizer
 from offprompt.artifacts import BaseArtifact, Reference, TextArtifact
 from offprompt.errors import DependencyUnavailable, InvalidInput
@@ -225,6 +226,37 @@ def test_a_large_text_in_small_bulk_requests(opensearch_client: OpenSearch, open
     total = sum(n for _, n in lay)
     assert len(sizes) == math.ceil(total / 7)
     assert_same(store.load(SCOPE, lay), artifacts)
+
+
+def test_an_embedded_batch_is_indexed_while_the_next_is_embedded(
+    opensearch_client: OpenSearch, opensearch_index: str
+) -> None:
+    """With an embedder, the first EMBED_BATCH documents leave as soon as they are embedded (no request is in
+    flight), so OpenSearch indexes them while the store embeds the rest. Before, the first request left only when
+    the second batch was embedded and would have overflowed the request: every embedding before any indexing."""
+    started = threading.Event()
+    calls: list[int] = []
+
+    class WaitsForTheFirstRequest(HashedBagOfWords):
+        def embed(self, texts: Sequence[str]) -> list[list[float]]:
+            calls.append(len(texts))
+            if len(calls) == 2:  # the second batch: the first must already be on its way to OpenSearch
+                assert started.wait(10), "the first bulk request was not sent before the second batch was embedded"
+            return super().embed(texts)
+
+    store = OpenSearchTextStore(opensearch_client, opensearch_index, TOKENIZER, embedder=WaitsForTheFirstRequest())
+    real_bulk = store.client.bulk
+
+    def bulk(*args: Any, **kwargs: Any) -> Any:
+        started.set()
+        return real_bulk(*args, **kwargs)
+
+    store.client.bulk = bulk  # type: ignore[method-assign]
+    artifact = TextArtifact(" ".join(random.Random(7).choices(WORDS, k=40_000)))
+    lay, sizes = stored_in_bulks(store, [artifact])  # counts, then restores the client's own bulk
+    assert calls[0] == EMBED_BATCH and len(calls) >= 2
+    assert sizes[0] == EMBED_BATCH and sum(sizes) == lay[0][1]
+    assert_same(store.load(SCOPE, lay), [artifact])
 
 
 def test_same_text_in_two_namespaces_does_not_overwrite(store: OpenSearchTextStore) -> None:

@@ -247,6 +247,7 @@ class OpenSearchTextStore:
         searchable). `write_id` (serverless): documents without `_id`, each server id put in `ids`."""
         counts: list[int] = []
         sender = _BulkSender(functools.partial(self._bulk, ids=ids))
+        early = self.embedder is not None
         try:
             batch: list[bytes] = []
             batch_bytes = 0
@@ -263,6 +264,10 @@ class OpenSearchTextStore:
                     batch.append(line)
                     batch_bytes += len(line)
                     batch_docs.append((position, chunk))
+                    if early and len(batch_docs) >= EMBED_BATCH and sender.idle():
+                        # An embedded batch leaves while the next one is embedded: OpenSearch indexes meanwhile.
+                        sender.send(batch, batch_docs)
+                        batch, batch_bytes, batch_docs = [], 0, []
                 counts.append(count)
             sender.wait()
             if batch:
@@ -785,6 +790,10 @@ class _BulkSender:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="offprompt-bulk")
         self._pending = self._pool.submit(deadline.bind(self._bulk), lines, docs)
+
+    def idle(self) -> bool:
+        """No request in flight (or the one sent has finished)."""
+        return self._pending is None or self._pending.done()
 
     def wait(self) -> None:
         """Wait for the request in flight; re-raise its error."""

@@ -15,4 +15,5 @@ def list_artifact_json(items_json: Sequence[str]) -> str:
     shell = ListArtifact().to_dict()
     shell["value"] = "\x00ITEMS\x00"
     head, _, tail = dumps(shell).partition('"\\u0000ITEMS\\u0000"')
-    return head + "[" + ", ".join(items_json) + "]" + tail
+    # One join: a chain of `+` copies a 1 MB blob's 1.4 MB of base64 once per `+`.
+    return "".join((head, "[", ", ".join(items_json), "]", tail))
