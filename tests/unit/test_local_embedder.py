@@ -5,6 +5,7 @@ Every test here runs with sockets blocked, including the model's first load.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import socket
@@ -83,6 +84,20 @@ def test_importing_the_module_loads_no_model() -> None:
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_loading_the_model_leaves_the_processs_logging_as_it_was() -> None:
+    """wordllama calls `logging.basicConfig(level=INFO)` when imported; the stack's process must not inherit that (it
+    printed an OpenSearch line per request and every library's INFO lines)."""
+    probe = (
+        "import logging, offprompt_local.embedder as e\n"
+        "e.LocalWordLlamaEmbedder().embed(['car'])\n"
+        "print(logging.getLogger().level, len(logging.getLogger().handlers))"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(LAYER), *sys.path])}
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"{logging.WARNING} 0"
 
 
 def test_vectors_have_the_dimension_and_unit_length(embedder: LocalWordLlamaEmbedder) -> None:

@@ -14,6 +14,7 @@ socket (tests/unit/test_local_embedder.py runs it with sockets blocked).
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -33,12 +34,28 @@ class WordLlamaUnavailable(RuntimeError):
     """wordllama (a dev dependency) is not installed, or its wheel lacks the model files."""
 
 
-def model_files() -> tuple[Path, Path]:
-    """(weights, tokenizer) inside the installed wordllama package."""
+def _import_wordllama() -> Any:
+    """`wordllama` and its `inference` module, imported without their side effect on this process's logging: both
+    call `logging.basicConfig(level=INFO)` at import, which made every library's INFO lines (an OpenSearch line per
+    request, botocore's) print in the local stack, at a cost on every request."""
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
     try:
         import wordllama
+        import wordllama.inference
     except ImportError as exc:
         raise WordLlamaUnavailable("wordllama is not installed (it is in the dev extra: make install)") from exc
+    finally:
+        for handler in root.handlers[:]:
+            if handler not in handlers:
+                root.removeHandler(handler)
+        root.setLevel(level)
+    return wordllama
+
+
+def model_files() -> tuple[Path, Path]:
+    """(weights, tokenizer) inside the installed wordllama package."""
+    wordllama = _import_wordllama()
     root = Path(wordllama.__file__).resolve().parent
     weights = root / "weights" / f"{MODEL}_{DIMENSIONS}.safetensors"
     tokenizer = root / "tokenizers" / f"{MODEL}_tokenizer_config.json"
@@ -98,10 +115,11 @@ def _load_model() -> Any:
     weights, tokenizer_file = model_files()
     from safetensors import safe_open
     from tokenizers import Tokenizer
-    from wordllama.inference import WordLlamaInference
+
+    inference = _import_wordllama().inference
 
     with safe_open(str(weights), framework="np") as tensors:
         table = tensors.get_tensor(_TENSOR_KEY)
     if table.ndim != 2 or table.shape[1] != DIMENSIONS:
         raise WordLlamaUnavailable(f"{weights} holds a {table.shape} table, not (vocabulary, {DIMENSIONS})")
-    return WordLlamaInference(table, Tokenizer.from_file(str(tokenizer_file)))
+    return inference.WordLlamaInference(table, Tokenizer.from_file(str(tokenizer_file)))
