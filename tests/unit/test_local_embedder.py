@@ -123,6 +123,19 @@ def test_deterministic_across_instances_and_batches(embedder: LocalWordLlamaEmbe
     assert embedder.embed([]) == []
 
 
+def test_the_pooling_is_wordllamas(embedder: LocalWordLlamaEmbedder) -> None:
+    """The embedder pools text by text (`_mean_pooled`); wordllama's own `embed` pools a padded batch: same vectors."""
+    import numpy as np
+
+    from offprompt_local.embedder import _mean_pooled
+
+    texts = ["car", "An automobile is parked outside.", "ü 日本語 🙂  two  spaces", "x" * 5000, "word " * 700]
+    ours = _mean_pooled(embedder.model, texts)
+    theirs = embedder.model.embed(texts, norm=False, batch_size=64)
+    assert ours.shape == theirs.shape == (5, DIMENSIONS)
+    assert float(np.abs(ours - theirs).max()) < 1e-6
+
+
 def test_real_semantics_car_is_near_automobile(embedder: LocalWordLlamaEmbedder) -> None:
     query, *docs = embedder.embed(
         [

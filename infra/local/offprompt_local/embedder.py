@@ -101,7 +101,9 @@ class LocalWordLlamaEmbedder:
             return []
         import numpy as np
 
-        vectors = np.asarray(self.model.embed(list(texts), norm=False, batch_size=self.batch_size), dtype=np.float64)
+        vectors = np.empty((len(texts), DIMENSIONS), dtype=np.float64)
+        for first in range(0, len(texts), self.batch_size):
+            vectors[first : first + self.batch_size] = _mean_pooled(self.model, texts[first : first + self.batch_size])
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         # Every text has at least its <s> token, so a zero vector is not expected; guard anyway (cosine needs >0).
         norms[norms == 0] = 1.0
@@ -109,6 +111,24 @@ class LocalWordLlamaEmbedder:
         # 17-digit doubles cost the text store ~60 % more to write for digits the index drops (ADR 0067).
         result: list[list[float]] = np.round(vectors / norms, 8).tolist()
         return result
+
+
+def _mean_pooled(model: Any, texts: Sequence[str]) -> Any:
+    """wordllama's embedding (the mean of the texts' token vectors; `WordLlamaInference.embed(norm=False)`), summed
+    text by text over the tokens each has: wordllama pads the batch to its longest text and multiplies the whole
+    padded tensor by the mask first, which cost a 100 KB store ~3x the time (float32 sums either way; the two agree
+    to ~1e-6, tests/unit/test_local_embedder.py)."""
+    import numpy as np
+
+    table = model.embedding
+    encoded = model.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+    pooled = np.zeros((len(encoded), table.shape[1]), dtype=np.float32)
+    for row, encoding in enumerate(encoded):
+        ids = np.asarray(encoding.ids, dtype=np.int64)[np.asarray(encoding.attention_mask, dtype=bool)]
+        if ids.size:
+            np.clip(ids, 0, table.shape[0] - 1, out=ids)
+            pooled[row] = table[ids].sum(axis=0, dtype=np.float32) / np.float32(ids.size)
+    return pooled
 
 
 def _load_model() -> Any:
