@@ -110,5 +110,9 @@ def test_an_unreadable_answer_is_dependency_unavailable(server: RerankServer, bo
 
 
 def test_fewer_results_than_documents_are_read_best_first(server: RerankServer) -> None:
-    server.answer = lambda _: (200, {"results": [{"index": 1, "relevanceScore": 0.2}, {"index": 0, "relevanceScore": 0.7}]}, {})
+    server.answer = lambda _: (
+        200,
+        {"results": [{"index": 1, "relevanceScore": 0.2}, {"index": 0, "relevanceScore": 0.7}]},
+        {},
+    )
     assert BedrockReranker(MODEL).rerank("q", ["a", "b", "c"], 3) == [(0, 0.7), (1, 0.2)]
