@@ -105,7 +105,7 @@ def test_a_refused_or_failed_call_is_dependency_unavailable(
 )
 def test_an_unreadable_answer_is_dependency_unavailable(server: RerankServer, body: object) -> None:
     server.answer = lambda _: (200, body, {})
-    with pytest.raises(DependencyUnavailable, match="^Bedrock rerank answered"):
+    with pytest.raises(DependencyUnavailable, match=r"^Bedrock rerank answered"):
         BedrockReranker(MODEL).rerank("q", ["a", "b"], 2)
 
 

@@ -1,6 +1,7 @@
 """The conversation index built from settings (docs/adr/0048-conversation-index.md): the OpenSearch index of runs
 (in the one index task memory and records share, with their embedder), the stream indexer's ports, search's optional
-rerank model (docs/adr/0068), and the local stack's / tests' hooks. Nothing is built at import; the index connects on first use (`LazyRecordIndex`'s way)."""
+rerank model (docs/adr/0068), and the local stack's / tests' hooks. Nothing is built at import; the index connects on
+first use (`LazyRecordIndex`'s way)."""
 
 from __future__ import annotations
 
