@@ -12,7 +12,7 @@ import pytest
 from conversation_api import Api
 from fakes.conversation_index import FakeConversationIndex
 from rerank_server import RerankServer, aws_error, rerank_server
-from search_support import add, direct, ids, index_stored, search
+from search_support import add, direct, ids, index_stored, mcp, search
 
 from offprompt.adapters.clients import reset_clients
 from offprompt.composition.conversation_index import default_reranker
@@ -76,6 +76,8 @@ def test_the_model_orders_the_hits(stored: Api, model: RerankServer) -> None:
 
     answer = direct(stored, **QUERY)
     assert answer["reranked"] is True and ids(answer) == list(reversed(FUSED))
+    tool = mcp(QUERY)["structuredContent"]  # the MCP tool: the same answer
+    assert tool["reranked"] is True and ids(tool) == list(reversed(FUSED)) and tool["hits"] == body["hits"]
 
 
 @pytest.mark.parametrize(
@@ -99,3 +101,6 @@ def test_search_answers_the_fused_order_when_the_model_fails(
 
     answer = direct(stored, **QUERY)
     assert answer["reranked"] is False and ids(answer) == FUSED
+    tool = mcp(QUERY)
+    assert tool["isError"] is False and tool["structuredContent"]["reranked"] is False
+    assert ids(tool["structuredContent"]) == FUSED
