@@ -116,3 +116,11 @@ def test_fewer_results_than_documents_are_read_best_first(server: RerankServer) 
         {},
     )
     assert BedrockReranker(MODEL).rerank("q", ["a", "b", "c"], 3) == [(0, 0.7), (1, 0.2)]
+
+
+def test_a_hung_model_costs_seconds_not_the_request(server: RerankServer) -> None:
+    from offprompt.adapters.clients import aws_client
+
+    reranker = BedrockReranker(MODEL)
+    assert reranker.client is aws_client("bedrock-agent-runtime")
+    assert reranker.client.meta.config.read_timeout == 5  # per attempt; the deadline caps it further
