@@ -38,7 +38,8 @@ class ThreadsPage(_Open):
 class ThreadSearchHit(_Open):
     """One hit of a conversation search (docs/adr/0049): the run (Griptape Run JSON, as list-runs answers it) or
     the session item, the thread it was found in (a fork's shared run: the fork searched), its seq, the ranking's
-    score, and with `context`, the runs (items) around it in that thread."""
+    score, the rerank model's score when one is set and scored it (docs/adr/0068), and with `context`, the runs
+    (items) around it in that thread."""
 
     thread_id: str
     seq: int
@@ -47,13 +48,14 @@ class ThreadSearchHit(_Open):
     item_id: str | None = None
     item: dict[str, Any] | None = None
     score: float
+    rerank_score: float | None = None
     created_at: str
     context: list[dict[str, Any]] | None = None
 
 
 class ThreadSearchResult(_Open):
-    """The best hits first (ties: newest first); only runs and items DynamoDB still holds, visible in a thread
-    searched."""
+    """The best hits first (ties: newest first; with a rerank model, those it scored first in its order); only runs
+    and items DynamoDB still holds, visible in a thread searched."""
 
     hits: list[ThreadSearchHit]
 

@@ -321,11 +321,10 @@ def list_threads(call: Call, args: ListThreadsArgs) -> ToolResult:
 
 
 def search_conversations(call: Call, args: Any) -> ToolResult:
-    from offprompt.composition.conversation_index import default_conversation_index
-    from offprompt.services.conversation.search import search_threads
+    from api_common.conversation_search import run_search
 
     request = parse_model(ThreadSearchRequest, args.model_dump(exclude_none=True, exclude_defaults=True))
-    found = search_threads(conversation(), default_conversation_index(), call.tenant, request, meter=call.meter)
+    found = run_search(conversation(), call.tenant, request, call.meter)
     body = found.body()
     body["hits"] = _keep(call, "search_conversations", body["hits"])
     text = "\n".join(hit_text(h) for h in body["hits"]) or "no past turn matches"

@@ -35,13 +35,13 @@ Use cases: `offprompt.services.conversation.thread_admin`, `.fork`, `.items`, `.
 from http import HTTPStatus
 from typing import Annotated, Any, Literal
 
+from api_common.conversation_search import RERANKED_HEADER, run_search
 from api_common.entry import direct_field, direct_fields, json_response
 from api_common.errors import error_responses
 from api_common.powertools import Body, Path, Query, Response
 from api_common.routes import NO_CONTENT, FunctionRoutes, json_content
 from api_common.scope_rules import listing, read, write
 from offprompt.composition.conversation import default_service, prime_conversation
-from offprompt.composition.conversation_index import default_conversation_index
 from offprompt.limits import (
     DEFAULT_RUNS_LIMIT,
     IDENTIFIER_MAX_CHARS,
@@ -104,18 +104,23 @@ def list_threads_direct(tenant: str, event: dict[str, Any], meter: Meter | None)
     return list_threads(tenant, parse_model(ThreadsQuery, direct_fields(event)))
 
 
-_SEARCHABLE = {
+_SEARCH_HEADERS = {
     "X-Offprompt-Searchable": {
         "description": 'with consistency "search": "true" when every write acknowledged before the request, in the '
         'threads searched, was searchable; "false" when the bounded wait gave up (the hits are still only runs '
         "DynamoDB holds)",
         "schema": {"type": "string", "enum": ["true", "false"]},
-    }
+    },
+    RERANKED_HEADER: {
+        "description": 'with a rerank model set (RerankModelId, docs/adr/0068): "true" when it ordered the hits, '
+        '"false" when it failed and the hits are in the fused order',
+        "schema": {"type": "string", "enum": ["true", "false"]},
+    },
 }
 
 
 def search_threads(tenant: str, request: ThreadSearchRequest, meter: Meter | None) -> search.SearchResult:
-    return search.search_threads(default_service(), default_conversation_index(), tenant, request, meter=meter)
+    return run_search(default_service(), tenant, request, meter)
 
 
 @routes.post(
@@ -125,16 +130,18 @@ def search_threads(tenant: str, request: ThreadSearchRequest, meter: Meter | Non
     action="search_threads",
     summary="Search the tenant's conversations (runs and session items) by meaning and words",
     responses={
-        200: json_content("ThreadSearchResult", "The best hits first", headers=_SEARCHABLE),
+        200: json_content("ThreadSearchResult", "The best hits first", headers=_SEARCH_HEADERS),
         **error_responses(),
     },
 )
 def post_search(request: Annotated[ThreadSearchRequest, Body()]) -> Response[Any]:
     result = search_threads(routes.tenant(), request, routes.meter())
-    headers = None
+    headers = {}
     if result.searchable is not None:
-        headers = {"X-Offprompt-Searchable": "true" if result.searchable else "false"}
-    return json_response({"hits": result.hits}, headers=headers)
+        headers["X-Offprompt-Searchable"] = "true" if result.searchable else "false"
+    if result.reranked is not None:
+        headers[RERANKED_HEADER] = "true" if result.reranked else "false"
+    return json_response({"hits": result.hits}, headers=headers or None)
 
 
 @routes.direct("search_threads")

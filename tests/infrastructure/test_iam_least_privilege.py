@@ -41,7 +41,17 @@ ROOT = Path(__file__).resolve().parents[2]
 FUNCTIONS = ROOT / "functions"
 LIBRARY = ROOT / "layers" / "offprompt"
 
-AWS_SERVICES = ("dynamodb", "s3", "bedrock-runtime", "lambda", "sqs", "sts", "events", "secretsmanager")
+AWS_SERVICES = (
+    "dynamodb",
+    "s3",
+    "bedrock-runtime",
+    "bedrock-agent-runtime",
+    "lambda",
+    "sqs",
+    "sts",
+    "events",
+    "secretsmanager",
+)
 GENERIC_NAMES = frozenset(
     [
         "get",
@@ -114,7 +124,12 @@ ACTION_OVERRIDES = {
     ("lambda", "Invoke"): "lambda:InvokeFunction",
     ("dynamodb", "TransactGetItems"): "dynamodb:GetItem",
 }
-IAM_PREFIX = {"bedrock-runtime": "bedrock"}
+IAM_PREFIX = {"bedrock-runtime": "bedrock", "bedrock-agent-runtime": "bedrock"}
+#: Actions a boto3 operation needs besides its own: the Rerank API invokes the rerank model with the caller's
+#: permissions (AWS, "Permissions for reranking in Amazon Bedrock": bedrock:Rerank and bedrock:InvokeModel).
+ALSO_NEEDS = {("bedrock-agent-runtime", "Rerank"): ("bedrock:InvokeModel",)}
+#: Actions without a resource type, granted on "*" (each such statement grants only these).
+NO_RESOURCE_TYPE = frozenset({"bedrock:Rerank"})
 # Client methods that are not operations (they carry the operation as a string argument).
 CLIENT_HELPERS = frozenset({"generate_presigned_url", "get_paginator", "get_waiter", "can_paginate"})
 ENV_NAME = re.compile(r"OFFPROMPT_[A-Z0-9_]+")
@@ -398,6 +413,9 @@ class CodeGraph:
             elif item != "dynamodb|TransactWriteItems":
                 service, operation = item.split("|")
                 action = iam_action(service, operation)
+                for also in ALSO_NEEDS.get((service, operation), ()):
+                    result.actions.add(also)
+                    result.origins.setdefault(also, set()).update(raw_origins[item])
             else:
                 continue
             result.actions.add(action)
@@ -455,7 +473,10 @@ def audits(function: str) -> bool:
 # Adapters the code builds only when a setting is non-empty (`if settings.embedding_model_id:` in
 # composition/task_memory.text_store_from_settings): the calls only they make are expected only when the deployed
 # function's environment, resolved for the mode's parameters, sets that variable.
-BUILT_ONLY_IF_SET = {"offprompt.adapters.embeddings": "OFFPROMPT_EMBEDDING_MODEL_ID"}
+BUILT_ONLY_IF_SET = {
+    "offprompt.adapters.embeddings": "OFFPROMPT_EMBEDDING_MODEL_ID",
+    "offprompt.adapters.bedrock_rerank": "OFFPROMPT_RERANK_MODEL_ID",  # composition/conversation_index (ADR 0068)
+}
 # Managed policies SAM attaches: logs for every function, X-Ray (Tracing: Active), stream polling (summarizer).
 ALLOWED_MANAGED = {
     "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",
@@ -479,6 +500,7 @@ MODES = {
         "OpenSearchEndpoint": "https://search-x.us-east-1.es.amazonaws.com",
         "OpenSearchDomainArn": "arn:aws:es:us-east-1:123456789012:domain/x",
         "EmbeddingModelId": "amazon.titan-embed-text-v2:0",
+        "RerankModelId": "amazon.rerank-v1:0",
     },
 }
 OPENSEARCH_ACTIONS = {
@@ -566,7 +588,8 @@ def test_policy_grants_exactly_what_the_code_calls(logical_id: str, mode: str) -
     cfn = sam_transform(MODES[mode])
     for module, variable in BUILT_ONLY_IF_SET.items():
         if not _env_value(cfn, logical_id, variable, MODES[mode]):
-            expected -= {a for a in expected if origins.get(a) == {module}}
+            origins = {action: found - {module} for action, found in origins.items()}
+            expected -= {a for a in expected if a in origins and not origins[a]}
     resolved = resolve_conditions(cfn, condition_values(cfn, MODES[mode]))
     statements, managed = _statements(resolved, logical_id)
     granted = set()
@@ -575,7 +598,9 @@ def test_policy_grants_exactly_what_the_code_calls(logical_id: str, mode: str) -
         actions = _as_list(statement["Action"])
         assert all("*" not in a for a in actions), statement  # no wildcard actions
         for resource in _as_list(statement["Resource"]):
-            assert resource != "*", statement
+            if resource == "*":
+                assert set(actions) <= NO_RESOURCE_TYPE, statement
+                continue
             _check_scope(actions, resource)
         granted |= set(actions)
     assert granted == expected, f"granted - code: {granted - expected}; code - granted: {expected - granted}"
@@ -653,6 +678,10 @@ def test_the_scanner_sees_what_it_must() -> None:
     assert graph.reach("example_tool.handler").actions == set()
     assert OPENSEARCH in graph.reach("memories.handler").actions  # the text store's client calls
     assert graph.reach("memories.handler").origins["bedrock:InvokeModel"] == {"offprompt.adapters.embeddings"}
+    # conversation search's rerank model (docs/adr/0068): the Rerank call, and the model it invokes
+    rerank = {"offprompt.adapters.bedrock_rerank"}
+    assert graph.reach("threads.handler").origins["bedrock:Rerank"] == rerank
+    assert rerank <= graph.reach("mcp_server.handler").origins["bedrock:InvokeModel"]
 
 
 # OpenSearch Serverless data access permissions (docs/adr/0030-opensearch-serverless.md, AWS "Supported operations

@@ -54,7 +54,9 @@ PYTHON312_ENV = "OFFPROMPT_PYTHON312"
 # The AWS services the code creates clients for (`aws_client("...")`; a unit test keeps this in step with the
 # code), plus STS, which credential providers may call. botocore's models of the other ~440 services are 27 MiB
 # of the layer that nothing reads; boto3's resource models likewise.
-BOTOCORE_SERVICES = frozenset({"dynamodb", "s3", "bedrock-runtime", "events", "sqs", "secretsmanager", "sts"})
+BOTOCORE_SERVICES = frozenset(
+    {"dynamodb", "s3", "bedrock-runtime", "bedrock-agent-runtime", "events", "sqs", "secretsmanager", "sts"}
+)
 BOTO3_RESOURCE_MODELS = frozenset({"dynamodb", "s3"})
 # Data files that only a feature no function uses reads: Powertools' bundled Swagger UI, which the resolver serves
 # only after `app.enable_swagger()` (the functions never call it; the dev server serves its own copy at /docs).

@@ -34,6 +34,8 @@ class Settings(BaseModel):
     summarize_mode: Literal["inline", "async", "off"] = Field(default="async", alias="OFFPROMPT_SUMMARIZE_MODE")
     embedding_model_id: str | None = Field(default=None, alias="OFFPROMPT_EMBEDDING_MODEL_ID")
     embedding_dimensions: int = Field(default=1024, alias="OFFPROMPT_EMBEDDING_DIMENSIONS")
+    # Conversation search's optional rerank model (Bedrock Rerank API: a model id or ARN; docs/adr/0068). "": off.
+    rerank_model_id: str = Field(default="", alias="OFFPROMPT_RERANK_MODEL_ID")
     # JWT claim that names the tenant (HTTP API JWT authorizer).
     tenant_claim: str = Field(default="sub", alias="OFFPROMPT_TENANT_CLAIM")
     # The model the example extractor (functions/example_extractor) asks for facts (Bedrock Converse).

@@ -71,6 +71,10 @@ MAX_SEARCH_CONTEXT = 10
 MAX_SEARCH_SCOPE_THREADS = 2000
 #: How long consistency "search" waits for the index at most (within the request's deadline).
 SEARCH_CONSISTENCY_WAIT_S = 5.0
+#: The optional rerank model (docs/adr/0068): the most candidates of the fused ranking it reorders (Bedrock bills
+#: a rerank "query" per 100 document chunks; the API takes 1,000), and the characters of each one's text sent.
+RERANK_MAX_TEXTS = 100
+RERANK_TEXT_CHARS = 2000
 
 # ---- list routes
 #: Runs on one page of `GET /threads/{thread_id}/runs` (default 20).

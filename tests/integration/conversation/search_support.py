@@ -81,3 +81,15 @@ def dynamodb_calls() -> Iterator[list[tuple[str, dict[str, Any]]]]:
         yield calls
     finally:
         client.meta.events.unregister("before-parameter-build.dynamodb", record)
+
+
+def mcp(arguments: dict[str, Any]) -> Any:
+    """The MCP tool `search_conversations` called through the MCP function (its JSON-RPC result)."""
+    from mcp_server.handler import lambda_handler
+
+    event = copy.deepcopy(load_event("mcp_call_http.json"))
+    call = {"name": "search_conversations", "arguments": arguments}
+    event["body"] = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call})
+    out = lambda_handler(event, None)
+    assert out["statusCode"] == 200, out
+    return json.loads(out["body"])["result"]

@@ -11,15 +11,13 @@ tested with the use case on the real node in test_thread_search_opensearch.py.
 
 from __future__ import annotations
 
-import copy
-import json
 import time
 from typing import Any
 
 import pytest
-from conversation_api import Api, load_event, text_run
+from conversation_api import Api, text_run
 from fakes.conversation_index import FakeConversationIndex
-from search_support import add, direct, dynamodb_calls, fork, ids, index_stored, search
+from search_support import add, direct, dynamodb_calls, fork, ids, index_stored, mcp, search
 
 from offprompt.composition.conversation import default_service
 from offprompt.ports import ConversationDoc
@@ -283,17 +281,6 @@ def test_bad_requests_get_the_same_status_and_code_on_both_doors(
 def test_since_and_until_reach_the_index_as_epoch_seconds(api: Api, index: FakeConversationIndex) -> None:
     search(api, {"query": "a", "since": "2026-01-01T00:00:00Z", "until": "2026-01-02T00:00:00+00:00"})
     assert (index.calls[-1]["since"], index.calls[-1]["until"]) == (1767225600.0, 1767312000.0)
-
-
-def mcp(arguments: dict[str, Any]) -> Any:
-    from mcp_server.handler import lambda_handler
-
-    event = copy.deepcopy(load_event("mcp_call_http.json"))
-    call = {"name": "search_conversations", "arguments": arguments}
-    event["body"] = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call})
-    out = lambda_handler(event, None)
-    assert out["statusCode"] == 200, out
-    return json.loads(out["body"])["result"]
 
 
 def test_the_mcp_tool_answers_the_route_s_hits_and_its_refusals(api: Api, index: FakeConversationIndex) -> None:

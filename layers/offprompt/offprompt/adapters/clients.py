@@ -30,8 +30,10 @@ _CONFIG = Config(
     # Path-style keeps presigned URLs working against moto's server and in every region.
     s3={"addressing_style": "path"},
 )
-# Per-attempt read timeouts where 10 s is too short for a healthy call (the deadline still caps them).
-_READ_TIMEOUT_S = {"s3": 30.0, "bedrock-runtime": 60.0}
+# Per-attempt read timeouts where 10 s is not right for a healthy call (the deadline still caps them): longer for
+# big objects and model answers; shorter for conversation search's optional rerank model, whose failure the search
+# survives in the fused order (docs/adr/0068) and should not spend the request's time on.
+_READ_TIMEOUT_S = {"s3": 30.0, "bedrock-runtime": 60.0, "bedrock-agent-runtime": 5.0}
 _TIMEOUTS = (ReadTimeoutError, ConnectTimeoutError, ConnectionClosedError)
 
 

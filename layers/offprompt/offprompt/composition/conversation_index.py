@@ -1,6 +1,7 @@
 """The conversation index built from settings (docs/adr/0048-conversation-index.md): the OpenSearch index of runs
-(in the one index task memory and records share, with their embedder), the stream indexer's ports, and the local
-stack's / tests' hooks. Nothing is built at import; the index connects on first use (`LazyRecordIndex`'s way)."""
+(in the one index task memory and records share, with their embedder), the stream indexer's ports, search's optional
+rerank model (docs/adr/0068), and the local stack's / tests' hooks. Nothing is built at import; the index connects on
+first use (`LazyRecordIndex`'s way)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import cast
 
 from offprompt.composition.records import LazyRecordIndex, shared_index_parts
 from offprompt.config import Settings
-from offprompt.ports import ConversationIndex, Embedder
+from offprompt.ports import ConversationIndex, Embedder, Reranker
 from offprompt.services.conversation_index.context import Indexing, RunScan
 
 # The local stack or a test installs an index here; Lambda never does.
@@ -75,6 +76,25 @@ def default_conversation_index() -> ConversationIndex:
     from offprompt.config import get_settings
 
     return conversation_index_from_settings(get_settings())
+
+
+def reranker_from_settings(settings: Settings) -> Reranker | None:
+    """The Bedrock rerank model when `OFFPROMPT_RERANK_MODEL_ID` is set (locally too: botocore's
+    AWS_ENDPOINT_URL_BEDROCK_AGENT_RUNTIME points it at a server), else None: search answers the fused order."""
+    if not settings.rerank_model_id:
+        return None
+    from offprompt.adapters.bedrock_rerank import BedrockReranker
+
+    return BedrockReranker(settings.rerank_model_id)
+
+
+@functools.cache
+def default_reranker() -> Reranker | None:
+    """The process's rerank model for conversation search, built from the environment on first use (its client on
+    its first call)."""
+    from offprompt.config import get_settings
+
+    return reranker_from_settings(get_settings())
 
 
 @functools.cache

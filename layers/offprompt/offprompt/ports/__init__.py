@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     )
     from offprompt.ports.models import (
         Embedder,
+        Reranker,
         Summarizer,
         Tokenizer,
     )
@@ -131,7 +132,7 @@ if TYPE_CHECKING:
 
 #: Each domain module and the ports it defines.
 _DOMAINS: dict[str, str] = {
-    "models": "Embedder Summarizer Tokenizer",
+    "models": "Embedder Reranker Summarizer Tokenizer",
     "events": "ChangeDecoder EventPublisher ExtractedFact FactExtractor MemoryEvent",
     "extraction": (
         "Deferrer ExtractionLeaseTaken ExtractionModel ExtractionStatus ExtractionStore "

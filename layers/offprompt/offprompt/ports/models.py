@@ -1,4 +1,4 @@
-"""The models the services call: a tokenizer, a summarizer (an LLM call), an embedder."""
+"""The models the services call: a tokenizer, a summarizer (an LLM call), an embedder, a reranker."""
 
 from __future__ import annotations
 
@@ -26,3 +26,16 @@ class Embedder(Protocol):
     dimensions: int
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+class Reranker(Protocol):
+    """Orders texts by their relevance to a query (a cross-encoder model; conversation search's optional step,
+    docs/adr/0068)."""
+
+    #: The most texts one call takes (the caller sends at most this many).
+    max_texts: int
+
+    def rerank(self, query: str, texts: Sequence[str], top_n: int) -> list[tuple[int, float]]:
+        """The best `top_n` texts, best first: each its index into `texts` and the model's relevance score.
+        DependencyUnavailable when the model cannot answer (throttled, unavailable, an unreadable answer)."""
+        ...

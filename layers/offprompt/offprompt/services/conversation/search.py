@@ -10,7 +10,8 @@
    deadline) until the index has made every thread's newest stored run searchable (`indexed_through(...,
    refresh=True)`); `searchable` False when it gave up (header `X-Offprompt-Searchable: false`).
 3. Candidates from the index (`recall.candidate_count(limit)` per retriever, with `recall.retrieval_queries`), ordered
-   by `recall.rank`: the ranking lives there, never here.
+   by `recall.rank`: the ranking lives there, never here. With a rerank model set, the best of them are reordered by
+   it (`rerank.py`, docs/adr/0068; its failure leaves the fused order, `reranked` False).
 4. Every hit is checked against DynamoDB, in rank order, a round at a time (the first `limit` + VERIFY_SPARE, then
    VERIFY_BATCH; one BatchGetItem of the thread items not read yet in this request, one of the runs; the threads
    named in 1. were read whole and strongly consistent there): answered only if the run (item) is still
@@ -40,12 +41,14 @@ from offprompt.metering import Meter
 from offprompt.ports import (
     ConversationCandidate,
     ConversationIndex,
+    Reranker,
     StoredRun,
     ThreadCut,
     ThreadState,
 )
 from offprompt.services.conversation.context import Conversation
 from offprompt.services.conversation.requests import ThreadSearchRequest
+from offprompt.services.conversation.rerank import Reranked, doc_key, rerank
 from offprompt.services.conversation.thread_admin import visible_floor
 
 #: Ranked candidates checked against DynamoDB per round after the first (one BatchGetItem: ≤ 100 keys).
@@ -63,12 +66,16 @@ class SearchResult:
     hits: list[dict[str, Any]]
     #: With consistency "search": True when everything acknowledged was searchable, False when the wait gave up.
     searchable: bool | None = None
+    #: With a rerank model set: True when it ordered the hits, False when it failed (the fused order answered).
+    reranked: bool | None = None
 
     def body(self) -> dict[str, Any]:
-        """What a direct invocation and the MCP tool answer (HTTP answers `hits`, `searchable` as its header)."""
+        """What a direct invocation and the MCP tool answer (HTTP answers `hits`, the others as headers)."""
         out: dict[str, Any] = {"hits": self.hits}
         if self.searchable is not None:
             out["searchable"] = self.searchable
+        if self.reranked is not None:
+            out["reranked"] = self.reranked
         return out
 
 
@@ -132,6 +139,7 @@ def search_threads(
     request: ThreadSearchRequest,
     *,
     meter: Meter | None = None,
+    reranker: Reranker | None = None,
 ) -> SearchResult:
     query = request.query
     if not query.strip():
@@ -147,10 +155,11 @@ def search_threads(
     scope = _scope(conv, tenant, request)
     searchable = _wait_searchable(conv, index, tenant, scope) if request.consistency == "search" else None
     candidates = _candidates(index, tenant, request, scope, since, until)
-    ranked = recall.rank(query, candidates, len(candidates))
-    hits = _verified(conv, tenant, scope, ranked, request.limit)
+    fused = Reranked(recall.rank(query, candidates, len(candidates)))
+    ordered = rerank(reranker, query, fused.ranked, request.limit) if reranker is not None else fused
+    hits = _verified(conv, tenant, scope, ordered, request.limit)
     answered = [_hit(conv, tenant, scope, hit, request.context) for hit in hits]
-    return SearchResult(answered, searchable)
+    return SearchResult(answered, searchable, ordered.ok if reranker is not None else None)
 
 
 # ---- 1. the threads searched ----------------------------------------------------------------------------------
@@ -290,15 +299,17 @@ class _Hit:
     kind: str
     score: float
     state: ThreadState  # the searched thread's, as read
+    rerank_score: float | None = None  # the rerank model's, when it scored this hit
 
 
 def _verified(
     conv: Conversation,
     tenant: str,
     scope: _Scope,
-    ranked: Sequence[tuple[ConversationCandidate, float]],
+    ordered: Reranked,
     limit: int,
 ) -> list[_Hit]:
+    ranked = ordered.ranked
     now = int(conv.clock())
     states = scope.known()  # read strongly consistent in this request (None: gone)
     floors: dict[str, int] = {}
@@ -324,7 +335,8 @@ def _verified(
             viewer = _visible_in(conv, states, floors, viewers[(doc.thread_id, doc.seq)], doc.thread_id, doc.seq)
             if viewer is None:
                 continue
-            hits.append(_Hit(viewer.thread_id, doc.thread_id, run, doc.kind, score, viewer))
+            rerank_score = ordered.scores.get(doc_key(doc))
+            hits.append(_Hit(viewer.thread_id, doc.thread_id, run, doc.kind, score, viewer, rerank_score))
             if len(hits) >= limit:
                 return hits
     return hits
@@ -379,6 +391,8 @@ def _hit(conv: Conversation, tenant: str, scope: _Scope, hit: _Hit, context: int
     out: dict[str, Any] = {"thread_id": hit.thread_id, "seq": hit.run.seq}
     out.update(_entry(conv, hit.run, hit.kind))
     out["score"] = hit.score
+    if hit.rerank_score is not None:
+        out["rerank_score"] = hit.rerank_score
     out["created_at"] = hit.run.created_at
     if context:
         out["context"] = _context(conv, tenant, hit, context)
