@@ -14,7 +14,8 @@ environment is an instance of the handler module (its own resolver and module st
 reused, so concurrent requests to one function overlap as they do deployed. Powertools keeps the event it
 resolves on a class, one slot per process (a Lambda environment is a process); the dev server makes that slot
 per thread (`isolate_powertools_requests`), so requests in flight at once never read each other's event or
-tenant. One log line per request.
+tenant; its Metrics keep one set of metrics per process too, made per thread as well (`isolate_powertools_metrics`:
+a request's flush neither takes nor races a stream poller's). One log line per request.
 
 Clients that misbehave are cut off, as a gateway cuts them off (the values are `DevServer` attributes):
 - a request's line and headers must arrive within 10 s (from the accept, or from the first byte of a request on
@@ -62,7 +63,7 @@ from types import ModuleType
 from typing import Any
 
 from . import guard
-from .lambda_isolation import isolate_powertools_requests
+from .lambda_isolation import isolate_lambda_environments
 from .routes import AUTHORIZER_FUNCTION, Route, allowed_methods, declared_routes
 
 DEFAULT_HOST = "127.0.0.1"
@@ -386,7 +387,7 @@ class FunctionHost:
             return self._created.get(function, 0)
 
     def _new_environment(self, route: Route) -> LambdaHandler:
-        isolate_powertools_requests()
+        isolate_lambda_environments()
         with self._guard:
             first = self._created.get(route.function, 0) == 0
             self._created[route.function] = self._created.get(route.function, 0) + 1

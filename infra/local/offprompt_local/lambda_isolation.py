@@ -6,12 +6,16 @@ tests that run handlers on several threads) serve concurrent requests in one pro
 would be shared: a request could read another's event — its path, its headers, its authorizer context, so its
 tenant (test_concurrent_clients_each_get_their_own_answers failed on main for this). `isolate_powertools_requests()`
 makes `current_event` and `lambda_context` per-thread, which is what separate execution environments give deployed.
+Powertools' Metrics is the same: every `Metrics()` shares class-level dicts (the metrics, dimensions and metadata
+of the environment), so a request flushing its metrics took the stream pollers' too, and a flush racing another
+thread's raised `SchemaValidationError` out of the handler (the dev server's 500; `isolate_powertools_metrics`).
 Local only: Lambda never needs it.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 
@@ -21,6 +25,14 @@ class PowertoolsInternalsChanged(RuntimeError):
 
 _request_state = threading.local()
 _ROUTER_SLOTS = ("current_event", "lambda_context")
+_metric_state = threading.local()
+#: The state Powertools' Metrics and its EMF provider share between instances, each made per thread: its factory.
+_METRIC_SLOTS: dict[str, Callable[[], Any]] = {
+    "metric_set": dict,
+    "dimension_set": dict,
+    "metadata_set": dict,
+    "dimension_sets": list,
+}
 
 
 class _PerThreadSlot:
@@ -72,3 +84,62 @@ def isolate_powertools_requests() -> None:
             delattr(router, name)
         setattr(router, name, _PerThreadSlot(name))
     router.__class__ = meta  # type: ignore[method-assign]  # a class is an object: its metaclass can change
+
+
+class _PerThreadMetricState:
+    """`<Metrics or provider instance>.<slot>`: this thread's, one per thread for every instance (as Powertools shares
+    one set between all `Metrics()` of an environment). A data descriptor, so it wins over what an instance built
+    before `isolate_powertools_metrics()` holds in its `__dict__`; what `__init__` assigns (the class-level dict) is
+    not kept."""
+
+    def __init__(self, name: str, factory: Callable[[], Any]) -> None:
+        self.name = name
+        self.factory = factory
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        if instance is None:
+            return self
+        try:
+            return getattr(_metric_state, self.name)
+        except AttributeError:
+            value = self.factory()
+            setattr(_metric_state, self.name, value)
+            return value
+
+    def __set__(self, instance: Any, value: Any) -> None:
+        """Ignored: the instance reads this thread's state (its `__init__` assigns the class-level dict)."""
+
+
+def isolate_powertools_metrics() -> None:
+    """Give each thread its own Powertools metrics, as each Lambda execution environment (a process) has.
+
+    `Metrics()` instances share class-level dicts (`Metrics._metrics`, `_dimensions`, `_metadata`) through their
+    EMF provider: one set per process. Here the stream pollers (memory events, conversation index) and every request
+    are threads of one process: a request's `flush_metrics` at the end of its invocation (api_common.entry) printed
+    and cleared the pollers' metrics, and one racing another thread's flush found the set emptied between its check
+    and its serialization (`SchemaValidationError: Must contain at least one metric`, raised out of the handler) or
+    changed while iterated. Default dimensions stay per process (the project sets none). Idempotent; raises
+    `PowertoolsInternalsChanged` if the state is not where expected."""
+    from aws_lambda_powertools.metrics import metrics
+    from aws_lambda_powertools.metrics.provider.cloudwatch_emf import cloudwatch
+
+    classes = (metrics.Metrics, cloudwatch.AmazonCloudWatchEMFProvider)
+    if all(isinstance(cls.__dict__.get("metric_set"), _PerThreadMetricState) for cls in classes):
+        return
+    shared = ("_metrics", "_dimensions", "_metadata")
+    if not all(isinstance(getattr(metrics.Metrics, name, None), dict) for name in shared):
+        raise PowertoolsInternalsChanged(
+            "aws_lambda_powertools.metrics.Metrics no longer keeps its metrics in class-level dicts; see "
+            "isolate_powertools_metrics in offprompt_local/lambda_isolation.py"
+        )
+    for cls in classes:
+        for name, factory in _METRIC_SLOTS.items():
+            if cls is metrics.Metrics and name == "dimension_sets":
+                continue  # the provider's alone
+            setattr(cls, name, _PerThreadMetricState(name, factory))
+
+
+def isolate_lambda_environments() -> None:
+    """Both isolations: each request (thread) its own Powertools event and metrics."""
+    isolate_powertools_requests()
+    isolate_powertools_metrics()

@@ -445,6 +445,7 @@ class LocalStack:
         """The memory events (docs/adr/0036): the events function, fed by a poller of moto's stream, publishing
         to a JSONL sink in the data directory; `GET /local/events` on the dev server reads it (local only)."""
         from .devserver import HttpResult
+        from .lambda_isolation import isolate_lambda_environments
         from .memory_events import (
             StreamPoller,
             events_handler,
@@ -454,6 +455,7 @@ class LocalStack:
             install_sink,
         )
 
+        isolate_lambda_environments()  # the pollers and the queue run functions on threads of their own
         sink = install_sink(self._data.root if self._data is not None else None, self.log)
         self._events_sink = sink
         extractor = install_example_extractor(sink)

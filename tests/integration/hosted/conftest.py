@@ -22,6 +22,6 @@ def stack(
 @pytest.fixture(autouse=True, scope="session")
 def _one_environment_per_thread() -> None:
     """These tests run handlers on several threads at once, as Lambda runs them in several environments."""
-    from offprompt_local.lambda_isolation import isolate_powertools_requests
+    from offprompt_local.lambda_isolation import isolate_lambda_environments
 
-    isolate_powertools_requests()
+    isolate_lambda_environments()

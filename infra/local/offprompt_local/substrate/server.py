@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import socket
@@ -72,6 +73,16 @@ def _read_body(environ: dict[str, Any]) -> bytes:
     return body
 
 
+def _buffer_body(environ: dict[str, Any]) -> bytes:
+    """The request body read whole (by Content-Length, or de-chunked) and put back as a sized buffer."""
+    body = _read_body(environ)
+    environ["wsgi.input"] = io.BytesIO(body)
+    environ["CONTENT_LENGTH"] = str(len(body))
+    environ.pop("HTTP_TRANSFER_ENCODING", None)
+    environ.pop("wsgi.input_terminated", None)
+    return body
+
+
 def _is_select(operation: str, body: bytes) -> bool:
     """A PartiQL ExecuteStatement that only reads (a write through PartiQL is folded into a snapshot)."""
     if operation != "ExecuteStatement":
@@ -108,11 +119,7 @@ class SubstrateApp:
         target = environ.get("HTTP_X_AMZ_TARGET", "")
         dynamodb = target.startswith(_DYNAMODB_TARGETS)
         operation = target.rpartition(".")[2] if dynamodb else ""
-        body = _read_body(environ)
-        environ["wsgi.input"] = io.BytesIO(body)
-        environ["CONTENT_LENGTH"] = str(len(body))
-        environ.pop("HTTP_TRANSFER_ENCODING", None)
-        environ.pop("wsgi.input_terminated", None)
+        body = _buffer_body(environ)
         status: list[str] = []
 
         def recording_start_response(code: str, headers: Any, exc_info: Any = None) -> Any:
@@ -193,6 +200,130 @@ class SubstrateApp:
             self.store.snapshot()
 
 
+#: How long a kept-alive connection may sit idle before the server closes it (a client's pool reconnects).
+KEEP_ALIVE_IDLE_S = 30.0
+#: Response headers the handler writes itself.
+_FRAMING = frozenset({"content-length", "transfer-encoding", "connection"})
+
+
+def keep_alive_handler(base: type[Any]) -> type[Any]:
+    """moto's request handler (werkzeug's) keeping connections alive between requests, as AWS's endpoints do.
+
+    Werkzeug's development server closes every connection after one response, so each AWS call a function makes
+    paid a TCP connect, a new server thread and, on the client, urllib3's "Resetting dropped connection" (~8 % of a
+    busy stack's samples). Werkzeug cannot keep a connection: after each response it reads and discards whatever
+    the socket holds, which on a kept connection could be the client's next request. This handler reads the whole
+    request body first (by Content-Length, or de-chunked), calls the application, and writes the response with its
+    Content-Length, so nothing is left to discard and the next request starts where this one ended."""
+
+    class KeepAliveRequestHandler(base):
+        protocol_version = "HTTP/1.1"
+        timeout = KEEP_ALIVE_IDLE_S
+
+        def setup(self) -> None:
+            super().setup()
+            # Headers and body are separate writes: with Nagle's algorithm the body would wait ~40 ms for the
+            # client's delayed ACK, on every AWS call a handler makes.
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            kept = _kept(self.server)
+            with kept.lock:
+                kept.idle.add(self.connection)
+
+        def finish(self) -> None:
+            kept = _kept(self.server)
+            with kept.lock:
+                kept.idle.discard(self.connection)
+            super().finish()
+
+        def run_wsgi(self) -> None:
+            kept = _kept(self.server)
+            with kept.lock:
+                if kept.stopped:  # a request on a kept connection after stop(): closed unanswered, as refused
+                    self.close_connection = True
+                    return
+                kept.idle.discard(self.connection)
+            try:
+                self._answer()
+            finally:
+                with kept.lock:
+                    if kept.stopped:
+                        self.close_connection = True
+                    else:
+                        kept.idle.add(self.connection)
+
+        def _answer(self) -> None:
+            # An `Expect: 100-continue` was answered by http.server's parse_request (handle_expect_100) already.
+            environ = self.environ = self.make_environ()
+            _buffer_body(environ)
+            started: list[Any] = []
+            chunks: list[bytes] = []
+
+            def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+                started[:] = [status, headers]
+                return chunks.append
+
+            try:
+                result = self.server.app(environ, start_response)
+                try:
+                    chunks.extend(result)
+                finally:
+                    close = getattr(result, "close", None)
+                    if close is not None:
+                        close()
+            except Exception as exc:  # as werkzeug answers an application's failure: a 500, logged
+                self.log_error("Error on request: %s: %s", type(exc).__name__, exc)
+                started[:] = ["500 INTERNAL SERVER ERROR", [("Content-Type", "text/plain")]]
+                chunks[:] = [b"Internal Server Error"]
+            status, headers = started
+            code, _, reason = status.partition(" ")
+            payload = b"".join(chunks)
+            head = self.command == "HEAD"
+            self.send_response(int(code), reason)
+            for name, value in headers:
+                if name.lower() not in _FRAMING or (head and name.lower() == "content-length"):
+                    self.send_header(name, value)
+            if not head and int(code) not in (204, 304) and not 100 <= int(code) < 200:
+                self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            if not head and payload:
+                self.wfile.write(payload)
+
+    return KeepAliveRequestHandler
+
+
+class _Kept:
+    """A server's kept connections waiting for their next request, and whether it was stopped."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.idle: set[socket.socket] = set()
+        self.stopped = False
+
+
+_KEPT_LOCK = threading.Lock()
+
+
+def _kept(server: Any) -> _Kept:
+    with _KEPT_LOCK:
+        kept: _Kept | None = getattr(server, "_offprompt_kept", None)
+        if kept is None:
+            kept = server._offprompt_kept = _Kept()
+        return kept
+
+
+def end_kept_connections(server: Any) -> None:
+    """After stop: each idle kept connection is shut (its handler reads the end and closes it); a request being
+    answered is answered, then its connection closes; a request arriving on a kept connection is closed unanswered.
+    No client goes on talking to a stopped server's state."""
+    kept = _kept(server)
+    with kept.lock:
+        kept.stopped = True
+        idle = list(kept.idle)
+    for connection in idle:
+        with contextlib.suppress(OSError):
+            connection.shutdown(socket.SHUT_RDWR)
+
+
 class AtomicMotoServer:
     """A moto server (DynamoDB, S3, ...) on `ip_address:port` (0: a free port) with atomic DynamoDB requests.
 
@@ -224,15 +355,8 @@ class AtomicMotoServer:
             self.loaded = self.store.load(app.replay, salvage=self.salvage)
         self.app = app  # only now: a stop() after a failed load must not write a snapshot over the files
 
-        class NoDelayRequestHandler(MotoRequestHandler):
-            """Headers and body are separate writes on a keep-alive (HTTP/1.1) connection: with Nagle's algorithm the
-            body would wait ~40 ms for the client's delayed ACK, on every AWS call a handler makes."""
-
-            def setup(self) -> None:
-                super().setup()
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-        self._server = make_server(self.ip_address, self.port, app, True, request_handler=NoDelayRequestHandler)
+        handler = keep_alive_handler(MotoRequestHandler)
+        self._server = make_server(self.ip_address, self.port, app, True, request_handler=handler)
         # shutdown() waits for the serving loop's next poll: 0.5 s by default, paid by every test's moto server.
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="moto-substrate", daemon=True
@@ -258,6 +382,7 @@ class AtomicMotoServer:
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
+            end_kept_connections(self._server)
             self._server = None
         if self._thread is not None:
             self._thread.join()

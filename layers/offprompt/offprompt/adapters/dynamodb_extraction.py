@@ -33,10 +33,11 @@ _STATUS_FIELDS = ("processed_through_seq", "records_written", "failures", "lease
 
 class DynamoDbExtractionStore(DynamoDbTable):
     def _call(self, operation: str, **params: Any) -> Any:
+        """The call's answer; a failed condition is its ClientError (the callers that set one catch it)."""
         with aws_call_allowing(f"DynamoDB {operation}", CONDITION_FAILED) as call:
             return getattr(self.client, operation)(TableName=self.table_name, **params)
-        if call.refused:
-            raise
+        assert call.error is not None  # only a swallowed condition failure leaves the block without returning
+        raise call.error
 
     def _query(self, tenant: str, prefix: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
