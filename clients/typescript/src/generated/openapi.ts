@@ -1916,7 +1916,8 @@ export interface components {
          * ThreadSearchHit
          * @description One hit of a conversation search (docs/adr/0049): the run (Griptape Run JSON, as list-runs answers it) or
          *     the session item, the thread it was found in (a fork's shared run: the fork searched), its seq, the ranking's
-         *     score, and with `context`, the runs (items) around it in that thread.
+         *     score, the rerank model's score when one is set and scored it (docs/adr/0068), and with `context`, the runs
+         *     (items) around it in that thread.
          */
         ThreadSearchHit: {
             /** Thread Id */
@@ -1937,6 +1938,8 @@ export interface components {
             } | null;
             /** Score */
             score: number;
+            /** Rerank Score */
+            rerank_score?: number | null;
             /** Created At */
             created_at: string;
             /** Context */
@@ -1984,8 +1987,8 @@ export interface components {
         };
         /**
          * ThreadSearchResult
-         * @description The best hits first (ties: newest first); only runs and items DynamoDB still holds, visible in a thread
-         *     searched.
+         * @description The best hits first (ties: newest first; with a rerank model, those it scored first in its order); only runs
+         *     and items DynamoDB still holds, visible in a thread searched.
          */
         ThreadSearchResult: {
             /** Hits */
@@ -7608,6 +7611,8 @@ export interface operations {
                 headers: {
                     /** @description with consistency "search": "true" when every write acknowledged before the request, in the threads searched, was searchable; "false" when the bounded wait gave up (the hits are still only runs DynamoDB holds) */
                     "X-Offprompt-Searchable"?: "true" | "false";
+                    /** @description with a rerank model set (RerankModelId, docs/adr/0068): "true" when it ordered the hits, "false" when it failed and the hits are in the fused order */
+                    "X-Offprompt-Reranked"?: "true" | "false";
                     [name: string]: unknown;
                 };
                 content: {
