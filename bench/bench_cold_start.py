@@ -278,6 +278,15 @@ def main() -> None:
     )
     code = args.code_root.resolve()
     sys_path = [str(layer), str(code / "layers" / "offprompt"), str(code / "functions")]
+
+    def path_of(function: LambdaFunction, build: Path = LAYER_OUT, this: list[str] = sys_path) -> list[str]:
+        """`this` with the trees of the function's own layers (template.yaml: the text add-on for some) in place of
+        the core layer's, as Lambda gives them; --deps measures one tree for every function."""
+        if args.deps:
+            return this
+        trees = [str(build / layer_build.LAYERS[logical_id].directory / "python") for logical_id in function.layers]
+        return [*trees, *this[1:]]
+
     # A thread with a few runs, for prompt-stack, threads and the summarizer to read.
     add_run = functions["AddRunFunction"]
     add_env = lambda_environment(add_run, resolve, endpoint_url=endpoint)
@@ -298,7 +307,7 @@ def main() -> None:
             python,
             functions[args.profile],
             lambda_environment(functions[args.profile], resolve, endpoint_url=endpoint),
-            sys_path,
+            path_of(functions[args.profile]),
             CASES[args.profile]("profile"),
         )
         server.stop()
@@ -308,24 +317,26 @@ def main() -> None:
             if not args.only or logical_id in args.only:
                 function = functions[logical_id]
                 env = lambda_environment(function, resolve, endpoint_url=endpoint)
-                run_function(python, function, env, sys_path, make_event("warm"))  # the state the samples see
-                import_tree(python, function, env, sys_path, make_event("imports"), args.imports)
+                run_function(python, function, env, path_of(function), make_event("warm"))  # the state the samples see
+                import_tree(python, function, env, path_of(function), make_event("imports"), args.imports)
         server.stop()
         return
     if args.against:
         other = args.against.resolve()
-        other_path = [str(other / "build" / "bench-layer" / "layer" / "python"), str(other / "functions")]
+        other_build = other / "build" / "bench-layer"
+        other_base = [str(other_build / "layer" / "python"), str(other / "functions")]
         print(f"\n| function | {other} CPU ms, min / median | this build | min saved |\n|---|---|---|---|")
         for logical_id, make_event in CASES.items():
             if not args.only or logical_id in args.only:
                 function = functions[logical_id]
                 env = lambda_environment(function, resolve, endpoint_url=endpoint)
                 cpu: dict[str, list[float]] = {"other": [], "this": []}
-                for path in (other_path, sys_path):
+                other_path, this_path = path_of(function, other_build, other_base), path_of(function)
+                for path in (other_path, this_path):
                     run_function(python, function, env, path, make_event("warm"))  # the state the samples see
                 for i in range(args.runs):
                     for side in ("other", "this") if i % 2 == 0 else ("this", "other"):
-                        path = other_path if side == "other" else sys_path
+                        path = other_path if side == "other" else this_path
                         cpu[side].append(run_function(python, function, env, path, make_event(f"{side}{i}"))[1])
                 b, a = cpu["other"], cpu["this"]
                 print(
@@ -348,15 +359,16 @@ def main() -> None:
                 "BENCH_CALLS_FILE": str(calls_file),
             }
             recorder = LambdaFunction(**{**function.__dict__, "handler": "_cold_start_recorder.lambda_handler"})
-            run_function(python, function, env, sys_path, make_event("warm"))  # the state the samples see
-            run_function(python, recorder, recorder_env, [*sys_path, str(ROOT / "bench")], make_event("rec"))
+            function_path = path_of(function)
+            run_function(python, function, env, function_path, make_event("warm"))  # the state the samples see
+            run_function(python, recorder, recorder_env, [*function_path, str(ROOT / "bench")], make_event("rec"))
             recorded = calls_file.read_text()
 
             fn: list[tuple[float, float, float]] = []
             ref: list[tuple[float, float, float]] = []
             FIRST_REQUEST_MS.clear()
             for i in range(args.runs):
-                fn.append(run_function(python, function, env, sys_path, make_event(str(i)))[:3])
+                fn.append(run_function(python, function, env, function_path, make_event(str(i)))[:3])
                 ref.append(run_reference(python, env, reference, recorded.replace("bench-add-rec", f"bench-ref-{i}")))
             f_wall, f_cpu, f_rss = (statistics.median(sample[k] for sample in fn) for k in range(3))
             r_wall, r_cpu, r_rss = (statistics.median(sample[k] for sample in ref) for k in range(3))

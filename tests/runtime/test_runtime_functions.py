@@ -76,7 +76,7 @@ def test_every_template_function_is_exercised(functions: dict[str, LambdaFunctio
 
 
 def test_interpreter_sees_only_the_layer_and_the_function_code(start_function: Start, runtime_deps_dir: Path) -> None:
-    process = start_function("PromptStackFunction")
+    process = start_function("AddRunFunction")
     outside_stdlib = [p for p in process.sys_path if not p.startswith(("/usr/lib/python", "/usr/local/lib/python"))]
     core, text = runtime_deps_dir / "core", runtime_deps_dir / "text"
     # A conversation function: the core layer only.
@@ -91,7 +91,7 @@ def test_interpreter_sees_only_the_layer_and_the_function_code(start_function: S
         for d in tree.glob("*.dist-info")
     }
     assert dist_infos == {pin.partition("==")[0].replace("_", "-") for pin in installed}
-    assert {"offprompt", "prompt_stack"} <= process.imported_modules()  # the driver answers the harness
+    assert {"offprompt", "add_run"} <= process.imported_modules()  # the driver answers the harness
     # No dev package is importable: the function would find only what the layer ships.
     for tree in (core, text):
         assert not (tree / "moto").exists() and not (tree / "griptape").exists()
@@ -103,8 +103,8 @@ def test_interpreter_sees_only_the_layer_and_the_function_code(start_function: S
 
 def test_a_function_without_the_text_layer_cannot_reach_opensearch(start_text_function: Start) -> None:
     """The harness enforces per-function layers: process-output's code run with only the core layer (the
-    PromptStackFunction's layers) fails on the import of opensearch-py, as it would deployed that way."""
-    wrong = start_text_function("PromptStackFunction", handler="process_output.handler.lambda_handler")
+    AddRunFunction's layers) fails on the import of opensearch-py, as it would deployed that way."""
+    wrong = start_text_function("AddRunFunction", handler="process_output.handler.lambda_handler")
     outcome = wrong.invoke_raw(event("process_output_direct.json"))
     assert "error" in outcome, outcome
     assert "No module named 'opensearchpy'" in outcome["error"]["traceback"], outcome
@@ -127,6 +127,8 @@ def test_conversation_functions(start_function: Start, local_aws: dict[str, Any]
     assert status == 200, stack
     assert stack["type"] == "PromptStack" and stack["messages"][0]["role"] == "system"
     assert prompt.invoke(event("prompt_stack_direct.json"))["type"] == "PromptStack"
+    # Its template layers include the text add-on: it counts with bpe-openai's BPE, never loading tiktoken (ADR 0069).
+    assert "bpe_openai" in prompt.imported_modules() and "tiktoken" not in prompt.imported_modules()
 
     threads = start_function("ThreadsFunction")
     status, thread, _ = threads.http(event("thread_get_http.json"))
@@ -344,6 +346,14 @@ def test_api_keys_and_the_authorizer(start_function: Start, local_aws: dict[str,
     sample["identitySource"] = [f"Bearer {created['key']}"]
     answer = authorizer.invoke(sample)
     assert answer["isAuthorized"] is True and answer["context"]["tenant"] == "tenant-a"
+    # A hosted add-run (the key's principal in the authorizer's context) charges the run's tokens, so it counts them
+    # cold: with tiktoken, from the core layer add-run has alone (ADR 0069; an unmetered add-run counts nothing).
+    hosted = event("add_run_http.json")
+    hosted["requestContext"]["authorizer"] = {"lambda": answer["context"]}
+    add_run = start_function("AddRunFunction")
+    status, body, _ = add_run.http(hosted)
+    assert status == 201 and body["seq"] == 1, body
+    assert "tiktoken" in add_run.imported_modules() and "bpe_openai" not in add_run.imported_modules()
     revoke = event("keys_revoke_http.json")
     revoke["rawPath"] = f"/keys/{created['key_id']}"
     revoke["requestContext"]["http"]["path"] = revoke["rawPath"]

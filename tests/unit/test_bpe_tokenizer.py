@@ -187,3 +187,51 @@ def test_a_missing_extension_is_a_clear_packaging_error(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, env=env, check=False)
     assert proc.returncode != 0
     assert "BpeFileError" in proc.stderr and "_bindings.abi3.so is not installed" in proc.stderr
+
+
+INSTALLED = "from offprompt.adapters import bpe_tokenizer; print(bpe_tokenizer.bindings_installed())"
+
+
+@pytest.mark.parametrize("extension", [True, False])
+def test_bindings_installed_sees_the_extension_file_without_loading_it(tmp_path: Path, extension: bool) -> None:
+    """The text layer's `bpe_openai` portion holds the extension; the core layer's only o200k's file."""
+    package = tmp_path / "bpe_openai"
+    (package / "data").mkdir(parents=True)
+    (package / "data" / "o200k_base.tiktoken.gz").write_bytes(b"")
+    if extension:
+        (package / bpe_tokenizer.BINDINGS_FILE).symlink_to(Path(bpe_tokenizer.load_bindings().__file__ or ""))
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": f"{tmp_path}:{LAYER_ROOT}"}
+    probe = INSTALLED + "; import sys; print(sorted(n for n in sys.modules if n.startswith('bpe_openai')))"
+    proc = subprocess.run([sys.executable, "-S", "-c", probe], capture_output=True, text=True, env=env, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:2] == [str(extension), "[]"]  # checked, never loaded
+
+
+def test_the_conversation_counts_with_the_extension_only_where_it_is_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ADR 0069: conversation functions whose layers ship the extension (prompt-stack, threads, MCP) count with it,
+    the rest with tiktoken: the same tokens (the tests above), ~25 ms instead of ~100 to load cold."""
+    from offprompt.composition import conversation
+
+    assert bpe_tokenizer.bindings_installed()  # the dev environment has bpe-openai
+    assert conversation.tokenizer_class() is BpeOpenAiTokenizer
+    monkeypatch.setattr(bpe_tokenizer, "bindings_installed", lambda: False)
+    assert conversation.tokenizer_class() is TiktokenTokenizer
+
+
+LOADED = """
+import json
+from offprompt.adapters.bpe_tokenizer import BpeOpenAiTokenizer
+tokenizer = BpeOpenAiTokenizer()
+before = tokenizer.loaded
+tokenizer.count_tokens("")
+print(json.dumps([before, tokenizer.loaded, BpeOpenAiTokenizer("o200k_base").loaded]))
+"""
+
+
+def test_loaded_says_whether_the_process_built_the_encoding() -> None:
+    """add-run counts a run only when the tokenizer is loaded already (ADR 0040): a fresh process has not; an
+    empty count (SnapStart's priming) builds it, for that encoding only."""
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(LAYER_ROOT)}
+    proc = subprocess.run([sys.executable, "-c", LOADED], capture_output=True, text=True, env=env, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [False, True, False]

@@ -53,6 +53,17 @@ _LOCK = threading.Lock()
 _ENCODERS: dict[str, _Encoder] = {}
 
 
+def bindings_installed() -> bool:
+    """Whether bpe-openai's extension file is installed (the text layer ships it), without loading it: a few
+    `stat`s. The conversation composition counts with it when it is (docs/adr/0069)."""
+    import importlib.util
+    from pathlib import Path
+
+    package = importlib.util.find_spec(BINDINGS_PACKAGE)
+    locations = list(package.submodule_search_locations or []) if package is not None else []
+    return any(Path(p, BINDINGS_FILE).is_file() for p in locations)
+
+
 def load_bindings() -> ModuleType:
     """bpe-openai's extension module, loaded from its file without running the package's `__init__`.
 
@@ -202,6 +213,11 @@ class BpeOpenAiTokenizer:
 
     def __repr__(self) -> str:
         return f"BpeOpenAiTokenizer(encoding_name={self.encoding_name!r})"
+
+    @property
+    def loaded(self) -> bool:
+        """Whether this process has built the encoding already (counting is cheap then: add-run counts, ADR 0040)."""
+        return self.encoding_name in _ENCODERS
 
     def count_tokens(self, text: str) -> int:
         return _encoder(self.encoding_name).count(text)
