@@ -33,7 +33,7 @@ Use cases: `offprompt.services.conversation.thread_admin`, `.fork`, `.items`, `.
 """
 
 from http import HTTPStatus
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from api_common.conversation_search import RERANKED_HEADER, run_search
 from api_common.entry import direct_field, direct_fields, json_response
@@ -59,10 +59,12 @@ from offprompt.services.conversation import (
     fork,
     items,
     parse_model,
-    search,
     thread_admin,
 )
 from offprompt.services.conversation.requests import ForkRequest, ItemsIn, ItemsQuery, ThreadSearchRequest
+
+if TYPE_CHECKING:  # the search use case (and its ranking) is imported by the first search (run_search)
+    from offprompt.services.conversation.search import SearchResult
 
 routes = FunctionRoutes("threads", event_prefixes=("thread",), prime=prime_conversation)
 
@@ -119,7 +121,7 @@ _SEARCH_HEADERS = {
 }
 
 
-def search_threads(tenant: str, request: ThreadSearchRequest, meter: Meter | None) -> search.SearchResult:
+def search_threads(tenant: str, request: ThreadSearchRequest, meter: Meter | None) -> "SearchResult":
     return run_search(default_service(), tenant, request, meter)
 
 

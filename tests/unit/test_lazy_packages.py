@@ -48,7 +48,13 @@ CASES = {
     "account scopes": ("offprompt.services.account.scopes", ["offprompt.services.account.service"]),
     "threads handler": (
         "threads.handler",
-        ["offprompt.services.conversation.prompt_stack", "offprompt.services.account.service"],
+        [
+            "offprompt.services.conversation.prompt_stack",
+            "offprompt.services.account.service",
+            # the search use case and its ranking: on the first search (~11 ms of the import otherwise)
+            "offprompt.services.conversation.search",
+            "offprompt.memory.recall",
+        ],
     ),
     "prompt_stack handler": (
         "prompt_stack.handler",
@@ -62,6 +68,7 @@ CASES = {
             "offprompt.composition.conversation_index",
             "offprompt.services.task_memory.idempotent_output",
             "offprompt.services.conversation.prompt_stack",
+            "offprompt.services.conversation.search",
         ],
     ),
     "summarizer handler": (
