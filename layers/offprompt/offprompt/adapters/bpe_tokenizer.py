@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from offprompt.adapters.tokenizer import BpeFileError, mergeable_ranks, spec_for
 
 if TYPE_CHECKING:
+    from pathlib import Path
     from types import ModuleType
 
 BINDINGS_PACKAGE = "bpe_openai"
@@ -53,15 +54,20 @@ _LOCK = threading.Lock()
 _ENCODERS: dict[str, _Encoder] = {}
 
 
-def bindings_installed() -> bool:
-    """Whether bpe-openai's extension file is installed (the text layer ships it), without loading it: a few
-    `stat`s. The conversation composition counts with it when it is (docs/adr/0069)."""
-    import importlib.util
+def _bindings_path() -> Path | None:
+    """The extension's file in one of the `bpe_openai` portions on the path (the package is located, never run)."""
+    import importlib.util  # deferred, like every import only the first load needs
     from pathlib import Path
 
     package = importlib.util.find_spec(BINDINGS_PACKAGE)
     locations = list(package.submodule_search_locations or []) if package is not None else []
-    return any(Path(p, BINDINGS_FILE).is_file() for p in locations)
+    return next((Path(p, BINDINGS_FILE) for p in locations if Path(p, BINDINGS_FILE).is_file()), None)
+
+
+def bindings_installed() -> bool:
+    """Whether bpe-openai's extension file is installed (the text layer ships it), without loading it: a few
+    `stat`s. The conversation composition counts with it when it is (docs/adr/0069)."""
+    return _bindings_path() is not None
 
 
 def load_bindings() -> ModuleType:
@@ -73,16 +79,13 @@ def load_bindings() -> ModuleType:
     module = sys.modules.get(BINDINGS_MODULE)
     if module is not None:
         return module
-    import importlib.util  # deferred, like every import only the first load needs
-    from pathlib import Path
+    import importlib.util
 
     with _LOCK:
         module = sys.modules.get(BINDINGS_MODULE)
         if module is not None:
             return module
-        package = importlib.util.find_spec(BINDINGS_PACKAGE)
-        locations = list(package.submodule_search_locations or []) if package is not None else []
-        path = next((Path(p, BINDINGS_FILE) for p in locations if Path(p, BINDINGS_FILE).is_file()), None)
+        path = _bindings_path()
         if path is None:
             raise BpeFileError(f"{BINDINGS_PACKAGE}/{BINDINGS_FILE} is not installed (a packaging defect)")
         spec = importlib.util.spec_from_file_location(BINDINGS_MODULE, path)
