@@ -126,6 +126,10 @@ def running_stack(opensearch_url: str, **environment: str) -> Iterator[RunningSt
         went_on = [line for line in after if line != "<eof>"]
         assert not went_on, "the stack went on after it stopped:\n" + "\n".join(went_on)
         assert not survivors, f"processes left behind: {survivors}"
+        # A function that raised while the tests ran (a 500 a test tolerated, a poller's failed batch) is shown
+        # here with where it raised, not lost with the stack's output (how ci9's evidence was lost, ADR 0066).
+        found = process.tracebacks()
+        assert not found, "the stack printed tracebacks during the run:\n" + "\n---\n".join(found)
 
 
 @pytest.fixture(scope="module")
