@@ -82,8 +82,17 @@ describe("errors", () => {
   });
 
   it("a timeout is a connection error", async () => {
+    // A request the server never answers. A real one holds its socket open, which keeps Node's event loop alive until
+    // the client's timeout (AbortSignal.timeout, an unref'd timer) fires; this stand-in holds a timer instead. Without
+    // it the loop empties first and node:test cancels the rest of the file ("Promise resolution is still pending").
     const fetch = (_: string, init?: RequestInit) =>
-      new Promise<Response>((_resolve, reject) => init!.signal!.addEventListener("abort", () => reject(init!.signal!.reason)));
+      new Promise<Response>((_resolve, reject) => {
+        const socket = setInterval(() => {}, 1_000);
+        init!.signal!.addEventListener("abort", () => {
+          clearInterval(socket);
+          reject(init!.signal!.reason);
+        });
+      });
     const api = new OffpromptClient({ baseUrl: "https://api.example", fetch, timeoutMs: 20, retry: { attempts: 1 } });
     await assert.rejects(api.getThread("t"), OffpromptConnectionError);
   });
