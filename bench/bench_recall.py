@@ -9,16 +9,19 @@ the table shows both.
 
 Rows, computed in the same run over the same runs:
 - bm25s: BM25 over the run's text, Snowball English stemming + English stop words (bm25s + PyStemmer);
-- wordllama: cosine over the run's text embedded by the local embedder (offprompt_local.embedder);
+- wordllama: cosine over the run's text embedded by wordllama (offprompt_local.embedder), the static embedder;
+- minilm (not a baseline of the target; with `--embedder minilm`, the default): the same with all-MiniLM-L6-v2
+  (offprompt_local.minilm), the embedder the local stack's conversation index uses: the dense retriever alone;
 - rrf: plain reciprocal-rank fusion (k = 60) of those two;
 - offprompt: `offprompt.memory.recall` end to end: `retrieval_queries`, candidates, `rank`.
 
 Modes:
 - `--offline` (default): the candidate stage simulated faithfully, in process: Lucene's BM25 (k1 1.2, b 0.75, idf
   over every document indexed, as one shard does) per text field with the index's analyzer, combined over the fields
-  with `recall.FIELD_WEIGHTS` as OpenSearch's multi_match (most_fields) does, and exact k-NN with the same embedder
-  over `recall.embedding_text` (score (1 + cos) / 2), each its own top `recall.candidate_count(limit)`; then
-  `recall.rank`. p50/p95 are the in-process search time (simulation + rank), not a server's.
+  with `recall.FIELD_WEIGHTS` as OpenSearch's multi_match (most_fields) does, and exact k-NN with the index's
+  embedder (`--embedder`, default minilm as the local stack) over `recall.embedding_text` (score (1 + cos) / 2),
+  each its own top `recall.candidate_count(limit)`; then `recall.rank`. p50/p95 are the in-process search time
+  (simulation + rank), not a server's.
 - `--stack`: runs go in through the local stack's HTTP API (`POST /threads/{id}/runs`, one tenant per bench run),
   questions through `POST /threads/search` (`thread_prefix` `<user>-`); p50/p95 are the route's wall time from one
   client, measured after one wait per user for the index (a `consistency: "search"` query repeated until it did not
@@ -126,13 +129,26 @@ def run_text(doc: ConversationDoc) -> str:
     return f"{doc.input_text}\n{doc.output_text}"
 
 
+#: The local embedders: wordllama (the issue's dense baseline; task memory's local stand-in) and all-MiniLM-L6-v2
+#: (conversation search's local stand-in for Titan, docs/adr/0070).
+EMBEDDERS = ("minilm", "wordllama")
+
+
 class Embeddings:
-    """The local embedder over every run's text (what the index's vector holds), cached per text."""
+    """A local embedder over texts (a run's text, what the index's vector holds, a question), cached per text."""
 
-    def __init__(self) -> None:
-        from offprompt_local.embedder import LocalWordLlamaEmbedder
+    def __init__(self, which: str = "wordllama") -> None:
+        if which == "minilm":
+            from offprompt_local.minilm import LocalMiniLmEmbedder
 
-        self.embedder = LocalWordLlamaEmbedder()
+            self.embedder: Any = LocalMiniLmEmbedder()
+        elif which == "wordllama":
+            from offprompt_local.embedder import LocalWordLlamaEmbedder
+
+            self.embedder = LocalWordLlamaEmbedder()
+        else:
+            raise ValueError(f"no local embedder {which!r}: one of {EMBEDDERS}")
+        self.which = which
         self.cache: dict[str, np.ndarray] = {}
 
     def matrix(self, texts: Sequence[str]) -> np.ndarray:
@@ -332,12 +348,23 @@ def percentile(xs: Sequence[float], q: float) -> float:
 
 
 def measure(
-    data: Dataset, emb: Embeddings, *, analyzer: str, combine: str, stack: StackSearch | None, splits: Sequence[str]
+    data: Dataset,
+    emb: Embeddings,
+    *,
+    analyzer: str,
+    combine: str,
+    stack: StackSearch | None,
+    splits: Sequence[str],
+    ours: Embeddings | None = None,
 ) -> dict[str, Any]:
+    """`emb` (wordllama) is the dense baseline's; `ours` (default `emb`) the embedder offprompt's index uses, which
+    with MiniLM also gets a row of its own: dense MiniLM alone, beside the three baselines (not one of them)."""
+    ours = ours or emb
     docs = documents(data)
-    index = None if stack else OfflineIndex(docs, emb, analyzer, combine)
+    index = None if stack else OfflineIndex(docs, ours, analyzer, combine)
     baselines = {user: Baselines(user_docs, emb) for user, user_docs in docs.items()}
-    methods = ("bm25s", "wordllama", "rrf", "offprompt")
+    dense_ours = {user: Baselines(user_docs, ours) for user, user_docs in docs.items()} if ours is not emb else {}
+    methods = ("bm25s", "wordllama", "rrf", *((ours.which,) if dense_ours else ()), "offprompt")
     per: dict[str, dict[str, list[list[float]]]] = {s: {m: [] for m in methods} for s in splits}
     latencies: list[float] = []
     misses: list[dict[str, Any]] = []
@@ -348,7 +375,10 @@ def measure(
         lexical, dense = b.bm25s(q.text), b.dense(q.text)
         result = stack.search(q.user, q.text) if stack else offprompt_offline(index, q.user, q.text)  # type: ignore[arg-type]
         latencies.append(result.seconds * 1000)
-        rankings = {"bm25s": lexical, "wordllama": dense, "rrf": rrf(lexical, dense), "offprompt": result.ranked}
+        rankings = {"bm25s": lexical, "wordllama": dense, "rrf": rrf(lexical, dense)}
+        if dense_ours:
+            rankings[ours.which] = dense_ours[q.user].dense(q.text)
+        rankings["offprompt"] = result.ranked
         for s in (q.split, "all"):
             if s in per:
                 for m, ranking in rankings.items():
@@ -370,7 +400,7 @@ def measure(
         },
         "p50_ms": round(percentile(latencies, 0.5), 2),
         "p95_ms": round(percentile(latencies, 0.95), 2),
-        "index_bytes": index_bytes(docs, emb.embedder.dimensions),
+        "index_bytes": index_bytes(docs, ours.embedder.dimensions),
         "misses": misses,
     }
 
@@ -487,6 +517,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--misses", action="store_true", help="print the questions offprompt misses at 10")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--ablation", action="store_true", help="recall@10 as each part of the ranking is added")
+    parser.add_argument("--embedder", choices=EMBEDDERS, default="minilm",
+                        help="offline: the embedder offprompt's index uses (the local stack's for conversations: "
+                             "minilm); the dense baseline is wordllama either way")  # fmt: skip
     args = parser.parse_args(argv)
     if args.loaded and not (args.stack and args.url and args.tenant):
         parser.error("--loaded needs --stack, --url and the --tenant whose runs are in")
@@ -499,11 +532,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if not args.no_peers:
         sets.append(synthetic(*shape, peers=True))
     splits = [args.split] if args.split else ["tune", "test"]
-    emb = Embeddings()
+    emb = Embeddings("wordllama")
+    ours = emb if args.embedder == "wordllama" else Embeddings(args.embedder)
     if args.ablation:
         print("| change | " + " | ".join(f"{d.name}, {split}" for d in sets for split in splits) + " |")
         print("|---" * (1 + len(sets) * len(splits)) + "|")
-        rows = ablation(sets, emb, splits)
+        rows = ablation(sets, ours, splits)
         for label, row in rows:
             print(f"| {label} | " + " | ".join(f"{r:.3f}" for r in row) + " |")
         return {"ablation": rows}
@@ -523,7 +557,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 stack.load(data, send=not args.loaded)
                 waited = stack.wait_searchable(data)
             results.append(measure(data, emb, analyzer=args.analyzer, combine=args.combine, stack=stack,
-                                   splits=splits))  # fmt: skip
+                                   splits=splits, ours=ours))  # fmt: skip
             results[-1]["indexing_wait_s"] = None if waited is None else round(waited, 2)
     finally:
         if proc is not None:

@@ -275,8 +275,11 @@ def test_text_output_off_prompt_load_search_and_delete(alice: OffpromptClient) -
 
 
 def test_knn_and_hybrid_search_by_meaning(stack: RunningStack, alice: OffpromptClient) -> None:
-    # The stack embeds with wordllama (the local stand-in for Titan): "car" shares no word with the automobile note.
-    assert any(line.strip().startswith("embeddings  wordllama") for line in stack.lines), stack.output()
+    # "car" shares no word with the automobile note: only a search by meaning finds it.
+    # Task memory embeds with wordllama (zero-padded), conversation search with MiniLM: the stand-ins for Titan.
+    line = next((x.strip() for x in stack.lines if x.strip().startswith("embeddings  ")), "")
+    assert line.startswith("embeddings  conversation search: all-MiniLM-L6-v2"), stack.output()
+    assert "task memory and records: wordllama" in line, line
     memory, namespace = uid("Notes"), "notes"
     notes = [
         "A recipe for banana bread with walnuts.",

@@ -86,7 +86,10 @@ def test_store_load_search_and_delete_a_text(dana: OffpromptClient) -> None:
 
 
 def test_knn_and_hybrid_search_by_meaning(aoss_stack: RunningStack, dana: OffpromptClient) -> None:
-    assert any(line.strip().startswith("embeddings  wordllama") for line in aoss_stack.lines), aoss_stack.output()
+    # Task memory embeds with wordllama (zero-padded), conversation search with MiniLM: the stand-ins for Titan.
+    line = next((x.strip() for x in aoss_stack.lines if x.strip().startswith("embeddings  ")), "")
+    assert line.startswith("embeddings  conversation search: all-MiniLM-L6-v2"), aoss_stack.output()
+    assert "task memory and records: wordllama" in line, line
     memory, namespace = uid("Notes"), "notes"
     notes = ["A recipe for banana bread.", "The automobile was parked in the garage.", "Quarterly tax deadlines."]
     dana.process_output(memory, "Notes", "save", ListArtifact([TextArtifact(n) for n in notes], name=namespace))

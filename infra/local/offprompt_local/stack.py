@@ -19,8 +19,9 @@ files and starts with what is intact (docs/adr/0029-local-data-integrity.md).
 
 Bedrock is not reachable locally, so summary memory runs with a clearly labelled deterministic extractive
 summarizer when the library lets one be injected (see `configure_summaries`); otherwise it is inert. Embeddings
-(k-NN and hybrid search) use wordllama's 256-dimension model as a labelled stand-in for Titan (see
-`configure_embeddings`; OFFPROMPT_LOCAL_EMBEDDER=off leaves search BM25-only). The memory events go to a labelled
+(k-NN and hybrid search) use labelled stand-ins for Titan: all-MiniLM-L6-v2 for conversation search, wordllama for
+task memory and records (see `configure_embeddings`; OFFPROMPT_LOCAL_EMBEDDER=wordllama uses wordllama everywhere,
+=off leaves search BM25-only). The memory events go to a labelled
 local JSONL sink instead of EventBridge, read at `GET /local/events` (memory_events.py).
 """
 
@@ -38,6 +39,7 @@ import sys
 import threading
 import time
 import urllib.parse
+import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,40 +159,70 @@ EMBEDDER_HOOKS: tuple[tuple[str, str], ...] = (
     ("offprompt.composition.records", "set_embedder_override"),
     ("offprompt.composition.conversation_index", "set_embedder_override"),
 )
-#: "wordllama" (default) or "off" (no embedder: BM25 search only, as a deployed stack without EmbeddingModelId).
+#: The hook whose store is conversation search: with the default choice it gets MiniLM, the others wordllama.
+CONVERSATION_HOOK = "offprompt.composition.conversation_index"
+#: "minilm" (default: MiniLM for conversation search, wordllama for the rest), "wordllama" (wordllama everywhere,
+#: 256-d: an index built before docs/adr/0070) or "off" (no embedder: BM25 search only, as a deployed stack without
+#: EmbeddingModelId).
 LOCAL_EMBEDDER_ENV = "OFFPROMPT_LOCAL_EMBEDDER"
+LOCAL_EMBEDDERS = ("minilm", "wordllama", "off")
+WORDLLAMA_DIMENSIONS = 256
 
 
-def configure_embeddings() -> str:
-    """Install the local wordllama embedder through the library's hook; return a one-line description.
+def configure_embeddings(index_dimension: int | None = None, *, warm: bool = False) -> str:
+    """Install the local embedders through the library's hooks; return a one-line description.
 
-    Also sets OFFPROMPT_EMBEDDING_DIMENSIONS to its 256, so the settings the handlers read agree with the index.
+    Default: conversation search embeds with all-MiniLM-L6-v2 (384-d, offprompt_local.minilm); task memory and
+    records with wordllama (256-d, fast on 100 KB texts) zero-padded to 384, so the one index holds both (docs/adr/
+    0070). An existing index of wordllama's 256-d vectors (`index_dimension`: a data directory made before that)
+    keeps wordllama everywhere unless OFFPROMPT_LOCAL_EMBEDDER says otherwise. Sets OFFPROMPT_EMBEDDING_DIMENSIONS to
+    the index's width, so the settings the handlers read agree with it. `warm`: load MiniLM's weights now.
     """
-    choice = (os.environ.get(LOCAL_EMBEDDER_ENV) or "wordllama").strip().lower()
+    asked = (os.environ.get(LOCAL_EMBEDDER_ENV) or "").strip().lower()
+    kept = not asked and index_dimension == WORDLLAMA_DIMENSIONS
+    choice = asked or ("wordllama" if kept else "minilm")
     if choice == "off":
         return f"off ({LOCAL_EMBEDDER_ENV}=off): search is BM25 only"
-    if choice != "wordllama":
-        raise StackError(f"{LOCAL_EMBEDDER_ENV} must be 'wordllama' or 'off', not {choice!r}")
+    if choice not in LOCAL_EMBEDDERS:
+        raise StackError(f"{LOCAL_EMBEDDER_ENV} must be one of {', '.join(LOCAL_EMBEDDERS)}, not {choice!r}")
     from .embedder import LocalWordLlamaEmbedder, WordLlamaUnavailable, model_files
 
     try:
         model_files()
     except WordLlamaUnavailable as exc:
         return f"off ({exc}): search is BM25 only"
-    embedder = None
-    for module_name, attribute in EMBEDDER_HOOKS:  # every store that searches (task memory, records) gets it
+    conversations: Any = None
+    if choice == "minilm":
+        from .minilm import LocalMiniLmEmbedder, MiniLmUnavailable, model_dir, padded
+
+        try:
+            model_dir()
+        except MiniLmUnavailable as exc:
+            raise StackError(f"{exc}; or set {LOCAL_EMBEDDER_ENV}=wordllama") from exc
+        conversations = LocalMiniLmEmbedder()
+        if warm:
+            conversations.model  # noqa: B018 (the property loads the weights)
+        others: Any = padded(LocalWordLlamaEmbedder(), conversations.dimensions)
+    else:
+        others = LocalWordLlamaEmbedder()
+    installed = False
+    for module_name, attribute in EMBEDDER_HOOKS:  # every store that searches gets one
         try:
             module = importlib.import_module(module_name)
         except ImportError:
             continue
         hook = getattr(module, attribute, None)
         if callable(hook):
-            embedder = embedder or LocalWordLlamaEmbedder()
-            hook(embedder)
-    if embedder is None:
+            hook(conversations if conversations is not None and module_name == CONVERSATION_HOOK else others)
+            installed = True
+    if not installed:
         return "off (the library has no embedder hook): search is BM25 only"
-    os.environ["OFFPROMPT_EMBEDDING_DIMENSIONS"] = str(embedder.dimensions)
-    return f"{embedder.LABEL}: bm25, knn and hybrid search"
+    os.environ["OFFPROMPT_EMBEDDING_DIMENSIONS"] = str(others.dimensions)
+    if conversations is None:
+        why = " (the index holds 256-d vectors, made before ADR 0070: --fresh or another index for MiniLM)"
+        why = why if kept else ""
+        return f"{others.LABEL}: bm25, knn and hybrid search{why}"
+    return f"conversation search: {conversations.LABEL}; task memory and records: {others.LABEL}"
 
 
 def reset_embeddings() -> None:
@@ -283,7 +315,10 @@ class LocalStack:
 
             get_encoding("cl100k_base")
         self.summaries = configure_summaries()
-        self.embeddings = configure_embeddings()
+        with self._timed("embedder"):
+            # Loaded now, not on the first run the index embeds (~0.3 s, seconds on a busy machine): a search with
+            # `consistency: "search"` right after the stack starts waits for indexing, not for a model's load.
+            self.embeddings = configure_embeddings(index_dimension=self._index_dimension(), warm=True)
         with self._timed("events"):
             self._start_events()
         with self._timed("index"):
@@ -582,6 +617,19 @@ class LocalStack:
             self.log(f"OpenSearch index {self.index!r} ready")
             self._check_index_dimension(store)
 
+    def _index_dimension(self) -> int | None:
+        """The width of the vectors the stack's existing index holds (None: no index, or none readable)."""
+        url = os.environ.get("OFFPROMPT_OPENSEARCH_URL")
+        if not url:
+            return None
+        try:
+            address = f"{url.rstrip('/')}/{urllib.parse.quote(self.index)}/_mapping"
+            with urllib.request.urlopen(address, timeout=10) as answer:
+                mapping = json.loads(answer.read())
+            return int(next(iter(mapping.values()))["mappings"]["properties"]["embedding"]["dimension"])
+        except Exception:  # no index yet (404), or one without vectors: the embedders decide its width
+            return None
+
     def _check_index_dimension(self, store: Any) -> None:
         """Warn when an existing index was built for other vectors than the embedder's (k-NN stores would fail)."""
         embedder = getattr(store, "embedder", None)
@@ -598,7 +646,8 @@ class LocalStack:
         if dimension != embedder.dimensions:
             self.log(
                 f"WARNING: index {self.index!r} holds {dimension}-dimension vectors but the local embedder makes "
-                f"{embedder.dimensions}; text stores will fail. Use another OFFPROMPT_OPENSEARCH_INDEX or delete it."
+                f"{embedder.dimensions}; text stores will fail. Use another OFFPROMPT_OPENSEARCH_INDEX, or "
+                f"{LOCAL_EMBEDDER_ENV}=wordllama for an index of 256-dimension vectors (docs/adr/0070)."
             )
 
     # --- OpenSearch watchdog

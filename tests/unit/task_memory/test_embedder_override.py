@@ -50,16 +50,58 @@ def test_the_override_wins_and_can_be_removed() -> None:
     assert embedder_of(BASE) is None
 
 
-def test_the_stack_installs_wordllama_and_its_dimension(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_stack_installs_minilm_for_conversations_and_padded_wordllama_elsewhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from offprompt.composition import conversation_index, records
+    from offprompt_local.minilm import LocalMiniLmEmbedder
+
     monkeypatch.delenv(stack.LOCAL_EMBEDDER_ENV, raising=False)
+    monkeypatch.delenv("OFFPROMPT_EMBEDDING_DIMENSIONS", raising=False)
+    described = stack.configure_embeddings()
+    assert "MiniLM" in described and "wordllama" in described and "local stand-in" in described
+    assert isinstance(conversation_index._embedder_override, LocalMiniLmEmbedder)
+    installed = embedder_of(BASE)
+    assert records._embedder_override is installed
+    assert getattr(installed, "inner", None).__class__ is LocalWordLlamaEmbedder  # wordllama, zero-padded
+    assert installed.dimensions == 384 == conversation_index._embedder_override.dimensions  # type: ignore[attr-defined]
+    assert load_settings(dict(os.environ)).embedding_dimensions == 384
+    stack.reset_embeddings()
+    assert embedder_of(BASE) is None and conversation_index._embedder_override is None
+
+
+def test_the_stack_installs_wordllama_everywhere_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from offprompt.composition import conversation_index
+
+    monkeypatch.setenv(stack.LOCAL_EMBEDDER_ENV, "wordllama")
     monkeypatch.delenv("OFFPROMPT_EMBEDDING_DIMENSIONS", raising=False)
     described = stack.configure_embeddings()
     assert "wordllama" in described and "local stand-in" in described and "knn" in described
     installed = embedder_of(BASE)
     assert isinstance(installed, LocalWordLlamaEmbedder)
+    assert conversation_index._embedder_override is installed
     assert load_settings(dict(os.environ)).embedding_dimensions == 256
     stack.reset_embeddings()
     assert embedder_of(BASE) is None
+
+
+def test_an_index_of_256_d_vectors_keeps_wordllama_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A data directory made before ADR 0070 holds wordllama's 256-d vectors: 384-d ones would be refused there."""
+    from offprompt.composition import conversation_index
+    from offprompt_local.minilm import LocalMiniLmEmbedder
+
+    monkeypatch.delenv(stack.LOCAL_EMBEDDER_ENV, raising=False)
+    described = stack.configure_embeddings(index_dimension=256)
+    assert "made before ADR 0070" in described
+    assert isinstance(embedder_of(BASE), LocalWordLlamaEmbedder)
+    assert load_settings(dict(os.environ)).embedding_dimensions == 256
+    stack.reset_embeddings()
+    assert "MiniLM" in stack.configure_embeddings(index_dimension=384)
+    stack.reset_embeddings()
+    monkeypatch.setenv(stack.LOCAL_EMBEDDER_ENV, "minilm")  # asked for: the stack's index check warns instead
+    stack.configure_embeddings(index_dimension=256)
+    assert isinstance(conversation_index._embedder_override, LocalMiniLmEmbedder)
+    stack.reset_embeddings()
 
 
 def test_the_stack_can_run_without_embeddings(monkeypatch: pytest.MonkeyPatch) -> None:

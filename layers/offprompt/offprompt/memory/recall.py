@@ -29,10 +29,10 @@ FIELD_WEIGHTS: dict[str, float] = {"input_text": 1.0, "output_text": 1.0, "meta_
 CANDIDATES_PER_HIT = 5
 MIN_CANDIDATES = 50
 
-#: Weights of the score's parts (module doc; docs/adr/0050 has the measurements behind each).
+#: Weights of the score's parts (module doc; docs/adr/0050 and 0070 have the measurements behind each).
 W_BM25 = 1.0
-W_KNN = 1.0
-W_SELF_STATEMENT = 0.3
+W_KNN = 0.75
+W_SELF_STATEMENT = 0.5
 THREAD_DECAY = 0.7
 
 #: Words a question is made of that say nothing about what it asks (question words, pronouns, auxiliaries): BM25
