@@ -40,7 +40,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -826,7 +826,15 @@ def _lambda_paths() -> None:
             sys.path.insert(0, str(path))
 
 
+def single_threaded_numpy(environ: MutableMapping[str, str]) -> None:
+    """OpenBLAS on one thread (unless the environment says otherwise), set before numpy loads: the stack's numpy work
+    is small matrices (a question's MiniLM pass, ~8 ms) beside handler threads and a JVM, and OpenBLAS's idle threads
+    spin after each call, which cost a search's p95 ~70 ms on 2 cores (docs/adr/0070)."""
+    environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    single_threaded_numpy(os.environ)
     _lambda_paths()
     parser = argparse.ArgumentParser(prog="python -m offprompt_local.stack", description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=None, help="API port (default: OFFPROMPT_PORT or 3000)")

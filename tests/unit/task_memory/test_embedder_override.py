@@ -123,3 +123,27 @@ def test_the_hook_is_where_the_stack_looks() -> None:
     from offprompt.composition import records
 
     assert callable(records.set_embedder_override)
+
+
+def test_the_stack_runs_numpy_on_one_thread_unless_told_otherwise() -> None:
+    environ: dict[str, str] = {}
+    stack.single_threaded_numpy(environ)
+    assert environ == {"OPENBLAS_NUM_THREADS": "1"}
+    told = {"OPENBLAS_NUM_THREADS": "2"}
+    stack.single_threaded_numpy(told)
+    assert told == {"OPENBLAS_NUM_THREADS": "2"}
+
+
+def test_the_stack_process_sets_it_before_numpy_loads() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, offprompt_local.stack as s\n"
+        "assert 'numpy' not in sys.modules\n"
+        "try:\n    s.main(['--port', 'x'])\nexcept SystemExit:\n    pass\n"
+        "import os; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert out.stdout.strip().splitlines()[-1:] == ["1"], out.stderr
