@@ -15,28 +15,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from offline_support import NetworkBlockedError, blocked_network
 
+from offprompt.adapters.embeddings import MAX_INPUT_CHARS
 from offprompt.errors import InvalidInput
-from offprompt_local.embedder import DIMENSIONS, MAX_INPUT_CHARS, LocalWordLlamaEmbedder, model_files
+from offprompt_local.embedder import DIMENSIONS, LocalWordLlamaEmbedder, model_files
 
 LAYER = Path(__file__).resolve().parents[2] / "layers" / "offprompt"
 
 
-class NetworkBlockedError(RuntimeError):
-    """Not an OSError, so no HTTP library can swallow it and retry."""
-
-
-def _refuse(*args: object, **kwargs: object) -> None:
-    raise NetworkBlockedError(f"network access attempted: {args!r}")
-
-
 @pytest.fixture(scope="module", autouse=True)
 def no_network() -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(socket.socket, "connect", _refuse)
-        mp.setattr(socket.socket, "connect_ex", _refuse)
-        mp.setattr(socket, "create_connection", _refuse)
-        mp.setattr(socket, "getaddrinfo", _refuse)
+    with blocked_network():
         yield
 
 

@@ -8,17 +8,17 @@ The forward pass is checked against the model's published behaviour: sentence-tr
 from __future__ import annotations
 
 import math
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from offline_support import blocked_network
 
+from offprompt.adapters.embeddings import MAX_INPUT_CHARS
 from offprompt.errors import InvalidInput
 from offprompt_local.embedder import LocalWordLlamaEmbedder
 from offprompt_local.minilm import (
     DIMENSIONS,
-    MAX_INPUT_CHARS,
     LocalMiniLmEmbedder,
     MiniLmUnavailable,
     model_dir,
@@ -28,21 +28,9 @@ from offprompt_local.minilm import (
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class NetworkBlockedError(RuntimeError):
-    pass
-
-
-def _refuse(*args: object, **kwargs: object) -> None:
-    raise NetworkBlockedError(f"network access attempted: {args!r}")
-
-
 @pytest.fixture(scope="module", autouse=True)
 def no_network() -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(socket.socket, "connect", _refuse)
-        mp.setattr(socket.socket, "connect_ex", _refuse)
-        mp.setattr(socket, "create_connection", _refuse)
-        mp.setattr(socket, "getaddrinfo", _refuse)
+    with blocked_network():
         yield
 
 

@@ -19,6 +19,7 @@ import pytest
 import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from offline_support import NetworkBlockedError, blocked_network
 from tiktoken_ext import openai_public
 
 from offprompt.adapters import tokenizer as tokenizer_module
@@ -40,21 +41,9 @@ LAYER_ROOT = Path(__file__).resolve().parents[2] / "layers" / "offprompt"
 CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
 
 
-class NetworkBlockedError(RuntimeError):
-    """Not an OSError, so no HTTP library can swallow it and retry."""
-
-
-def _refuse(*args: object, **kwargs: object) -> None:
-    raise NetworkBlockedError(f"network access attempted: {args!r}")
-
-
 @pytest.fixture(scope="module", autouse=True)
 def no_network() -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(socket.socket, "connect", _refuse)
-        mp.setattr(socket.socket, "connect_ex", _refuse)
-        mp.setattr(socket, "create_connection", _refuse)
-        mp.setattr(socket, "getaddrinfo", _refuse)
+    with blocked_network():
         yield
 
 

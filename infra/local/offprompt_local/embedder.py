@@ -20,14 +20,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from offprompt.errors import InvalidInput
+from offprompt.adapters.embeddings import refuse_unembeddable
 
 #: The model configuration shipped in the wordllama wheel, and its width.
 MODEL = "l2_supercat"
 DIMENSIONS = 256
 _TENSOR_KEY = "embedding.weight"
-#: Titan V2's input limit, kept so a text the deployed stack would refuse is refused locally too.
-MAX_INPUT_CHARS = 50_000
 
 
 class WordLlamaUnavailable(RuntimeError):
@@ -92,11 +90,7 @@ class LocalWordLlamaEmbedder:
         return self._model
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        for text in texts:
-            if not isinstance(text, str) or not text.strip():
-                raise InvalidInput("cannot embed an empty text")
-            if len(text) > MAX_INPUT_CHARS:
-                raise InvalidInput(f"cannot embed a text longer than {MAX_INPUT_CHARS} characters")
+        refuse_unembeddable(texts)
         if not texts:
             return []
         import numpy as np

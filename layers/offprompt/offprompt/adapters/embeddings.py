@@ -23,6 +23,16 @@ TITAN_V2_DIMENSIONS = (256, 512, 1024)
 MAX_INPUT_CHARS = 50_000
 
 
+def refuse_unembeddable(texts: Sequence[str]) -> None:
+    """Titan's input rule, which every `Embedder` keeps (the local stand-ins too, so a text the deployed stack would
+    refuse is refused locally): a non-empty text of at most MAX_INPUT_CHARS characters."""
+    for text in texts:
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInput("cannot embed an empty text")
+        if len(text) > MAX_INPUT_CHARS:
+            raise InvalidInput(f"cannot embed a text longer than {MAX_INPUT_CHARS} characters")
+
+
 class BedrockTitanEmbedder:
     def __init__(
         self,
@@ -53,11 +63,7 @@ class BedrockTitanEmbedder:
         return self._client
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        for text in texts:
-            if not isinstance(text, str) or not text.strip():
-                raise InvalidInput("cannot embed an empty text")
-            if len(text) > MAX_INPUT_CHARS:
-                raise InvalidInput(f"cannot embed a text longer than {MAX_INPUT_CHARS} characters")
+        refuse_unembeddable(texts)
         if len(texts) <= 1 or self.max_workers == 1:
             return [self._embed_one(text) for text in texts]
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(texts))) as pool:
