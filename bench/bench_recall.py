@@ -236,6 +236,19 @@ def rrf(*rankings: Sequence[Key], k: int = RRF_K) -> list[Key]:
     return sorted(fused, key=lambda key: -fused[key])
 
 
+class Dense:
+    """Cosine over one user's runs, their text embedded whole by one embedder: the dense retriever alone."""
+
+    def __init__(self, docs: Sequence[ConversationDoc], emb: Embeddings):
+        self.keys = [(d.thread_id, d.seq) for d in docs]
+        self.emb = emb
+        self.vectors = emb.matrix([run_text(d) for d in docs])
+
+    def rank(self, query: str) -> list[Key]:
+        cos = self.vectors @ self.emb.matrix([query])[0]
+        return [self.keys[int(i)] for i in np.argsort(-cos, kind="stable")]
+
+
 class Baselines:
     """bm25s (stemmed) and wordllama over one user's runs, and their RRF."""
 
@@ -250,8 +263,7 @@ class Baselines:
         self.bm25 = bm25s.BM25()
         self.bm25.index(bm25s.tokenize(texts, stopwords="en", stemmer=self.stemmer, show_progress=False),
                         show_progress=False)  # fmt: skip
-        self.emb = emb
-        self.vectors = emb.matrix(texts)
+        self.dense = Dense(docs, emb).rank
 
     def bm25s(self, query: str) -> list[Key]:
         import bm25s
@@ -261,10 +273,6 @@ class Baselines:
             return []
         docs, scores = self.bm25.retrieve(tokens, k=len(self.keys), show_progress=False)
         return [self.keys[int(i)] for i, s in zip(docs[0], scores[0], strict=True) if s > 0]
-
-    def dense(self, query: str) -> list[Key]:
-        cos = self.vectors @ self.emb.matrix([query])[0]
-        return [self.keys[int(i)] for i in np.argsort(-cos, kind="stable")]
 
 
 def offprompt_offline(index: OfflineIndex, user: str, question: str) -> Result:
@@ -363,7 +371,7 @@ def measure(
     docs = documents(data)
     index = None if stack else OfflineIndex(docs, ours, analyzer, combine)
     baselines = {user: Baselines(user_docs, emb) for user, user_docs in docs.items()}
-    dense_ours = {user: Baselines(user_docs, ours) for user, user_docs in docs.items()} if ours is not emb else {}
+    dense_ours = {user: Dense(user_docs, ours) for user, user_docs in docs.items()} if ours is not emb else {}
     methods = ("bm25s", "wordllama", "rrf", *((ours.which,) if dense_ours else ()), "offprompt")
     per: dict[str, dict[str, list[list[float]]]] = {s: {m: [] for m in methods} for s in splits}
     latencies: list[float] = []
@@ -377,7 +385,7 @@ def measure(
         latencies.append(result.seconds * 1000)
         rankings = {"bm25s": lexical, "wordllama": dense, "rrf": rrf(lexical, dense)}
         if dense_ours:
-            rankings[ours.which] = dense_ours[q.user].dense(q.text)
+            rankings[ours.which] = dense_ours[q.user].rank(q.text)
         rankings["offprompt"] = result.ranked
         for s in (q.split, "all"):
             if s in per:

@@ -129,7 +129,7 @@ class _Bert:
             raise MiniLmUnavailable(f"{folder} is not all-MiniLM-L6-v2 ({config.get('hidden_size')}-d)")
         weights = load_file(str(folder / "model.safetensors"))
         prefix = "" if "embeddings.word_embeddings.weight" in weights else "bert."
-        self.w = {k[len(prefix) :]: v.astype("float32") for k, v in weights.items() if k.startswith(prefix)}
+        self.w = {k[len(prefix) :]: v.astype("float32", copy=False) for k, v in weights.items() if k.startswith(prefix)}
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(MAX_TOKENS)
         self.tokenizer.no_padding()

@@ -220,8 +220,7 @@ def configure_embeddings(index_dimension: int | None = None, *, warm: bool = Fal
     os.environ["OFFPROMPT_EMBEDDING_DIMENSIONS"] = str(others.dimensions)
     if conversations is None:
         why = " (the index holds 256-d vectors, made before ADR 0070: --fresh or another index for MiniLM)"
-        why = why if kept else ""
-        return f"{others.LABEL}: bm25, knn and hybrid search{why}"
+        return f"{others.LABEL}: bm25, knn and hybrid search{why if kept else ''}"
     return f"conversation search: {conversations.LABEL}; task memory and records: {others.LABEL}"
 
 
@@ -633,17 +632,12 @@ class LocalStack:
     def _check_index_dimension(self, store: Any) -> None:
         """Warn when an existing index was built for other vectors than the embedder's (k-NN stores would fail)."""
         embedder = getattr(store, "embedder", None)
-        client = getattr(store, "client", None)
-        if embedder is None or client is None:
+        if embedder is None:
             return
-        try:
-            mapping = client.indices.get_mapping(index=self.index)
-            properties = next(iter(mapping.values()))["mappings"]["properties"]
-            dimension = int(properties["embedding"]["dimension"])
-        except Exception as exc:  # a diagnostic only: never stop the stack for it
-            self.log(f"could not read the index's embedding dimension ({type(exc).__name__})")
-            return
-        if dimension != embedder.dimensions:
+        dimension = self._index_dimension()
+        if dimension is None:  # a diagnostic only: never stop the stack for it
+            self.log("could not read the index's embedding dimension")
+        elif dimension != embedder.dimensions:
             self.log(
                 f"WARNING: index {self.index!r} holds {dimension}-dimension vectors but the local embedder makes "
                 f"{embedder.dimensions}; text stores will fail. Use another OFFPROMPT_OPENSEARCH_INDEX, or "
